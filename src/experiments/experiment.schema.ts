@@ -1,0 +1,78 @@
+/**
+ * Wire schemas of experiments: the single source of truth for the shape the server
+ * validates and documents (fastify's TypeBox type provider) and the CLI sends.
+ * Types live here; numeric range rules live in `validate-experiment.ts`, which can
+ * name the exact field (`variants[2].traffic_allocation`) in a human message.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const WeightsSchema = Type.Object(
+  {
+    author_preference: Type.Number(),
+    content_engagement: Type.Number(),
+    recency: Type.Number(),
+    semantic_similarity: Type.Number(),
+  },
+  { additionalProperties: false, description: 'Ranking weights, each in [0, 1], summing to 1.0' },
+);
+export type Weights = Static<typeof WeightsSchema>;
+
+export const AlgorithmConfigSchema = Type.Object(
+  {
+    weights: WeightsSchema,
+    use_semantic_scoring: Type.Optional(Type.Boolean()),
+    semantic_weight: Type.Optional(Type.Number({ description: 'In [0, 1]' })),
+  },
+  { additionalProperties: false },
+);
+export type AlgorithmConfig = Static<typeof AlgorithmConfigSchema>;
+
+export const VariantInputSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Type.String({ default: '' })),
+    traffic_allocation: Type.Number({ description: 'Percent of enrolled users; all variants sum to 100' }),
+    algorithm_config: AlgorithmConfigSchema,
+    is_control: Type.Boolean(),
+  },
+  { additionalProperties: false, title: 'VariantInput' },
+);
+export type VariantInput = Static<typeof VariantInputSchema>;
+
+export const GateThresholdsSchema = Type.Object(
+  {
+    max_response_time_p95: Type.Optional(Type.Number({ default: 200, description: 'Milliseconds' })),
+    min_click_through_rate: Type.Optional(Type.Number({ default: 0.05 })),
+    max_error_rate: Type.Optional(Type.Number({ default: 0.01 })),
+    min_user_satisfaction: Type.Optional(Type.Number({ default: 0.6 })),
+  },
+  { additionalProperties: false, title: 'GateThresholds' },
+);
+export type GateThresholds = Static<typeof GateThresholdsSchema>;
+
+export const MetricNameSchema = Type.Union(
+  [
+    Type.Literal('click_through_rate'),
+    Type.Literal('interaction_rate'),
+    Type.Literal('session_duration'),
+    Type.Literal('bounce_rate'),
+    Type.Literal('recommendations_consumed'),
+    Type.Literal('user_satisfaction'),
+  ],
+  { default: 'click_through_rate' },
+);
+
+export const ExperimentCreateSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ default: '' })),
+    traffic_percentage: Type.Optional(Type.Number({ default: 100, description: 'Percent of users enrolled, in (0, 100]' })),
+    minimum_sample_size: Type.Optional(Type.Integer({ default: 1000, description: 'Users per variant, at least 1' })),
+    confidence_level: Type.Optional(Type.Number({ default: 0.95, description: 'In (0, 1)' })),
+    variants: Type.Array(VariantInputSchema),
+    gates: Type.Optional(GateThresholdsSchema),
+    primary_metric: Type.Optional(MetricNameSchema),
+  },
+  { additionalProperties: false, title: 'ExperimentCreate' },
+);
+export type ExperimentCreate = Static<typeof ExperimentCreateSchema>;

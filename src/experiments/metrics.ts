@@ -1,0 +1,78 @@
+/**
+ * Per-user counts and the six engagement metrics of decisions.md. Each metric is a
+ * ratio of sums over a variant's users: sum(numerator) / sum(denominator).
+ */
+
+/** The per-user counts the analysis works from (one `user` line of an export). */
+export interface UserCounts {
+  impressions: number;
+  clicks: number;
+  interactions: number;
+  sessions: number;
+  session_seconds: number;
+  bounces: number;
+  feedback_positive: number;
+  feedback_negative: number;
+}
+
+export type CountKey = keyof UserCounts;
+
+/** The counts in file order (the CSV's columns after user_id and variant). */
+export const COUNT_KEYS = [
+  'impressions',
+  'clicks',
+  'interactions',
+  'sessions',
+  'session_seconds',
+  'bounces',
+  'feedback_positive',
+  'feedback_negative',
+] as const satisfies readonly CountKey[];
+
+/** A metric's numerator key and the keys summed for its denominator. */
+export interface MetricDefinition {
+  numerator: CountKey;
+  denominator: readonly CountKey[];
+}
+
+export const METRICS = {
+  click_through_rate: { numerator: 'clicks', denominator: ['impressions'] },
+  interaction_rate: { numerator: 'interactions', denominator: ['impressions'] },
+  session_duration: { numerator: 'session_seconds', denominator: ['sessions'] },
+  bounce_rate: { numerator: 'bounces', denominator: ['sessions'] },
+  recommendations_consumed: { numerator: 'clicks', denominator: ['sessions'] },
+  user_satisfaction: { numerator: 'feedback_positive', denominator: ['feedback_positive', 'feedback_negative'] },
+} as const satisfies Record<string, MetricDefinition>;
+
+export type MetricName = keyof typeof METRICS;
+
+export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
+
+export const DEFAULT_PRIMARY_METRIC: MetricName = 'click_through_rate';
+
+/** Whether `value` names one of the six metrics. */
+export function isMetricName(value: unknown): value is MetricName {
+  return typeof value === 'string' && Object.hasOwn(METRICS, value);
+}
+
+/** A metric's numerator and denominator for one user: (counts[numerator], Σ counts[denominator keys]). */
+export function metricTerms(metric: MetricName, counts: UserCounts): [numerator: number, denominator: number] {
+  const definition: MetricDefinition = METRICS[metric];
+  let denominator = 0;
+  for (const key of definition.denominator) denominator += counts[key];
+  return [counts[definition.numerator], denominator];
+}
+
+/** Counts of zero, for building users up field by field. */
+export function emptyCounts(): UserCounts {
+  return {
+    impressions: 0,
+    clicks: 0,
+    interactions: 0,
+    sessions: 0,
+    session_seconds: 0,
+    bounces: 0,
+    feedback_positive: 0,
+    feedback_negative: 0,
+  };
+}
