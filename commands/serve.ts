@@ -1,0 +1,41 @@
+/** `recsvc serve`: run the HTTP API on the embedded SQLite database. */
+import type { Command } from 'commander';
+
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+  db?: string;
+  logLevel?: string;
+  rateLimit?: string;
+  trustProxy?: string;
+  demo?: boolean;
+}
+
+/** Registers `serve`. */
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('run the HTTP API (recommendations, timelines, experiments) on SQLite')
+    .option('-p, --port <port>', 'port to listen on (env RECSVC_PORT)', undefined)
+    .option('--host <host>', 'address to bind (env RECSVC_HOST)', undefined)
+    .option('--db <path>', 'SQLite database file (env RECSVC_DB)', undefined)
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env RECSVC_LOG_LEVEL)')
+    .option('--rate-limit <on|off>', 'switch rate limiting off for benchmarks (env RECSVC_RATE_LIMIT)')
+    .option('--trust-proxy <addresses>', 'trust X-Forwarded-For from these proxies (env RECSVC_TRUST_PROXY)')
+    .option('--demo', 'load the deterministic demo data set when the database has no posts yet')
+    .addHelpText(
+      'after',
+      `
+Defaults: --port 8080, --host 127.0.0.1, --db ./recsvc.db, --log-level info, --rate-limit on.
+Migrations run at start; a database written by a newer recsvc is refused.
+
+Examples:
+  $ recsvc serve --demo
+  $ RECSVC_DB=/var/lib/recsvc.db recsvc serve --port 9000 --host 0.0.0.0
+  $ recsvc serve --rate-limit off --log-level warn     # for benchmarks`,
+    )
+    .action(async (options: ServeOptions) => {
+      const { runServe } = await import('./serve.action.js');
+      await runServe(options);
+    });
+}

@@ -1,0 +1,17 @@
+/** Flag parsers shared by commands; each throws a usage error naming the flag. */
+import { InvalidArgumentError } from 'commander';
+
+/** Parses durations like `90s`, `30m`, `24h`, `7d` (or `never`) into seconds. */
+export function parseDuration(text: string): number | null {
+  if (text === 'never') return null;
+  const match = /^(\d+)([smhd])$/.exec(text.trim());
+  if (!match) throw new InvalidArgumentError('expected a duration like 30m, 24h, 7d, or "never"');
+  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+/** Commander argument parser for a positive integer. */
+export function parsePositiveInt(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) <= 0) throw new InvalidArgumentError('expected a positive integer');
+  return Number(text);
+}

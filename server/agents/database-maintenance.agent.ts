@@ -1,0 +1,23 @@
+/**
+ * Keeps the database healthy: purges tokens that expired or were revoked more
+ * than 30 days ago, then checkpoints and optimises the storage.
+ */
+import type { Kysely } from 'kysely';
+import { purgeDeadTokens } from '../auth/token.repository.js';
+import type { Database } from '../db/database.js';
+import { runStorageMaintenance } from '../db/maintenance.js';
+import type { Agent } from './agent-runner.js';
+
+const RETENTION_MS = 30 * 24 * 3600 * 1000;
+
+/** The database maintenance agent. */
+export function databaseMaintenanceAgent(db: Kysely<Database>, intervalSeconds: number): Agent {
+  return {
+    name: 'database_maintenance',
+    intervalSeconds,
+    async run() {
+      await purgeDeadTokens(db, new Date(Date.now() - RETENTION_MS).toISOString());
+      await runStorageMaintenance(db);
+    },
+  };
+}

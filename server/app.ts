@@ -1,0 +1,99 @@
+/**
+ * Builds the fastify instance (never listens): cross-cutting plugins in the
+ * order they must run (request context, security headers, errors, OpenAPI,
+ * identity, rate limits, metrics), then the operations routes and the features.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { RateLimitPolicy } from '../src/rate-limit/policy.js';
+import { AgentRunner } from './agents/agent-runner.js';
+import { agentRoutes } from './agents/agents.routes.js';
+import { databaseMaintenanceAgent } from './agents/database-maintenance.agent.js';
+import { serviceTokenProvider, type IdentityProvider } from './auth/identity-providers.js';
+import type { DatabaseHandle } from './db/connection.js';
+import { registerFeatures } from './features.js';
+import { healthRoutes } from './health/health.routes.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { authPlugin } from './plugins/auth.js';
+import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { metricsPluginFp } from './plugins/metrics.js';
+import { openapiPlugin } from './plugins/openapi.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { generateRequestId, requestContextPlugin } from './plugins/request-context.js';
+import { securityHeadersPlugin } from './plugins/security-headers.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit/rate-limit.store.js';
+
+export interface AppOptions {
+  database: DatabaseHandle;
+  /** `null` switches rate limiting off. */
+  rateLimit: RateLimitPolicy | null;
+  rateLimitStore?: RateLimitStore;
+  logger?: FastifyServerOptions['logger'];
+  trustProxy?: boolean | string;
+  bodyLimit?: number;
+  agentIntervalSeconds?: number;
+  /** Schedule the background agents (off in most tests, which run them by hand). */
+  startAgents?: boolean;
+  metrics?: ServiceMetrics;
+  /** Extra identity providers tried after service tokens (social instances, later). */
+  identityProviders?: IdentityProvider[];
+  now?: () => number;
+}
+
+/** Everything a feature needs, handed to each feature's registration. */
+export interface AppContext {
+  database: DatabaseHandle;
+  metrics: ServiceMetrics;
+  agents: AgentRunner;
+  agentIntervalSeconds: number;
+}
+
+/** The configured fastify app, ready for `inject` or `listen`. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: generateRequestId,
+    trustProxy: options.trustProxy ?? false,
+    bodyLimit: options.bodyLimit ?? 1_048_576,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const metrics = options.metrics ?? createServiceMetrics();
+  metrics.databaseConnections.set({ pool_name: 'sqlite' }, 1);
+  const agents = new AgentRunner(metrics, app.log);
+  const context: AppContext = {
+    database: options.database,
+    metrics,
+    agents,
+    agentIntervalSeconds: options.agentIntervalSeconds ?? 60,
+  };
+
+  await app.register(requestContextPlugin);
+  await app.register(securityHeadersPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(openapiPlugin);
+  await app.register(authPlugin, {
+    providers: [serviceTokenProvider(options.database.db), ...(options.identityProviders ?? [])],
+  });
+  if (options.rateLimit) {
+    await app.register(rateLimitPlugin, {
+      policy: options.rateLimit,
+      store: options.rateLimitStore ?? new MemoryRateLimitStore(),
+      ...(options.now ? { now: options.now } : {}),
+    });
+  }
+  await app.register(metricsPluginFp, { metrics });
+  await app.register(healthRoutes, { ping: options.database.ping });
+  await app.register(agentRoutes, { runner: agents });
+
+  agents.register(databaseMaintenanceAgent(options.database.db, context.agentIntervalSeconds * 10));
+  await registerFeatures(app, context);
+
+  app.addHook('onReady', async () => {
+    if (options.startAgents) agents.start();
+  });
+  app.addHook('onClose', async () => {
+    await agents.stop();
+  });
+  return app;
+}

@@ -1,0 +1,38 @@
+/**
+ * Turns a bearer token into an Identity. Providers are tried in order; the social
+ * instance provider (Mastodon tokens with X-Social-Instance) and OAuth-issued
+ * tokens plug in here without touching routes.
+ */
+import type { Kysely } from 'kysely';
+import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
+import type { Database } from '../db/database.js';
+import { verifyServiceToken } from './token.service.js';
+
+export interface TokenContext {
+  /** The `X-Social-Instance` header, when sent. */
+  readonly socialInstance: string | undefined;
+}
+
+export interface IdentityProvider {
+  readonly name: string;
+  /** The identity for this token, or undefined when this provider does not vouch for it. */
+  resolve(token: string, context: TokenContext): Promise<AuthenticatedIdentity | undefined>;
+}
+
+/** Tokens minted by this service (CLI now, OAuth flow later). */
+export function serviceTokenProvider(db: Kysely<Database>): IdentityProvider {
+  return { name: 'service', resolve: (token) => verifyServiceToken(db, token) };
+}
+
+/** Asks each provider in turn; undefined when none vouches for the token. */
+export async function resolveToken(
+  providers: readonly IdentityProvider[],
+  token: string,
+  context: TokenContext,
+): Promise<AuthenticatedIdentity | undefined> {
+  for (const provider of providers) {
+    const identity = await provider.resolve(token, context);
+    if (identity) return identity;
+  }
+  return undefined;
+}

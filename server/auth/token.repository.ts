@@ -1,0 +1,41 @@
+/** SQL for service tokens. */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { TokensTable } from './auth.tables.js';
+
+export type TokenRow = Selectable<TokensTable>;
+
+/** Stores a new token row. */
+export async function insertToken(db: Kysely<Database>, row: TokenRow): Promise<void> {
+  await db.insertInto('tokens').values(row).execute();
+}
+
+/** The token with this hash, if any (revoked and expired included). */
+export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** All tokens, newest first. */
+export async function listTokens(db: Kysely<Database>): Promise<TokenRow[]> {
+  return db.selectFrom('tokens').selectAll().orderBy('created_at', 'desc').orderBy('id').execute();
+}
+
+/** Marks a token revoked; returns false when no live token has that id. */
+export async function revokeToken(db: Kysely<Database>, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('tokens')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes tokens that expired or were revoked before `cutoff`; returns how many. */
+export async function purgeDeadTokens(db: Kysely<Database>, cutoff: string): Promise<number> {
+  const result = await db
+    .deleteFrom('tokens')
+    .where((eb) => eb.or([eb('expires_at', '<', cutoff), eb('revoked_at', '<', cutoff)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

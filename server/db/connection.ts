@@ -1,0 +1,45 @@
+/**
+ * Opens the embedded SQLite database. Everything dialect-specific lives in this
+ * folder so PostgreSQL can be added as a second dialect beside it.
+ */
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './database.js';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  /** A cheap round trip, used by health checks. */
+  ping(): void;
+  close(): Promise<void>;
+}
+
+export class DatabaseOpenError extends Error {}
+
+/**
+ * Opens (creating if needed) the SQLite file at `path` (`:memory:` for tests) with
+ * WAL, foreign keys and a busy timeout. synchronous=NORMAL in WAL mode keeps every
+ * committed transaction across a process crash (kill -9); only a power loss can
+ * drop the last commits.
+ */
+export function openSqlite(path: string): DatabaseHandle {
+  let sqlite: SQLite.Database;
+  try {
+    sqlite = new SQLite(path);
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch (error) {
+    throw new DatabaseOpenError(`cannot open database ${path}: ${(error as Error).message}`);
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const ping = sqlite.prepare('SELECT 1');
+  return {
+    db,
+    ping: () => void ping.get(),
+    close: async () => {
+      await db.destroy();
+    },
+  };
+}

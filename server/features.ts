@@ -1,0 +1,12 @@
+/**
+ * The feature list: each feature folder registers its routes (and agents) here,
+ * one line each, so app.ts stays about cross-cutting concerns.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from './app.js';
+
+/** Registers every feature's routes and agents. */
+export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
+  void app;
+  void context;
+}

@@ -1,0 +1,43 @@
+/** `GET /health` (liveness) and `GET /api/v1/health` (components, resources). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { SERVICE_VERSION } from '../version.js';
+import { DetailedHealthSchema, LivenessSchema } from './health.schema.js';
+import { checkDatabase, processStats } from './health.service.js';
+
+export interface HealthRoutesOptions {
+  ping: () => void;
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, options) => {
+  app.get(
+    '/health',
+    { schema: { tags: ['operations'], summary: 'Liveness check', operationId: 'getHealth', security: [], response: { 200: LivenessSchema } } },
+    async () => ({ status: 'healthy', timestamp: new Date().toISOString() }),
+  );
+
+  app.get(
+    '/api/v1/health',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Detailed health: database round trip, optional components, process resources',
+        operationId: 'getDetailedHealth',
+        security: [],
+        response: { 200: DetailedHealthSchema },
+      },
+    },
+    async () => {
+      const database = checkDatabase(options.ping);
+      return {
+        status: database.status === 'connected' ? 'healthy' : 'degraded',
+        version: SERVICE_VERSION,
+        components: {
+          database,
+          redis: { status: 'not_configured' },
+          rag_service: { status: 'not_configured', chunks_loaded: 0 },
+        },
+        ...processStats(),
+      };
+    },
+  );
+};

@@ -1,0 +1,103 @@
+/**
+ * The spec's Prometheus metrics, on a registry of this app's own (so several
+ * apps in one test process never share counters). Features record into these.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  readonly requestCount: Counter<'method' | 'endpoint' | 'status'>;
+  readonly requestLatency: Histogram<'method' | 'endpoint'>;
+  readonly recommendationGeneration: Histogram<'algorithm'>;
+  readonly activeUsers: Gauge;
+  readonly cacheHitRatio: Gauge<'cache_type'>;
+  readonly databaseConnections: Gauge<'pool_name'>;
+  readonly agentExecutions: Counter<'agent_type' | 'status'>;
+  readonly modelPredictions: Counter<'model_name'>;
+  /** Counts a cache lookup and refreshes that cache's hit ratio gauge. */
+  recordCacheLookup(cacheType: string, hit: boolean): void;
+  /** Notes that a user was active now (for service_active_users). */
+  touchUser(userKey: string, nowMs?: number): void;
+}
+
+/** Users seen within this window count as active. */
+const ACTIVE_WINDOW_MS = 5 * 60_000;
+
+/** Creates the registry and every spec metric. */
+export function createServiceMetrics(options: { defaultMetrics?: boolean } = {}): ServiceMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const cacheStats = new Map<string, { hits: number; lookups: number }>();
+  const lastSeen = new Map<string, number>();
+
+  const activeUsers = new Gauge({
+    name: 'service_active_users',
+    help: `Distinct callers seen in the last ${ACTIVE_WINDOW_MS / 60_000} minutes`,
+    registers: [registry],
+    collect() {
+      const cutoff = Date.now() - ACTIVE_WINDOW_MS;
+      for (const [key, at] of lastSeen) if (at < cutoff) lastSeen.delete(key);
+      this.set(lastSeen.size);
+    },
+  });
+  const cacheHitRatio = new Gauge({
+    name: 'service_cache_hit_ratio',
+    help: 'Share of cache lookups that hit, per cache',
+    labelNames: ['cache_type'] as const,
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    requestCount: new Counter({
+      name: 'service_request_count',
+      help: 'HTTP requests served',
+      labelNames: ['method', 'endpoint', 'status'] as const,
+      registers: [registry],
+    }),
+    requestLatency: new Histogram({
+      name: 'service_request_latency_seconds',
+      help: 'HTTP request latency in seconds',
+      labelNames: ['method', 'endpoint'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    recommendationGeneration: new Histogram({
+      name: 'service_recommendation_generation_seconds',
+      help: 'Time to generate one list of recommendations, per ranking algorithm',
+      labelNames: ['algorithm'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers: [registry],
+    }),
+    activeUsers,
+    cacheHitRatio,
+    databaseConnections: new Gauge({
+      name: 'service_database_connections',
+      help: 'Open database connections per pool',
+      labelNames: ['pool_name'] as const,
+      registers: [registry],
+    }),
+    agentExecutions: new Counter({
+      name: 'service_agent_executions',
+      help: 'Background agent runs by agent and outcome',
+      labelNames: ['agent_type', 'status'] as const,
+      registers: [registry],
+    }),
+    modelPredictions: new Counter({
+      name: 'service_ml_model_predictions',
+      help: 'Posts scored by each ranking model',
+      labelNames: ['model_name'] as const,
+      registers: [registry],
+    }),
+    recordCacheLookup(cacheType, hit) {
+      const stats = cacheStats.get(cacheType) ?? { hits: 0, lookups: 0 };
+      stats.lookups += 1;
+      if (hit) stats.hits += 1;
+      cacheStats.set(cacheType, stats);
+      cacheHitRatio.set({ cache_type: cacheType }, stats.hits / stats.lookups);
+    },
+    touchUser(userKey, nowMs = Date.now()) {
+      lastSeen.set(userKey, nowMs);
+    },
+  };
+}

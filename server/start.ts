@@ -1,0 +1,72 @@
+/**
+ * `recsvc serve`: opens and migrates the database, optionally seeds demo data,
+ * listens, and shuts down gracefully on SIGINT/SIGTERM (stop accepting, finish
+ * in-flight requests, stop agents, close the database).
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { ServerConfig } from './config.js';
+import { openSqlite, type DatabaseHandle } from './db/connection.js';
+import { migrateToLatest } from './db/migrate.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  address: string;
+  /** Graceful stop: idempotent. */
+  stop(): Promise<void>;
+}
+
+export type DemoSeeder = (database: DatabaseHandle, log: (message: string) => void) => Promise<void>;
+
+/** Starts the service; resolves once it listens. */
+export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): Promise<RunningServer> {
+  const database = openSqlite(config.dbPath);
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const app = await buildApp({
+    database,
+    rateLimit: config.rateLimit,
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    agentIntervalSeconds: config.agentIntervalSeconds,
+    startAgents: true,
+  });
+  if (config.rateLimit === null) app.log.warn('rate limiting is OFF (--rate-limit off / RECSVC_RATE_LIMIT=off)');
+  if (config.demo && seedDemo) await seedDemo(database, (message) => app.log.info(message));
+  const address = await app.listen({ port: config.port, host: config.host });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await app.close();
+      await database.close();
+    })();
+    return stopping;
+  };
+  return { app, database, address, stop };
+}
+
+/** Stops the server on SIGINT/SIGTERM, then exits. */
+export function stopOnSignals(server: RunningServer): void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+}

@@ -1,0 +1,69 @@
+/**
+ * Rate-limit policy of the spec (Limits): per-tier windows, and stricter windows
+ * shared by every route of an endpoint group. Pure data and lookups; the counting
+ * lives in the server's store.
+ */
+import type { Tier } from '../auth/identity.js';
+
+export interface WindowLimit {
+  /** Window length in seconds. */
+  readonly seconds: number;
+  readonly max: number;
+}
+
+export const ENDPOINT_GROUPS = ['recommendations', 'analytics', 'rag'] as const;
+export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
+
+export interface RateLimitPolicy {
+  readonly tiers: Record<Tier, readonly WindowLimit[]>;
+  readonly groups: Record<EndpointGroup, readonly WindowLimit[]>;
+}
+
+const MINUTE = 60;
+const HOUR = 3600;
+
+/** The spec's limits: tiers 20/1000, 60/2000, 120/5000; groups 30/500, 20/200, 10/100 per minute/hour. */
+export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
+  tiers: {
+    anonymous: [{ seconds: MINUTE, max: 20 }, { seconds: HOUR, max: 1000 }],
+    authenticated: [{ seconds: MINUTE, max: 60 }, { seconds: HOUR, max: 2000 }],
+    premium: [{ seconds: MINUTE, max: 120 }, { seconds: HOUR, max: 5000 }],
+  },
+  groups: {
+    recommendations: [{ seconds: MINUTE, max: 30 }, { seconds: HOUR, max: 500 }],
+    analytics: [{ seconds: MINUTE, max: 20 }, { seconds: HOUR, max: 200 }],
+    rag: [{ seconds: MINUTE, max: 10 }, { seconds: HOUR, max: 100 }],
+  },
+};
+
+const GROUP_PREFIXES: ReadonlyArray<readonly [string, EndpointGroup]> = [
+  ['/api/v1/recommendations', 'recommendations'],
+  ['/api/v1/analytics', 'analytics'],
+  ['/api/v1/rag', 'rag'],
+];
+
+/** Paths never limited, so monitors are never throttled. */
+const EXEMPT_PATHS = new Set(['/api/v1/health']);
+
+/** True when a request path is subject to rate limits (every /api/v1 route but health). */
+export function isRateLimitedPath(path: string): boolean {
+  return (path === '/api/v1' || path.startsWith('/api/v1/')) && !EXEMPT_PATHS.has(path);
+}
+
+/** The endpoint group whose shared limits apply to a path, if any. */
+export function groupOfPath(path: string): EndpointGroup | undefined {
+  for (const [prefix, group] of GROUP_PREFIXES) {
+    if (path === prefix || path.startsWith(`${prefix}/`)) return group;
+  }
+  return undefined;
+}
+
+/** Scales every window's max by a factor (tests use small limits), at least 1. */
+export function scalePolicy(policy: RateLimitPolicy, factor: number): RateLimitPolicy {
+  const scale = (windows: readonly WindowLimit[]): WindowLimit[] =>
+    windows.map((w) => ({ seconds: w.seconds, max: Math.max(1, Math.floor(w.max * factor)) }));
+  return {
+    tiers: { anonymous: scale(policy.tiers.anonymous), authenticated: scale(policy.tiers.authenticated), premium: scale(policy.tiers.premium) },
+    groups: { recommendations: scale(policy.groups.recommendations), analytics: scale(policy.groups.analytics), rag: scale(policy.groups.rag) },
+  };
+}
