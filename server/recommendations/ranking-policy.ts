@@ -1,0 +1,36 @@
+/**
+ * The seam between recommendations and experiments. The recommendation service
+ * asks a RankingPolicy which algorithm config ranks a user's list (default, or
+ * the variant of an ACTIVE experiment the user is enrolled in), and reports
+ * every served list back so experiments can record impressions and performance.
+ * The experiments feature implements it; without experiments the default policy
+ * applies.
+ */
+import type { AlgorithmConfig } from '../../src/ranking/ranking.types.js';
+
+export interface RankingChoice {
+  /** The config that ranks this list. */
+  readonly config: AlgorithmConfig;
+  /** Label for `service_recommendation_generation_seconds{algorithm}`, e.g. `default` or `exp3:treatment`. */
+  readonly algorithm: string;
+  /** Present when the user is enrolled in an ACTIVE experiment. */
+  readonly enrolment?: { readonly experimentId: number; readonly variant: string };
+}
+
+export interface ServedList {
+  readonly userId: string;
+  readonly choice: RankingChoice;
+  /** Ids and scores of the posts served, in order. */
+  readonly items: ReadonlyArray<{ readonly postId: string; readonly score: number; readonly reasonCode: string }>;
+  readonly latencyMs: number;
+  readonly cacheHit: boolean;
+  /** Set when generating the list failed (the error is still thrown to the caller). */
+  readonly failed?: boolean;
+}
+
+export interface RankingPolicy {
+  /** Chooses the ranking for a user (may record a first assignment). */
+  choose(userId: string): Promise<RankingChoice> | RankingChoice;
+  /** Observes a served (or failed) list; must not throw. */
+  served(list: ServedList): Promise<void> | void;
+}

@@ -1,0 +1,70 @@
+/**
+ * A real app on a real, migrated SQLite database (in memory by default) for
+ * `app.inject` tests, with helpers to mint tokens.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Scope } from '../../src/auth/identity.js';
+import type { RateLimitPolicy } from '../../src/rate-limit/policy.js';
+import { buildApp, type AppOptions } from '../../server/app.js';
+import { createToken } from '../../server/auth/token.service.js';
+import { openSqlite, type DatabaseHandle } from '../../server/db/connection.js';
+import { migrateToLatest } from '../../server/db/migrate.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  /** Mints a token; `userId` binds it to a user. */
+  token(scopes: Scope[], options?: { userId?: string; tier?: 'authenticated' | 'premium'; ttlSeconds?: number | null }): Promise<string>;
+  /** `{ authorization: 'Bearer …' }` for an admin token (minted once). */
+  adminHeaders(): Promise<Record<string, string>>;
+  /** Headers for a read/write token bound to `userId`. */
+  userHeaders(userId: string): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions extends Partial<Omit<AppOptions, 'database'>> {
+  /** SQLite path; defaults to a private in-memory database. */
+  dbPath?: string;
+  rateLimit?: RateLimitPolicy | null;
+}
+
+/** Builds a migrated app; rate limits are off unless a policy is given. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = openSqlite(options.dbPath ?? ':memory:');
+  await migrateToLatest(database.db);
+  const { dbPath: _dbPath, ...appOptions } = options;
+  const app = await buildApp({ ...appOptions, database, rateLimit: options.rateLimit ?? null });
+  await app.ready();
+  let admin: string | undefined;
+  const userTokens = new Map<string, string>();
+  const token: TestApp['token'] = async (scopes, tokenOptions = {}) =>
+    (
+      await createToken(database.db, {
+        scopes,
+        tier: tokenOptions.tier ?? 'authenticated',
+        userId: tokenOptions.userId ?? null,
+        ttlSeconds: tokenOptions.ttlSeconds === undefined ? 3600 : tokenOptions.ttlSeconds,
+      })
+    ).token;
+  return {
+    app,
+    database,
+    token,
+    async adminHeaders() {
+      admin ??= await token(['read', 'write', 'admin']);
+      return { authorization: `Bearer ${admin}` };
+    },
+    async userHeaders(userId) {
+      let value = userTokens.get(userId);
+      if (!value) {
+        value = await token(['read', 'write'], { userId });
+        userTokens.set(userId, value);
+      }
+      return { authorization: `Bearer ${value}` };
+    },
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
