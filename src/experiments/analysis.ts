@@ -1,0 +1,219 @@
+/**
+ * The experiment analysis (decisions.md, Statistics), shared by the server and the CLI
+ * so both report the same numbers. Input is the per-variant streaming accumulators;
+ * output is plain JSON (no NaN, no Infinity: undefined quantities are null).
+ */
+import { ValidationError } from '../errors.js';
+import { ratioEstimate, type RatioEstimate } from './delta-method.js';
+import { normalQuantile, twoSidedPValue } from './distributions.js';
+import { holmAdjust } from './holm.js';
+import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from './metrics.js';
+import { sampleRatioMismatch, type SrmResult } from './srm.js';
+import { VariantAccumulator } from './variant-accumulator.js';
+
+/** What the analysis needs of an experiment. */
+export interface AnalysisDesign {
+  variants: readonly { name: string; traffic_allocation: number; is_control: boolean }[];
+  confidence_level: number;
+  minimum_sample_size: number;
+}
+
+export interface AnalysisOptions {
+  primaryMetric?: MetricName;
+}
+
+/** One treatment vs the control on one metric; difference = treatment − control. */
+export interface Comparison {
+  metric: MetricName;
+  variant: string;
+  control: string;
+  control_value: number | null;
+  variant_value: number | null;
+  difference: number | null;
+  standard_error: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  effect_size: number | null;
+  p_value: number | null;
+  adjusted_p_value: number | null;
+  significant: boolean;
+}
+
+export type Significance = 'statistically_significant' | 'not_significant' | 'underpowered';
+
+/** The spec's per-comparison record for the primary metric. */
+export interface SignificanceRecord {
+  metric: MetricName;
+  p_value: number | null;
+  unadjusted_p_value: number | null;
+  confidence_interval: [number, number] | null;
+  effect_size: number | null;
+  significance: Significance;
+}
+
+export interface AnalysisResult {
+  primary_metric: MetricName;
+  confidence_level: number;
+  minimum_sample_size: number;
+  control: string;
+  sample_sizes: Record<string, number>;
+  metrics: Record<string, Record<MetricName, number | null>>;
+  comparisons: Comparison[];
+  srm: SrmResult;
+  underpowered: boolean;
+  underpowered_variants: string[];
+  statistical_significance: Record<string, SignificanceRecord>;
+  confidence_intervals: Record<string, [number, number]>;
+}
+
+/** The key of a comparison in the spec's shapes: `<variant>_vs_<control>`. */
+export function comparisonName(variant: string, control: string): string {
+  return `${variant}_vs_${control}`;
+}
+
+/** The z-test of one treatment vs the control on one metric. */
+export interface RatioTest {
+  difference: number | null;
+  standard_error: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  effect_size: number | null;
+  p_value: number | null;
+}
+
+/**
+ * Treatment vs control on one metric: d = R_t − R_c, SE = √(Var_t + Var_c), z = d/SE,
+ * p = 2·(1 − Φ(|z|)), CI = d ± Φ⁻¹(1 − α/2)·SE, effect_size = d / R_c. The test needs
+ * SE > 0; otherwise p, CI are null.
+ */
+export function compareRatios(treatment: RatioEstimate, control: RatioEstimate, confidenceLevel: number): RatioTest {
+  const difference = treatment.value !== null && control.value !== null ? treatment.value - control.value : null;
+  const effectSize = difference !== null && control.value !== null && control.value !== 0 ? difference / control.value : null;
+  const se = treatment.variance !== null && control.variance !== null ? Math.sqrt(treatment.variance + control.variance) : null;
+  if (difference === null || se === null || !(se > 0)) {
+    return { difference, standard_error: se, ci_low: null, ci_high: null, effect_size: effectSize, p_value: null };
+  }
+  const half = normalQuantile(1 - (1 - confidenceLevel) / 2) * se;
+  return {
+    difference,
+    standard_error: se,
+    ci_low: difference - half,
+    ci_high: difference + half,
+    effect_size: effectSize,
+    p_value: twoSidedPValue(difference / se),
+  };
+}
+
+function controlOf(design: AnalysisDesign): string {
+  const controls = design.variants.filter((variant) => variant.is_control);
+  const [control] = controls;
+  if (controls.length !== 1 || control === undefined) {
+    throw new ValidationError(`exactly one variant must be the control (got ${controls.length})`, 'variants');
+  }
+  return control.name;
+}
+
+function checkVariants(design: AnalysisDesign, accumulators: ReadonlyMap<string, VariantAccumulator>): void {
+  const known = new Set(design.variants.map((variant) => variant.name));
+  for (const name of accumulators.keys()) {
+    if (!known.has(name)) throw new ValidationError(`the data has users in variant "${name}", which the experiment does not define`, 'variants');
+  }
+}
+
+function metricComparisons(
+  metric: MetricName,
+  estimates: Map<string, Map<MetricName, RatioEstimate>>,
+  control: string,
+  design: AnalysisDesign,
+  underpowered: boolean,
+): Comparison[] {
+  const alpha = 1 - design.confidence_level;
+  const controlEstimate = estimates.get(control)?.get(metric) as RatioEstimate;
+  const raw = design.variants
+    .filter((variant) => variant.name !== control)
+    .map((variant) => {
+      const estimate = estimates.get(variant.name)?.get(metric) as RatioEstimate;
+      return { variant: variant.name, estimate, ...compareRatios(estimate, controlEstimate, design.confidence_level) };
+    });
+  const adjusted = holmAdjust(raw.map((entry) => entry.p_value));
+  return raw.map(({ variant, estimate, ...test }, i) => {
+    const adjustedP = adjusted[i] ?? null;
+    return {
+      metric,
+      variant,
+      control,
+      control_value: controlEstimate.value,
+      variant_value: estimate.value,
+      ...test,
+      adjusted_p_value: adjustedP,
+      significant: !underpowered && adjustedP !== null && adjustedP < alpha,
+    };
+  });
+}
+
+function significanceShapes(comparisons: readonly Comparison[], primary: MetricName, underpowered: boolean) {
+  const statistical: Record<string, SignificanceRecord> = {};
+  const intervals: Record<string, [number, number]> = {};
+  const primaryComparisons = comparisons.filter((comparison) => comparison.metric === primary);
+  for (const c of primaryComparisons) {
+    const name = comparisonName(c.variant, c.control);
+    const interval: [number, number] | null = c.ci_low !== null && c.ci_high !== null ? [c.ci_low, c.ci_high] : null;
+    statistical[name] = {
+      metric: primary,
+      p_value: c.adjusted_p_value,
+      unadjusted_p_value: c.p_value,
+      confidence_interval: interval,
+      effect_size: c.effect_size,
+      significance: underpowered ? 'underpowered' : c.significant ? 'statistically_significant' : 'not_significant',
+    };
+    if (interval === null) continue;
+    intervals[`${primary}:${name}`] = interval;
+    if (primaryComparisons.length === 1) intervals[primary] = interval;
+  }
+  return { statistical_significance: statistical, confidence_intervals: intervals };
+}
+
+/**
+ * Analyses an experiment from per-variant accumulators: ratio-of-sums metrics, delta-method
+ * z-tests of each treatment vs the control per metric with Holm adjustment per metric,
+ * SRM check, underpowered flag. `confidence_intervals` (intervals of the difference
+ * treatment − control on the primary metric) is keyed `<metric>:<variant>_vs_<control>` for
+ * every comparison, plus the bare `<metric>` when there is a single treatment.
+ */
+export function analyzeExperiment(
+  design: AnalysisDesign,
+  accumulators: ReadonlyMap<string, VariantAccumulator>,
+  options: AnalysisOptions = {},
+): AnalysisResult {
+  const primary = options.primaryMetric ?? DEFAULT_PRIMARY_METRIC;
+  const control = controlOf(design);
+  checkVariants(design, accumulators);
+  const accumulatorOf = (name: string): VariantAccumulator => accumulators.get(name) ?? new VariantAccumulator(name);
+  const sampleSizes = Object.fromEntries(design.variants.map((v) => [v.name, accumulatorOf(v.name).users]));
+  const estimates = new Map(
+    design.variants.map((v) => [v.name, new Map(METRIC_NAMES.map((m) => [m, ratioEstimate(accumulatorOf(v.name).moments(m))]))]),
+  );
+  const underpoweredVariants = design.variants.filter((v) => (sampleSizes[v.name] ?? 0) < design.minimum_sample_size).map((v) => v.name);
+  const underpowered = underpoweredVariants.length > 0;
+  const comparisons = METRIC_NAMES.flatMap((metric) => metricComparisons(metric, estimates, control, design, underpowered));
+  const metrics = Object.fromEntries(
+    [...estimates].map(([name, byMetric]) => [name, Object.fromEntries([...byMetric].map(([m, e]) => [m, e.value]))]),
+  ) as Record<string, Record<MetricName, number | null>>;
+  const srm = sampleRatioMismatch(
+    design.variants.map((v) => sampleSizes[v.name] ?? 0),
+    design.variants.map((v) => v.traffic_allocation),
+  );
+  return {
+    primary_metric: primary,
+    confidence_level: design.confidence_level,
+    minimum_sample_size: design.minimum_sample_size,
+    control,
+    sample_sizes: sampleSizes,
+    metrics,
+    comparisons,
+    srm,
+    underpowered,
+    underpowered_variants: underpoweredVariants,
+    ...significanceShapes(comparisons, primary, underpowered),
+  };
+}
