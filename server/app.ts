@@ -40,6 +40,13 @@ export interface AppOptions {
   now?: () => number;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The background agents (run one by hand with `runNow`). */
+    agentRunner: AgentRunner;
+  }
+}
+
 /** Everything a feature needs, handed to each feature's registration. */
 export interface AppContext {
   database: DatabaseHandle;
@@ -58,9 +65,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Request bodies are JSON only (spec): anything else is 415, not a string body.
+  app.removeContentTypeParser('text/plain');
+
   const metrics = options.metrics ?? createServiceMetrics();
   metrics.databaseConnections.set({ pool_name: 'sqlite' }, 1);
   const agents = new AgentRunner(metrics, app.log);
+  app.decorate('agentRunner', agents);
   const context: AppContext = {
     database: options.database,
     metrics,

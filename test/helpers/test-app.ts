@@ -26,14 +26,17 @@ export interface TestAppOptions extends Partial<Omit<AppOptions, 'database'>> {
   /** SQLite path; defaults to a private in-memory database. */
   dbPath?: string;
   rateLimit?: RateLimitPolicy | null;
+  /** Registers extra (test-only) routes before the app is readied. */
+  configure?: (app: FastifyInstance) => Promise<void> | void;
 }
 
 /** Builds a migrated app; rate limits are off unless a policy is given. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = openSqlite(options.dbPath ?? ':memory:');
   await migrateToLatest(database.db);
-  const { dbPath: _dbPath, ...appOptions } = options;
+  const { dbPath: _dbPath, configure, ...appOptions } = options;
   const app = await buildApp({ ...appOptions, database, rateLimit: options.rateLimit ?? null });
+  await configure?.(app);
   await app.ready();
   let admin: string | undefined;
   const userTokens = new Map<string, string>();
