@@ -1,0 +1,106 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { SERVICE_VERSION } from '../../server/version.js';
+import { runRecsvc, startServe, tempDir } from '../helpers/cli.js';
+
+describe('recsvc binary', () => {
+  it('prints its version and a help that lists the commands', async () => {
+    const version = await runRecsvc(['--version']);
+    expect(version).toMatchObject({ code: 0, stdout: `${SERVICE_VERSION}\n` });
+    const help = await runRecsvc(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/serve/);
+    expect(help.stdout).toMatch(/token/);
+    expect(help.stdout).toMatch(/Examples:/);
+    const serveHelp = await runRecsvc(['serve', '--help']);
+    expect(serveHelp.stdout).toMatch(/--rate-limit/);
+    expect(serveHelp.stdout).toMatch(/\$ recsvc serve --demo/);
+  });
+
+  it('exits 2 with a one-line error on an unknown command or flag', async () => {
+    for (const args of [['bogus'], ['serve', '--bogus'], ['token', 'create', '--scopes', 'read', '--tier', 'gold']]) {
+      const result = await runRecsvc(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(/^error: /);
+      expect(result.stderr).toMatch(/--help/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe('recsvc serve start-up checks', () => {
+  it('rejects bad settings with a clear message and exit 2', async () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['--port', 'abc'], {}, /--port\/RECSVC_PORT must be an integer/],
+      [[], { RECSVC_PORT: '70000' }, /RECSVC_PORT must be an integer/],
+      [['--log-level', 'loud'], {}, /--log-level must be one of/],
+      [['--rate-limit', 'maybe'], {}, /--rate-limit\/RECSVC_RATE_LIMIT must be "on" or "off"/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = await runRecsvc(['serve', '--db', join(tempDir(), 'x.db'), ...args], { env });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+
+  it('refuses an unreadable database file', async () => {
+    const path = join(tempDir(), 'garbage.db');
+    writeFileSync(path, 'this is not an SQLite database, just text that is long enough to have a header'.repeat(20));
+    const result = await runRecsvc(['serve', '--db', path, '--port', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot open database .*garbage\.db/);
+  });
+
+  it('refuses a database written by a newer recsvc, leaving it untouched', async () => {
+    const path = join(tempDir(), 'newer.db');
+    const init = await runRecsvc(['token', 'list', '--db', path, '--json']);
+    expect(init.code).toBe(0);
+    const sqlite = new SQLite(path);
+    sqlite.prepare("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999-from-the-future', '2030-01-01')").run();
+    const before = sqlite.prepare('SELECT count(*) AS n FROM kysely_migration').get();
+    sqlite.close();
+    const result = await runRecsvc(['serve', '--db', path, '--port', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/newer recsvc.*9999-from-the-future/);
+    const after = new SQLite(path);
+    expect(after.prepare('SELECT count(*) AS n FROM kysely_migration').get()).toEqual(before);
+    after.close();
+  });
+});
+
+describe('recsvc token', () => {
+  it('creates (shown once), lists (no secret) and revokes tokens that the server honours', async () => {
+    const db = join(tempDir(), 'tokens.db');
+    const created = await runRecsvc(['token', 'create', '--scopes', 'read,write', '--user', 'alice', '--tier', 'premium', '--db', db, '--json']);
+    expect(created.code).toBe(0);
+    const { token, id } = JSON.parse(created.stdout) as { token: string; id: string };
+    expect(token).toMatch(/^rsv_[A-Za-z0-9_-]{40,}$/);
+
+    const listed = await runRecsvc(['token', 'list', '--db', db, '--json']);
+    expect(listed.stdout).not.toContain(token);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, user_id: 'alice', scopes: ['read', 'write'], tier: 'premium', revoked_at: null })]);
+
+    const server = await startServe(['--db', db, '--log-level', 'warn']);
+    try {
+      const ok = await fetch(`${server.baseUrl}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.headers.get('x-ratelimit-limit')).toBe('120');
+      expect((await runRecsvc(['token', 'revoke', id, '--db', db])).code).toBe(0);
+      const revoked = await fetch(`${server.baseUrl}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
+      expect(revoked.headers.get('x-ratelimit-limit')).toBe('20');
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    expect(server.logs()).not.toContain(token);
+    const again = await runRecsvc(['token', 'revoke', id, '--db', db]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/No live token/);
+  });
+
+  it('rejects an unknown scope with exit 2', async () => {
+    const result = await runRecsvc(['token', 'create', '--scopes', 'read,root', '--db', join(tempDir(), 't.db')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown scope "root"/);
+  });
+});
