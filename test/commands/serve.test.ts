@@ -70,6 +70,16 @@ describe('recsvc serve start-up checks', () => {
   });
 });
 
+describe('recsvc serve', () => {
+  it('says in its start-up log when rate limiting is off, and stops cleanly on SIGINT', async () => {
+    const server = await startServe(['--db', join(tempDir(), 'off.db'), '--rate-limit', 'off', '--log-level', 'warn']);
+    const response = await fetch(`${server.baseUrl}/api/v1/anything`);
+    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(await server.stop('SIGINT')).toBe(0);
+    expect(server.logs()).toMatch(/rate limiting is OFF/);
+  });
+});
+
 describe('recsvc token', () => {
   it('creates (shown once), lists (no secret) and revokes tokens that the server honours', async () => {
     const db = join(tempDir(), 'tokens.db');
@@ -82,7 +92,7 @@ describe('recsvc token', () => {
     expect(listed.stdout).not.toContain(token);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, user_id: 'alice', scopes: ['read', 'write'], tier: 'premium', revoked_at: null })]);
 
-    const server = await startServe(['--db', db, '--log-level', 'warn']);
+    const server = await startServe(['--db', db, '--log-level', 'info']);
     try {
       const ok = await fetch(`${server.baseUrl}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
       expect(ok.headers.get('x-ratelimit-limit')).toBe('120');
@@ -92,6 +102,7 @@ describe('recsvc token', () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
+    expect(server.logs()).toContain('incoming request');
     expect(server.logs()).not.toContain(token);
     const again = await runRecsvc(['token', 'revoke', id, '--db', db]);
     expect(again.code).toBe(2);

@@ -122,6 +122,19 @@ describe('rate limits', () => {
     expect(responses.filter((r) => r.statusCode === 429)).toHaveLength(35);
   });
 
+  it('keys anonymous callers by address and ignores X-Forwarded-For unless a proxy is trusted', async () => {
+    await appWith();
+    for (let i = 0; i < 5; i++) {
+      expect((await get('/api/v1/ping', { 'x-forwarded-for': `203.0.113.${i}` })).statusCode).toBe(200);
+    }
+    expect((await get('/api/v1/ping', { 'x-forwarded-for': '203.0.113.99' })).statusCode).toBe(429);
+    await t.close();
+    t = await createTestApp({ rateLimit: policy, trustProxy: true, configure: (app) => void app.get('/api/v1/ping', async () => ({})) });
+    for (let i = 0; i < 6; i++) {
+      expect((await get('/api/v1/ping', { 'x-forwarded-for': `203.0.113.${i}` })).statusCode).toBe(200);
+    }
+  });
+
   it('uses the spec numbers by default', () => {
     expect(DEFAULT_RATE_LIMIT_POLICY.tiers.anonymous.map((w) => w.max)).toEqual([20, 1000]);
     expect(DEFAULT_RATE_LIMIT_POLICY.tiers.authenticated.map((w) => w.max)).toEqual([60, 2000]);
