@@ -19,6 +19,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ runner: AgentRunner }> = a
         tags: ['operations'],
         summary: 'Background agents and their last execution',
         operationId: 'getAgentStatus',
+        security: [],
         response: { 200: Type.Object({ agents: Type.Array(AgentStatusSchema) }) },
       },
     },
