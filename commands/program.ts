@@ -4,6 +4,7 @@
  * lazily, so `recsvc --version` or `recsvc bucket` start fast.
  */
 import { Command } from 'commander';
+import { registerBucket } from './bucket.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token/token.js';
 import { SERVICE_VERSION } from './support/version.js';
@@ -30,5 +31,7 @@ Exit codes: 0 ok, 1 gate failed, 2 usage or input error, 3 server error, 4 incon
   program.commandsGroup('Service:');
   registerServe(program);
   registerToken(program);
+  program.commandsGroup('Experiments:');
+  registerBucket(program);
   return program;
 }

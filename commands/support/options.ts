@@ -15,3 +15,17 @@ export function parsePositiveInt(text: string): number {
   if (!/^\d+$/.test(text) || Number(text) <= 0) throw new InvalidArgumentError('expected a positive integer');
   return Number(text);
 }
+
+/** Commander argument parser for a finite number greater than 0. */
+export function parsePositiveNumber(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0) throw new InvalidArgumentError('expected a number greater than 0');
+  return value;
+}
+
+/** Commander argument parser for a finite number (thresholds). */
+export function parseFiniteNumber(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new InvalidArgumentError('expected a number');
+  return value;
+}

@@ -47,3 +47,32 @@ export function progress(text: string): void {
 export function progressDone(): void {
   if (process.stderr.isTTY) process.stderr.write('\r\u001b[K');
 }
+
+/** A buffered line writer for output of millions of lines: one write per ~64 KB, honouring back-pressure. */
+export interface LineWriter {
+  line(text: string): Promise<void> | undefined;
+  end(): Promise<void>;
+}
+
+/** Creates a LineWriter on stdout; a closed pipe (`| head`) ends the process quietly. */
+export function createLineWriter(stream: NodeJS.WritableStream = process.stdout, limit = 1 << 16): LineWriter {
+  let buffer = '';
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  const flush = (): Promise<void> | undefined => {
+    const ok = stream.write(buffer);
+    buffer = '';
+    return ok ? undefined : new Promise((resolve) => stream.once('drain', () => resolve()));
+  };
+  return {
+    line(text) {
+      buffer += `${text}\n`;
+      return buffer.length >= limit ? flush() : undefined;
+    },
+    async end() {
+      if (buffer !== '') await flush();
+    },
+  };
+}

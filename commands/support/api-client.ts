@@ -1,0 +1,163 @@
+/**
+ * The HTTP client of the experiment commands (undici). Every failure becomes one
+ * CliError line with exit 3: the server unreachable or too slow, or an error body
+ * (`message` and `request_id`). Success bodies are the envelope `{ data, meta }`;
+ * callers get `data`.
+ */
+import { request, errors as undiciErrors } from 'undici';
+import type { Readable } from 'node:stream';
+import { CliError } from './cli-error.js';
+import { EXIT } from './exit-codes.js';
+import { DEFAULT_SERVER, type ServerFlags } from './server-options.js';
+
+const EXPERIMENTS = '/api/v1/analytics/experiments';
+
+/** The error body every server error uses (decisions.md, Response shapes). */
+interface ErrorBody {
+  error?: string;
+  message?: string;
+  field?: string;
+  request_id?: string;
+  status_code?: number;
+}
+
+type Method = 'GET' | 'POST';
+
+/** A thin client of one server: base URL, bearer token, timeout. */
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(flags: ServerFlags) {
+    this.baseUrl = normaliseBase(flags.server ?? DEFAULT_SERVER);
+    this.token = flags.token === '' ? undefined : flags.token;
+    this.timeoutMs = Math.round((flags.timeout ?? 10) * 1000);
+  }
+
+  /** GET a path; returns the envelope's `data`. */
+  async get<T>(path: string): Promise<T> {
+    return this.json<T>('GET', path);
+  }
+
+  /** POST a JSON body (or none); returns the envelope's `data`. */
+  async post<T>(path: string, body?: unknown): Promise<T> {
+    return this.json<T>('POST', path, body);
+  }
+
+  /** GET a streamed body (the JSON Lines export); the caller consumes it. */
+  async stream(path: string): Promise<{ body: Readable; length: number | undefined }> {
+    const response = await this.send('GET', path, undefined, true);
+    const length = Number(response.headers['content-length']);
+    return { body: response.body, length: Number.isFinite(length) ? length : undefined };
+  }
+
+  /** The experiments API path, with an optional id and sub-path. */
+  static experimentsPath(id?: number | string, sub?: string): string {
+    if (id === undefined) return EXPERIMENTS;
+    return `${EXPERIMENTS}/${encodeURIComponent(String(id))}${sub === undefined ? '' : `/${sub}`}`;
+  }
+
+  private async json<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    const response = await this.send(method, path, body, false);
+    const parsed = await this.readJson(response.body, response.statusCode, response.headers);
+    if (parsed === null || typeof parsed !== 'object' || !('data' in parsed)) {
+      throw serverError(`${this.describe(method, path)} answered ${response.statusCode} without the {data, meta} envelope`, requestIdOf(response.headers));
+    }
+    return (parsed as { data: T }).data;
+  }
+
+  private async send(method: Method, path: string, body: unknown, streaming: boolean) {
+    const headers: Record<string, string> = { accept: streaming ? 'application/x-ndjson, application/json' : 'application/json' };
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response;
+    try {
+      response = await request(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: streaming ? 0 : this.timeoutMs,
+      });
+    } catch (error) {
+      throw this.connectionError(error);
+    }
+    if (response.statusCode >= 400) {
+      const parsed = (await this.readJson(response.body, response.statusCode, response.headers).catch(() => null)) as ErrorBody | null;
+      throw this.httpError(method, path, response.statusCode, parsed, requestIdOf(response.headers));
+    }
+    return response;
+  }
+
+  private async readJson(body: { text(): Promise<string> }, status: number, headers: Record<string, unknown>): Promise<unknown> {
+    let text: string;
+    try {
+      text = await body.text();
+    } catch (error) {
+      throw this.connectionError(error);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw serverError(`the server at ${this.baseUrl} answered ${status} with a body that is not JSON`, requestIdOf(headers));
+    }
+  }
+
+  private httpError(method: Method, path: string, status: number, body: ErrorBody | null, headerRequestId: string | undefined): CliError {
+    const requestId = body?.request_id ?? headerRequestId;
+    if (body === null || typeof body !== 'object') {
+      return serverError(`${this.describe(method, path)} failed with HTTP ${status}`, requestId);
+    }
+    const field = body.field === undefined ? '' : ` (field ${body.field})`;
+    const name = body.error ?? `HTTP ${status}`;
+    const hint = status === 401 ? ' — pass an admin token with --token or RECSVC_TOKEN' : '';
+    return serverError(`server: ${status} ${name}: ${body.message ?? 'no message'}${field}${hint}`, requestId);
+  }
+
+  private connectionError(error: unknown): CliError {
+    if (error instanceof CliError) return error;
+    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError) {
+      return new CliError(`the server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000}s (raise --timeout?)`, EXIT.server);
+    }
+    const code = errorCode(error);
+    const reason = code ?? (error as Error).message;
+    return new CliError(`cannot reach the server at ${this.baseUrl} (${reason}): is \`recsvc serve\` running? Set --server or RECSVC_SERVER`, EXIT.server);
+  }
+
+  private describe(method: Method, path: string): string {
+    return `${method} ${this.baseUrl}${path}`;
+  }
+}
+
+function serverError(message: string, requestId: string | undefined): CliError {
+  return new CliError(requestId === undefined ? message : `${message} (request_id ${requestId})`, EXIT.server);
+}
+
+function requestIdOf(headers: Record<string, unknown>): string | undefined {
+  const value = headers['x-request-id'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && !code.startsWith('UND_ERR')) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function normaliseBase(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`--server/RECSVC_SERVER: "${url}" is not a URL (expected e.g. ${DEFAULT_SERVER})`, EXIT.usage);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new CliError(`--server/RECSVC_SERVER: "${url}" must be an http:// or https:// URL`, EXIT.usage);
+  }
+  return parsed.toString().replace(/\/+$/, '');
+}

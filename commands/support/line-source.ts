@@ -1,0 +1,81 @@
+/**
+ * Files as streams of lines for the offline commands: a path (gzip-decompressed when
+ * it ends in `.gz`) or `-` for stdin. Lines are split by hand rather than with
+ * readline so that read and gunzip errors surface in the `for await` loop, and so
+ * progress can be reported from the bytes read.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { usageError } from './cli-error.js';
+
+/** An open source of lines and what is known about its size for a progress line. */
+export interface LineSource {
+  /** The name used in messages: the path, or `<stdin>`. */
+  name: string;
+  /** Size on disk in bytes (compressed size for .gz), when known. */
+  size: number | undefined;
+  /** Bytes consumed so far from disk (compressed bytes for .gz). */
+  bytesRead(): number;
+  lines: AsyncIterable<string>;
+}
+
+/** Whether a path is read through gunzip. */
+export function isGzipPath(path: string): boolean {
+  return path.toLowerCase().endsWith('.gz');
+}
+
+/** Opens `path` (or `-` for stdin) for reading line by line; unreadable files are usage errors naming the file. */
+export async function openLineSource(path: string): Promise<LineSource> {
+  if (path === '-') return fromStream('<stdin>', process.stdin, undefined, () => 0);
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw usageError(`${path}: is a directory, not a file`);
+    size = info.size;
+  } catch (error) {
+    if ((error as { exitCode?: number }).exitCode !== undefined) throw error;
+    throw usageError(`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const file = createReadStream(path, { highWaterMark: 1 << 20 });
+  let input: Readable = file;
+  if (isGzipPath(path)) {
+    const gunzip = createGunzip();
+    file.on('error', (error) => gunzip.destroy(error));
+    input = file.pipe(gunzip);
+  }
+  return fromStream(path, input, size, () => file.bytesRead);
+}
+
+function fromStream(name: string, input: Readable, size: number | undefined, bytesRead: () => number): LineSource {
+  return { name, size, bytesRead, lines: splitLines(name, input) };
+}
+
+/** Splits a byte stream into lines (LF or CRLF); a final line without a newline is kept. */
+async function* splitLines(name: string, input: Readable): AsyncGenerator<string> {
+  input.setEncoding('utf8');
+  let rest = '';
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      const text = rest === '' ? chunk : rest + chunk;
+      let start = 0;
+      let end = text.indexOf('\n', start);
+      while (end !== -1) {
+        yield text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+        start = end + 1;
+        end = text.indexOf('\n', start);
+      }
+      rest = text.slice(start);
+    }
+  } catch (error) {
+    throw usageError(`${name}: cannot read the file (${readErrorReason(error)})`);
+  }
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+}
+
+function readErrorReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') return 'not valid gzip data';
+  return code ?? (error as Error).message;
+}
