@@ -41,7 +41,8 @@ function writeUser(
   const variant = assignment === undefined ? undefined : (assignment.variant?.name ?? null);
   if (options.json) {
     if (!options.explain) return writer.line(jsonLine(userId, options.experiment, bucket, variant ?? null));
-    const record = { user_id: userId, experiment_id: options.experiment, bucket, variant: variant ?? null, ...explainBucket(userId, options.experiment) };
+    const { input, md5, hex8, integer } = explainBucket(userId, options.experiment);
+    const record = { user_id: userId, experiment_id: options.experiment, bucket, variant: variant ?? null, input, md5, hex8, integer };
     return writer.line(JSON.stringify(record));
   }
   if (options.explain) {
