@@ -1,0 +1,197 @@
+/**
+ * The JSON Lines export of an experiment (decisions.md, Offline data): one experiment
+ * line, one line per enrolled user, one performance line per variant. Parsing streams
+ * users into per-variant accumulators; serialising is one function per line type.
+ */
+import type { AnalysisDesign } from './analysis.js';
+import { validateAllocation, validateConfidenceLevel, validateMinimumSampleSize } from './validate-experiment.js';
+import { COUNT_KEYS, type UserCounts } from './metrics.js';
+import { DECIMAL_COUNT_KEYS, describeBadCount } from './count-fields.js';
+import { InputFileError } from './input-file-error.js';
+import { parseLines, type LineParser } from './line-parser.js';
+import { createAccumulators, type VariantAccumulator } from './variant-accumulator.js';
+
+export { createUserCsvParser, parseUserCsv, USER_CSV_HEADER, type ParsedUsers, type UserCsvOptions } from './user-csv.js';
+export { parseChunks, parseLines, type LineParser } from './line-parser.js';
+
+/** One enrolled user's counts. */
+export interface UserRecord extends UserCounts {
+  user_id: string | number;
+  variant: string;
+}
+
+/** A variant's serving figures over the experiment. */
+export interface PerformanceRecord {
+  variant: string;
+  requests: number;
+  errors: number;
+  latency_ms_p95: number | null;
+  cache_hits: number;
+  cache_lookups: number;
+}
+
+/** The experiment line: the analysis design plus whatever else the server exported. */
+export type ExperimentRecord = AnalysisDesign & Record<string, unknown> & { primary_metric?: string };
+
+/** What an export yields. */
+export interface ParsedExport {
+  experiment: ExperimentRecord;
+  accumulators: Map<string, VariantAccumulator>;
+  performance: PerformanceRecord[];
+  users: number;
+}
+
+type Json = Record<string, unknown>;
+const PERFORMANCE_COUNTS = ['requests', 'errors', 'cache_hits', 'cache_lookups'] as const;
+
+/** The `{"type":"experiment",...}` line. */
+export function experimentLine(experiment: object): string {
+  return JSON.stringify({ type: 'experiment', ...experiment });
+}
+
+/** A `{"type":"user",...}` line, keys in the documented order. */
+export function userLine(user: UserRecord): string {
+  const record: Json = { type: 'user', user_id: user.user_id, variant: user.variant };
+  for (const key of COUNT_KEYS) record[key] = user[key];
+  return JSON.stringify(record);
+}
+
+/** A `{"type":"performance",...}` line, keys in the documented order. */
+export function performanceLine(p: PerformanceRecord): string {
+  const { variant, requests, errors, latency_ms_p95, cache_hits, cache_lookups } = p;
+  return JSON.stringify({ type: 'performance', variant, requests, errors, latency_ms_p95, cache_hits, cache_lookups });
+}
+
+/** The whole export, line by line (without newlines): experiment, users, performance. */
+export function* toJsonlLines(experiment: object, users: Iterable<UserRecord>, performance: Iterable<PerformanceRecord>): Generator<string> {
+  yield experimentLine(experiment);
+  for (const user of users) yield userLine(user);
+  for (const p of performance) yield performanceLine(p);
+}
+
+class LineContext {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly text: string,
+  ) {}
+
+  /** An error pointing at `key`'s position in the line when present, else column 1. */
+  fail(message: string, key?: string): InputFileError {
+    const at = key === undefined ? -1 : this.text.indexOf(`"${key}"`);
+    return new InputFileError(this.file, this.line, at >= 0 ? at + 1 : 1, message);
+  }
+
+  count(record: Json, key: string, decimal = false): number {
+    const value = record[key];
+    if (value === undefined) throw this.fail(`missing field "${key}"`);
+    const ok = typeof value === 'number' && Number.isFinite(value) && value >= 0 && (decimal || Number.isInteger(value));
+    if (!ok) throw this.fail(describeBadCount(key, JSON.stringify(value), decimal), key);
+    return value;
+  }
+
+  variant(record: Json, known: ReadonlyMap<string, unknown>): string {
+    const value = record.variant;
+    if (value === undefined) throw this.fail('missing field "variant"');
+    if (typeof value !== 'string' || !known.has(value)) {
+      throw this.fail(`unknown variant ${JSON.stringify(value)} (expected one of: ${[...known.keys()].join(', ')})`, 'variant');
+    }
+    return value;
+  }
+}
+
+function parseJson(ctx: LineContext): Json {
+  let value: unknown;
+  try {
+    value = JSON.parse(ctx.text);
+  } catch (error) {
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    const column = position === undefined ? 1 : Number(position) + 1;
+    throw new InputFileError(ctx.file, ctx.line, column, `invalid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw ctx.fail('expected a JSON object');
+  return value as Json;
+}
+
+function parseExperiment(ctx: LineContext, record: Json): ExperimentRecord {
+  const variants = record.variants;
+  if (!Array.isArray(variants) || variants.length < 2) throw ctx.fail('the experiment needs a "variants" array of at least two variants', 'variants');
+  variants.forEach((v: Json, i) => {
+    const ok = typeof v === 'object' && v !== null && typeof v.name === 'string' && typeof v.is_control === 'boolean';
+    const issue = ok ? validateAllocation(v.traffic_allocation) : 'needs "name", "traffic_allocation" and "is_control"';
+    if (issue !== undefined) throw ctx.fail(`variants[${i}]: ${issue}`, 'variants');
+  });
+  if (variants.filter((v: Json) => v.is_control === true).length !== 1) throw ctx.fail('exactly one variant must have "is_control": true', 'variants');
+  const { type: _type, ...rest } = record;
+  const experiment = { ...rest, confidence_level: rest.confidence_level ?? 0.95, minimum_sample_size: rest.minimum_sample_size ?? 1000 };
+  const issue = validateConfidenceLevel(experiment.confidence_level) ?? validateMinimumSampleSize(experiment.minimum_sample_size);
+  if (issue !== undefined) throw ctx.fail(issue);
+  return experiment as ExperimentRecord;
+}
+
+function parsePerformance(ctx: LineContext, record: Json, known: ReadonlyMap<string, unknown>): PerformanceRecord {
+  const variant = ctx.variant(record, known);
+  const [requests, errors, cache_hits, cache_lookups] = PERFORMANCE_COUNTS.map((key) => ctx.count(record, key));
+  const latency = record.latency_ms_p95 === null || record.latency_ms_p95 === undefined ? null : ctx.count(record, 'latency_ms_p95', true);
+  return { variant, requests, errors, latency_ms_p95: latency, cache_hits, cache_lookups } as PerformanceRecord;
+}
+
+class JsonlExportParser implements LineParser<ParsedExport> {
+  private experiment: ExperimentRecord | undefined;
+  private accumulators = new Map<string, VariantAccumulator>();
+  private readonly performance: PerformanceRecord[] = [];
+  private readonly counts = new Float64Array(COUNT_KEYS.length);
+  private lineNumber = 0;
+  private users = 0;
+
+  constructor(private readonly file: string) {}
+
+  line(raw: string): void {
+    const lineNumber = ++this.lineNumber;
+    if (raw.trim() === '') return;
+    const ctx = new LineContext(this.file, lineNumber, lineNumber === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw);
+    const record = parseJson(ctx);
+    if (this.experiment === undefined) {
+      if (record.type !== 'experiment') throw ctx.fail('the first line must be the {"type":"experiment",...} line', 'type');
+      this.experiment = parseExperiment(ctx, record);
+      this.accumulators = createAccumulators(this.experiment.variants.map((v) => v.name));
+    } else if (record.type === 'user') {
+      this.user(ctx, record);
+    } else if (record.type === 'performance') {
+      this.performance.push(parsePerformance(ctx, record, this.accumulators));
+    } else {
+      const message = record.type === 'experiment' ? 'a second experiment line' : `unknown line type ${JSON.stringify(record.type)} (expected "user" or "performance")`;
+      throw ctx.fail(message, 'type');
+    }
+  }
+
+  private user(ctx: LineContext, record: Json): void {
+    const accumulator = this.accumulators.get(ctx.variant(record, this.accumulators)) as VariantAccumulator;
+    if (record.user_id === undefined) throw ctx.fail('missing field "user_id"');
+    COUNT_KEYS.forEach((key, i) => {
+      this.counts[i] = ctx.count(record, key, DECIMAL_COUNT_KEYS.has(key));
+    });
+    accumulator.addRow(this.counts);
+    this.users++;
+  }
+
+  finish(): ParsedExport {
+    if (this.experiment === undefined) throw new InputFileError(this.file, Math.max(this.lineNumber, 1), 1, 'the file has no experiment line');
+    return { experiment: this.experiment, accumulators: this.accumulators, performance: this.performance, users: this.users };
+  }
+}
+
+/**
+ * A push parser of an export: the first non-blank line must be the experiment; user lines
+ * go straight into per-variant accumulators; performance lines are kept (one per variant).
+ * Throws InputFileError (`file:line:column: ...`) on bad JSON, a missing or bad field, an
+ * unknown variant or line type. Blank lines are skipped.
+ */
+export function createJsonlExportParser(file: string): LineParser<ParsedExport> {
+  return new JsonlExportParser(file);
+}
+
+/** Parses an export from an async iterable of lines (see createJsonlExportParser for the rules). */
+export function parseJsonlExport(lines: AsyncIterable<string>, file: string): Promise<ParsedExport> {
+  return parseLines(lines, createJsonlExportParser(file));
+}

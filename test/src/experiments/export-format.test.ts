@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeExperiment } from '../../../src/experiments/analysis.js';
+import {
+  createUserCsvParser,
+  parseChunks,
+  parseJsonlExport,
+  parseUserCsv,
+  toJsonlLines,
+  USER_CSV_HEADER,
+  type UserRecord,
+} from '../../../src/experiments/export-format.js';
+import { InputFileError } from '../../../src/experiments/input-file-error.js';
+import { COUNT_KEYS } from '../../../src/experiments/metrics.js';
+import { linesOf, seededRandom, textLines } from './lines.js';
+import { accumulate, countsOf, readFixture, type ReferenceDataset } from './reference-data.js';
+
+const dataset = readFixture<ReferenceDataset>('reference-three-variant.json');
+const users: UserRecord[] = dataset.users.map((row) => ({ user_id: row[0], variant: row[1], ...countsOf(row, dataset.columns) }));
+const experiment = { id: 7, name: 'three', status: 'ACTIVE', traffic_percentage: 100, ...dataset.design };
+const perfRecords = dataset.design.variants.map((v, i) => ({
+  variant: v.name, requests: 1000 * (i + 1), errors: i, latency_ms_p95: 120.5 + i, cache_hits: 10, cache_lookups: 20,
+}));
+
+async function rejection(promise: Promise<unknown>): Promise<InputFileError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(InputFileError);
+  return error as InputFileError;
+}
+
+describe('JSON Lines export', () => {
+  it('round-trips: serialised lines parse back to the same analysis as the raw users', async () => {
+    const lines = [...toJsonlLines(experiment, users, perfRecords)];
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ type: 'experiment', id: 7 });
+    expect(Object.keys(JSON.parse(lines[1] as string))).toEqual(['type', 'user_id', 'variant', ...COUNT_KEYS]);
+    expect(JSON.parse(lines.at(-1) as string)).toEqual({ type: 'performance', ...perfRecords.at(-1) });
+    const parsed = await parseJsonlExport(linesOf([...lines, '', '']), 'x.jsonl');
+    expect(parsed.users).toBe(users.length);
+    expect(parsed.performance).toEqual(perfRecords);
+    expect(parsed.experiment.id).toBe(7);
+    expect(parsed.experiment.type).toBeUndefined();
+    expect(analyzeExperiment(parsed.experiment, parsed.accumulators)).toEqual(analyzeExperiment(dataset.design, accumulate(dataset)));
+  });
+
+  it.each([
+    ['bad JSON', ['{"type":"experiment"', ''], 1, /x\.jsonl:1:\d+: invalid JSON/],
+    ['experiment not first', ['{"type":"user"}'], 1, /first line must be the \{"type":"experiment"/],
+    ['unknown variant', [null, '{"type":"user","user_id":"u","variant":"ghost"}'], 2, /unknown variant "ghost"/],
+    ['missing count', [null, '{"type":"user","user_id":"u","variant":"control","impressions":1}'], 2, /missing field "clicks"/],
+    ['negative count', [null, '{"type":"user","user_id":"u","variant":"control","impressions":-1}'], 2, /impressions must not be negative/],
+    ['fractional count', [null, '{"type":"user","user_id":"u","variant":"control","impressions":1.5}'], 2, /impressions must be a non-negative whole number/],
+    ['unknown type', [null, '{"type":"click"}'], 2, /unknown line type "click"/],
+  ])('rejects %s with file:line:column', async (_name, lines, line, pattern) => {
+    const head = JSON.stringify({ type: 'experiment', ...experiment });
+    const input = lines.map((l) => l ?? head);
+    const error = await rejection(parseJsonlExport(linesOf(input), 'x.jsonl'));
+    expect(error.line).toBe(line);
+    expect(error.message).toMatch(pattern);
+    expect(error.message.startsWith(`x.jsonl:${line}:${error.column}: `)).toBe(true);
+  });
+
+  it('points the column at the offending field', async () => {
+    const bad = '{"type":"user","user_id":"u","variant":"control","impressions":"7"}';
+    const error = await rejection(parseJsonlExport(linesOf([JSON.stringify({ type: 'experiment', ...experiment }), bad]), 'f'));
+    expect(error.column).toBe(bad.indexOf('"impressions"') + 1);
+  });
+});
+
+describe('per-user CSV', () => {
+  const csvOf = (rows: UserRecord[]): string[] => [USER_CSV_HEADER, ...rows.map((u) => [u.user_id, u.variant, ...COUNT_KEYS.map((k) => u[k])].join(','))];
+
+  it('gives the same accumulators as the JSON Lines path', async () => {
+    const parsed = await parseUserCsv(linesOf([...csvOf(users), '']), 'u.csv', { variants: ['control', 'fresh', 'semantic'] });
+    expect(parsed.users).toBe(users.length);
+    expect(analyzeExperiment(dataset.design, parsed.accumulators)).toEqual(analyzeExperiment(dataset.design, accumulate(dataset)));
+  });
+
+  it('accepts CRLF, a BOM, quoted fields and fractional session seconds; variants in first-seen order', async () => {
+    const text = `\ufeff${USER_CSV_HEADER}\r\n"a,1",b,1,0,0,1,12.5,0,0,0\r\nz,a,1,1,0,1,3,1,1,0\r\n`;
+    const parsed = await parseUserCsv(textLines(text), 'u.csv');
+    expect([...parsed.accumulators.keys()]).toEqual(['b', 'a']);
+    expect(parsed.accumulators.get('b')?.moments('session_duration').sumX).toBe(12.5);
+  });
+
+  it.each([
+    ['wrong header', 'user_id,variant,clicks\n', 1, 1, /expected the header user_id,variant,impressions/],
+    ['wrong field count', `${USER_CSV_HEADER}\nu1,control,1,2\n`, 2, 1, /expected 10 comma-separated fields, found 4/],
+    ['non-integer count', `${USER_CSV_HEADER}\nu1,control,1,x,0,0,0,0,0,0\n`, 2, 14, /clicks must be a non-negative whole number \(got "x"\)/],
+    ['negative count', `${USER_CSV_HEADER}\nu1,control,-1,0,0,0,0,0,0,0\n`, 2, 12, /impressions must not be negative/],
+    ['unknown variant', `${USER_CSV_HEADER}\nu1,ghost,1,0,0,0,0,0,0,0\n`, 2, 4, /unknown variant "ghost" \(expected one of: control, treatment\)/],
+    ['empty file', '', 1, 1, /the file is empty/],
+  ])('rejects %s', async (_name, text, line, column, pattern) => {
+    const error = await rejection(parseUserCsv(textLines(text), 'u.csv', { variants: ['control', 'treatment'] }));
+    expect([error.line, error.column]).toEqual([line, column]);
+    expect(error.message).toMatch(pattern);
+    expect(error.message.startsWith(`u.csv:${line}:${column}: `)).toBe(true);
+  });
+
+  it('streams a million rows in well under three seconds (chunked input, bounded memory)', async () => {
+    const random = seededRandom(1);
+    const block = Array.from({ length: 1000 }, (_, i) => {
+      const impressions = Math.floor(random() * 30);
+      const clicks = Math.floor(impressions * random() * 0.2);
+      return `user${i},${i % 2 === 0 ? 'control' : 'treatment'},${impressions},${clicks},1,2,${Math.floor(random() * 900)},${i % 2},1,0\n`;
+    }).join('');
+    async function* chunks(): AsyncGenerator<string> {
+      yield `${USER_CSV_HEADER}\n`;
+      for (let i = 0; i < 1000; i++) yield block;
+    }
+    const started = Date.now();
+    const parsed = await parseChunks(chunks(), createUserCsvParser('big.csv', { variants: ['control', 'treatment'] }));
+    const seconds = (Date.now() - started) / 1000;
+    expect(parsed.users).toBe(1_000_000);
+    expect(parsed.accumulators.get('control')?.users).toBe(500_000);
+    expect(seconds).toBeLessThan(3);
+  });
+
+  it('splits chunks into lines wherever the chunk boundaries fall', async () => {
+    const text = `${USER_CSV_HEADER}\r\n${csvOf(users.slice(0, 50)).slice(1).join('\r\n')}`;
+    const expected = await parseUserCsv(textLines(text), 'u.csv');
+    for (const size of [1, 7, 64, 1000]) {
+      async function* chunks(): AsyncGenerator<string> {
+        for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+      }
+      const parsed = await parseChunks(chunks(), createUserCsvParser('u.csv'));
+      expect(parsed.users).toBe(50);
+      expect(analyzeExperiment(dataset.design, parsed.accumulators)).toEqual(analyzeExperiment(dataset.design, expected.accumulators));
+    }
+  });
+});
