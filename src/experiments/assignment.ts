@@ -5,7 +5,7 @@
  * The traffic gate hashes `<user_id>_<experiment_id>_traffic` the same way, so that
  * enrolment and variant choice are independent.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** What assignment needs of a variant. */
 export interface AllocatedVariant {
@@ -22,9 +22,10 @@ export interface VariantRange<V extends AllocatedVariant = AllocatedVariant> {
 
 export const BUCKETS = 100;
 
-/** Bucket of a hash input: parseInt(md5(text).slice(0, 8), 16) % 100 (first 4 digest bytes, big-endian). */
+/** Bucket of a hash input: parseInt(md5(text).slice(0, 8), 16) % 100 (text hashed as UTF-8). */
 function bucketOfText(text: string): number {
-  return createHash('md5').update(text, 'utf8').digest().readUInt32BE(0) % BUCKETS;
+  // One-shot crypto.hash (Node >= 20.12) is ~3x faster than createHash for short inputs.
+  return Number.parseInt(hash('md5', text).slice(0, 8), 16) % BUCKETS;
 }
 
 /** The variant bucket, 0..99: parseInt(first 8 hex of md5(`${userId}_${experimentId}`), 16) % 100. */
@@ -110,7 +111,7 @@ export interface BucketExplanation {
 /** The rule's steps: input text, md5 hex digest, its first 8 hex digits, that integer, integer % 100. */
 export function explainBucket(userId: string | number, experimentId: string | number): BucketExplanation {
   const input = `${userId}_${experimentId}`;
-  const md5 = createHash('md5').update(input, 'utf8').digest('hex');
+  const md5 = hash('md5', input);
   const hex8 = md5.slice(0, 8);
   const integer = Number.parseInt(hex8, 16);
   return { input, md5, hex8, integer, bucket: integer % BUCKETS };
