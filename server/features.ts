@@ -4,9 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app.js';
+import { registerPosts } from './posts/posts.feature.js';
+import { loadRankingState } from './recommendations/ranking-state.js';
 
 /** Registers every feature's routes and agents. */
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
-  void app;
-  void context;
+  const ranking = await loadRankingState(context.database.db);
+  await registerPosts(app, context, ranking);
 }

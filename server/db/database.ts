@@ -2,6 +2,11 @@
  * The kysely `Database` interface: one table type per feature, assembled here.
  * Row types stay inside repositories; services map them to domain types.
  */
+import type { AnalyticsTables } from '../analytics/analytics.tables.js';
 import type { AuthTables } from '../auth/auth.tables.js';
+import type { ExperimentTables } from '../experiments/experiment.tables.js';
+import type { InteractionTables } from '../interactions/interactions.tables.js';
+import type { PostTables } from '../posts/posts.tables.js';
+import type { RecommendationTables } from '../recommendations/recommendations.tables.js';
 
-export interface Database extends AuthTables {}
+export interface Database extends AuthTables, PostTables, InteractionTables, RecommendationTables, ExperimentTables, AnalyticsTables {}

@@ -4,7 +4,15 @@
  */
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-tokens.js';
+import * as m0002 from './0002-posts.js';
+import * as m0003 from './0003-interactions.js';
+import * as m0010 from './0010-experiments.js';
+import * as m0011 from './0011-experiment-events.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
+  '0002-posts': m0002,
+  '0003-interactions': m0003,
+  '0010-experiments': m0010,
+  '0011-experiment-events': m0011,
 };

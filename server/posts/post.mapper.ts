@@ -1,0 +1,220 @@
+/**
+ * Maps between stored rows, ingested Mastodon statuses, the Status wire shape and the
+ * ranking engine's RankablePost.
+ */
+import type { Insertable } from 'kysely';
+import { htmlToText, type RankablePost } from '../../src/ranking/index.js';
+import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
+import { generatePostId, sortKeyOf } from './post-ids.js';
+import type { PostWithAccountRow, RankableRow } from './post.repository.js';
+import type { AccountsTable, PostsTable } from './posts.tables.js';
+
+/** ISO 8601 with milliseconds and Z, whatever precision or offset the input had. */
+export function isoMs(value: string | number): string {
+  return new Date(value).toISOString();
+}
+
+/** A tag as stored: lowercase, no leading `#`, only word characters. */
+export function normaliseTag(tag: string): string {
+  return tag.replace(/^#/, '').trim().toLowerCase();
+}
+
+function origin(url: string | undefined): string {
+  try {
+    return url ? new URL(url).origin : 'https://localhost';
+  } catch {
+    return 'https://localhost';
+  }
+}
+
+/** Row of an ingested account. */
+export function accountRow(input: AccountInput, nowIso: string): Insertable<AccountsTable> {
+  const base = origin(input.url ?? input.uri);
+  const fallbackUrl = `${base}/@${input.username}`;
+  const record = input as Record<string, unknown>;
+  return {
+    id: input.id,
+    username: input.username,
+    acct: input.acct ?? input.username,
+    display_name: input.display_name ?? input.username,
+    note: input.note ?? '',
+    url: input.url ?? fallbackUrl,
+    uri: input.uri ?? input.url ?? fallbackUrl,
+    avatar: input.avatar ?? `${base}/avatars/original/missing.png`,
+    header: input.header ?? `${base}/headers/original/missing.png`,
+    locked: input.locked ? 1 : 0,
+    bot: input.bot ? 1 : 0,
+    group: input.group ? 1 : 0,
+    followers_count: input.followers_count ?? 0,
+    following_count: input.following_count ?? 0,
+    statuses_count: input.statuses_count ?? 0,
+    created_at: isoMs(input.created_at ?? nowIso),
+    extras_json: JSON.stringify({
+      avatar_static: record.avatar_static ?? null,
+      header_static: record.header_static ?? null,
+      discoverable: typeof record.discoverable === 'boolean' ? record.discoverable : null,
+      last_status_at: typeof record.last_status_at === 'string' ? record.last_status_at : null,
+      emojis: Array.isArray(record.emojis) ? record.emojis : [],
+      fields: Array.isArray(record.fields) ? record.fields : [],
+    }),
+    original_json: Object.keys(input).length > 2 ? JSON.stringify(input) : null,
+  };
+}
+
+type StatusCore = Omit<StatusInput, 'reblog'>;
+
+/** Tags of a status: its `tags` entries, normalised and deduplicated. */
+export function statusTags(input: StatusCore): string[] {
+  const names = (input.tags ?? []).map((t) => normaliseTag(typeof t === 'string' ? t : t.name)).filter((t) => /^[\p{L}\p{N}_]{1,100}$/u.test(t));
+  return [...new Set(names)];
+}
+
+/** Row of an ingested (or created) status; `reblogOfId` links a reblog to its original. */
+export function postRow(input: StatusCore, nowMs: number, reblogOfId: string | null, keepOriginal: unknown): Insertable<PostsTable> {
+  const createdAtMs = input.created_at ? Date.parse(input.created_at) : nowMs;
+  const id = input.id ?? generatePostId(createdAtMs);
+  const record = input as Record<string, unknown>;
+  const base = origin(input.account.url ?? input.account.uri);
+  const tags = statusTags(input);
+  return {
+    id,
+    sort_key: sortKeyOf(id),
+    account_id: input.account.id,
+    uri: input.uri ?? `${base}/users/${input.account.username}/statuses/${id}`,
+    url: input.url === undefined ? `${base}/@${input.account.username}/${id}` : input.url,
+    content: input.content,
+    plain_text: htmlToText(input.content),
+    spoiler_text: input.spoiler_text ?? '',
+    visibility: input.visibility ?? 'public',
+    sensitive: input.sensitive ? 1 : 0,
+    language: input.language ?? null,
+    in_reply_to_id: input.in_reply_to_id ?? null,
+    in_reply_to_account_id: input.in_reply_to_account_id ?? null,
+    reblog_of_id: reblogOfId,
+    tag_names: tags.join(' '),
+    created_at: isoMs(createdAtMs),
+    created_at_ms: createdAtMs,
+    edited_at: input.edited_at ? isoMs(input.edited_at) : null,
+    favourites_count: input.favourites_count ?? 0,
+    reblogs_count: input.reblogs_count ?? 0,
+    replies_count: input.replies_count ?? 0,
+    bookmarks_count: 0,
+    extras_json: JSON.stringify({
+      media_attachments: Array.isArray(record.media_attachments) ? record.media_attachments : [],
+      mentions: Array.isArray(record.mentions) ? record.mentions : [],
+      emojis: Array.isArray(record.emojis) ? record.emojis : [],
+      card: isObject(record.card) ? record.card : null,
+      poll: isObject(record.poll) ? record.poll : null,
+      application: isObject(record.application) ? record.application : null,
+    }),
+    original_json: keepOriginal === undefined ? null : JSON.stringify(keepOriginal),
+    ingested_at: isoMs(nowMs),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+interface AccountExtras {
+  avatar_static: string | null;
+  header_static: string | null;
+  discoverable: boolean | null;
+  last_status_at: string | null;
+  emojis: Record<string, unknown>[];
+  fields: Record<string, unknown>[];
+}
+
+interface PostExtras {
+  media_attachments: Record<string, unknown>[];
+  mentions: Record<string, unknown>[];
+  emojis: Record<string, unknown>[];
+  card: Record<string, unknown> | null;
+  poll: Record<string, unknown> | null;
+  application: Record<string, unknown> | null;
+}
+
+/** The Account of a joined row. */
+export function toAccount(row: PostWithAccountRow): Account {
+  const extras = JSON.parse(row.a_extras_json) as AccountExtras;
+  return {
+    id: row.a_id,
+    username: row.a_username,
+    acct: row.a_acct,
+    display_name: row.a_display_name,
+    locked: row.a_locked === 1,
+    bot: row.a_bot === 1,
+    discoverable: extras.discoverable,
+    group: row.a_group === 1,
+    created_at: row.a_created_at,
+    note: row.a_note,
+    url: row.a_url,
+    uri: row.a_uri,
+    avatar: row.a_avatar,
+    avatar_static: extras.avatar_static ?? row.a_avatar,
+    header: row.a_header,
+    header_static: extras.header_static ?? row.a_header,
+    followers_count: row.a_followers_count,
+    following_count: row.a_following_count,
+    statuses_count: row.a_statuses_count,
+    last_status_at: extras.last_status_at,
+    emojis: extras.emojis,
+    fields: extras.fields,
+  };
+}
+
+/** The Status of a joined row (per-viewer flags false; `reblog` filled by the caller). */
+export function toStatus(row: PostWithAccountRow): Status {
+  const tagBaseUrl = origin(row.a_url);
+  const extras = JSON.parse(row.extras_json) as PostExtras;
+  const tags = row.tag_names === '' ? [] : row.tag_names.split(' ');
+  return {
+    id: row.id,
+    uri: row.uri,
+    created_at: row.created_at,
+    account: toAccount(row),
+    content: row.content,
+    visibility: row.visibility,
+    sensitive: row.sensitive === 1,
+    spoiler_text: row.spoiler_text,
+    media_attachments: extras.media_attachments,
+    application: extras.application,
+    mentions: extras.mentions,
+    tags: tags.map((name) => ({ name, url: `${tagBaseUrl}/tags/${encodeURIComponent(name)}` })),
+    emojis: extras.emojis,
+    reblogs_count: row.reblogs_count,
+    favourites_count: row.favourites_count,
+    replies_count: row.replies_count,
+    url: row.url,
+    in_reply_to_id: row.in_reply_to_id,
+    in_reply_to_account_id: row.in_reply_to_account_id,
+    reblog: null,
+    poll: extras.poll,
+    card: extras.card,
+    language: row.language,
+    text: null,
+    edited_at: row.edited_at,
+    favourited: false,
+    reblogged: false,
+    muted: false,
+    bookmarked: false,
+    filtered: [],
+  };
+}
+
+/** The ranking engine's view of a post (a reblog carries its original's text and tags). */
+export function toRankable(row: RankableRow): RankablePost {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    accountUsername: row.username,
+    text: row.plain_text,
+    tags: row.tag_names === '' ? [] : row.tag_names.split(' '),
+    language: row.language,
+    createdAtMs: row.created_at_ms,
+    favourites: row.favourites_count,
+    reblogs: row.reblogs_count,
+    replies: row.replies_count,
+    reblogOfId: row.reblog_of_id,
+  };
+}

@@ -1,0 +1,178 @@
+/** SQL for accounts, posts and their tags. */
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { AccountsTable, PostsTable } from './posts.tables.js';
+
+export type AccountRow = Selectable<AccountsTable>;
+export type PostRow = Selectable<PostsTable>;
+
+/** A post with its author's columns (prefixed `a_`). */
+export type PostWithAccountRow = PostRow & { [K in keyof AccountRow as `a_${K}`]: AccountRow[K] };
+
+/** The columns the ranking engine needs. */
+export interface RankableRow {
+  id: string;
+  account_id: string;
+  username: string;
+  plain_text: string;
+  tag_names: string;
+  language: string | null;
+  created_at_ms: number;
+  favourites_count: number;
+  reblogs_count: number;
+  replies_count: number;
+  reblog_of_id: string | null;
+  visibility: string;
+}
+
+const ACCOUNT_COLUMNS = [
+  'id', 'username', 'acct', 'display_name', 'note', 'url', 'uri', 'avatar', 'header', 'locked', 'bot', 'group',
+  'followers_count', 'following_count', 'statuses_count', 'created_at', 'extras_json', 'original_json',
+] as const;
+
+function withAccount(db: Kysely<Database>) {
+  return db
+    .selectFrom('posts')
+    .innerJoin('accounts', 'accounts.id', 'posts.account_id')
+    .selectAll('posts')
+    .select(ACCOUNT_COLUMNS.map((c) => `accounts.${c} as a_${c}` as const));
+}
+
+/** Inserts or replaces an account. */
+export async function upsertAccount(db: Kysely<Database>, row: Insertable<AccountsTable>): Promise<void> {
+  const { id: _id, ...rest } = row;
+  await db.insertInto('accounts').values(row).onConflict((oc) => oc.column('id').doUpdateSet(rest)).execute();
+}
+
+/** Inserts or replaces a post and its tags. */
+export async function upsertPost(db: Kysely<Database>, row: Insertable<PostsTable>, tags: readonly string[]): Promise<void> {
+  const { id: _id, ...rest } = row;
+  await db.insertInto('posts').values(row).onConflict((oc) => oc.column('id').doUpdateSet(rest)).execute();
+  await db.deleteFrom('post_tags').where('post_id', '=', row.id).execute();
+  if (tags.length > 0) {
+    await db
+      .insertInto('post_tags')
+      .values(tags.map((tag) => ({ post_id: row.id, tag, sort_key: row.sort_key })))
+      .execute();
+  }
+}
+
+/** Posts (with authors) by id, in no particular order. */
+export async function findPostsWithAccounts(db: Kysely<Database>, ids: readonly string[]): Promise<PostWithAccountRow[]> {
+  if (ids.length === 0) return [];
+  return (await withAccount(db).where('posts.id', 'in', ids).execute()) as PostWithAccountRow[];
+}
+
+export interface PostListFilter {
+  accountId?: string;
+  tag?: string;
+  /** Sort keys: older than `maxKey`, newer than `sinceKey` / `minKey`. */
+  maxKey?: string;
+  sinceKey?: string;
+  minKey?: string;
+  limit: number;
+}
+
+/** A page of posts, newest first (with `minKey`: the oldest ones right after it, still returned newest first). */
+export async function listPosts(db: Kysely<Database>, filter: PostListFilter): Promise<PostWithAccountRow[]> {
+  let query = withAccount(db);
+  if (filter.accountId !== undefined) query = query.where('posts.account_id', '=', filter.accountId);
+  if (filter.tag !== undefined) {
+    const tag = filter.tag;
+    query = query.where('posts.id', 'in', (eb) => eb.selectFrom('post_tags').select('post_id').where('tag', '=', tag));
+  }
+  if (filter.maxKey !== undefined) query = query.where('posts.sort_key', '<', filter.maxKey);
+  if (filter.sinceKey !== undefined) query = query.where('posts.sort_key', '>', filter.sinceKey);
+  if (filter.minKey !== undefined) query = query.where('posts.sort_key', '>', filter.minKey);
+  const ascending = filter.minKey !== undefined;
+  const rows = (await query
+    .orderBy('posts.sort_key', ascending ? 'asc' : 'desc')
+    .limit(filter.limit)
+    .execute()) as PostWithAccountRow[];
+  return ascending ? rows.reverse() : rows;
+}
+
+/** Deletes a post and its reblogs (tags, interactions and feedback cascade); returns the ids deleted. */
+export async function deletePost(db: Kysely<Database>, id: string): Promise<string[]> {
+  const reblogs = await db.deleteFrom('posts').where('reblog_of_id', '=', id).returning('id').execute();
+  const result = await db.deleteFrom('posts').where('id', '=', id).returning('id').execute();
+  if (result.length === 0) return [];
+  return [id, ...reblogs.map((r) => r.id)];
+}
+
+const RANKABLE = [
+  'posts.id', 'posts.account_id', 'accounts.username', 'posts.plain_text', 'posts.tag_names', 'posts.language',
+  'posts.created_at_ms', 'posts.favourites_count', 'posts.reblogs_count', 'posts.replies_count', 'posts.reblog_of_id', 'posts.visibility',
+] as const;
+
+function rankable(db: Kysely<Database>) {
+  return db.selectFrom('posts').innerJoin('accounts', 'accounts.id', 'posts.account_id').select(RANKABLE);
+}
+
+/** The candidate pool: the `recent` newest public posts and the `popular` most engaging ones. */
+export async function loadCandidateRows(db: Kysely<Database>, recent: number, popular: number): Promise<RankableRow[]> {
+  const newest = await rankable(db).where('posts.visibility', 'in', ['public', 'unlisted']).orderBy('posts.created_at_ms', 'desc').limit(recent).execute();
+  const engaging = await rankable(db)
+    .where('posts.visibility', 'in', ['public', 'unlisted'])
+    .orderBy((eb) => eb(eb('posts.favourites_count', '+', eb('posts.reblogs_count', '*', 2)), '+', eb.ref('posts.replies_count')), 'desc')
+    .limit(popular)
+    .execute();
+  const byId = new Map<string, RankableRow>();
+  for (const row of [...newest, ...engaging]) byId.set(row.id, row);
+  return [...byId.values()];
+}
+
+/** Rankable columns of posts by id (for building profiles from history). */
+export async function findRankableRows(db: Kysely<Database>, ids: readonly string[]): Promise<RankableRow[]> {
+  if (ids.length === 0) return [];
+  return rankable(db).where('posts.id', 'in', ids).execute();
+}
+
+export interface CountDeltas {
+  favourites?: number;
+  reblogs?: number;
+  bookmarks?: number;
+}
+
+/** Adds to a post's counters (never below zero) and returns the new counts. */
+export async function adjustPostCounts(
+  db: Kysely<Database>,
+  postId: string,
+  deltas: CountDeltas,
+): Promise<Pick<PostRow, 'favourites_count' | 'reblogs_count' | 'replies_count' | 'bookmarks_count'> | undefined> {
+  return db
+    .updateTable('posts')
+    .set((eb) => ({
+      favourites_count: eb.fn('max', [eb('favourites_count', '+', deltas.favourites ?? 0), eb.lit(0)]),
+      reblogs_count: eb.fn('max', [eb('reblogs_count', '+', deltas.reblogs ?? 0), eb.lit(0)]),
+      bookmarks_count: eb.fn('max', [eb('bookmarks_count', '+', deltas.bookmarks ?? 0), eb.lit(0)]),
+    }))
+    .where('id', '=', postId)
+    .returning(['favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count'])
+    .executeTakeFirst();
+}
+
+/** Engagement counts of the posts created since `sinceMs` (for trending). */
+export async function recentEngagementRows(
+  db: Kysely<Database>,
+  sinceMs: number,
+): Promise<Pick<PostRow, 'id' | 'created_at_ms' | 'favourites_count' | 'reblogs_count' | 'replies_count' | 'tag_names'>[]> {
+  return db
+    .selectFrom('posts')
+    .select(['id', 'created_at_ms', 'favourites_count', 'reblogs_count', 'replies_count', 'tag_names'])
+    .where('created_at_ms', '>=', sinceMs)
+    .where('visibility', '=', 'public')
+    .where('reblog_of_id', 'is', null)
+    .execute();
+}
+
+/** Whether a post exists. */
+export async function postExists(db: Kysely<Database>, id: string): Promise<boolean> {
+  return (await db.selectFrom('posts').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** Number of stored posts. */
+export async function countPosts(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('posts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,142 @@
+/** `/api/v1/posts`: Mastodon statuses (public reads, admin writes) and trending posts. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../../src/schemas/common.schema.js';
+import {
+  PostIdParamsSchema,
+  PostListQuerySchema,
+  StatusBatchSchema,
+  StatusInputSchema,
+  StatusSchema,
+  TrendingQuerySchema,
+} from '../../src/schemas/post.schema.js';
+import { requireScope } from '../plugins/auth.js';
+import { linkHeader } from './paging.js';
+import type { PostService } from './post.service.js';
+import type { TrendingService } from './trending.service.js';
+
+export interface PostRoutesOptions {
+  posts: PostService;
+  trending: TrendingService;
+}
+
+const adminOnly = async (request: FastifyRequest): Promise<void> => {
+  requireScope(request, 'admin');
+};
+
+export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (app, { posts, trending }) => {
+  app.post(
+    '/api/v1/posts',
+    {
+      onRequest: adminOnly,
+      schema: {
+        tags: ['posts'],
+        summary: 'Ingest one Mastodon status (created, or refreshed when its id exists)',
+        operationId: 'createPost',
+        body: StatusInputSchema,
+        response: { 201: StatusSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      return reply.code(201).send(await posts.ingestOne(request.body));
+    },
+  );
+
+  app.post(
+    '/api/v1/posts/batch',
+    {
+      onRequest: adminOnly,
+      schema: {
+        tags: ['posts'],
+        summary: 'Ingest up to 500 Mastodon statuses in one transaction',
+        operationId: 'createPostsBatch',
+        body: StatusBatchSchema,
+        response: { 201: Type.Array(StatusSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await posts.ingest(request.body.statuses)),
+  );
+
+  app.get(
+    '/api/v1/posts',
+    {
+      schema: {
+        tags: ['posts'],
+        summary: 'List posts, newest first, by author or tag, with Mastodon paging and a Link header',
+        operationId: 'listPosts',
+        security: [],
+        querystring: PostListQuerySchema,
+        response: { 200: Type.Array(StatusSchema), ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const statuses = await posts.list({
+        ...(q.account_id !== undefined ? { accountId: q.account_id } : {}),
+        ...(q.tag !== undefined ? { tag: q.tag } : {}),
+        ...(q.max_id !== undefined ? { maxId: q.max_id } : {}),
+        ...(q.since_id !== undefined ? { sinceId: q.since_id } : {}),
+        ...(q.min_id !== undefined ? { minId: q.min_id } : {}),
+        limit: q.limit ?? 20,
+      });
+      const link = linkHeader(request, statuses[0]?.id, statuses.at(-1)?.id);
+      if (link) reply.header('link', link);
+      return statuses;
+    },
+  );
+
+  app.get(
+    '/api/v1/posts/trending',
+    {
+      schema: {
+        tags: ['posts'],
+        summary: 'Posts trending now: engagement decayed with a 12-hour half-life',
+        operationId: 'listTrendingPosts',
+        security: [],
+        querystring: TrendingQuerySchema,
+        response: { 200: Type.Array(StatusSchema), ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { limit = 20, offset = 0 } = request.query;
+      const ids = (await trending.current()).posts.slice(offset, offset + limit).map((p) => p.id);
+      const byId = await posts.statusesByIds(ids);
+      return ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
+    },
+  );
+
+  app.get(
+    '/api/v1/posts/:id',
+    {
+      schema: {
+        tags: ['posts'],
+        summary: 'One post as a Mastodon status',
+        operationId: 'getPost',
+        security: [],
+        params: PostIdParamsSchema,
+        response: { 200: StatusSchema, ...errorResponses(404) },
+      },
+    },
+    async (request) => posts.get(request.params.id),
+  );
+
+  app.delete(
+    '/api/v1/posts/:id',
+    {
+      onRequest: adminOnly,
+      schema: {
+        tags: ['posts'],
+        summary: 'Delete a post (and its reblogs, interactions and feedback); returns it as Mastodon does',
+        operationId: 'deletePost',
+        params: PostIdParamsSchema,
+        response: { 200: StatusSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { status, deletedIds } = await posts.delete(request.params.id);
+      trending.forget(deletedIds);
+      return status;
+    },
+  );
+};

@@ -1,0 +1,22 @@
+/** Registers the posts feature: routes, the trending agent; returns its services. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.js';
+import type { RankingState } from '../recommendations/ranking-state.js';
+import { postRoutes } from './post.routes.js';
+import { PostService } from './post.service.js';
+import { trendingRefreshAgent } from './trending.agent.js';
+import { TrendingService } from './trending.service.js';
+
+export interface PostsFeature {
+  posts: PostService;
+  trending: TrendingService;
+}
+
+/** Posts routes and the `trending_refresh` agent. */
+export async function registerPosts(app: FastifyInstance, context: AppContext, ranking: RankingState): Promise<PostsFeature> {
+  const posts = new PostService(context.database.db, ranking);
+  const trending = new TrendingService(context.database.db);
+  context.agents.register(trendingRefreshAgent(trending, context.agentIntervalSeconds));
+  await app.register(postRoutes, { posts, trending });
+  return { posts, trending };
+}

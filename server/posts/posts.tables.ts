@@ -1,0 +1,65 @@
+/** Table types of the posts feature (accounts, posts, post_tags). */
+export interface AccountsTable {
+  id: string;
+  username: string;
+  acct: string;
+  display_name: string;
+  note: string;
+  url: string;
+  uri: string;
+  avatar: string;
+  header: string;
+  locked: number;
+  bot: number;
+  group: number;
+  followers_count: number;
+  following_count: number;
+  statuses_count: number;
+  created_at: string;
+  /** JSON: fields, emojis and other Account attributes kept as given. */
+  extras_json: string;
+  original_json: string | null;
+}
+
+export interface PostsTable {
+  id: string;
+  /** Text-comparable id: numeric ids left-padded to 20 digits. */
+  sort_key: string;
+  account_id: string;
+  uri: string;
+  url: string | null;
+  content: string;
+  plain_text: string;
+  spoiler_text: string;
+  visibility: string;
+  sensitive: number;
+  language: string | null;
+  in_reply_to_id: string | null;
+  in_reply_to_account_id: string | null;
+  reblog_of_id: string | null;
+  /** Lowercase tag names separated by spaces (post_tags holds them for filtering). */
+  tag_names: string;
+  created_at: string;
+  created_at_ms: number;
+  edited_at: string | null;
+  favourites_count: number;
+  reblogs_count: number;
+  replies_count: number;
+  bookmarks_count: number;
+  /** JSON: media_attachments, mentions, emojis, card, poll, application. */
+  extras_json: string;
+  original_json: string | null;
+  ingested_at: string;
+}
+
+export interface PostTagsTable {
+  post_id: string;
+  tag: string;
+  sort_key: string;
+}
+
+export interface PostTables {
+  accounts: AccountsTable;
+  posts: PostsTable;
+  post_tags: PostTagsTable;
+}

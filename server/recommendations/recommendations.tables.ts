@@ -1,0 +1,27 @@
+/** Table types of the recommendations feature (feedback and explicit preferences). */
+export interface FeedbackTable {
+  id: string;
+  user_id: string;
+  post_id: string;
+  feedback: string;
+  created_at: string;
+  created_at_ms: number;
+}
+
+export interface UserPreferencesTable {
+  user_id: string;
+  /** JSON arrays of strings. */
+  favoured_authors: string;
+  muted_authors: string;
+  favoured_tags: string;
+  muted_tags: string;
+  languages: string;
+  include_reblogs: number;
+  recommendation_ratio: number | null;
+  updated_at: string;
+}
+
+export interface RecommendationTables {
+  feedback: FeedbackTable;
+  user_preferences: UserPreferencesTable;
+}
