@@ -1,0 +1,168 @@
+/**
+ * A user's learned and explicit preferences, built once from their history and then
+ * updated in place on each new interaction or feedback, so the server can keep profiles
+ * in memory instead of re-reading the history on every request.
+ */
+import { addDecayed, decayedValue, type DecayedScore } from './features.js';
+import type {
+  InteractionAction,
+  ProfileFeedback,
+  ProfileInteraction,
+  RankablePost,
+  UserPreferences,
+} from './ranking.types.js';
+import { DEFAULT_PREFERENCES } from './ranking.types.js';
+
+/** What the profile needs from the index: TF-IDF vectors with the pool's idf. */
+export interface TermWeigher {
+  termVector(post: Pick<RankablePost, 'text' | 'tags'>): Map<string, number>;
+}
+
+/** A reblog spreads a post and a bookmark keeps it: both say more than a favourite. */
+export const INTERACTION_STRENGTH: Readonly<Record<InteractionAction, number>> = {
+  favorite: 1,
+  bookmark: 1.5,
+  reblog: 2,
+};
+
+/** Explicit feedback outweighs an implicit signal; "less" more so, because it is rarer. */
+export const FEEDBACK_STRENGTH: Readonly<Record<'more' | 'less', number>> = { more: 2, less: -3 };
+
+/** The interest vector keeps its strongest terms only, to bound memory and ranking cost. */
+export const MAX_INTEREST_TERMS = 256;
+
+/** Learned and explicit preferences of one user. Mutated only by this module's functions. */
+export interface UserProfile {
+  readonly userId: string;
+  /** The user's own account (their posts are never recommended to them). */
+  accountId: string | null;
+  /** Account id -> decayed affinity (negative after "less" feedback). */
+  readonly authorAffinity: Map<string, DecayedScore>;
+  /** Lowercase tag -> decayed affinity. */
+  readonly tagAffinity: Map<string, DecayedScore>;
+  /** Term (word or `#tag`) -> decayed TF-IDF weight of what the user engaged with. */
+  readonly interest: Map<string, DecayedScore>;
+  /** Post id -> number of live interactions or feedback on it (such posts are excluded). */
+  readonly seenPosts: Map<string, number>;
+  preferences: UserPreferences;
+  /** Interactions and feedback applied; 0 means cold start. */
+  signals: number;
+}
+
+/** Everything a profile is built from. */
+export interface UserProfileInput {
+  readonly userId: string;
+  readonly accountId?: string | null;
+  readonly interactions?: Iterable<ProfileInteraction>;
+  readonly feedback?: Iterable<ProfileFeedback>;
+  readonly preferences?: Partial<UserPreferences>;
+}
+
+/** A profile with no history and default preferences. */
+export function emptyProfile(userId: string, accountId: string | null = null): UserProfile {
+  return {
+    userId,
+    accountId,
+    authorAffinity: new Map(),
+    tagAffinity: new Map(),
+    interest: new Map(),
+    seenPosts: new Map(),
+    preferences: DEFAULT_PREFERENCES,
+    signals: 0,
+  };
+}
+
+/** Builds a profile from a user's whole history (the same as applying each event in turn). */
+export function buildUserProfile(input: UserProfileInput, weigher: TermWeigher): UserProfile {
+  const profile = emptyProfile(input.userId, input.accountId ?? null);
+  if (input.preferences !== undefined) setPreferences(profile, input.preferences);
+  for (const interaction of input.interactions ?? []) applyInteraction(profile, interaction, weigher);
+  for (const feedback of input.feedback ?? []) applyFeedback(profile, feedback, weigher);
+  return profile;
+}
+
+/**
+ * Applies one interaction; `undo` (an unfavourite, an unreblog) subtracts the same amount
+ * at the same instant, which cancels the author and tag affinity exactly and the interest
+ * vector up to the idf drift since it was added.
+ */
+export function applyInteraction(
+  profile: UserProfile,
+  interaction: ProfileInteraction,
+  weigher: TermWeigher,
+  mode: 'add' | 'undo' = 'add',
+): void {
+  const sign = mode === 'add' ? 1 : -1;
+  learn(profile, interaction.post, sign * INTERACTION_STRENGTH[interaction.action], interaction.createdAtMs, weigher);
+  markSeen(profile, interaction.post.id, sign);
+  profile.signals = Math.max(0, profile.signals + sign);
+}
+
+/** Applies one "more"/"less" answer: it moves the post's author, tags and terms up or down. */
+export function applyFeedback(profile: UserProfile, feedback: ProfileFeedback, weigher: TermWeigher): void {
+  learn(profile, feedback.post, FEEDBACK_STRENGTH[feedback.feedback], feedback.createdAtMs, weigher);
+  markSeen(profile, feedback.post.id, 1);
+  profile.signals += 1;
+}
+
+/** Replaces the explicit preferences (missing fields keep their current value). */
+export function setPreferences(profile: UserProfile, preferences: Partial<UserPreferences>): void {
+  const lower = (xs: readonly string[] | undefined): string[] | undefined =>
+    xs?.map((x) => x.toLowerCase().replace(/^#/, ''));
+  profile.preferences = {
+    ...profile.preferences,
+    ...preferences,
+    ...(preferences.favouredTags !== undefined ? { favouredTags: lower(preferences.favouredTags) } : {}),
+    ...(preferences.mutedTags !== undefined ? { mutedTags: lower(preferences.mutedTags) } : {}),
+  };
+}
+
+/** True when nothing is known about what the user likes: the cold-start ranking applies. */
+export function isColdStart(profile: UserProfile): boolean {
+  const p = profile.preferences;
+  return profile.signals === 0 && p.favouredAuthors.length === 0 && p.favouredTags.length === 0;
+}
+
+/** The learned preferences at `nowMs`, strongest first (for the preferences endpoint). */
+export function learnedPreferences(
+  profile: UserProfile,
+  nowMs: number,
+  top = 20,
+): { authors: { accountId: string; affinity: number }[]; tags: { tag: string; affinity: number }[] } {
+  const ranked = (m: Map<string, DecayedScore>): [string, number][] =>
+    [...m]
+      .map(([k, s]): [string, number] => [k, decayedValue(s, nowMs)])
+      .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || (a[0] < b[0] ? -1 : 1))
+      .slice(0, top);
+  return {
+    authors: ranked(profile.authorAffinity).map(([accountId, affinity]) => ({ accountId, affinity })),
+    tags: ranked(profile.tagAffinity).map(([tag, affinity]) => ({ tag, affinity })),
+  };
+}
+
+function learn(profile: UserProfile, post: RankablePost, amount: number, atMs: number, weigher: TermWeigher): void {
+  bump(profile.authorAffinity, post.accountId, amount, atMs);
+  for (const tag of new Set(post.tags)) bump(profile.tagAffinity, tag.toLowerCase(), amount, atMs);
+  for (const [term, weight] of weigher.termVector(post)) bump(profile.interest, term, amount * weight, atMs);
+  if (profile.interest.size > 2 * MAX_INTEREST_TERMS) pruneInterest(profile, atMs);
+}
+
+function bump(map: Map<string, DecayedScore>, key: string, amount: number, atMs: number): void {
+  const score = map.get(key);
+  if (score === undefined) map.set(key, { value: amount, asOfMs: atMs });
+  else addDecayed(score, amount, atMs);
+}
+
+function markSeen(profile: UserProfile, postId: string, sign: 1 | -1): void {
+  const count = (profile.seenPosts.get(postId) ?? 0) + sign;
+  if (count > 0) profile.seenPosts.set(postId, count);
+  else profile.seenPosts.delete(postId);
+}
+
+/** Keeps the MAX_INTEREST_TERMS strongest terms; pruning in halves keeps it amortised. */
+function pruneInterest(profile: UserProfile, atMs: number): void {
+  const ranked = [...profile.interest].sort(
+    (a, b) => Math.abs(decayedValue(b[1], atMs)) - Math.abs(decayedValue(a[1], atMs)),
+  );
+  for (const [term] of ranked.slice(MAX_INTEREST_TERMS)) profile.interest.delete(term);
+}

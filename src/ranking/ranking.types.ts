@@ -1,0 +1,134 @@
+/**
+ * Types and defaults of the ranking engine. The engine is pure: the server hands it
+ * posts, interactions and preferences, and it never reads a database or the network.
+ */
+
+/** A post as the ranking engine sees it: plain text, lowercase tags, counts. */
+export interface RankablePost {
+  readonly id: string;
+  readonly accountId: string;
+  readonly accountUsername: string;
+  /** Plain text: the caller strips the HTML (see `htmlToText`). */
+  readonly text: string;
+  /** Lowercase, without the leading `#`. */
+  readonly tags: readonly string[];
+  readonly language: string | null;
+  readonly createdAtMs: number;
+  readonly favourites: number;
+  readonly reblogs: number;
+  readonly replies: number;
+  /** Set when this post is a reblog: the id of the original (they count as one post). */
+  readonly reblogOfId: string | null;
+}
+
+/** The four weights an experiment variant can set (the spec's `algorithm_config.weights`). */
+export interface Weights {
+  readonly author_preference: number;
+  readonly content_engagement: number;
+  readonly recency: number;
+  readonly semantic_similarity: number;
+}
+
+/** The names of the features, in a fixed order (also the order of `FeatureVector`). */
+export type FeatureName = keyof Weights;
+
+/** One value in [0, 1] per feature. */
+export type FeatureVector = { [K in FeatureName]: number };
+
+/** The shape of an experiment variant's `algorithm_config`. */
+export interface AlgorithmConfig {
+  readonly weights: Weights;
+  /** `false` switches the semantic component off (its weight becomes 0). */
+  readonly use_semantic_scoring?: boolean;
+  /** When given, replaces `weights.semantic_similarity` (see `effectiveWeights`). */
+  readonly semantic_weight?: number;
+}
+
+/**
+ * The ranking used when no experiment applies. Author affinity leads because it is the
+ * strongest personal signal; engagement and recency share the middle; the semantic
+ * match is a tie-breaker among otherwise similar posts.
+ */
+export const DEFAULT_ALGORITHM_CONFIG: AlgorithmConfig = {
+  weights: {
+    author_preference: 0.35,
+    content_engagement: 0.25,
+    recency: 0.25,
+    semantic_similarity: 0.15,
+  },
+  use_semantic_scoring: true,
+};
+
+/** Per-request knobs of one ranking. */
+export interface RankingOptions {
+  /** Maximum number of items returned. */
+  readonly limit: number;
+  /** The clock, in epoch milliseconds (passed in so that ranking is deterministic). */
+  readonly nowMs: number;
+  /** At most this many posts by one author in one list (default `DEFAULT_PER_AUTHOR_CAP`). */
+  readonly perAuthorCap?: number;
+  /** Half-life of the recency feature in hours (default `DEFAULT_RECENCY_HALF_LIFE_HOURS`). */
+  readonly recencyHalfLifeHours?: number;
+  /** Post ids to leave out (the client has them already); a reblog's group goes with it. */
+  readonly excludeIds?: Iterable<string>;
+}
+
+/** Three posts per author keeps one prolific account from filling a 20-item list. */
+export const DEFAULT_PER_AUTHOR_CAP = 3;
+
+/** A day: a post loses half its recency score every 24 hours. */
+export const DEFAULT_RECENCY_HALF_LIFE_HOURS = 24;
+
+/** The reason codes of the spec's `recommendation_metadata.reason_code`. */
+export type ReasonCode = 'AUTHOR_INTERACTION' | 'SEMANTIC_MATCH' | 'TRENDING_TAG' | 'HIGH_ENGAGEMENT';
+
+/** One ranked post, with the numbers behind its score and the reason shown to the user. */
+export interface RankedItem {
+  readonly post: RankablePost;
+  /** Σ weight·feature, in [0, 1]. */
+  readonly score: number;
+  readonly features: FeatureVector;
+  readonly reasonCode: ReasonCode;
+  readonly reasonText: string;
+  /** True when the user had no history and the cold-start ranking was used. */
+  readonly coldStart: boolean;
+}
+
+/** What the user did with a post. */
+export type InteractionAction = 'favorite' | 'bookmark' | 'reblog';
+
+/** One logged interaction, with the post it was about. */
+export interface ProfileInteraction {
+  readonly post: RankablePost;
+  readonly action: InteractionAction;
+  readonly createdAtMs: number;
+}
+
+/** One "more / less of this kind of post" answer. */
+export interface ProfileFeedback {
+  readonly post: RankablePost;
+  readonly feedback: 'more' | 'less';
+  readonly createdAtMs: number;
+}
+
+/** The user's explicit preferences (the preferences endpoint). */
+export interface UserPreferences {
+  readonly favouredAuthors: readonly string[];
+  readonly mutedAuthors: readonly string[];
+  /** Lowercase tags without `#`. */
+  readonly favouredTags: readonly string[];
+  readonly mutedTags: readonly string[];
+  /** Language codes; empty means every language. Posts without a language always pass. */
+  readonly languages: readonly string[];
+  readonly includeReblogs: boolean;
+}
+
+/** No explicit preference: everything allowed, nothing favoured. */
+export const DEFAULT_PREFERENCES: UserPreferences = {
+  favouredAuthors: [],
+  mutedAuthors: [],
+  favouredTags: [],
+  mutedTags: [],
+  languages: [],
+  includeReblogs: true,
+};

@@ -1,0 +1,76 @@
+/**
+ * Why a post was recommended: the feature that lifted its score the most, turned into
+ * one of the spec's reason codes and a sentence naming the real cause.
+ */
+import type { FeatureVector, RankablePost, ReasonCode, Weights } from './ranking.types.js';
+
+/** What the ranker found out about one post beyond its features. */
+export interface ReasonContext {
+  /** The user had no history: the cold-start ranking was used. */
+  readonly coldStart: boolean;
+  /** The post's most trending tag, if it carries one. */
+  readonly trendingTag: string | undefined;
+  /** The term (a word, or `#tag`) that matched the user's interests the most. */
+  readonly semanticTerm: string | undefined;
+}
+
+/** A reason code and its human text. */
+export interface Reason {
+  readonly reasonCode: ReasonCode;
+  readonly reasonText: string;
+}
+
+const STILL_LEARNING = "we're still learning what you like";
+
+/**
+ * Weighted lift of each feature above its neutral value, on a [0, 1] scale: the author
+ * feature counts only above the unknown-author 0.5 (so (f − 0.5) / 0.5), the others from 0.
+ */
+export function featureLifts(features: FeatureVector, weights: Weights): FeatureVector {
+  return {
+    author_preference: weights.author_preference * Math.max(0, (features.author_preference - 0.5) / 0.5),
+    content_engagement: weights.content_engagement * features.content_engagement,
+    recency: weights.recency * features.recency,
+    semantic_similarity: weights.semantic_similarity * features.semantic_similarity,
+  };
+}
+
+/**
+ * The reason of a ranked post: AUTHOR_INTERACTION or SEMANTIC_MATCH when that feature
+ * lifted the score most; otherwise engagement or recency did, and the post is shown as
+ * TRENDING_TAG when it carries a trending tag, else HIGH_ENGAGEMENT.
+ */
+export function explainRanking(
+  post: RankablePost,
+  features: FeatureVector,
+  weights: Weights,
+  context: ReasonContext,
+): Reason {
+  if (context.coldStart) {
+    return context.trendingTag !== undefined
+      ? { reasonCode: 'TRENDING_TAG', reasonText: `Trending now: #${context.trendingTag} — ${STILL_LEARNING}` }
+      : { reasonCode: 'HIGH_ENGAGEMENT', reasonText: `Popular with the community — ${STILL_LEARNING}` };
+  }
+  const lifts = featureLifts(features, weights);
+  const best = Math.max(lifts.author_preference, lifts.semantic_similarity, lifts.content_engagement, lifts.recency);
+  if (best > 0 && lifts.author_preference === best) {
+    return { reasonCode: 'AUTHOR_INTERACTION', reasonText: `Because you often engage with @${post.accountUsername}` };
+  }
+  if (best > 0 && lifts.semantic_similarity === best) {
+    const about = context.semanticTerm === undefined ? '' : ` about ${quoteTerm(context.semanticTerm)}`;
+    return { reasonCode: 'SEMANTIC_MATCH', reasonText: `Similar to posts you liked${about}` };
+  }
+  if (context.trendingTag !== undefined) {
+    return { reasonCode: 'TRENDING_TAG', reasonText: `Trending now: #${context.trendingTag}` };
+  }
+  // A fresh post that led on recency has not earned "popular" yet: say what is true.
+  const popular = lifts.content_engagement >= lifts.recency || features.content_engagement >= 0.5;
+  return {
+    reasonCode: 'HIGH_ENGAGEMENT',
+    reasonText: popular ? 'Popular across the network' : 'Fresh from across the network',
+  };
+}
+
+function quoteTerm(term: string): string {
+  return term.startsWith('#') ? term : `“${term}”`;
+}

@@ -1,0 +1,66 @@
+/**
+ * Term ids and document frequencies of the candidate pool, for TF-IDF. Ids are never
+ * reused, so a term's id stays valid in every vector that holds it; the vocabulary only
+ * grows (tens of thousands of terms for a store of 10,000 posts).
+ */
+export class Vocabulary {
+  private readonly ids = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private df = new Int32Array(1024);
+  /** Number of documents counted in the document frequencies. */
+  docCount = 0;
+
+  /** Number of distinct terms ever seen (the length dense term arrays need). */
+  get size(): number {
+    return this.terms.length;
+  }
+
+  /** The id of a term, creating one for a new term. */
+  intern(term: string): number {
+    let id = this.ids.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.ids.set(term, id);
+      this.terms.push(term);
+      if (id >= this.df.length) {
+        const grown = new Int32Array(this.df.length * 2);
+        grown.set(this.df);
+        this.df = grown;
+      }
+    }
+    return id;
+  }
+
+  /** The id of a known term, or undefined. */
+  find(term: string): number | undefined {
+    return this.ids.get(term);
+  }
+
+  /** The term of an id. */
+  term(id: number): string {
+    return this.terms[id] ?? '';
+  }
+
+  /** Counts (+1) or uncounts (−1) one document holding these distinct term ids. */
+  count(termIds: Int32Array, sign: 1 | -1): void {
+    for (const id of termIds) this.df[id] = (this.df[id] ?? 0) + sign;
+    this.docCount += sign;
+  }
+
+  /** Smoothed idf = ln((N + 1) / (df + 1)) + 1: positive even for a term in every post. */
+  idf(id: number): number {
+    return Math.log((this.docCount + 1) / ((this.df[id] ?? 0) + 1)) + 1;
+  }
+
+  /** L2-normalised TF-IDF weights of `tf` (same order as `ids`), written into `out`. */
+  weigh(ids: Int32Array, tf: Float64Array, out: Float64Array): void {
+    let norm = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const w = (tf[i] ?? 0) * this.idf(ids[i] ?? 0);
+      out[i] = w;
+      norm += w * w;
+    }
+    const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    for (let i = 0; i < ids.length; i++) out[i] = (out[i] ?? 0) * inv;
+  }
+}

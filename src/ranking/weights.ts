@@ -1,0 +1,46 @@
+import type { AlgorithmConfig, Weights } from './ranking.types.js';
+import { DEFAULT_ALGORITHM_CONFIG } from './ranking.types.js';
+
+const TRADITIONAL = ['author_preference', 'content_engagement', 'recency'] as const;
+
+/**
+ * The weights a ranking really uses, always summing to 1 so that scores stay in [0, 1]:
+ * - `use_semantic_scoring === false`: the semantic weight is 0 and the other three are
+ *   rescaled to sum to 1;
+ * - else, `semantic_weight` (clamped to [0, 1]) replaces `weights.semantic_similarity`
+ *   and the other three are rescaled to fill `1 − semantic_weight`, keeping their ratios;
+ * - otherwise the four weights are rescaled to sum to 1.
+ * When the three traditional weights are all 0 but room is left for them they share it
+ * equally; weights that sum to 0 fall back to the defaults.
+ */
+export function effectiveWeights(config: AlgorithmConfig): Weights {
+  const w = config.weights;
+  const clamp = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
+  const semantic =
+    config.use_semantic_scoring === false
+      ? 0
+      : config.semantic_weight !== undefined
+        ? clamp(config.semantic_weight)
+        : clamp(w.semantic_similarity);
+  const traditional = TRADITIONAL.map((k) => clamp(w[k]));
+  const traditionalSum = traditional.reduce((a, b) => a + b, 0);
+
+  if (config.use_semantic_scoring !== false && config.semantic_weight === undefined) {
+    const total = traditionalSum + semantic;
+    if (total <= 0) return effectiveWeights(DEFAULT_ALGORITHM_CONFIG);
+    return build(traditional.map((x) => x / total), semantic / total);
+  }
+  const room = 1 - semantic;
+  if (room <= 0) return build([0, 0, 0], 1);
+  const scaled = traditionalSum > 0 ? traditional.map((x) => (x / traditionalSum) * room) : [room / 3, room / 3, room / 3];
+  return build(scaled, semantic);
+}
+
+function build(traditional: readonly number[], semantic: number): Weights {
+  return {
+    author_preference: traditional[0] ?? 0,
+    content_engagement: traditional[1] ?? 0,
+    recency: traditional[2] ?? 0,
+    semantic_similarity: semantic,
+  };
+}
