@@ -4,11 +4,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app.js';
+import { registerInteractions } from './interactions/interactions.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './recommendations/ranking-state.js';
 
 /** Registers every feature's routes and agents. */
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
   const ranking = await loadRankingState(context.database.db);
-  await registerPosts(app, context, ranking);
+  const { posts } = await registerPosts(app, context, ranking);
+  await registerInteractions(app, context, { ranking, posts });
 }

@@ -176,3 +176,15 @@ export async function countPosts(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('posts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** A post's counters, if the post exists. */
+export async function findPostCounts(
+  db: Kysely<Database>,
+  postId: string,
+): Promise<Pick<PostRow, 'favourites_count' | 'reblogs_count' | 'replies_count' | 'bookmarks_count'> | undefined> {
+  return db
+    .selectFrom('posts')
+    .select(['favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count'])
+    .where('id', '=', postId)
+    .executeTakeFirst();
+}

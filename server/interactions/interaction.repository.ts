@@ -1,0 +1,93 @@
+/** SQL for interactions and learned affinities. */
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { InteractionsTable } from './interactions.tables.js';
+
+export type InteractionRow = Selectable<InteractionsTable>;
+
+/** Inserts an interaction unless (user, post, action) exists; true when inserted. */
+export async function insertInteraction(db: Kysely<Database>, row: Insertable<InteractionsTable>): Promise<boolean> {
+  const result = await db
+    .insertInto('interactions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['user_id', 'post_id', 'action_type']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** The interaction of (user, post, action), if any. */
+export async function findInteraction(db: Kysely<Database>, userId: string, postId: string, actionType: string): Promise<InteractionRow | undefined> {
+  return db
+    .selectFrom('interactions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('post_id', '=', postId)
+    .where('action_type', '=', actionType)
+    .executeTakeFirst();
+}
+
+/** The interaction with this id, if any. */
+export async function findInteractionById(db: Kysely<Database>, id: string): Promise<InteractionRow | undefined> {
+  return db.selectFrom('interactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Deletes an interaction; true when it existed. */
+export async function deleteInteraction(db: Kysely<Database>, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('interactions').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** A user's interactions, newest first, older than `maxId` when given. */
+export async function listUserInteractions(
+  db: Kysely<Database>,
+  userId: string,
+  options: { actionType?: string; maxId?: string; limit: number },
+): Promise<InteractionRow[]> {
+  let query = db.selectFrom('interactions').selectAll().where('user_id', '=', userId);
+  if (options.actionType !== undefined) query = query.where('action_type', '=', options.actionType);
+  if (options.maxId !== undefined) query = query.where('id', '<', options.maxId);
+  return query.orderBy('id', 'desc').limit(options.limit).execute();
+}
+
+/** All of a user's interactions, oldest first (for building a profile). */
+export async function allUserInteractions(db: Kysely<Database>, userId: string): Promise<InteractionRow[]> {
+  return db.selectFrom('interactions').selectAll().where('user_id', '=', userId).orderBy('created_at_ms').orderBy('id').execute();
+}
+
+/** Which of `postIds` the user favourited, reblogged or bookmarked. */
+export async function userActionsOn(db: Kysely<Database>, userId: string, postIds: readonly string[]): Promise<Pick<InteractionRow, 'post_id' | 'action_type'>[]> {
+  if (postIds.length === 0) return [];
+  return db.selectFrom('interactions').select(['post_id', 'action_type']).where('user_id', '=', userId).where('post_id', 'in', postIds).execute();
+}
+
+export interface AffinityChange {
+  kind: 'author' | 'tag';
+  target: string;
+  amount: number;
+}
+
+/**
+ * Adds time-decayed amounts to a user's affinities: the stored value decays to the later
+ * of the two instants (half-life `halfLifeMs`) before the amount (decayed likewise) is added.
+ */
+export async function addAffinities(
+  db: Kysely<Database>,
+  userId: string,
+  changes: readonly AffinityChange[],
+  atMs: number,
+  halfLifeMs: number,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await db
+    .insertInto('user_affinities')
+    .values(changes.map((c) => ({ user_id: userId, kind: c.kind, target: c.target, score: c.amount, as_of_ms: atMs })))
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'kind', 'target']).doUpdateSet({
+        score: sql<number>`CASE WHEN excluded.as_of_ms >= user_affinities.as_of_ms
+          THEN user_affinities.score * pow(2, -(excluded.as_of_ms - user_affinities.as_of_ms) / CAST(${halfLifeMs} AS REAL)) + excluded.score
+          ELSE user_affinities.score + excluded.score * pow(2, -(user_affinities.as_of_ms - excluded.as_of_ms) / CAST(${halfLifeMs} AS REAL)) END`,
+        as_of_ms: sql<number>`max(user_affinities.as_of_ms, excluded.as_of_ms)`,
+      }),
+    )
+    .execute();
+}

@@ -1,0 +1,119 @@
+/** `/api/v1/interactions`: log, undo and list a user's interactions; a post's counts. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
+import {
+  InteractionInputSchema,
+  InteractionListQuerySchema,
+  InteractionSchema,
+  InteractionUndoSchema,
+  PostCountsSchema,
+} from '../../src/schemas/interaction.schema.js';
+import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
+import { envelope } from '../recommendations/envelope.js';
+import type { InteractionService } from './interaction.service.js';
+
+const authenticated = async (request: Parameters<typeof requireAuthenticated>[0]): Promise<void> => {
+  requireAuthenticated(request);
+};
+
+export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: InteractionService }> = async (app, { interactions }) => {
+  app.post(
+    '/api/v1/interactions',
+    {
+      onRequest: authenticated,
+      schema: {
+        tags: ['interactions'],
+        summary: 'Log an interaction (idempotent per user, post and action: 201 when new, 200 when it existed)',
+        operationId: 'createInteraction',
+        body: InteractionInputSchema,
+        response: { 200: Envelope(InteractionSchema), 201: Envelope(InteractionSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      requireUserAccess(request, body.user_id, 'write');
+      const { interaction, created } = await interactions.record({
+        userId: body.user_id,
+        postId: body.post_id,
+        actionType: body.action_type,
+        ...(body.context !== undefined ? { context: body.context } : {}),
+      });
+      return reply.code(created ? 201 : 200).send(envelope(request, interaction));
+    },
+  );
+
+  app.post(
+    '/api/v1/interactions/undo',
+    {
+      onRequest: authenticated,
+      schema: {
+        tags: ['interactions'],
+        summary: 'Undo an interaction (unfavourite, unreblog, unbookmark): its effect on counts and ranking goes too',
+        operationId: 'undoInteraction',
+        body: InteractionUndoSchema,
+        response: { 200: Envelope(InteractionSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { user_id, post_id, action_type } = request.body;
+      requireUserAccess(request, user_id, 'write');
+      return envelope(request, await interactions.undo(user_id, post_id, action_type));
+    },
+  );
+
+  app.delete(
+    '/api/v1/interactions/:id',
+    {
+      onRequest: authenticated,
+      schema: {
+        tags: ['interactions'],
+        summary: 'Undo an interaction by id',
+        operationId: 'deleteInteraction',
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        response: { 200: Envelope(InteractionSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) =>
+      envelope(request, await interactions.undoById(request.params.id, (userId) => requireUserAccess(request, userId, 'write'))),
+  );
+
+  app.get(
+    '/api/v1/interactions',
+    {
+      onRequest: authenticated,
+      schema: {
+        tags: ['interactions'],
+        summary: "A user's interactions, newest first (own only, or admin)",
+        operationId: 'listInteractions',
+        querystring: InteractionListQuerySchema,
+        response: { 200: Envelope(Type.Array(InteractionSchema)), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { user_id, action_type, max_id, limit = 40 } = request.query;
+      requireUserAccess(request, user_id, 'read');
+      const list = await interactions.list(user_id, {
+        ...(action_type !== undefined ? { actionType: action_type } : {}),
+        ...(max_id !== undefined ? { maxId: max_id } : {}),
+        limit,
+      });
+      return envelope(request, list);
+    },
+  );
+
+  app.get(
+    '/api/v1/interactions/counts/:post_id',
+    {
+      schema: {
+        tags: ['interactions'],
+        summary: "A post's favourite, reblog, reply and bookmark counts",
+        operationId: 'getPostCounts',
+        security: [],
+        params: Type.Object({ post_id: Type.String({ maxLength: 64 }) }),
+        response: { 200: Envelope(PostCountsSchema), ...errorResponses(404) },
+      },
+    },
+    async (request) => envelope(request, await interactions.counts(request.params.post_id)),
+  );
+};

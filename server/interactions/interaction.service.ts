@@ -1,0 +1,146 @@
+/**
+ * Interactions: one transaction records the interaction (idempotent per user, post and
+ * action), moves the post's counters and the user's stored affinities; after the commit
+ * the in-memory pool, status cache and the user's profile follow.
+ */
+import type { Kysely } from 'kysely';
+import { AFFINITY_HALF_LIFE_DAYS, applyInteraction, INTERACTION_STRENGTH, type InteractionAction, type RankablePost } from '../../src/ranking/index.js';
+import { NotFoundError } from '../../src/errors.js';
+import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
+import type { Database } from '../db/database.js';
+import { generatePostId } from '../posts/post-ids.js';
+import { toRankable } from '../posts/post.mapper.js';
+import { adjustPostCounts, findPostCounts, findRankableRows, type CountDeltas } from '../posts/post.repository.js';
+import type { PostService } from '../posts/post.service.js';
+import type { RankingState } from '../recommendations/ranking-state.js';
+import * as repo from './interaction.repository.js';
+
+export const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
+
+/** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
+export function affinityChanges(post: RankablePost, amount: number): repo.AffinityChange[] {
+  return [
+    { kind: 'author', target: post.accountId, amount },
+    ...[...new Set(post.tags)].map((tag) => ({ kind: 'tag' as const, target: tag, amount })),
+  ];
+}
+
+const COUNTER: Record<InteractionAction, keyof CountDeltas> = { favorite: 'favourites', reblog: 'reblogs', bookmark: 'bookmarks' };
+
+export interface RecordInput {
+  userId: string;
+  postId: string;
+  actionType: InteractionAction;
+  context?: Record<string, unknown>;
+}
+
+export class InteractionService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly state: RankingState,
+    private readonly posts: PostService,
+  ) {}
+
+  /** Records an interaction; `created` is false when it already existed (nothing changes then). */
+  async record(input: RecordInput, nowMs = Date.now()): Promise<{ interaction: Interaction; created: boolean }> {
+    const row = {
+      id: generatePostId(nowMs),
+      user_id: input.userId,
+      post_id: input.postId,
+      action_type: input.actionType,
+      context_json: input.context === undefined ? null : JSON.stringify(input.context),
+      created_at: new Date(nowMs).toISOString(),
+      created_at_ms: nowMs,
+    };
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const [postRow] = await findRankableRows(trx, [input.postId]);
+      if (!postRow) throw new NotFoundError(`No post with id ${input.postId}`);
+      if (!(await repo.insertInteraction(trx, row))) {
+        const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
+        return { created: false as const, existing };
+      }
+      const post = toRankable(postRow);
+      const counts = await adjustPostCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
+      await repo.addAffinities(trx, input.userId, affinityChanges(post, INTERACTION_STRENGTH[input.actionType]), nowMs, AFFINITY_HALF_LIFE_MS);
+      return { created: true as const, post, counts };
+    });
+    if (!outcome.created) {
+      return { interaction: toInteraction(outcome.existing ?? row), created: false };
+    }
+    this.afterChange(input.userId, outcome.post, outcome.counts, (profile) =>
+      applyInteraction(profile, { post: outcome.post, action: input.actionType, createdAtMs: nowMs }, this.state.index),
+    );
+    return { interaction: toInteraction(row), created: true };
+  }
+
+  /** Undoes an interaction by id, removing its effect on counts, affinities and ranking. */
+  async undoById(id: string, authorize: (userId: string) => void): Promise<Interaction> {
+    const row = await repo.findInteractionById(this.db, id);
+    if (!row) throw new NotFoundError(`No interaction with id ${id}`);
+    authorize(row.user_id);
+    return this.undoRow(row);
+  }
+
+  /** Undoes the interaction of (user, post, action); NotFoundError when there is none. */
+  async undo(userId: string, postId: string, actionType: InteractionAction): Promise<Interaction> {
+    const row = await repo.findInteraction(this.db, userId, postId, actionType);
+    if (!row) throw new NotFoundError(`User ${userId} has no ${actionType} on post ${postId}`);
+    return this.undoRow(row);
+  }
+
+  /** A user's interactions, newest first. */
+  async list(userId: string, options: { actionType?: string; maxId?: string; limit: number }): Promise<Interaction[]> {
+    return (await repo.listUserInteractions(this.db, userId, options)).map(toInteraction);
+  }
+
+  /** A post's counters; NotFoundError when the post does not exist. */
+  async counts(postId: string): Promise<PostCounts> {
+    const counts = await findPostCounts(this.db, postId);
+    if (!counts) throw new NotFoundError(`No post with id ${postId}`);
+    return { post_id: postId, ...counts };
+  }
+
+  private async undoRow(row: repo.InteractionRow): Promise<Interaction> {
+    const action = row.action_type as InteractionAction;
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
+      const [postRow] = await findRankableRows(trx, [row.post_id]);
+      if (!postRow) return undefined;
+      const post = toRankable(postRow);
+      const counts = await adjustPostCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
+      await repo.addAffinities(trx, row.user_id, affinityChanges(post, -INTERACTION_STRENGTH[action]), row.created_at_ms, AFFINITY_HALF_LIFE_MS);
+      return { post, counts };
+    });
+    if (outcome) {
+      this.afterChange(row.user_id, outcome.post, outcome.counts, (profile) =>
+        applyInteraction(profile, { post: outcome.post, action, createdAtMs: row.created_at_ms }, this.state.index, 'undo'),
+      );
+    }
+    return toInteraction(row);
+  }
+
+  private afterChange(
+    userId: string,
+    post: RankablePost,
+    counts: { favourites_count: number; reblogs_count: number; replies_count: number } | undefined,
+    update: Parameters<RankingState['userChanged']>[1],
+  ): void {
+    if (counts) {
+      const c = { favourites: counts.favourites_count, reblogs: counts.reblogs_count, replies: counts.replies_count };
+      this.state.countsChanged(post.id, c);
+      this.posts.countsChanged(post.id, c);
+    }
+    this.state.userChanged(userId, update);
+  }
+}
+
+function toInteraction(row: repo.InteractionRow): Interaction {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    post_id: row.post_id,
+    action_type: row.action_type,
+    context: row.context_json === null ? null : (JSON.parse(row.context_json) as Record<string, unknown>),
+    created_at: row.created_at,
+  };
+}

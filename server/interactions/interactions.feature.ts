@@ -1,0 +1,18 @@
+/** Registers the interactions feature; returns its service. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.js';
+import type { PostService } from '../posts/post.service.js';
+import type { RankingState } from '../recommendations/ranking-state.js';
+import { interactionRoutes } from './interaction.routes.js';
+import { InteractionService } from './interaction.service.js';
+
+/** Interaction routes. */
+export async function registerInteractions(
+  app: FastifyInstance,
+  context: AppContext,
+  deps: { ranking: RankingState; posts: PostService },
+): Promise<InteractionService> {
+  const interactions = new InteractionService(context.database.db, deps.ranking, deps.posts);
+  await app.register(interactionRoutes, { interactions });
+  return interactions;
+}

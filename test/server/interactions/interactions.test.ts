@@ -1,0 +1,135 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/test-app.js';
+import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await createTestApp();
+  const statuses = [1, 2, 3].map((n) => makeStatus({ n, author: `a${n}`, tags: ['cats'] }));
+  const res = await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await t.adminHeaders(), payload: { statuses } });
+  expect(res.statusCode).toBe(201);
+});
+afterEach(async () => {
+  await t.close();
+});
+
+async function log(userId: string, n: number, action = 'favorite', headers?: Record<string, string>) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/v1/interactions',
+    headers: headers ?? (await t.userHeaders(userId)),
+    payload: { user_id: userId, post_id: postId(n), action_type: action },
+  });
+}
+
+async function counts(n: number) {
+  return (await t.app.inject({ url: `/api/v1/interactions/counts/${postId(n)}` })).json().data;
+}
+
+describe('POST /api/v1/interactions', () => {
+  it('creates with 201 in the envelope and updates the post counts', async () => {
+    const res = await log('u1', 1);
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body.data).toMatchObject({ user_id: 'u1', post_id: postId(1), action_type: 'favorite', context: null });
+    expect(body.meta.request_id).toBe(res.headers['x-request-id']);
+    expect(await counts(1)).toMatchObject({ favourites_count: 1, reblogs_count: 0, bookmarks_count: 0 });
+    expect((await t.app.inject({ url: `/api/v1/posts/${postId(1)}` })).json().favourites_count).toBe(1);
+    await log('u1', 1, 'reblog');
+    await log('u1', 1, 'bookmark');
+    expect(await counts(1)).toMatchObject({ favourites_count: 1, reblogs_count: 1, bookmarks_count: 1 });
+  });
+
+  it('is idempotent per user, post and action', async () => {
+    const first = await log('u1', 1);
+    const again = await log('u1', 1);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data.id).toBe(first.json().data.id);
+    expect((await counts(1)).favourites_count).toBe(1);
+  });
+
+  it('rejects an unknown action_type with 400 Invalid parameter naming action_type', async () => {
+    const res = await log('u1', 1, 'like');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'Invalid parameter', field: 'action_type', status_code: 400 });
+  });
+
+  it('names a missing field and rejects unknown ones', async () => {
+    const headers = await t.userHeaders('u1');
+    const missing = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers, payload: { user_id: 'u1', action_type: 'favorite' } });
+    expect(missing.json()).toMatchObject({ error: 'Invalid request', field: 'post_id' });
+    const extra = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers, payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite', foo: 1 } });
+    expect(extra.json()).toMatchObject({ error: 'Invalid request', field: 'foo' });
+  });
+
+  it('401 without a token, 403 for another user, admin may log for anyone', async () => {
+    const anon = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite' } });
+    expect(anon.statusCode).toBe(401);
+    expect((await log('u2', 1, 'favorite', await t.userHeaders('u1'))).statusCode).toBe(403);
+    expect((await log('u2', 1, 'favorite', await t.adminHeaders())).statusCode).toBe(201);
+  });
+
+  it('404s an unknown post', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers: await t.userHeaders('u1'), payload: { user_id: 'u1', post_id: '999', action_type: 'favorite' } });
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('keeps context and stores the author and tag affinities in the same write', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers: await t.userHeaders('u1'),
+      payload: { user_id: 'u1', post_id: postId(2), action_type: 'reblog', context: { source: 'recommendations', position: 3 } },
+    });
+    expect(res.json().data.context).toEqual({ source: 'recommendations', position: 3 });
+    const rows = await t.database.db.selectFrom('user_affinities').selectAll().where('user_id', '=', 'u1').orderBy('kind').execute();
+    expect(rows.map((r) => [r.kind, r.target, r.score])).toEqual([
+      ['author', 'acc-a2', 2],
+      ['tag', 'cats', 2],
+    ]);
+  });
+});
+
+describe('undo', () => {
+  it('removes the effect of an unfavourite on counts and affinities', async () => {
+    await log('u1', 1);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions/undo',
+      headers: await t.userHeaders('u1'),
+      payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await counts(1)).favourites_count).toBe(0);
+    const affinity = await t.database.db.selectFrom('user_affinities').select('score').where('user_id', '=', 'u1').where('kind', '=', 'author').executeTakeFirstOrThrow();
+    expect(Math.abs(affinity.score)).toBeLessThan(1e-9);
+    // A second undo has nothing to undo.
+    const again = await t.app.inject({ method: 'POST', url: '/api/v1/interactions/undo', headers: await t.userHeaders('u1'), payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite' } });
+    expect(again.statusCode).toBe(404);
+    // And it can be favourited again.
+    expect((await log('u1', 1)).statusCode).toBe(201);
+  });
+
+  it('DELETE by id is limited to the owner', async () => {
+    const id = (await log('u1', 1)).json().data.id;
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/interactions/${id}`, headers: await t.userHeaders('u2') })).statusCode).toBe(403);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/interactions/${id}`, headers: await t.userHeaders('u1') })).statusCode).toBe(200);
+    expect((await counts(1)).favourites_count).toBe(0);
+  });
+});
+
+describe('GET /api/v1/interactions', () => {
+  it("lists a user's own interactions newest first; another user's is 403", async () => {
+    await log('u1', 1);
+    await log('u1', 2, 'bookmark');
+    await log('u2', 3);
+    const res = await t.app.inject({ url: '/api/v1/interactions?user_id=u1', headers: await t.userHeaders('u1') });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.map((i: { post_id: string }) => i.post_id)).toEqual([postId(2), postId(1)]);
+    const filtered = await t.app.inject({ url: '/api/v1/interactions?user_id=u1&action_type=bookmark', headers: await t.userHeaders('u1') });
+    expect(filtered.json().data).toHaveLength(1);
+    expect((await t.app.inject({ url: '/api/v1/interactions?user_id=u2', headers: await t.userHeaders('u1') })).statusCode).toBe(403);
+    expect((await t.app.inject({ url: '/api/v1/interactions?user_id=u2' })).statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/api/v1/interactions?user_id=u2', headers: await t.adminHeaders() })).json().data).toHaveLength(1);
+  });
+});
