@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALGORITHM_CONFIG, effectiveWeights } from '../../../src/ranking/index.js';
+import { DEFAULT_ALGORITHM_CONFIG, effectiveWeights, type Weights } from '../../../src/ranking/index.js';
 
-const sum = (w: Record<string, number>): number => Object.values(w).reduce((a, b) => a + b, 0);
+const sum = (w: Weights): number => Object.values(w).reduce((a, b) => a + b, 0);
 
 describe('effectiveWeights', () => {
   it('keeps the documented defaults, which sum to 1', () => {
