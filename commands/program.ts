@@ -5,6 +5,8 @@
  */
 import { Command } from 'commander';
 import { registerBucket } from './bucket.js';
+import { registerExperiment } from './experiment/experiment.js';
+import { registerGates } from './gates/gates.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token/token.js';
 import { SERVICE_VERSION } from './support/version.js';
@@ -32,6 +34,8 @@ Exit codes: 0 ok, 1 gate failed, 2 usage or input error, 3 server error, 4 incon
   registerServe(program);
   registerToken(program);
   program.commandsGroup('Experiments:');
+  registerExperiment(program);
+  registerGates(program);
   registerBucket(program);
   return program;
 }

@@ -18,6 +18,9 @@ export interface LineSource {
   size: number | undefined;
   /** Bytes consumed so far from disk (compressed bytes for .gz). */
   bytesRead(): number;
+  /** Decoded text chunks (the fastest way to feed a parser: see parseChunks). */
+  chunks: AsyncIterable<string>;
+  /** The same text split into lines, without their LF or CRLF. */
   lines: AsyncIterable<string>;
 }
 
@@ -49,27 +52,33 @@ export async function openLineSource(path: string): Promise<LineSource> {
 }
 
 function fromStream(name: string, input: Readable, size: number | undefined, bytesRead: () => number): LineSource {
-  return { name, size, bytesRead, lines: splitLines(name, input) };
+  const chunks = decodedChunks(name, input);
+  return { name, size, bytesRead, chunks, lines: splitLines(chunks) };
 }
 
-/** Splits a byte stream into lines (LF or CRLF); a final line without a newline is kept. */
-async function* splitLines(name: string, input: Readable): AsyncGenerator<string> {
+/** The stream as UTF-8 text; read and gunzip errors become usage errors naming the file. */
+async function* decodedChunks(name: string, input: Readable): AsyncGenerator<string> {
   input.setEncoding('utf8');
-  let rest = '';
   try {
-    for await (const chunk of input as AsyncIterable<string>) {
-      const text = rest === '' ? chunk : rest + chunk;
-      let start = 0;
-      let end = text.indexOf('\n', start);
-      while (end !== -1) {
-        yield text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
-        start = end + 1;
-        end = text.indexOf('\n', start);
-      }
-      rest = text.slice(start);
-    }
+    for await (const chunk of input as AsyncIterable<string>) yield chunk;
   } catch (error) {
     throw usageError(`${name}: cannot read the file (${readErrorReason(error)})`);
+  }
+}
+
+/** Splits text chunks into lines (LF or CRLF); a final line without a newline is kept. */
+async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of chunks) {
+    const text = rest === '' ? chunk : rest + chunk;
+    let start = 0;
+    let end = text.indexOf('\n', start);
+    while (end !== -1) {
+      yield text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+      start = end + 1;
+      end = text.indexOf('\n', start);
+    }
+    rest = text.slice(start);
   }
   if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
 }

@@ -76,3 +76,13 @@ export function createLineWriter(stream: NodeJS.WritableStream = process.stdout,
     },
   };
 }
+
+/** A number with thousands separators (en-US), `digits` decimals at most. */
+export function formatCount(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+/** A warning on stderr (yellow on a terminal), never on stdout so --json stays clean. */
+export function warn(text: string): void {
+  process.stderr.write(`${colours(process.stderr).yellow(`recsvc: warning: ${text}`)}\n`);
+}

@@ -1,0 +1,49 @@
+/** The work behind `recsvc experiment analyze`: one analysis function, online or offline. */
+import { analyzeExperiment, type AnalysisResult } from '../../src/experiments/analysis.js';
+import { isMetricName } from '../../src/experiments/metrics.js';
+import { renderAnalysis, type AnalysisContext } from '../support/analysis-view.js';
+import { usageError } from '../support/cli-error.js';
+import { printJson, printLine, warn } from '../support/output.js';
+import type { AnalyzeOptions } from './analyze.js';
+
+/** Analyses from the server (id) or a file (--file) and prints the report or JSON. */
+export async function runAnalyze(id: number | undefined, options: AnalyzeOptions): Promise<void> {
+  const { result, context } = options.file !== undefined ? await offline(id, options) : await online(id, options);
+  if (result.srm.mismatch) {
+    warn(`sample ratio mismatch (chi-square ${result.srm.chi_square?.toFixed(2)}, p = ${result.srm.p_value?.toExponential(2)}): users are not split as allocated; do not trust these results`);
+  }
+  if (options.json) printJson(result);
+  else printLine(renderAnalysis(result, context));
+}
+
+async function offline(id: number | undefined, options: AnalyzeOptions): Promise<{ result: AnalysisResult; context: AnalysisContext }> {
+  if (id !== undefined) throw usageError('give an experiment id (server) or --file (offline), not both');
+  const { loadOfflineData } = await import('../support/offline-data.js');
+  const data = await loadOfflineData({ ...options, file: options.file as string });
+  const fromFile = data.design.primary_metric;
+  const primaryMetric = options.metric ?? (isMetricName(fromFile) ? fromFile : undefined);
+  const result = analyzeExperiment(data.design, data.accumulators, primaryMetric === undefined ? {} : { primaryMetric });
+  const name = data.design.name === undefined ? '' : ` "${data.design.name}"`;
+  const title = data.design.id === undefined ? `Analysis of ${data.file}` : `Experiment ${data.design.id}${name} (from ${data.file})`;
+  return { result, context: { title, allocations: allocationsOf(data.design.variants) } };
+}
+
+async function online(id: number | undefined, options: AnalyzeOptions): Promise<{ result: AnalysisResult; context: AnalysisContext }> {
+  if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
+  for (const flag of ['allocations', 'control', 'experimentFile'] as const) {
+    if (options[flag] !== undefined) throw usageError(`--${flag === 'experimentFile' ? 'experiment-file' : flag} is only for --file with a CSV`);
+  }
+  const [{ ApiClient }, { fetchExperiment }] = await Promise.all([import('../support/api-client.js'), import('../support/remote-experiment.js')]);
+  const client = new ApiClient(options);
+  const query = options.metric === undefined ? '' : `?metric=${options.metric}`;
+  const [result, experiment] = await Promise.all([
+    client.get<AnalysisResult>(`${ApiClient.experimentsPath(id, 'analysis')}${query}`),
+    options.json ? undefined : fetchExperiment(client, id),
+  ]);
+  const title = experiment === undefined ? `Experiment ${id}` : `Experiment ${id} "${experiment.name}" (${experiment.status})`;
+  return { result, context: { title, allocations: allocationsOf(experiment?.variants ?? []) } };
+}
+
+function allocationsOf(variants: readonly { name: string; traffic_allocation: number }[]): Record<string, number> {
+  return Object.fromEntries(variants.map((v) => [v.name, v.traffic_allocation]));
+}

@@ -1,0 +1,41 @@
+/** `recsvc experiment analyze`: the statistics of an experiment, from the server or a file. */
+import { Option, type Command } from 'commander';
+import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
+import { addOfflineOptions } from '../support/offline-options.js';
+import type { OfflineFlags } from '../support/offline-data.js';
+import { parsePositiveInt } from '../support/options.js';
+import { addServerOptions, type ServerFlags } from '../support/server-options.js';
+
+export interface AnalyzeOptions extends ServerFlags, Partial<OfflineFlags> {
+  metric?: MetricName;
+  json?: boolean;
+}
+
+/** Registers `experiment analyze`. */
+export function registerAnalyze(group: Command): void {
+  const command = group
+    .command('analyze')
+    .description('analyse an experiment: per metric, each variant vs control with lift, interval, adjusted p; SRM check')
+    .argument('[id]', 'experiment id on the server (or use --file)', parsePositiveInt)
+    .addOption(new Option('-m, --metric <name>', 'primary metric (shown first; the spec shapes use it)').choices(METRIC_NAMES))
+    .option('--json', 'print the analysis as one JSON object (decisions.md layout)');
+  addOfflineOptions(command);
+  addServerOptions(command).addHelpText(
+    'after',
+    `
+Offline input is the JSON Lines file of \`experiment export\`, or a CSV with the header
+  user_id,variant,impressions,clicks,interactions,sessions,session_seconds,bounces,feedback_positive,feedback_negative
+which needs --allocations and --control (or --experiment-file). Files are streamed.
+A sample ratio mismatch is printed prominently and warned about on stderr.
+
+Examples:
+  $ recsvc experiment analyze 7
+  $ recsvc experiment analyze 7 --metric user_satisfaction --json
+  $ recsvc experiment analyze --file exp7.jsonl.gz
+  $ recsvc experiment analyze --file users.csv --allocations control=50,treatment=50 --control control`,
+  );
+  command.action(async (id: number | undefined, options: AnalyzeOptions) => {
+    const { runAnalyze } = await import('./analyze.action.js');
+    await runAnalyze(id, options);
+  });
+}

@@ -1,0 +1,119 @@
+/** The work behind `recsvc gates check`: evaluateGates on server or file data, then exit code, table, JSON, JUnit. */
+import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
+import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
+import { gateInputsFromData } from '../../src/experiments/gate-inputs.js';
+import {
+  GATE_DEFINITIONS,
+  GATE_NAMES,
+  GATE_SHORT_NAMES,
+  evaluateGates,
+  resolveGateName,
+  resolveThresholds,
+  type GateEvaluation,
+  type GateName,
+  type GateVariantInput,
+} from '../../src/experiments/gates.js';
+import { sampleRatioMismatch, type SrmResult } from '../../src/experiments/srm.js';
+import { usageError } from '../support/cli-error.js';
+import { exitCodeFor, variantVerdict, type GatesReport } from '../support/gates-report.js';
+import { renderGates } from '../support/gates-view.js';
+import { printJson, printLine } from '../support/output.js';
+import type { GatesCheckOptions } from './check.js';
+
+/** Evaluates, reports, and sets the exit code (0/1/4; 2 and 3 are thrown). */
+export async function runGatesCheck(id: number | undefined, options: GatesCheckOptions): Promise<void> {
+  const only = parseOnly(options.only);
+  const overrides = overridesFromFlags(options);
+  const report = options.file !== undefined ? await offline(id, options, only, overrides) : await online(id, options, only, overrides);
+  if (options.junit !== undefined) {
+    const { writeJunit } = await import('../support/junit.js');
+    await writeJunit(options.junit, report);
+  }
+  if (options.json) printJson(report);
+  else printLine(renderGates(report, options.allowInconclusive === true));
+  process.exitCode = report.exit_code;
+}
+
+/** The per-variant figures a gate reads (every input key but name and users). */
+type GateFigure = Exclude<keyof GateVariantInput, 'name' | 'users'>;
+
+interface Design {
+  variants: readonly { name: string; is_control: boolean }[];
+  minimumSampleSize: number;
+  thresholds: GateThresholds | undefined;
+}
+
+function buildReport(evaluation: GateEvaluation, design: Design, srm: SrmResult, meta: { id: number | string | null; source: string }, options: GatesCheckOptions, overrides: GateThresholds, inputs: GateVariantInput[]): GatesReport {
+  return {
+    experiment_id: meta.id,
+    source: meta.source,
+    verdict: evaluation.verdict,
+    exit_code: exitCodeFor(evaluation.verdict, options.allowInconclusive === true),
+    srm,
+    thresholds: resolveThresholds({ ...design.thresholds, ...overrides }),
+    minimum_sample_size: design.minimumSampleSize,
+    variants: design.variants.map((variant) => {
+      const gates = evaluation.results.filter((r) => r.variant === variant.name);
+      const users = inputs.find((input) => input.name === variant.name)?.users ?? 0;
+      return { name: variant.name, is_control: variant.is_control, users, verdict: variantVerdict(gates), gates };
+    }),
+  };
+}
+
+async function offline(id: number | undefined, options: GatesCheckOptions, only: GateName[] | undefined, overrides: GateThresholds): Promise<GatesReport> {
+  if (id !== undefined) throw usageError('give an experiment id (server) or --file (offline), not both');
+  const { loadOfflineData } = await import('../support/offline-data.js');
+  const data = await loadOfflineData({ ...options, file: options.file as string });
+  const names = data.design.variants.map((v) => v.name);
+  const inputs = gateInputsFromData(names, data.accumulators, data.performance);
+  const srm = sampleRatioMismatch(inputs.map((input) => input.users), data.design.variants.map((v) => v.traffic_allocation));
+  const design: Design = { variants: data.design.variants, minimumSampleSize: data.design.minimum_sample_size, thresholds: data.design.gates };
+  const evaluation = evaluateGates({ variants: inputs, minimumSampleSize: design.minimumSampleSize, thresholds: { ...design.thresholds, ...overrides }, srm, ...(only ? { only } : {}) });
+  return buildReport(evaluation, design, srm, { id: data.design.id ?? null, source: data.file }, options, overrides, inputs);
+}
+
+/** The server evaluates with the experiment's thresholds; its per-gate values are re-judged here so flags can override thresholds and select gates. */
+async function online(id: number | undefined, options: GatesCheckOptions, only: GateName[] | undefined, overrides: GateThresholds): Promise<GatesReport> {
+  if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
+  const { ApiClient } = await import('../support/api-client.js');
+  const client = new ApiClient(options);
+  const served = await client.get<ExperimentGates>(ApiClient.experimentsPath(id, 'gates'));
+  const inputs: GateVariantInput[] = served.variants.map((variant) => {
+    const input: GateVariantInput = { name: variant.name, users: variant.users };
+    for (const result of variant.gates) {
+      const gate = resolveGateName(result.gate);
+      if (gate !== undefined) input[GATE_DEFINITIONS[gate].value as GateFigure] = result.value;
+    }
+    return input;
+  });
+  const design: Design = { variants: served.variants, minimumSampleSize: served.minimum_sample_size, thresholds: served.thresholds };
+  const evaluation = evaluateGates({ variants: inputs, minimumSampleSize: design.minimumSampleSize, thresholds: { ...design.thresholds, ...overrides }, srm: served.srm, ...(only ? { only } : {}) });
+  return buildReport(evaluation, design, served.srm, { id, source: client.baseUrl }, options, overrides, inputs);
+}
+
+function parseOnly(text: string | undefined): GateName[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const gates = names.map((name) => {
+    const gate = resolveGateName(name);
+    if (gate === undefined) throw usageError(`--only: unknown gate "${name}" (expected ${Object.keys(GATE_SHORT_NAMES).join(', ')} or ${GATE_NAMES.join(', ')})`);
+    return gate;
+  });
+  if (gates.length === 0) throw usageError('--only: name at least one gate');
+  return [...new Set(gates)];
+}
+
+function overridesFromFlags(options: GatesCheckOptions): GateThresholds {
+  const rate = (value: number | undefined, flag: string): number | undefined => {
+    if (value !== undefined && (value < 0 || value > 1)) throw usageError(`${flag}: a rate between 0 and 1 (got ${value})`);
+    return value;
+  };
+  if (options.maxP95 !== undefined && options.maxP95 <= 0) throw usageError(`--max-p95: a positive number of milliseconds (got ${options.maxP95})`);
+  const overrides: GateThresholds = {
+    max_response_time_p95: options.maxP95,
+    min_click_through_rate: rate(options.minCtr, '--min-ctr'),
+    max_error_rate: rate(options.maxErrorRate, '--max-error-rate'),
+    min_user_satisfaction: rate(options.minSatisfaction, '--min-satisfaction'),
+  };
+  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as GateThresholds;
+}

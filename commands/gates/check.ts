@@ -1,0 +1,52 @@
+/** `recsvc gates check`: every variant against every gate, with an exit code for CI. */
+import type { Command } from 'commander';
+import { addOfflineOptions } from '../support/offline-options.js';
+import type { OfflineFlags } from '../support/offline-data.js';
+import { parseFiniteNumber, parsePositiveInt } from '../support/options.js';
+import { addServerOptions, type ServerFlags } from '../support/server-options.js';
+
+export interface GatesCheckOptions extends ServerFlags, Partial<OfflineFlags> {
+  maxP95?: number;
+  minCtr?: number;
+  maxErrorRate?: number;
+  minSatisfaction?: number;
+  only?: string;
+  allowInconclusive?: boolean;
+  junit?: string;
+  json?: boolean;
+}
+
+/** Registers `gates check`. */
+export function registerGatesCheck(gates: Command): void {
+  const command = gates
+    .command('check')
+    .description('check every variant against every gate; the exit code is the verdict')
+    .argument('[id]', 'experiment id on the server (or use --file)', parsePositiveInt)
+    .option('--max-p95 <ms>', 'override max_response_time_p95 (default 200 ms)', parseFiniteNumber)
+    .option('--min-ctr <rate>', 'override min_click_through_rate (default 0.05)', parseFiniteNumber)
+    .option('--max-error-rate <rate>', 'override max_error_rate (default 0.01)', parseFiniteNumber)
+    .option('--min-satisfaction <rate>', 'override min_user_satisfaction (default 0.6)', parseFiniteNumber)
+    .option('--only <gates>', 'check only these gates: p95, ctr, error_rate, satisfaction (or full names)')
+    .option('--allow-inconclusive', 'exit 0 instead of 4 when gates cannot decide (too few users, no data)')
+    .option('--junit <file>', 'also write JUnit XML (one test case per variant x gate) for CI')
+    .option('--json', 'print the evaluation as one JSON object');
+  addOfflineOptions(command);
+  addServerOptions(command).addHelpText(
+    'after',
+    `
+Thresholds: the experiment's own gates (defaults 200 ms, 0.05, 0.01, 0.6), overridden by flags.
+A gate the input has no data for (a CSV has no latency or errors) is "no data": inconclusive.
+Exit codes: 0 every variant passes every gate; 1 a gate failed or sample ratio mismatch;
+4 inconclusive (without --allow-inconclusive); 2 bad input; 3 server error.
+
+Examples:
+  $ recsvc gates check 7 --junit reports/gates.xml
+  $ recsvc gates check 7 --only p95,error_rate --max-p95 150
+  $ recsvc gates check --file exp7.jsonl --json
+  $ recsvc gates check --file users.csv -a control=50,treatment=50 -c control --only ctr,satisfaction`,
+  );
+  command.action(async (id: number | undefined, options: GatesCheckOptions) => {
+    const { runGatesCheck } = await import('./check.action.js');
+    await runGatesCheck(id, options);
+  });
+}

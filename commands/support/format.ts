@@ -1,0 +1,28 @@
+/** Number formatting shared by the human views (no colour here: see output.ts). */
+
+/** A metric value: 4 significant digits below 1, else 2 decimals; — for null. */
+export function formatValue(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  if (value === 0) return '0';
+  return Math.abs(value) < 1 ? value.toPrecision(4) : value.toFixed(2);
+}
+
+/** A share or lift as a signed percentage. */
+export function formatPercent(value: number | null | undefined, signed = false, digits = 2): string {
+  if (value === null || value === undefined) return '—';
+  const text = `${(value * 100).toFixed(digits)}%`;
+  return signed && value > 0 ? `+${text}` : text;
+}
+
+/** A p-value: 4 decimals, or an upper bound when tiny. */
+export function formatP(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  if (value < 0.0001) return value === 0 ? '<1e-16' : `${value.toExponential(1)}`;
+  return value.toFixed(4);
+}
+
+/** An interval [low, high]. */
+export function formatInterval(low: number | null | undefined, high: number | null | undefined): string {
+  if (low === null || low === undefined || high === null || high === undefined) return '—';
+  return `[${formatValue(low)}, ${formatValue(high)}]`;
+}

@@ -1,0 +1,38 @@
+/** The result of `gates check`, grouped per variant, the same whether the data came from the server or a file. */
+import { GATE_DEFINITIONS, type GateName, type GateResult, type GateVerdict } from '../../src/experiments/gates.js';
+import type { SrmResult } from '../../src/experiments/srm.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+
+export interface GatesReport {
+  experiment_id: number | string | null;
+  source: string;
+  verdict: GateVerdict;
+  exit_code: ExitCode;
+  srm: SrmResult;
+  thresholds: Record<GateName, number>;
+  minimum_sample_size: number;
+  variants: Array<{ name: string; is_control: boolean; users: number; verdict: GateVerdict; gates: GateResult[] }>;
+}
+
+/** decisions.md: 0 all pass; 1 any failure or SRM (wins over inconclusive); 4 inconclusive unless allowed. */
+export function exitCodeFor(verdict: GateVerdict, allowInconclusive: boolean): ExitCode {
+  if (verdict === 'fail') return EXIT.gateFailed;
+  if (verdict === 'inconclusive' && !allowInconclusive) return EXIT.inconclusive;
+  return EXIT.ok;
+}
+
+/** A variant's verdict over its gates: fail beats inconclusive beats pass. */
+export function variantVerdict(results: readonly GateResult[]): GateVerdict {
+  if (results.some((r) => r.verdict === 'fail')) return 'fail';
+  return results.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'pass';
+}
+
+/** Why a gate result is what it is, in words (for tables and JUnit messages). */
+export function explainResult(result: GateResult): string {
+  const figure = GATE_DEFINITIONS[result.gate].value;
+  if (result.reason === 'no data') return `no data for ${figure}`;
+  const bound = result.comparator === '>=' ? 'minimum' : 'maximum';
+  const relation = result.verdict === 'fail' ? (result.comparator === '>=' ? 'is below' : 'is above') : 'is within';
+  const shown = `${figure} ${result.value} ${relation} the ${bound} ${result.threshold}`;
+  return result.reason === 'underpowered' ? `${shown}, but too few users to decide` : shown;
+}

@@ -1,0 +1,196 @@
+/**
+ * Loading offline data for `experiment analyze --file` and `gates check --file`: a JSON
+ * Lines export or the per-user CSV (decisions.md, Offline data), optionally gzipped,
+ * streamed through src/experiments' parsers into per-variant accumulators. For a CSV the
+ * design comes from --allocations/--control or --experiment-file.
+ */
+import { readFile } from 'node:fs/promises';
+import type { AnalysisDesign } from '../../src/experiments/analysis.js';
+import { createJsonlExportParser, createUserCsvParser, parseChunks, type LineParser, type PerformanceRecord } from '../../src/experiments/export-format.js';
+import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
+import { InputFileError } from '../../src/experiments/input-file-error.js';
+import {
+  validateAllocation,
+  validateAllocationSum,
+  validateConfidenceLevel,
+  validateMinimumSampleSize,
+} from '../../src/experiments/validate-experiment.js';
+import type { VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
+import { parseAllocations } from './allocations.js';
+import { usageError } from './cli-error.js';
+import { openLineSource, type LineSource } from './line-source.js';
+import { formatCount, progress, progressDone } from './output.js';
+
+/** The flags that describe an offline input. */
+export interface OfflineFlags {
+  file: string;
+  allocations?: string;
+  control?: string;
+  experimentFile?: string;
+  confidenceLevel?: number;
+  minSampleSize?: number;
+}
+
+/** A design plus what the file or flags say about the experiment. */
+export interface OfflineDesign extends AnalysisDesign {
+  id?: number | string;
+  name?: string;
+  primary_metric?: string;
+  gates?: GateThresholds;
+}
+
+export interface OfflineData {
+  file: string;
+  format: 'jsonl' | 'csv';
+  design: OfflineDesign;
+  accumulators: Map<string, VariantAccumulator>;
+  performance: PerformanceRecord[];
+  users: number;
+}
+
+/** Streams the file into accumulators; malformed rows and bad flags are usage errors (exit 2). */
+export async function loadOfflineData(flags: OfflineFlags): Promise<OfflineData> {
+  const csvDesign = await designFromFlags(flags);
+  const source = await openLineSource(flags.file);
+  const parser = new SniffingParser(flags.file, csvDesign, flags);
+  try {
+    await parseChunks(withProgress(source), parser);
+  } catch (error) {
+    if (error instanceof InputFileError) throw usageError(error.message);
+    throw error;
+  } finally {
+    progressDone();
+  }
+  return parser.result();
+}
+
+const CSV_ONLY = ['allocations', 'control', 'experimentFile', 'confidenceLevel', 'minSampleSize'] as const;
+const FLAG_NAMES: Record<(typeof CSV_ONLY)[number], string> = {
+  allocations: '--allocations',
+  control: '--control',
+  experimentFile: '--experiment-file',
+  confidenceLevel: '--confidence-level',
+  minSampleSize: '--min-sample-size',
+};
+
+/**
+ * Picks the parser from the first non-blank line: `{` means a JSON Lines export, anything
+ * else the CSV. Lines before it (blank ones) are replayed so line numbers stay right.
+ */
+class SniffingParser implements LineParser<void> {
+  private inner: LineParser<unknown> | undefined;
+  private pending = 0;
+  private format: 'jsonl' | 'csv' = 'csv';
+  private parsed: unknown;
+
+  constructor(
+    private readonly file: string,
+    private readonly csvDesign: OfflineDesign | undefined,
+    private readonly flags: OfflineFlags,
+  ) {}
+
+  line(text: string): void {
+    if (this.inner === undefined) {
+      if (text.trim() === '') {
+        this.pending++;
+        return;
+      }
+      this.inner = this.choose(text);
+      for (; this.pending > 0; this.pending--) this.inner.line('');
+    }
+    this.inner.line(text);
+  }
+
+  finish(): void {
+    this.inner ??= this.choose('');
+    for (; this.pending > 0; this.pending--) this.inner.line('');
+    this.parsed = this.inner.finish();
+  }
+
+  private choose(first: string): LineParser<unknown> {
+    const trimmed = first.charCodeAt(0) === 0xfeff ? first.slice(1) : first;
+    if (trimmed.trimStart().startsWith('{')) {
+      const given = CSV_ONLY.filter((key) => this.flags[key] !== undefined).map((key) => FLAG_NAMES[key]);
+      if (given.length > 0) throw usageError(`${given.join(', ')}: only for a CSV; ${this.file} is a JSON Lines export, which carries the experiment`);
+      this.format = 'jsonl';
+      return createJsonlExportParser(this.file);
+    }
+    if (this.csvDesign === undefined) {
+      throw usageError(`${this.file} is a CSV: give --allocations name=pct,... and --control name, or --experiment-file experiment.json`);
+    }
+    return createUserCsvParser(this.file, { variants: this.csvDesign.variants.map((v) => v.name) });
+  }
+
+  result(): OfflineData {
+    const parsed = this.parsed as
+      | { experiment: OfflineDesign; accumulators: Map<string, VariantAccumulator>; performance: PerformanceRecord[]; users: number }
+      | { accumulators: Map<string, VariantAccumulator>; users: number };
+    if (this.format === 'jsonl' && 'experiment' in parsed) {
+      return { file: this.file, format: 'jsonl', design: parsed.experiment, accumulators: parsed.accumulators, performance: parsed.performance, users: parsed.users };
+    }
+    return { file: this.file, format: 'csv', design: this.csvDesign as OfflineDesign, accumulators: parsed.accumulators, performance: [], users: parsed.users };
+  }
+}
+
+/** Reports bytes read on a terminal's stderr, at most four times a second. */
+async function* withProgress(source: LineSource): AsyncGenerator<string> {
+  let last = Date.now();
+  for await (const chunk of source.chunks) {
+    yield chunk;
+    const now = Date.now();
+    if (now - last < 250) continue;
+    last = now;
+    const read = source.bytesRead();
+    const share = source.size ? ` ${Math.min(100, Math.floor((read / source.size) * 100))}%` : '';
+    progress(`reading ${source.name}:${share} (${formatCount(read / 1048576, 1)} MB)`);
+  }
+}
+
+async function designFromFlags(flags: OfflineFlags): Promise<OfflineDesign | undefined> {
+  if (flags.experimentFile !== undefined) {
+    if (flags.allocations !== undefined || flags.control !== undefined) {
+      throw usageError('give either --experiment-file or --allocations/--control, not both');
+    }
+    return readExperimentFile(flags.experimentFile);
+  }
+  if (flags.allocations === undefined && flags.control === undefined) return undefined;
+  if (flags.allocations === undefined) throw usageError('--control needs --allocations name=pct,... as well');
+  if (flags.control === undefined) throw usageError('--allocations needs --control <name> as well (which variant is the control?)');
+  const allocations = parseAllocations(flags.allocations);
+  if (!allocations.some((a) => a.name === flags.control)) {
+    throw usageError(`--control: "${flags.control}" is not one of the variants in --allocations (${allocations.map((a) => a.name).join(', ')})`);
+  }
+  return {
+    variants: allocations.map((a) => ({ ...a, is_control: a.name === flags.control })),
+    confidence_level: flags.confidenceLevel ?? 0.95,
+    minimum_sample_size: flags.minSampleSize ?? 1000,
+  };
+}
+
+/** The experiment's creation JSON (or a served experiment): what analysis needs, checked with the server's rules. */
+async function readExperimentFile(path: string): Promise<OfflineDesign> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `not valid JSON: ${error.message}` : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    throw usageError(`--experiment-file ${path}: ${reason}`);
+  }
+  const record = value as Partial<OfflineDesign> & { variants?: unknown };
+  const fail = (message: string) => usageError(`--experiment-file ${path}: ${message}`);
+  if (typeof record !== 'object' || record === null || !Array.isArray(record.variants)) throw fail('expected an experiment object with a "variants" array');
+  const variants = record.variants as Array<{ name?: unknown; traffic_allocation?: unknown; is_control?: unknown }>;
+  variants.forEach((v, i) => {
+    if (typeof v?.name !== 'string' || typeof v.is_control !== 'boolean') throw fail(`variants[${i}] needs "name" and "is_control"`);
+    const issue = validateAllocation(v.traffic_allocation);
+    if (issue !== undefined) throw fail(`variants[${i}].traffic_allocation: ${issue}`);
+  });
+  if (variants.length < 2) throw fail('an experiment needs at least two variants');
+  if (variants.filter((v) => v.is_control === true).length !== 1) throw fail('exactly one variant must have "is_control": true');
+  const sumIssue = validateAllocationSum(variants.map((v) => v.traffic_allocation as number));
+  const confidence = record.confidence_level ?? 0.95;
+  const minimum = record.minimum_sample_size ?? 1000;
+  const issue = sumIssue ?? validateConfidenceLevel(confidence) ?? validateMinimumSampleSize(minimum);
+  if (issue !== undefined) throw fail(issue);
+  return { ...(record as OfflineDesign), confidence_level: confidence, minimum_sample_size: minimum };
+}

@@ -1,0 +1,14 @@
+/** The flags describing offline input, shared by `experiment analyze` and `gates check`. */
+import type { Command } from 'commander';
+import { parsePositiveInt, parsePositiveNumber } from './options.js';
+
+/** Adds --file, --allocations, --control, --experiment-file, --confidence-level, --min-sample-size. */
+export function addOfflineOptions(command: Command): Command {
+  return command
+    .option('-f, --file <path>', 'work offline on a JSON Lines export or a per-user CSV (.gz read transparently)')
+    .option('-a, --allocations <list>', 'CSV only: variants and allocations, e.g. control=50,treatment=50')
+    .option('-c, --control <name>', 'CSV only: the control variant (with --allocations)')
+    .option('--experiment-file <path>', "CSV only: the experiment's creation JSON instead of --allocations/--control")
+    .option('--confidence-level <level>', 'CSV with --allocations: confidence level (default 0.95)', parsePositiveNumber)
+    .option('--min-sample-size <users>', 'CSV with --allocations: minimum users per variant (default 1000)', parsePositiveInt);
+}
