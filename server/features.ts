@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
+import { registerAnalytics } from './analytics/analytics.feature.js';
+import { registerExperiments } from './experiments/experiments.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './recommendations/ranking-state.js';
 
@@ -13,4 +15,9 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const ranking = await loadRankingState(context.database.db);
   const { posts } = await registerPosts(app, context, ranking);
   await registerInteractions(app, context, { ranking, posts });
+  const { rankingPolicy } = await registerExperiments(app, context);
+  await registerAnalytics(app, context);
+  // Seam: the recommendations feature ranks with the experiments' policy, e.g.
+  // registerRecommendations(app, context, ranking, rankingPolicy). Until it lands:
+  void rankingPolicy;
 }

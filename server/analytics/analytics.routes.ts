@@ -1,0 +1,32 @@
+/** `POST /api/v1/analytics/events`: a batch of client events (clicks, views, sessions). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
+import { requireScope } from '../plugins/auth.js';
+import { envelope } from '../experiments/envelope.js';
+import { EventBatchResultSchema, EventBatchSchema } from './analytics.schema.js';
+import type { AnalyticsService } from './analytics.service.js';
+
+export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
+  app.addHook('preValidation', async (request) => {
+    requireScope(request, 'write');
+  });
+
+  app.post(
+    '/api/v1/analytics/events',
+    {
+      schema: {
+        tags: ['analytics'],
+        summary: 'Report a batch of up to 500 client events',
+        description:
+          'All or nothing: a bad event is 400 naming `events[i].field` and nothing is stored. A user token may report its own user\'s events; an admin token anyone\'s.',
+        operationId: 'postAnalyticsEvents',
+        body: EventBatchSchema,
+        response: { 201: Envelope(EventBatchResultSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const accepted = await analytics.record(requireScope(request, 'write'), request.body.events);
+      return reply.code(201).send(envelope(request, { accepted }));
+    },
+  );
+};

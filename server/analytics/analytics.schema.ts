@@ -1,0 +1,30 @@
+/** Wire schema of `POST /api/v1/analytics/events`: a batch of up to 500 client events. */
+import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../../src/schemas/common.schema.js';
+
+export const CLIENT_EVENT_TYPES = ['click', 'view', 'session_start', 'session_end'] as const;
+export type ClientEventType = (typeof CLIENT_EVENT_TYPES)[number];
+
+export const MAX_EVENTS_PER_BATCH = 500;
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+
+export const AnalyticsEventSchema = Type.Object(
+  {
+    type: StringEnum(CLIENT_EVENT_TYPES, { description: '`click` and `view` need `post_id`; `session_start` and `session_end` need `session_id`' }),
+    user_id: Id('The user the event is about'),
+    post_id: Type.Optional(Id('The recommended post clicked or viewed')),
+    session_id: Type.Optional(Id('Groups events of one session; a click carrying it makes the session not a bounce')),
+    timestamp: Type.Optional(Type.String({ format: 'date-time', description: 'When it happened (ISO 8601); default: when received' })),
+  },
+  { additionalProperties: false, title: 'AnalyticsEvent' },
+);
+export type AnalyticsEvent = Static<typeof AnalyticsEventSchema>;
+
+export const EventBatchSchema = Type.Object(
+  { events: Type.Array(AnalyticsEventSchema, { minItems: 1, maxItems: MAX_EVENTS_PER_BATCH }) },
+  { additionalProperties: false, title: 'EventBatch' },
+);
+export type EventBatch = Static<typeof EventBatchSchema>;
+
+export const EventBatchResultSchema = Type.Object({ accepted: Type.Integer({ description: 'Events stored (the whole batch)' }) });

@@ -1,0 +1,170 @@
+/**
+ * An experiment's results: metrics, analysis, gates and the JSON Lines export, all built
+ * from the same stream of enrolled users (user-counts.service.ts) and the same
+ * src/experiments code the CLI runs offline.
+ */
+import type { Kysely } from 'kysely';
+import { analyzeExperiment, type AnalysisResult } from '../../src/experiments/analysis.js';
+import { ratioValue } from '../../src/experiments/delta-method.js';
+import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
+import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
+import type { ExperimentMetrics, VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
+import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/export-format.js';
+import { gateInputsFromData } from '../../src/experiments/gate-inputs.js';
+import { evaluateGates } from '../../src/experiments/gates.js';
+import { histogramQuantile } from '../../src/experiments/latency-histogram.js';
+import { COUNT_KEYS, METRIC_NAMES, emptyCounts, type MetricName, type UserCounts } from '../../src/experiments/metrics.js';
+import { sampleRatioMismatch } from '../../src/experiments/srm.js';
+import { createAccumulators, type VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
+import type { Database } from '../db/database.js';
+import { listActivePeriods } from './experiment.repository.js';
+import { impressionAggregates, latencyBucketRows, performanceRows, scoreBins } from './experiment-data.repository.js';
+import { iterateEnrolledUsers } from './user-counts.service.js';
+
+interface Accumulated {
+  accumulators: Map<string, VariantAccumulator>;
+  totals: Map<string, UserCounts>;
+  cold: Map<string, { clicks: number; impressions: number }>;
+}
+
+export class ExperimentResultsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The decisions.md analysis; `metric` picks the primary metric (default: the experiment's). */
+  async analysis(experiment: Experiment, metric?: MetricName): Promise<AnalysisResult> {
+    const { accumulators } = await this.accumulate(experiment);
+    return analyzeExperiment(experiment, accumulators, { primaryMetric: metric ?? (experiment.primary_metric as MetricName) });
+  }
+
+  /** Per variant: users, count totals and the engagement, algorithm and performance groups. */
+  async metrics(experiment: Experiment): Promise<ExperimentMetrics> {
+    const { accumulators, totals, cold } = await this.accumulate(experiment);
+    const performance = await this.performance(experiment);
+    const activeSeconds = await this.activeSeconds(experiment.id);
+    const aggregates = new Map((await impressionAggregates(this.db, experiment.id)).map((row) => [row.variant, row]));
+    const bins = await scoreBins(this.db, experiment.id);
+    const ratio = (num: number, den: number): number | null => (den > 0 ? num / den : null);
+    const variants: VariantMetrics[] = experiment.variants.map((v) => {
+      const acc = accumulators.get(v.name) as VariantAccumulator;
+      const agg = aggregates.get(v.name);
+      const perf = performance.find((p) => p.variant === v.name) as PerformanceRecord;
+      const coldStats = cold.get(v.name) ?? { clicks: 0, impressions: 0 };
+      const engagement = Object.fromEntries(METRIC_NAMES.map((m) => [m, ratioValue(acc.moments(m))])) as Record<MetricName, number | null>;
+      return {
+        name: v.name,
+        is_control: v.is_control,
+        blocked: v.blocked,
+        users: acc.users,
+        totals: totals.get(v.name) ?? emptyCounts(),
+        engagement,
+        algorithm: {
+          avg_recommendation_score: ratio(Number(agg?.score_sum ?? 0), Number(agg?.impressions ?? 0)),
+          score_distribution: Array.from({ length: 10 }, (_, bin) => ({
+            lower: bin / 10,
+            upper: (bin + 1) / 10,
+            count: Number(bins.find((b) => b.variant === v.name && Number(b.bin) === bin)?.count ?? 0),
+          })),
+          recommendation_diversity: ratio(Number(agg?.distinct_per_user_sum ?? 0), Number(agg?.impressions ?? 0)),
+          cold_start_performance: ratio(coldStats.clicks, coldStats.impressions),
+          semantic_match_quality: ratio(Number(agg?.semantic_clicked ?? 0), Number(agg?.semantic_impressions ?? 0)),
+        },
+        performance: {
+          response_time_p95: perf.latency_ms_p95,
+          recommendations_per_second: ratio(perf.requests, activeSeconds),
+          error_rate: ratio(perf.errors, perf.requests),
+          cache_hit_rate: ratio(perf.cache_hits, perf.cache_lookups),
+          requests: perf.requests,
+          errors: perf.errors,
+        },
+      };
+    });
+    return { experiment_id: experiment.id, status: experiment.status, active_seconds: activeSeconds, variants };
+  }
+
+  /** Every variant against every gate with the experiment's thresholds; SRM fails the experiment. */
+  async gates(experiment: Experiment): Promise<ExperimentGates> {
+    const { accumulators } = await this.accumulate(experiment);
+    const performance = await this.performance(experiment);
+    const names = experiment.variants.map((v) => v.name);
+    const inputs = gateInputsFromData(names, accumulators, performance);
+    const srm = sampleRatioMismatch(inputs.map((i) => i.users), experiment.variants.map((v) => v.traffic_allocation));
+    const evaluation = evaluateGates({ variants: inputs, minimumSampleSize: experiment.minimum_sample_size, thresholds: experiment.gates, srm });
+    return {
+      experiment_id: experiment.id,
+      verdict: evaluation.verdict,
+      srm,
+      thresholds: experiment.gates,
+      minimum_sample_size: experiment.minimum_sample_size,
+      variants: experiment.variants.map((v, i) => {
+        const results = evaluation.results.filter((r) => r.variant === v.name);
+        const verdicts = new Set(results.map((r) => r.verdict));
+        return {
+          name: v.name,
+          is_control: v.is_control,
+          blocked: v.blocked,
+          users: inputs[i]?.users ?? 0,
+          verdict: verdicts.has('fail') ? 'fail' : verdicts.has('inconclusive') ? 'inconclusive' : 'pass',
+          gates: results.map(({ variant: _variant, ...rest }) => rest),
+        };
+      }),
+    };
+  }
+
+  /** The JSON Lines export, line by line (each ending in a newline), streamed from the database. */
+  async *exportLines(experiment: Experiment): AsyncGenerator<string> {
+    yield `${experimentLine(experiment)}\n`;
+    for await (const user of iterateEnrolledUsers(this.db, experiment.id)) {
+      const { cold_start: _cold, ...record } = user;
+      yield `${userLine(record)}\n`;
+    }
+    for (const record of await this.performance(experiment)) yield `${performanceLine(record)}\n`;
+  }
+
+  /** Per variant (every variant, zeros when nothing was served): counters and the interpolated p95. */
+  async performance(experiment: Experiment): Promise<PerformanceRecord[]> {
+    const rows = await performanceRows(this.db, experiment.id);
+    const buckets = await latencyBucketRows(this.db, experiment.id);
+    return experiment.variants.map((v) => {
+      const row = rows.find((r) => r.variant === v.name);
+      const histogram = new Map(buckets.filter((b) => b.variant === v.name).map((b) => [Number(b.bucket), Number(b.count)]));
+      return {
+        variant: v.name,
+        requests: Number(row?.requests ?? 0),
+        errors: Number(row?.errors ?? 0),
+        latency_ms_p95: histogramQuantile(histogram, 0.95),
+        cache_hits: Number(row?.cache_hits ?? 0),
+        cache_lookups: Number(row?.cache_lookups ?? 0),
+      };
+    });
+  }
+
+  /** Seconds the experiment has spent ACTIVE (the open period counts up to now). */
+  async activeSeconds(experimentId: number): Promise<number> {
+    const periods = await listActivePeriods(this.db, experimentId);
+    const nowMs = this.now();
+    return periods.reduce((total, p) => total + Math.max(0, (p.ended_at_ms ?? nowMs) - p.started_at_ms), 0) / 1000;
+  }
+
+  private async accumulate(experiment: Experiment): Promise<Accumulated> {
+    const names = experiment.variants.map((v) => v.name);
+    const accumulators = createAccumulators(names);
+    const totals = new Map(names.map((name) => [name, emptyCounts()]));
+    const cold = new Map(names.map((name) => [name, { clicks: 0, impressions: 0 }]));
+    for await (const user of iterateEnrolledUsers(this.db, experiment.id)) {
+      const accumulator = accumulators.get(user.variant);
+      const total = totals.get(user.variant);
+      if (!accumulator || !total) continue;
+      accumulator.add(user);
+      for (const key of COUNT_KEYS) total[key] += user[key];
+      if (user.cold_start) {
+        const c = cold.get(user.variant) as { clicks: number; impressions: number };
+        c.clicks += user.clicks;
+        c.impressions += user.impressions;
+      }
+    }
+    return { accumulators, totals, cold };
+  }
+}

@@ -1,0 +1,40 @@
+/** Maps experiment rows to the domain/wire shape (rows never leave the feature's services). */
+import type { AlgorithmConfig, GateThresholds } from '../../src/experiments/experiment.schema.js';
+import type { Experiment, Variant } from '../../src/experiments/experiment-response.schema.js';
+import { resolveThresholds } from '../../src/experiments/gates.js';
+import type { ExperimentStatus } from '../../src/experiments/state-machine.js';
+import type { ExperimentRow, VariantRow } from './experiment.repository.js';
+
+/** A variant row as the wire's Variant. */
+export function toVariant(row: VariantRow): Variant {
+  return {
+    name: row.name,
+    description: row.description,
+    traffic_allocation: row.traffic_allocation,
+    algorithm_config: JSON.parse(row.algorithm_config) as AlgorithmConfig,
+    is_control: row.is_control === 1,
+    blocked: row.blocked === 1,
+    blocked_reason: row.blocked_reason,
+  };
+}
+
+/** An experiment row and its variant rows as the wire's Experiment. */
+export function toExperiment(row: ExperimentRow, variants: readonly VariantRow[]): Experiment {
+  const gates = row.gates === null ? {} : (JSON.parse(row.gates) as GateThresholds);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status as ExperimentStatus,
+    traffic_percentage: row.traffic_percentage,
+    minimum_sample_size: row.minimum_sample_size,
+    confidence_level: row.confidence_level,
+    primary_metric: row.primary_metric,
+    gates: resolveThresholds(gates),
+    variants: variants.filter((v) => v.experiment_id === row.id).map(toVariant),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    started_at: row.started_at,
+    ended_at: row.ended_at,
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * `/api/v1/analytics/experiments`: the life cycle, status, metrics, analysis, gates and
+ * export of experiments. Every operation needs the `admin` scope (checked before the
+ * body is validated, so an anonymous caller gets 401, not 400).
+ */
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ExperimentAnalysisSchema } from '../../src/experiments/experiment-analysis.schema.js';
+import { ExperimentCreateSchema } from '../../src/experiments/experiment.schema.js';
+import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
+import { ExperimentMetricsSchema } from '../../src/experiments/experiment-metrics.schema.js';
+import { ExperimentSchema, ExperimentStatusSchema } from '../../src/experiments/experiment-response.schema.js';
+import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
+import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiments/state-machine.js';
+import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
+import { requireScope } from '../plugins/auth.js';
+import { envelope } from './envelope.js';
+import type { ExperimentResultsService } from './experiment-results.service.js';
+import type { ExperimentService } from './experiment.service.js';
+
+export interface ExperimentRoutesOptions {
+  experiments: ExperimentService;
+  results: ExperimentResultsService;
+}
+
+const BASE = '/api/v1/analytics/experiments';
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Experiment id' }) });
+const tags = ['experiments'];
+
+export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions> = async (app, { experiments, results }) => {
+  app.addHook('preValidation', async (request) => {
+    requireScope(request, 'admin');
+  });
+
+  app.post(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: 'Create an experiment (DRAFT)',
+        operationId: 'createExperiment',
+        body: ExperimentCreateSchema,
+        response: { 201: Envelope(ExperimentSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(envelope(request, await experiments.create(request.body))),
+  );
+
+  app.get(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: 'List experiments, optionally by status',
+        operationId: 'listExperiments',
+        querystring: Type.Object({ status: Type.Optional(StringEnum(EXPERIMENT_STATUSES)) }),
+        response: { 200: Envelope(Type.Array(ExperimentSchema)), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => envelope(request, await experiments.list(request.query.status)),
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      schema: {
+        tags,
+        summary: 'Read an experiment',
+        operationId: 'getExperiment',
+        params: IdParams,
+        response: { 200: Envelope(ExperimentSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request, await experiments.get(request.params.id)),
+  );
+
+  for (const action of ['start', 'pause', 'stop'] as const satisfies readonly ExperimentAction[]) {
+    app.post(
+      `${BASE}/:id/${action}`,
+      {
+        schema: {
+          tags,
+          summary: `${action[0]?.toUpperCase()}${action.slice(1)} an experiment`,
+          description: 'DRAFT -> ACTIVE (start) <-> PAUSED (pause, start) -> COMPLETED (stop); any other move is 409 naming the current state.',
+          operationId: `${action}Experiment`,
+          params: IdParams,
+          response: { 200: Envelope(ExperimentSchema), ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (request) => envelope(request, await experiments.transition(request.params.id, action)),
+    );
+  }
+
+  app.get(
+    `${BASE}/:id/status`,
+    {
+      schema: {
+        tags,
+        summary: 'Users assigned per variant, shares and sample ratio mismatch',
+        operationId: 'getExperimentStatus',
+        params: IdParams,
+        response: { 200: Envelope(ExperimentStatusSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request, await experiments.status(request.params.id)),
+  );
+
+  app.get(
+    `${BASE}/:id/metrics`,
+    {
+      schema: {
+        tags,
+        summary: 'Live engagement, algorithm and performance metrics per variant',
+        operationId: 'getExperimentMetrics',
+        params: IdParams,
+        response: { 200: Envelope(ExperimentMetricsSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request, await results.metrics(await experiments.get(request.params.id))),
+  );
+
+  app.get(
+    `${BASE}/:id/analysis`,
+    {
+      schema: {
+        tags,
+        summary: 'Statistical analysis (delta method, Holm, SRM); ?metric= picks the primary metric',
+        operationId: 'getExperimentAnalysis',
+        params: IdParams,
+        querystring: Type.Object({ metric: Type.Optional(StringEnum(METRIC_NAMES)) }),
+        response: { 200: Envelope(ExperimentAnalysisSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const experiment = await experiments.get(request.params.id);
+      return envelope(request, await results.analysis(experiment, request.query.metric as MetricName | undefined));
+    },
+  );
+
+  app.get(
+    `${BASE}/:id/gates`,
+    {
+      schema: {
+        tags,
+        summary: 'Performance gates per variant: value, threshold, pass / fail / inconclusive',
+        operationId: 'getExperimentGates',
+        params: IdParams,
+        response: { 200: Envelope(ExperimentGatesSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request, await results.gates(await experiments.get(request.params.id))),
+  );
+
+  app.get(
+    `${BASE}/:id/export`,
+    {
+      schema: {
+        tags,
+        summary: 'Export as JSON Lines: the experiment, one line per enrolled user, one performance line per variant',
+        operationId: 'exportExperiment',
+        params: IdParams,
+        produces: ['application/x-ndjson'],
+        response: {
+          200: { description: 'JSON Lines (application/x-ndjson), streamed', content: { 'application/x-ndjson': { schema: Type.Unsafe<Readable>({ type: 'string' }) } } },
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const experiment = await experiments.get(request.params.id);
+      reply.type('application/x-ndjson; charset=utf-8');
+      reply.header('content-disposition', `attachment; filename="experiment-${experiment.id}.jsonl"`);
+      return reply.send(Readable.from(results.exportLines(experiment)));
+    },
+  );
+};

@@ -1,0 +1,135 @@
+/**
+ * The experiment life cycle: create (validated by the domain's rules), read, list, and
+ * start/pause/stop through the state machine. Each change runs in one transaction,
+ * opens or closes the ACTIVE period that decides which events count, and then tells
+ * the runtime to forget its cached experiments and enrolments.
+ */
+import type { Kysely } from 'kysely';
+import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
+import type { Experiment, ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
+import { sampleRatioMismatch } from '../../src/experiments/srm.js';
+import { nextStatus, type ExperimentAction, type ExperimentStatus } from '../../src/experiments/state-machine.js';
+import { assertValidExperiment } from '../../src/experiments/validate-experiment.js';
+import { DEFAULT_PRIMARY_METRIC } from '../../src/experiments/metrics.js';
+import { NotFoundError } from '../../src/errors.js';
+import type { Database } from '../db/database.js';
+import { countAssignmentsByVariant } from './assignment.repository.js';
+import {
+  closeActivePeriod,
+  findExperimentRow,
+  insertExperiment,
+  insertVariants,
+  listExperimentRows,
+  listVariantRows,
+  openActivePeriod,
+  updateExperimentStatus,
+} from './experiment.repository.js';
+import { toExperiment } from './experiment.mapper.js';
+import type { ExperimentRuntime } from './experiment-runtime.js';
+
+export interface ExperimentServiceDeps {
+  db: Kysely<Database>;
+  runtime: ExperimentRuntime;
+  now: () => number;
+}
+
+export class ExperimentService {
+  constructor(private readonly deps: ExperimentServiceDeps) {}
+
+  /** Creates a DRAFT experiment; 400 naming the field for any rule it breaks. */
+  async create(input: ExperimentCreate): Promise<Experiment> {
+    assertValidExperiment(input);
+    const at = new Date(this.deps.now()).toISOString();
+    const id = await this.deps.db.transaction().execute(async (trx) => {
+      const experimentId = await insertExperiment(trx, {
+        name: input.name,
+        description: input.description ?? '',
+        status: 'DRAFT',
+        traffic_percentage: input.traffic_percentage ?? 100,
+        minimum_sample_size: input.minimum_sample_size ?? 1000,
+        confidence_level: input.confidence_level ?? 0.95,
+        primary_metric: input.primary_metric ?? DEFAULT_PRIMARY_METRIC,
+        gates: input.gates === undefined ? null : JSON.stringify(input.gates),
+        created_at: at,
+        updated_at: at,
+        started_at: null,
+        ended_at: null,
+      });
+      await insertVariants(
+        trx,
+        input.variants.map((variant, position) => ({
+          experiment_id: experimentId,
+          position,
+          name: variant.name,
+          description: variant.description ?? '',
+          traffic_allocation: variant.traffic_allocation,
+          algorithm_config: JSON.stringify(variant.algorithm_config),
+          is_control: variant.is_control ? 1 : 0,
+          blocked: 0,
+          blocked_at: null,
+          blocked_reason: null,
+        })),
+      );
+      return experimentId;
+    });
+    return this.get(id);
+  }
+
+  /** Every experiment (optionally of one status), oldest first. */
+  async list(status?: ExperimentStatus): Promise<Experiment[]> {
+    const rows = await listExperimentRows(this.deps.db, status ? [status] : undefined);
+    const variants = await listVariantRows(this.deps.db, rows.map((row) => row.id));
+    return rows.map((row) => toExperiment(row, variants));
+  }
+
+  /** The experiment; 404 when there is none with this id. */
+  async get(id: number): Promise<Experiment> {
+    const row = await findExperimentRow(this.deps.db, id);
+    if (!row) throw new NotFoundError(`Experiment ${id} does not exist`);
+    return toExperiment(row, await listVariantRows(this.deps.db, [id]));
+  }
+
+  /** start / pause / stop; 409 naming the current state when the move is not allowed. */
+  async transition(id: number, action: ExperimentAction): Promise<Experiment> {
+    const nowMs = this.deps.now();
+    const at = new Date(nowMs).toISOString();
+    await this.deps.db.transaction().execute(async (trx) => {
+      const row = await findExperimentRow(trx, id);
+      if (!row) throw new NotFoundError(`Experiment ${id} does not exist`);
+      const current = row.status as ExperimentStatus;
+      const next = nextStatus(current, action);
+      await updateExperimentStatus(trx, id, {
+        status: next,
+        updated_at: at,
+        ...(next === 'ACTIVE' && row.started_at === null ? { started_at: at } : {}),
+        ...(next === 'COMPLETED' ? { ended_at: at } : {}),
+      });
+      if (current === 'ACTIVE') await closeActivePeriod(trx, id, nowMs);
+      if (next === 'ACTIVE') await openActivePeriod(trx, id, nowMs);
+    });
+    this.deps.runtime.invalidate();
+    return this.get(id);
+  }
+
+  /** Users assigned overall and per variant, their shares, and the SRM check. */
+  async status(id: number): Promise<ExperimentStatusReport> {
+    const experiment = await this.get(id);
+    const counts = await countAssignmentsByVariant(this.deps.db, id);
+    const users = experiment.variants.map((v) => counts.get(v.name) ?? 0);
+    const total = users.reduce((a, b) => a + b, 0);
+    return {
+      id: experiment.id,
+      name: experiment.name,
+      status: experiment.status,
+      users_assigned: total,
+      variants: experiment.variants.map((v, i) => ({
+        name: v.name,
+        users_assigned: users[i] ?? 0,
+        share: total > 0 ? (users[i] ?? 0) / total : 0,
+        traffic_allocation: v.traffic_allocation,
+        blocked: v.blocked,
+      })),
+      srm: sampleRatioMismatch(users, experiment.variants.map((v) => v.traffic_allocation)),
+    };
+  }
+}

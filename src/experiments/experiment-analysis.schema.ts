@@ -1,0 +1,53 @@
+/**
+ * Shape of `GET /api/v1/analytics/experiments/{id}/analysis`: exactly `AnalysisResult`
+ * of analysis.ts (the CLI's `analyze --json` prints the same object).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { SrmSchema } from './experiment-response.schema.js';
+
+const NullableNumber = () => Type.Union([Type.Number(), Type.Null()]);
+const Interval = Type.Tuple([Type.Number(), Type.Number()]);
+
+export const ComparisonSchema = Type.Object({
+  metric: Type.String(),
+  variant: Type.String(),
+  control: Type.String(),
+  control_value: NullableNumber(),
+  variant_value: NullableNumber(),
+  difference: NullableNumber(),
+  standard_error: NullableNumber(),
+  ci_low: NullableNumber(),
+  ci_high: NullableNumber(),
+  effect_size: NullableNumber(),
+  p_value: NullableNumber(),
+  adjusted_p_value: NullableNumber(),
+  significant: Type.Boolean(),
+});
+
+export const SignificanceRecordSchema = Type.Object({
+  metric: Type.String(),
+  p_value: NullableNumber(),
+  unadjusted_p_value: NullableNumber(),
+  confidence_interval: Type.Union([Interval, Type.Null()]),
+  effect_size: NullableNumber(),
+  significance: Type.Union([Type.Literal('statistically_significant'), Type.Literal('not_significant'), Type.Literal('underpowered')]),
+});
+
+export const ExperimentAnalysisSchema = Type.Object(
+  {
+    primary_metric: Type.String(),
+    confidence_level: Type.Number(),
+    minimum_sample_size: Type.Integer(),
+    control: Type.String(),
+    sample_sizes: Type.Record(Type.String(), Type.Integer()),
+    metrics: Type.Record(Type.String(), Type.Record(Type.String(), NullableNumber())),
+    comparisons: Type.Array(ComparisonSchema),
+    srm: SrmSchema,
+    underpowered: Type.Boolean(),
+    underpowered_variants: Type.Array(Type.String()),
+    statistical_significance: Type.Record(Type.String(), SignificanceRecordSchema),
+    confidence_intervals: Type.Record(Type.String(), Interval),
+  },
+  { title: 'ExperimentAnalysis' },
+);
+export type ExperimentAnalysis = Static<typeof ExperimentAnalysisSchema>;
