@@ -9,6 +9,7 @@ import { registerAnalytics } from './analytics/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './recommendations/ranking-state.js';
+import { registerRecommendations } from './recommendations/recommendations.feature.js';
 
 /** Registers every feature's routes and agents. */
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -17,7 +18,5 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   await registerInteractions(app, context, { ranking, posts });
   const { rankingPolicy } = await registerExperiments(app, context);
   await registerAnalytics(app, context);
-  // Seam: the recommendations feature ranks with the experiments' policy, e.g.
-  // registerRecommendations(app, context, ranking, rankingPolicy). Until it lands:
-  void rankingPolicy;
+  await registerRecommendations(app, context, { ranking, posts, policy: rankingPolicy });
 }

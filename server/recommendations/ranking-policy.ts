@@ -33,4 +33,12 @@ export interface RankingPolicy {
   choose(userId: string): Promise<RankingChoice> | RankingChoice;
   /** Observes a served (or failed) list; must not throw. */
   served(list: ServedList): Promise<void> | void;
+  /** Optional: observes "more"/"less" feedback (experiments' user_satisfaction); must not throw. */
+  feedback?(event: FeedbackEvent): Promise<void> | void;
+}
+
+export interface FeedbackEvent {
+  readonly userId: string;
+  readonly postId: string;
+  readonly feedback: 'more' | 'less';
 }

@@ -1,0 +1,107 @@
+/** `/api/v1/recommendations` (GET and POST) and `/api/v1/recommendations/seamless`. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { ValidationError } from '../../src/errors.js';
+import { errorResponses } from '../../src/schemas/common.schema.js';
+import {
+  RecommendationBodySchema,
+  RecommendationQuerySchema,
+  RecommendedPostSchema,
+  SeamlessBodySchema,
+  SeamlessItemSchema,
+} from '../../src/schemas/recommendation.schema.js';
+import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
+import { parseExcludeIds, toRecommendedPost, type RecommendationService } from './recommendation.service.js';
+import type { SeamlessService } from './seamless.service.js';
+
+export interface RecommendationRoutesOptions {
+  recommendations: RecommendationService;
+  seamless: SeamlessService;
+}
+
+/** Every recommendation route needs a token, checked before validation so a bad request without one is 401. */
+export const authenticated = async (request: FastifyRequest): Promise<void> => {
+  requireAuthenticated(request);
+};
+
+export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoutesOptions> = async (app, { recommendations, seamless }) => {
+  const list = Type.Array(RecommendedPostSchema);
+
+  app.get(
+    '/api/v1/recommendations',
+    {
+      onRequest: authenticated,
+      schema: {
+        tags: ['recommendations'],
+        summary: 'Recommended posts for a user: Mastodon statuses with ranking_score, reason and metadata',
+        operationId: 'getRecommendations',
+        querystring: RecommendationQuerySchema,
+        response: { 200: list, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      requireUserAccess(request, q.user_id, 'read');
+      const result = await recommendations.recommend(q.user_id, {
+        limit: q.limit ?? 20,
+        excludeIds: parseExcludeIds(q.exclude_ids),
+        ...(q.max_id !== undefined ? { maxId: q.max_id } : {}),
+        ...(q.since_id !== undefined ? { sinceId: q.since_id } : {}),
+      });
+      return result.map(toRecommendedPost);
+    },
+  );
+
+  app.post(
+    '/api/v1/recommendations',
+    {
+      onRequest: authenticated,
+      schema: {
+        tags: ['recommendations'],
+        summary: 'Recommended posts for a user (body variant)',
+        operationId: 'postRecommendations',
+        body: RecommendationBodySchema,
+        response: { 200: list, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      requireUserAccess(request, b.user_id, 'read');
+      const result = await recommendations.recommend(b.user_id, {
+        limit: b.limit ?? 20,
+        excludeIds: parseExcludeIds(b.exclude_ids),
+        ...(b.max_id !== undefined ? { maxId: b.max_id } : {}),
+        ...(b.since_id !== undefined ? { sinceId: b.since_id } : {}),
+      });
+      return reply.code(200).send(result.map(toRecommendedPost));
+    },
+  );
+
+  app.post(
+    '/api/v1/recommendations/seamless',
+    {
+      onRequest: authenticated,
+      schema: {
+        tags: ['recommendations'],
+        summary: "Recommendations to blend into the client's timeline, with insertion points",
+        operationId: 'postSeamlessRecommendations',
+        body: SeamlessBodySchema,
+        response: { 200: Type.Array(SeamlessItemSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const identity = requireAuthenticated(request);
+      const userId = b.user_id ?? identity.userId;
+      if (userId === null) throw new ValidationError('Missing required field: user_id (the token is not bound to a user)', 'user_id');
+      requireUserAccess(request, userId, 'read');
+      const items = await seamless.plan({
+        userId,
+        existingIds: b.existing_statuses.map((s) => s.id),
+        maxRecommendations: b.max_recommendations ?? 10,
+      });
+      return reply.code(200).send(items);
+    },
+  );
+};

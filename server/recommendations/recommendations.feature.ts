@@ -1,0 +1,30 @@
+/** Registers the recommendations feature; the ranking policy defaults to `defaultRankingPolicy`. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.js';
+import type { PostService } from '../posts/post.service.js';
+import { defaultRankingPolicy } from './default-ranking-policy.js';
+import { FeedbackService } from './feedback.service.js';
+import { preferencesRoutes } from './preferences.routes.js';
+import type { RankingPolicy } from './ranking-policy.js';
+import type { RankingState } from './ranking-state.js';
+import { recommendationRoutes } from './recommendation.routes.js';
+import { RecommendationService } from './recommendation.service.js';
+import { SeamlessService } from './seamless.service.js';
+
+export interface RecommendationsDeps {
+  ranking: RankingState;
+  posts: PostService;
+  /** Experiments plug in here; without one every user gets the default ranking. */
+  policy?: RankingPolicy;
+}
+
+/** Recommendation, seamless, feedback and preferences routes. */
+export async function registerRecommendations(app: FastifyInstance, context: AppContext, deps: RecommendationsDeps): Promise<RecommendationService> {
+  const policy = deps.policy ?? defaultRankingPolicy;
+  const db = context.database.db;
+  const recommendations = new RecommendationService(db, deps.ranking, deps.posts, context.metrics, policy);
+  const feedback = new FeedbackService(db, deps.ranking, policy);
+  await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });
+  await app.register(preferencesRoutes, { feedback });
+  return recommendations;
+}
