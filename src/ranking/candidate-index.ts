@@ -7,7 +7,7 @@ import { engagementLog } from './features.js';
 import type { RankablePost } from './ranking.types.js';
 import { tagTerm, termCounts } from './text.js';
 import { computeTrending, type TrendingTag } from './trending.js';
-import { Vocabulary } from './vocabulary.js';
+import { Vocabulary, type SparseVector } from './vocabulary.js';
 
 /** Bounds of the pool and the trending window. */
 export interface CandidateIndexOptions {
@@ -40,7 +40,8 @@ export class Slot {
     readonly authorIdx: number,
     readonly termIds: Int32Array,
     readonly termTf: Float64Array,
-    readonly termW: Float64Array,
+    /** Re-weighed as the idf drifts (see `refreshVectors`). */
+    public vector: SparseVector,
     readonly tagIds: Int32Array,
     readonly language: string | null,
     public engagement: number,
@@ -196,9 +197,9 @@ export class CandidateIndex {
     }
     const index = this.free.pop() ?? this.slots.length;
     const language = post.language === null ? null : primaryLanguage(post.language);
-    const slot = new Slot(post, index, authorIdx, termIds, termTf, new Float64Array(counts.size), tagIds, language, engagementLog(post));
     this.vocabulary.count(termIds, 1);
-    this.vocabulary.weigh(termIds, termTf, slot.termW);
+    const vector = this.vocabulary.weigh(termIds, termTf);
+    const slot = new Slot(post, index, authorIdx, termIds, termTf, vector, tagIds, language, engagementLog(post));
     this.slots[index] = slot;
     this.slotById.set(post.id, slot);
     if (post.reblogOfId !== null) {
@@ -217,7 +218,7 @@ export class CandidateIndex {
   }
 
   private reweighAll(): void {
-    for (const slot of this.slots) if (slot !== undefined) this.vocabulary.weigh(slot.termIds, slot.termTf, slot.termW);
+    for (const slot of this.slots) if (slot !== undefined) slot.vector = this.vocabulary.weigh(slot.termIds, slot.termTf);
     this.changesSinceWeighing = 0;
   }
 

@@ -47,7 +47,19 @@ export interface UserProfile {
   preferences: UserPreferences;
   /** Interactions and feedback applied; 0 means cold start. */
   signals: number;
+  /** Decayed values cached for ranking (see `decayedSnapshot`); dropped on every update. */
+  snapshot?: DecayedSnapshot | undefined;
 }
+
+/** The profile's affinities and interests evaluated at one instant. */
+export interface DecayedSnapshot {
+  readonly atMs: number;
+  readonly authors: readonly (readonly [string, number])[];
+  readonly interest: readonly (readonly [string, number])[];
+}
+
+/** Over an hour a 14-day half-life moves values by 0.2%: not worth recomputing per request. */
+const SNAPSHOT_TTL_MS = 3_600_000;
 
 /** Everything a profile is built from. */
 export interface UserProfileInput {
@@ -140,7 +152,18 @@ export function learnedPreferences(
   };
 }
 
+/** The decayed author affinities and interest weights at about `nowMs` (cached for an hour). */
+export function decayedSnapshot(profile: UserProfile, nowMs: number): DecayedSnapshot {
+  const cached = profile.snapshot;
+  if (cached !== undefined && Math.abs(nowMs - cached.atMs) < SNAPSHOT_TTL_MS) return cached;
+  const evaluate = (m: Map<string, DecayedScore>): [string, number][] =>
+    Array.from(m, ([key, score]): [string, number] => [key, decayedValue(score, nowMs)]);
+  profile.snapshot = { atMs: nowMs, authors: evaluate(profile.authorAffinity), interest: evaluate(profile.interest) };
+  return profile.snapshot;
+}
+
 function learn(profile: UserProfile, post: RankablePost, amount: number, atMs: number, weigher: TermWeigher): void {
+  profile.snapshot = undefined;
   bump(profile.authorAffinity, post.accountId, amount, atMs);
   for (const tag of new Set(post.tags)) bump(profile.tagAffinity, tag.toLowerCase(), amount, atMs);
   for (const [term, weight] of weigher.termVector(post)) bump(profile.interest, term, amount * weight, atMs);

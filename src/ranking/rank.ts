@@ -111,9 +111,9 @@ function hasMutedTag(tagIds: Int32Array, tagMuted: Uint8Array): boolean {
 function semantic(p: Pass, slot: Slot): number {
   if (p.ctx.interestNorm === 0) return 0;
   const interest = p.ctx.scratch.interest;
-  const { termIds, termW } = slot;
+  const { ids, weights } = slot.vector;
   let dot = 0;
-  for (let j = 0; j < termIds.length; j++) dot += (termW[j] ?? 0) * (interest[termIds[j] ?? 0] ?? 0);
+  for (let j = 0; j < ids.length; j++) dot += (weights[j] ?? 0) * (interest[ids[j] ?? 0] ?? 0);
   const cos = dot / p.ctx.interestNorm;
   return cos < 0 ? 0 : cos > 1 ? 1 : cos;
 }
@@ -192,9 +192,10 @@ function bestMatchingTerm(p: Pass, slot: Slot): string | undefined {
   const interest = p.ctx.scratch.interest;
   let bestWord: [number, number] | undefined;
   let bestTag: [number, number] | undefined;
-  for (let j = 0; j < slot.termIds.length; j++) {
-    const id = slot.termIds[j] ?? 0;
-    const c = (slot.termW[j] ?? 0) * (interest[id] ?? 0);
+  const { ids, weights } = slot.vector;
+  for (let j = 0; j < ids.length; j++) {
+    const id = ids[j] ?? 0;
+    const c = (weights[j] ?? 0) * (interest[id] ?? 0);
     if (c <= 0) continue;
     const isTag = p.index.vocabulary.term(id).startsWith('#');
     if (isTag && (bestTag === undefined || c > bestTag[1])) bestTag = [id, c];

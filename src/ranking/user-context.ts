@@ -5,8 +5,8 @@
  */
 import type { CandidateIndex } from './candidate-index.js';
 import { primaryLanguage } from './candidate-index.js';
-import { authorPreferenceFeature, AUTHOR_AFFINITY_SCALE, decayedValue } from './features.js';
-import type { UserProfile } from './profile.js';
+import { authorPreferenceFeature, AUTHOR_AFFINITY_SCALE } from './features.js';
+import { decayedSnapshot, type UserProfile } from './profile.js';
 import { tagTerm } from './text.js';
 
 /** An explicitly favoured author starts where about three recent favourites would put them. */
@@ -48,13 +48,14 @@ export function prepareUserContext(
   const touchedTerms: number[] = [];
   const touchedSlots: number[] = [];
   const prefs = profile.preferences;
+  const snapshot = decayedSnapshot(profile, nowMs);
 
   const affinity = new Map<number, number>();
   const addAffinity = (accountId: string, value: number): void => {
     const idx = index.authorIndex.get(accountId);
     if (idx !== undefined) affinity.set(idx, (affinity.get(idx) ?? 0) + value);
   };
-  for (const [accountId, score] of profile.authorAffinity) addAffinity(accountId, decayedValue(score, nowMs));
+  for (const [accountId, value] of snapshot.authors) addAffinity(accountId, value);
   for (const accountId of prefs.favouredAuthors) addAffinity(accountId, FAVOURED_AUTHOR_AFFINITY);
   for (const [idx, value] of affinity) {
     s.authorFeature[idx] = authorPreferenceFeature(value);
@@ -68,8 +69,7 @@ export function prepareUserContext(
     touchedAuthors.push(idx);
   }
 
-  const interest = new Map<string, number>();
-  for (const [term, score] of profile.interest) interest.set(term, decayedValue(score, nowMs));
+  const interest = new Map<string, number>(snapshot.interest);
   for (const tag of prefs.favouredTags) {
     const term = tagTerm(tag);
     interest.set(term, (interest.get(term) ?? 0) + FAVOURED_TAG_INTEREST);

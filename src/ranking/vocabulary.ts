@@ -52,15 +52,28 @@ export class Vocabulary {
     return Math.log((this.docCount + 1) / ((this.df[id] ?? 0) + 1)) + 1;
   }
 
-  /** L2-normalised TF-IDF weights of `tf` (same order as `ids`), written into `out`. */
-  weigh(ids: Int32Array, tf: Float64Array, out: Float64Array): void {
-    let norm = 0;
-    for (let i = 0; i < ids.length; i++) {
-      const w = (tf[i] ?? 0) * this.idf(ids[i] ?? 0);
-      out[i] = w;
-      norm += w * w;
-    }
-    const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    for (let i = 0; i < ids.length; i++) out[i] = (out[i] ?? 0) * inv;
+  /**
+   * The L2-normalised TF-IDF vector of a document, keeping its MAX_VECTOR_TERMS strongest
+   * terms: they carry most of any cosine, and the ranking pass reads every vector.
+   */
+  weigh(ids: Int32Array, tf: Float64Array): SparseVector {
+    const order = Array.from(ids, (id, i) => [id, (tf[i] ?? 0) * this.idf(id)] as const)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, MAX_VECTOR_TERMS);
+    const norm = Math.sqrt(order.reduce((sum, [, w]) => sum + w * w, 0));
+    const inv = norm > 0 ? 1 / norm : 0;
+    return {
+      ids: Int32Array.from(order, ([id]) => id),
+      weights: Float64Array.from(order, ([, w]) => w * inv),
+    };
   }
+}
+
+/** Terms kept per post vector (posts rarely have more distinct salient terms). */
+export const MAX_VECTOR_TERMS = 12;
+
+/** A sparse unit vector: term ids and their weights, in the same order. */
+export interface SparseVector {
+  readonly ids: Int32Array;
+  readonly weights: Float64Array;
 }
