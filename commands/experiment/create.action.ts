@@ -1,0 +1,44 @@
+/** The work behind `experiment create`: pick the source (prompts, file, flags), validate, POST. */
+import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
+import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
+import { ApiClient } from '../support/api-client.js';
+import { usageError } from '../support/cli-error.js';
+import { assertValidBody, bodyFromFlags, hasDefinitionFlags, missingFlag, readExperimentBody } from '../support/experiment-input.js';
+import { experimentSummary } from '../support/experiment-view.js';
+import { printJson, printLine } from '../support/output.js';
+import type { CreateOptions } from './create.js';
+
+/** Builds the body, checks it as the server would (exit 2 on a violation), creates it, prints the id. */
+export async function runCreate(options: CreateOptions): Promise<void> {
+  const client = new ApiClient(options);
+  const body = await buildBody(options);
+  const experiment = await client.post<Experiment>(ApiClient.experimentsPath(), body);
+  if (options.json) {
+    printJson(experiment);
+    return;
+  }
+  printLine(String(experiment.id));
+  process.stderr.write(`created ${experimentSummary(experiment)}\nstart it with: recsvc experiment start ${experiment.id}\n`);
+}
+
+async function buildBody(options: CreateOptions): Promise<ExperimentCreate> {
+  if (options.file !== undefined) {
+    if (hasDefinitionFlags(options)) throw usageError('give either --file or the definition flags (--name, --variant, --control), not both');
+    const body = await readExperimentBody(options.file);
+    assertValidBody(body, `--file ${options.file}`);
+    return body;
+  }
+  const interactive = options.interactive !== false && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  if (interactive && (options.variant === undefined || options.name === undefined)) {
+    const { promptExperiment } = await import('./create.prompts.js');
+    return promptExperiment(options);
+  }
+  const missing = missingFlag(options);
+  if (missing !== undefined) {
+    const why = interactive ? '' : ' (stdin is not a terminal, so nothing is asked)';
+    throw usageError(`experiment create: missing ${missing}${why}; or pass --file experiment.json`);
+  }
+  const body = bodyFromFlags(options);
+  assertValidBody(body, 'experiment create');
+  return body;
+}

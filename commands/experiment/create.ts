@@ -1,0 +1,58 @@
+/** `recsvc experiment create`: from prompts (terminal), a JSON file, or flags. */
+import { Option, type Command } from 'commander';
+import { METRIC_NAMES } from '../../src/experiments/metrics.js';
+import { parsePositiveInt, parsePositiveNumber } from '../support/options.js';
+import { addServerOptions, type ServerFlags } from '../support/server-options.js';
+
+export interface CreateOptions extends ServerFlags {
+  file?: string;
+  name?: string;
+  description?: string;
+  variant?: string[];
+  control?: string;
+  traffic?: number;
+  minSampleSize?: number;
+  confidenceLevel?: number;
+  metric?: string;
+  interactive?: boolean;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Registers `experiment create`. */
+export function registerCreate(group: Command): void {
+  const command = group
+    .command('create')
+    .description('create an experiment (DRAFT): interactively in a terminal, or from --file or flags')
+    .option('-f, --file <path>', 'the creation body as JSON (the API\'s POST body; - for stdin)')
+    .option('-n, --name <name>', 'experiment name')
+    .option('-d, --description <text>', 'what the experiment tests')
+    .option('--variant <spec>', 'NAME:ALLOCATION[:AUTHOR,ENGAGEMENT,RECENCY,SEMANTIC] weights; repeat per variant', collect)
+    .option('-c, --control <name>', 'the control variant')
+    .option('--traffic <percent>', 'percentage of users enrolled (default 100)', parsePositiveNumber)
+    .option('--min-sample-size <users>', 'minimum users per variant (default 1000)', parsePositiveInt)
+    .option('--confidence-level <level>', 'e.g. 0.95 (default)', parsePositiveNumber)
+    .addOption(new Option('-m, --metric <name>', 'primary metric (default click_through_rate)').choices(METRIC_NAMES))
+    .option('--no-interactive', 'never prompt, even in a terminal')
+    .option('--json', 'print the created experiment as JSON instead of its id');
+  addServerOptions(command)
+    .addHelpText(
+      'after',
+      `
+In a terminal without --file or --variant, the command asks for each field and checks it
+as you type with the server's rules. Without a terminal (CI, pipes) it never prompts: a
+missing flag is an error naming it (exit 2). Prints the new id (or the experiment with --json).
+Weights default to the service's default ranking (0.35,0.25,0.25,0.15).
+
+Examples:
+  $ recsvc experiment create
+  $ recsvc experiment create --file experiment.json
+  $ recsvc experiment create --name "recency boost" --variant control:50 \\
+      --variant recency:50:0.25,0.25,0.4,0.1 --control control --min-sample-size 2000`,
+    )
+    .action(async (options: CreateOptions) => {
+      const { runCreate } = await import('./create.action.js');
+      await runCreate(options);
+    });
+}

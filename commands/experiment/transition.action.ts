@@ -1,0 +1,15 @@
+/** The work behind `experiment start|pause|stop`. */
+import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
+import type { ExperimentAction } from '../../src/experiments/state-machine.js';
+import { ApiClient } from '../support/api-client.js';
+import { experimentSummary } from '../support/experiment-view.js';
+import { printJson, printLine } from '../support/output.js';
+import type { TransitionOptions } from './transition.js';
+
+/** POSTs the action and prints the experiment's new state. */
+export async function runTransition(action: ExperimentAction, id: number, options: TransitionOptions): Promise<void> {
+  const client = new ApiClient(options);
+  const experiment = await client.post<Experiment>(ApiClient.experimentsPath(id, action));
+  if (options.json) printJson(experiment);
+  else printLine(experimentSummary(experiment));
+}

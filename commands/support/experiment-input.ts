@@ -1,0 +1,103 @@
+/** The creation body from --file or from flags, checked with the server's rules before sending. */
+import { readFile } from 'node:fs/promises';
+import type { ExperimentCreate, VariantInput } from '../../src/experiments/experiment.schema.js';
+import { WEIGHT_KEYS, validateExperiment } from '../../src/experiments/validate-experiment.js';
+import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
+import { usageError } from './cli-error.js';
+
+/** The flags that define an experiment (all optional here; `missingFlag` says which one is needed). */
+export interface DefinitionFlags {
+  name?: string;
+  description?: string;
+  variant?: string[];
+  control?: string;
+  traffic?: number;
+  minSampleSize?: number;
+  confidenceLevel?: number;
+  metric?: string;
+}
+
+/** Whether any definition flag was given. */
+export function hasDefinitionFlags(flags: DefinitionFlags): boolean {
+  return [flags.name, flags.description, flags.variant, flags.control].some((value) => value !== undefined);
+}
+
+/** Reads --file (JSON; `-` is stdin). YAML is not supported: it would need a dependency. */
+export async function readExperimentBody(path: string): Promise<ExperimentCreate> {
+  if (/\.ya?ml$/i.test(path)) throw usageError(`--file ${path}: YAML is not supported; write the body as JSON (the API's POST body)`);
+  let text: string;
+  try {
+    text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
+  } catch (error) {
+    throw usageError(`--file ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw usageError(`--file ${path}: not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw usageError(`--file ${path}: expected a JSON object`);
+  const variants = (body as { variants?: unknown }).variants;
+  if (!Array.isArray(variants) || variants.some((v) => typeof v !== 'object' || v === null || typeof (v as VariantInput).algorithm_config?.weights !== 'object')) {
+    throw usageError(`--file ${path}: "variants" must be an array of variants, each with algorithm_config.weights`);
+  }
+  return body as ExperimentCreate;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The first flag a non-interactive create still needs, or undefined. */
+export function missingFlag(flags: DefinitionFlags): string | undefined {
+  if (flags.name === undefined) return '--name';
+  if ((flags.variant?.length ?? 0) < 2) return '--variant (at least two, e.g. --variant control:50 --variant treatment:50)';
+  if (flags.control === undefined) return '--control';
+  return undefined;
+}
+
+/** Parses `NAME:ALLOCATION[:a,b,c,d]`. */
+export function parseVariantSpec(spec: string, isControl: boolean): VariantInput {
+  const match = /^([^:]+):([^:]+)(?::(.+))?$/.exec(spec.trim());
+  if (!match) throw usageError(`--variant "${spec}": expected NAME:ALLOCATION[:AUTHOR,ENGAGEMENT,RECENCY,SEMANTIC]`);
+  const allocation = Number(match[2]);
+  const weights = match[3] === undefined ? { ...DEFAULT_ALGORITHM_CONFIG.weights } : parseWeights(match[3], spec);
+  return {
+    name: (match[1] as string).trim(),
+    description: '',
+    traffic_allocation: (match[2] as string).trim() === '' ? Number.NaN : allocation,
+    algorithm_config: { weights },
+    is_control: isControl,
+  };
+}
+
+function parseWeights(text: string, spec: string): VariantInput['algorithm_config']['weights'] {
+  const values = text.split(',').map((part) => (part.trim() === '' ? Number.NaN : Number(part)));
+  if (values.length !== WEIGHT_KEYS.length) throw usageError(`--variant "${spec}": give four weights (${WEIGHT_KEYS.join(',')})`);
+  return Object.fromEntries(WEIGHT_KEYS.map((key, i) => [key, values[i]])) as VariantInput['algorithm_config']['weights'];
+}
+
+/** The body from flags (all needed flags present). */
+export function bodyFromFlags(flags: DefinitionFlags): ExperimentCreate {
+  const variants = (flags.variant ?? []).map((spec) => parseVariantSpec(spec, false));
+  const control = variants.find((v) => v.name === flags.control);
+  if (control === undefined) throw usageError(`--control: "${flags.control}" is not one of the --variant names (${variants.map((v) => v.name).join(', ')})`);
+  control.is_control = true;
+  const body: ExperimentCreate = { name: flags.name as string, description: flags.description ?? '', variants };
+  if (flags.traffic !== undefined) body.traffic_percentage = flags.traffic;
+  if (flags.minSampleSize !== undefined) body.minimum_sample_size = flags.minSampleSize;
+  if (flags.confidenceLevel !== undefined) body.confidence_level = flags.confidenceLevel;
+  if (flags.metric !== undefined) body.primary_metric = flags.metric as ExperimentCreate['primary_metric'];
+  return body;
+}
+
+/** Throws a usage error listing every violation of the creation rules, each with its field. */
+export function assertValidBody(body: ExperimentCreate, origin: string): void {
+  if (typeof body.name !== 'string' || body.name.trim() === '') throw usageError(`${origin}: name: must not be empty`);
+  const issues = validateExperiment(body);
+  if (issues.length === 0) return;
+  throw usageError(`${origin}: ${issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
+}

@@ -1,0 +1,61 @@
+/**
+ * Puts users into a running server's experiment without the recommendations endpoint:
+ * assignments and served impressions are written to the server's SQLite file (what the
+ * serving path records), clicks and sessions are posted over HTTP as a client would.
+ */
+import Database from 'better-sqlite3';
+import { createAssigner } from '../../../src/experiments/assignment.js';
+import type { ServerProcess } from '../../helpers/server-process.js';
+
+export interface SeedOptions {
+  experimentId: number;
+  variants: { name: string; traffic_allocation: number }[];
+  users: number;
+  /** Force every n-th user of the second variant into the first (to make a sample ratio mismatch). */
+  skewEvery?: number;
+  /** Extra click probability for non-first variants, by name. */
+  lift?: Record<string, number>;
+}
+
+/** Seeds users; returns user → variant as recorded. */
+export async function seedExperiment(server: ServerProcess, options: SeedOptions): Promise<Map<string, string>> {
+  const assign = createAssigner(options.experimentId, options.variants);
+  const assigned = new Map<string, string>();
+  const db = new Database(server.dbPath);
+  db.pragma('busy_timeout = 5000');
+  const now = Date.now() - 60_000;
+  const insertAssignment = db.prepare('INSERT INTO experiment_assignments (experiment_id, user_id, variant, assigned_at_ms) VALUES (?, ?, ?, ?)');
+  const insertImpression = db.prepare(
+    'INSERT INTO experiment_impressions (experiment_id, variant, user_id, post_id, score, reason_code, served_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const events: object[] = [];
+  db.transaction(() => {
+    for (let i = 0; i < options.users; i++) {
+      const user = `seed-${options.experimentId}-${String(i).padStart(5, '0')}`;
+      let variant = assign(user).variant?.name as string;
+      if (options.skewEvery && variant === options.variants[1]?.name && i % options.skewEvery === 0) variant = options.variants[0]?.name as string;
+      assigned.set(user, variant);
+      insertAssignment.run(options.experimentId, user, variant, now);
+      const impressions = 1 + (i % 9);
+      for (let k = 0; k < impressions; k++) insertImpression.run(options.experimentId, variant, user, `p${k}`, 0.5, 'HIGH_ENGAGEMENT', now + k);
+      const extra = options.lift?.[variant] ?? 0;
+      const clicks = Math.min(impressions, Math.floor(((i * 7919) % 100) / 100 * impressions * (0.3 + extra)));
+      const session = `s-${user}`;
+      const start = new Date(now + 1000).toISOString();
+      const end = new Date(now + 1000 + (10 + (i % 50)) * 1000).toISOString();
+      events.push({ type: 'session_start', user_id: user, session_id: session, timestamp: start });
+      for (let c = 0; c < clicks; c++) events.push({ type: 'click', user_id: user, post_id: `p${c}`, session_id: session });
+      events.push({ type: 'session_end', user_id: user, session_id: session, timestamp: end });
+    }
+  })();
+  db.close();
+  for (let i = 0; i < events.length; i += 500) {
+    const response = await fetch(`${server.url}/api/v1/analytics/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events: events.slice(i, i + 500) }),
+    });
+    if (response.status !== 201) throw new Error(`events: ${response.status} ${await response.text()}`);
+  }
+  return assigned;
+}
