@@ -239,6 +239,9 @@ describe('with users in the experiment', () => {
 
 describe('bucket against the server\'s own assignment', () => {
   it('agrees for 2,000 users served recommendations (skipped until GET /api/v1/recommendations enrols users)', async (ctx) => {
+    // The oldest running experiment enrols a user first: stop the others so this one gets everyone.
+    const active = JSON.parse((await cli(['experiment', 'list', '--status', 'ACTIVE', '--json'])).stdout) as { id: number }[];
+    for (const experiment of active) expect((await cli(['experiment', 'stop', String(experiment.id)])).code).toBe(0);
     const id = await createFromFixture();
     expect((await cli(['experiment', 'start', String(id)])).code).toBe(0);
     const probe = await fetch(`${server.url}/api/v1/recommendations?user_id=probe&limit=1`, { headers: { authorization: `Bearer ${server.token}` } });
