@@ -1,12 +1,12 @@
 /** `recsvc token create`. */
 import { Option, type Command } from 'commander';
-import { parseDuration } from '../support/options.js';
 
 export interface TokenCreateOptions {
   scopes: string;
   tier: 'authenticated' | 'premium';
   user?: string;
-  expires: number | null;
+  /** A duration like `24h`, or `never`; parsed in the action. */
+  expires: string;
   label?: string;
   db?: string;
   json?: boolean;
@@ -20,7 +20,7 @@ export function registerTokenCreate(token: Command): void {
     .requiredOption('--scopes <list>', 'comma-separated scopes: read, write, admin')
     .addOption(new Option('--tier <tier>', 'rate-limit tier').choices(['authenticated', 'premium']).default('authenticated'))
     .option('--user <id>', 'the user the token acts for (required for read/write of own data)')
-    .option('--expires <duration>', 'lifetime such as 30m, 24h, 7d, or "never"', parseDuration, 24 * 3600)
+    .option('--expires <duration>', 'lifetime such as 30m, 24h, 7d, or "never"', '24h')
     .option('--label <text>', 'a note shown by `token list`')
     .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
     .option('--json', 'print {"token": ...} for scripts')

@@ -6,6 +6,7 @@ import { MigrationError, migrateToLatest } from '../../server/db/migrate.js';
 import { createToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
 import { CliError, usageError } from '../support/cli-error.js';
 import { printJson, printLine, renderTable } from '../support/output.js';
+import { parseDuration } from '../support/options.js';
 import type { TokenCreateOptions } from './create.js';
 
 async function withDatabase<T>(path: string | undefined, work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
@@ -33,12 +34,18 @@ export async function runTokenCreate(options: TokenCreateOptions): Promise<void>
   } catch (error) {
     throw usageError(`--scopes: ${(error as Error).message}`);
   }
+  let ttlSeconds: number | null;
+  try {
+    ttlSeconds = parseDuration(options.expires);
+  } catch (error) {
+    throw usageError(`--expires: ${(error as Error).message}`);
+  }
   const created = await withDatabase(options.db, (database) =>
     createToken(database.db, {
       scopes,
       tier: options.tier,
       userId: options.user ?? null,
-      ttlSeconds: options.expires,
+      ttlSeconds,
       ...(options.label !== undefined ? { label: options.label } : {}),
     }),
   );

@@ -109,6 +109,17 @@ describe('recsvc token', () => {
     expect(again.stderr).toMatch(/No live token/);
   });
 
+  it('honours --expires: never, a duration, and refuses a zero one', async () => {
+    const db = join(tempDir(), 'expiry.db');
+    const never = JSON.parse((await runRecsvc(['token', 'create', '--scopes', 'read', '--expires', 'never', '--db', db, '--json'])).stdout);
+    expect(never.expires_at).toBeNull();
+    const week = JSON.parse((await runRecsvc(['token', 'create', '--scopes', 'read', '--expires', '7d', '--db', db, '--json'])).stdout);
+    expect(Date.parse(week.expires_at) - Date.parse(week.created_at)).toBe(7 * 86400 * 1000);
+    const zero = await runRecsvc(['token', 'create', '--scopes', 'read', '--expires', '0s', '--db', db]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/--expires: expected a positive duration/);
+  });
+
   it('rejects an unknown scope with exit 2', async () => {
     const result = await runRecsvc(['token', 'create', '--scopes', 'read,root', '--db', join(tempDir(), 't.db')]);
     expect(result.code).toBe(2);
