@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeExperiment } from '../../../src/experiments/analysis.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
 import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
-import { seededRandom } from './lines.js';
+import { createRandom as seededRandom } from '../../../src/random.js';
 
 const EXPERIMENTS = 400;
 const USERS_PER_VARIANT = 300;

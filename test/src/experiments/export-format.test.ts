@@ -11,7 +11,8 @@ import {
 } from '../../../src/experiments/export-format.js';
 import { InputFileError } from '../../../src/experiments/input-file-error.js';
 import { COUNT_KEYS } from '../../../src/experiments/metrics.js';
-import { linesOf, seededRandom, textLines } from './lines.js';
+import { createRandom as seededRandom } from '../../../src/random.js';
+import { linesOf, textLines } from './lines.js';
 import { accumulate, countsOf, readFixture, type ReferenceDataset } from './reference-data.js';
 
 const dataset = readFixture<ReferenceDataset>('reference-three-variant.json');

@@ -3,7 +3,7 @@ import { holmAdjust } from '../../../src/experiments/holm.js';
 import { COUNT_KEYS, emptyCounts, metricTerms, type UserCounts } from '../../../src/experiments/metrics.js';
 import { sampleRatioMismatch } from '../../../src/experiments/srm.js';
 import { VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
-import { seededRandom } from './lines.js';
+import { createRandom as seededRandom } from '../../../src/random.js';
 
 function randomUsers(n: number, seed: number, offset = 0): UserCounts[] {
   const random = seededRandom(seed);
