@@ -29,6 +29,8 @@ export interface PostListOptions {
 export class PostService {
   /** Rendered statuses by id (per-viewer flags false); counts are patched in place. */
   private readonly statusCache = new LruCache<string, Status>(20_000);
+  /** Each cached status serialised once, without its closing brace (extra fields get appended). */
+  private readonly jsonPrefixes = new Map<string, string>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -60,7 +62,7 @@ export class PostService {
       }
       return stored;
     });
-    for (const id of ids) this.statusCache.delete(id);
+    for (const id of ids) this.forget(id);
     const rankable = await repo.findRankableRows(this.db, ids);
     this.state.postsChanged(rankable.filter(isPoolable).map(toRankable));
     const byId = await this.statusesByIds(ids);
@@ -99,7 +101,7 @@ export class PostService {
     const status = await this.get(id);
     const deleted = await this.db.transaction().execute((trx) => repo.deletePost(trx, id));
     if (deleted.length === 0) throw new NotFoundError(`No post with id ${id}`);
-    for (const gone of deleted) this.statusCache.delete(gone);
+    for (const gone of deleted) this.forget(gone);
     this.state.postsRemoved(deleted);
     return { status, deletedIds: deleted };
   }
@@ -109,7 +111,7 @@ export class PostService {
     const out = new Map<string, Status>();
     const missing: string[] = [];
     for (const id of ids) {
-      const cached = this.statusCache.get(id);
+      const cached = this.statusCache.peek(id);
       if (cached) out.set(id, cached);
       else missing.push(id);
     }
@@ -122,8 +124,37 @@ export class PostService {
     return out;
   }
 
+  /**
+   * Statuses serialised as JSON without the closing brace, for hot lists that append
+   * their own fields: serialising a post once instead of on every response.
+   */
+  async statusJsonPrefixes(ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    let missing: string[] | undefined;
+    for (const id of ids) {
+      const json = this.jsonPrefixes.get(id);
+      if (json !== undefined) out.set(id, json);
+      else (missing ??= []).push(id);
+    }
+    if (missing) {
+      for (const [id, status] of await this.statusesByIds(missing)) {
+        const json = JSON.stringify(status).slice(0, -1);
+        if (this.jsonPrefixes.size >= 20_000) this.jsonPrefixes.clear();
+        this.jsonPrefixes.set(id, json);
+        out.set(id, json);
+      }
+    }
+    return out;
+  }
+
+  private forget(id: string): void {
+    this.statusCache.delete(id);
+    this.jsonPrefixes.delete(id);
+  }
+
   /** Keeps cached statuses' counters in step with interactions. */
   countsChanged(postId: string, counts: { favourites: number; reblogs: number; replies: number }): void {
+    this.jsonPrefixes.delete(postId);
     const status = this.statusCache.peek(postId);
     if (status) {
       status.favourites_count = counts.favourites;

@@ -1,6 +1,6 @@
 /** `/api/v1/recommendations` (GET and POST) and `/api/v1/recommendations/seamless`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ValidationError } from '../../src/errors.js';
 import { errorResponses } from '../../src/schemas/common.schema.js';
@@ -12,8 +12,13 @@ import {
   SeamlessItemSchema,
 } from '../../src/schemas/recommendation.schema.js';
 import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
-import { parseExcludeIds, toRecommendedPost, type RecommendationService } from './recommendation.service.js';
+import { parseExcludeIds, type RecommendationService } from './recommendation.service.js';
 import type { SeamlessService } from './seamless.service.js';
+
+/** Sends a body serialised already (the route's schema documents it): fastify sends strings as they are. */
+function sendSerialised(reply: FastifyReply, json: string): FastifyReply {
+  return reply.code(200).type('application/json; charset=utf-8').send(json);
+}
 
 export interface RecommendationRoutesOptions {
   recommendations: RecommendationService;
@@ -40,16 +45,16 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
         response: { 200: list, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       requireUserAccess(request, q.user_id, 'read');
-      const result = await recommendations.recommend(q.user_id, {
+      const json = await recommendations.recommendJson(q.user_id, {
         limit: q.limit ?? 20,
         excludeIds: parseExcludeIds(q.exclude_ids),
         ...(q.max_id !== undefined ? { maxId: q.max_id } : {}),
         ...(q.since_id !== undefined ? { sinceId: q.since_id } : {}),
       });
-      return result.map(toRecommendedPost);
+      return sendSerialised(reply, json);
     },
   );
 
@@ -68,13 +73,13 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
     async (request, reply) => {
       const b = request.body;
       requireUserAccess(request, b.user_id, 'read');
-      const result = await recommendations.recommend(b.user_id, {
+      const json = await recommendations.recommendJson(b.user_id, {
         limit: b.limit ?? 20,
         excludeIds: parseExcludeIds(b.exclude_ids),
         ...(b.max_id !== undefined ? { maxId: b.max_id } : {}),
         ...(b.since_id !== undefined ? { sinceId: b.since_id } : {}),
       });
-      return reply.code(200).send(result.map(toRecommendedPost));
+      return sendSerialised(reply, json);
     },
   );
 

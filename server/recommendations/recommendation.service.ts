@@ -50,6 +50,36 @@ export class RecommendationService {
 
   /** The user's ranked recommendations, best first. */
   async recommend(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<Recommendation[]> {
+    return this.serve(userId, options, nowMs, async (items) => {
+      const statuses = await this.posts.statusesByIds(items.map((i) => i.post.id));
+      return items.flatMap((item) => {
+        const status = statuses.get(item.post.id);
+        return status ? [{ item, status }] : [];
+      });
+    });
+  }
+
+  /**
+   * The same list as `recommend`, already serialised as the JSON array of recommended
+   * posts: each post's status JSON is cached, so a response is string concatenation.
+   */
+  async recommendJson(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<string> {
+    const served = await this.serve(userId, options, nowMs, async (items) => {
+      const prefixes = await this.posts.statusJsonPrefixes(items.map((i) => i.post.id));
+      return items.flatMap((item) => {
+        const prefix = prefixes.get(item.post.id);
+        return prefix === undefined ? [] : [{ item, json: prefix + rankingFieldsJson(item) }];
+      });
+    });
+    return `[${served.map((s) => s.json).join(',')}]`;
+  }
+
+  private async serve<T extends { item: RankedItem }>(
+    userId: string,
+    options: RecommendOptions,
+    nowMs: number,
+    render: (items: RankedItem[]) => Promise<T[]>,
+  ): Promise<T[]> {
     const started = performance.now();
     const choice = await this.policy.choose(userId);
     let cacheHit = false;
@@ -62,12 +92,8 @@ export class RecommendationService {
         items = await this.rank(userId, choice, options, nowMs);
         this.state.storeList(userId, key, items, nowMs);
       }
-      const statuses = await this.posts.statusesByIds(items.map((i) => i.post.id));
-      const out = items.flatMap((item) => {
-        const status = statuses.get(item.post.id);
-        return status ? [{ item, status }] : [];
-      });
-      await this.report(userId, choice, out, started, cacheHit, false);
+      const out = await render(items);
+      await this.report(userId, choice, out.map((o) => o.item), started, cacheHit, false);
       return out;
     } catch (error) {
       await this.report(userId, choice, [], started, cacheHit, true);
@@ -97,14 +123,14 @@ export class RecommendationService {
     return out;
   }
 
-  private async report(userId: string, choice: RankingChoice, out: Recommendation[], started: number, cacheHit: boolean, failed: boolean): Promise<void> {
+  private async report(userId: string, choice: RankingChoice, out: RankedItem[], started: number, cacheHit: boolean, failed: boolean): Promise<void> {
     const latencyMs = performance.now() - started;
     this.metrics.recommendationGeneration.observe({ algorithm: choice.algorithm }, latencyMs / 1000);
     try {
       await this.policy.served({
         userId,
         choice,
-        items: out.map(({ item }) => ({ postId: item.post.id, score: item.score, reasonCode: item.reasonCode })),
+        items: out.map((item) => ({ postId: item.post.id, score: item.score, reasonCode: item.reasonCode })),
         latencyMs,
         cacheHit,
         ...(failed ? { failed: true } : {}),
@@ -115,9 +141,24 @@ export class RecommendationService {
   }
 }
 
+/** `ranking_score` as served: six decimals. */
+function servedScore(item: RankedItem): number {
+  return Math.round(item.score * 1e6) / 1e6;
+}
+
+/** The recommendation fields appended to a status' JSON (which lacks its closing brace). */
+function rankingFieldsJson(item: RankedItem): string {
+  const score = servedScore(item);
+  const reason = JSON.stringify(item.reasonText);
+  return (
+    `,"ranking_score":${score},"recommendation_reason":${reason},"is_recommendation":true,` +
+    `"recommendation_metadata":{"reason_code":"${item.reasonCode}","reason_string":${reason},"score":${score}}}`
+  );
+}
+
 /** The wire shape of one recommendation. */
 export function toRecommendedPost({ item, status }: Recommendation): RecommendedPost {
-  const score = Math.round(item.score * 1e6) / 1e6;
+  const score = servedScore(item);
   return {
     ...status,
     ranking_score: score,
