@@ -2,18 +2,11 @@
 import { Option, type Command } from 'commander';
 import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { parsePositiveInt, parsePositiveNumber } from '../support/options.js';
+import type { DefinitionFlags } from '../support/experiment-input.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
 
-export interface CreateOptions extends ServerFlags {
+export interface CreateOptions extends ServerFlags, DefinitionFlags {
   file?: string;
-  name?: string;
-  description?: string;
-  variant?: string[];
-  control?: string;
-  traffic?: number;
-  minSampleSize?: number;
-  confidenceLevel?: number;
-  metric?: string;
   interactive?: boolean;
   json?: boolean;
 }

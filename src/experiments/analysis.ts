@@ -23,18 +23,12 @@ export interface AnalysisOptions {
 }
 
 /** One treatment vs the control on one metric; difference = treatment − control. */
-export interface Comparison {
+export interface Comparison extends RatioTest {
   metric: MetricName;
   variant: string;
   control: string;
   control_value: number | null;
   variant_value: number | null;
-  difference: number | null;
-  standard_error: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  effect_size: number | null;
-  p_value: number | null;
   adjusted_p_value: number | null;
   significant: boolean;
 }
