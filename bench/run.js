@@ -1,0 +1,130 @@
+// Benchmark of recommendations and interactions against a real `recsvc serve` (see bench/README.md).
+// Seeds a temporary database (10,000 posts, 200,000 interactions, 5,000 users), starts the
+// server as a child process with rate limiting off, and prints one JSON line per run:
+// {name, connections, requests_per_sec, p50, p95, p99, errors} (latencies in ms).
+import autocannon from 'autocannon';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openSqlite } from '../dist/server/db/connection.js';
+import { migrateToLatest } from '../dist/server/db/migrate.js';
+import { seedDemo } from '../dist/server/demo/demo.seed.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'recsvc');
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const sizes = { posts: 10_000, interactions: 200_000, users: 5_000, authors: 500 };
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitForHealth(base, child) {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`recsvc serve exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('recsvc serve did not become healthy');
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** One autocannon run; latencies are collected per response so that p95 is exact. */
+async function run(name, base, connections, token, requestFactory, amount) {
+  const latencies = [];
+  const instance = autocannon({
+    url: base,
+    connections,
+    ...(amount === undefined ? { duration } : { amount }),
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (req) => ({ ...req, ...requestFactory() }) }],
+  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  const result = await instance;
+  latencies.sort((a, b) => a - b);
+  const round = (x) => (x === null ? null : Math.round(x * 100) / 100);
+  const line = {
+    name,
+    connections,
+    requests_per_sec: Math.round(result.requests.total / (amount === undefined ? duration : result.duration)),
+    p50: round(percentile(latencies, 50)),
+    p95: round(percentile(latencies, 95)),
+    p99: round(percentile(latencies, 99)),
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+  console.log(JSON.stringify(line));
+  return line;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'recsvc-bench-'));
+const dbPath = join(dir, 'bench.db');
+let child;
+try {
+  const database = openSqlite(dbPath);
+  await migrateToLatest(database.db);
+  const started = Date.now();
+  await seedDemo(database, sizes);
+  const postIds = (await database.db.selectFrom('posts').select('id').execute()).map((r) => r.id);
+  await database.close();
+  console.error(`seeded ${JSON.stringify(sizes)} in ${Date.now() - started} ms`);
+
+  const token = JSON.parse(
+    execFileSync(process.execPath, [bin, 'token', 'create', '--scopes', 'read,write,admin', '--label', 'bench', '--db', dbPath, '--json'], { encoding: 'utf8' }),
+  ).token;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  child = spawn(process.execPath, [bin, 'serve', '--rate-limit', 'off', '--db', dbPath, '--port', String(port), '--log-level', 'warn'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  await waitForHealth(base, child);
+
+  const randomUser = () => `user${1 + Math.floor(Math.random() * sizes.users)}`;
+  const recommendations = () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=${randomUser()}&limit=20` });
+  const actions = ['favorite', 'favorite', 'bookmark', 'reblog'];
+  const interaction = () => ({
+    method: 'POST',
+    path: '/api/v1/interactions',
+    body: JSON.stringify({
+      user_id: randomUser(),
+      post_id: postIds[Math.floor(Math.random() * postIds.length)],
+      action_type: actions[Math.floor(Math.random() * actions.length)],
+    }),
+  });
+
+  // Warm-up: each user's first request builds their profile from the database (lazily,
+  // then kept in memory), so every user is asked once before the measured runs.
+  let next = 0;
+  const everyUser = () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=user${1 + (next++ % sizes.users)}&limit=20` });
+  await run('recommendations_first_request_per_user', base, 10, token, everyUser, sizes.users);
+  // Let the warm-up's cached lists (30 s) expire: the measured runs then mix cache misses
+  // (full ranking) and the hits of users drawn again within 30 s, as live traffic would.
+  await new Promise((r) => setTimeout(r, Number(process.env.BENCH_SETTLE_MS ?? 31_000)));
+  await run('recommendations', base, 10, token, recommendations);
+  await run('recommendations', base, 50, token, recommendations);
+  await run('interactions', base, 10, token, interaction);
+  await run('interactions', base, 50, token, interaction);
+} finally {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
