@@ -5,6 +5,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
+import { withStatementCache } from './statement-cache.js';
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
@@ -33,7 +34,7 @@ export function openSqlite(path: string): DatabaseHandle {
   } catch (error) {
     throw new DatabaseOpenError(`cannot open database ${path}: ${(error as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const ping = sqlite.prepare('SELECT 1');
   return {
     db,
