@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
 import { requireScope } from '../plugins/auth.js';
-import { envelope } from '../experiments/envelope.js';
+import { envelope } from '../http/envelope.js';
 import { EventBatchResultSchema, EventBatchSchema } from './analytics.schema.js';
 import type { AnalyticsService } from './analytics.service.js';
 

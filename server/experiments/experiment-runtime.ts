@@ -19,7 +19,7 @@ import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
 import type { Database } from '../db/database.js';
 import type { RankingChoice } from '../recommendations/ranking-policy.js';
 import { findUserAssignments, recordAssignment } from './assignment.repository.js';
-import { BoundedMap } from './bounded-map.js';
+import { LruCache } from '../../src/lru-cache.js';
 import { listExperimentRows, listVariantRows } from './experiment.repository.js';
 import { toVariant } from './experiment.mapper.js';
 
@@ -57,7 +57,7 @@ export const DEFAULT_CHOICE: RankingChoice = Object.freeze({ config: DEFAULT_ALG
 
 export class ExperimentRuntime {
   private open: { loadedAt: number; experiments: Promise<OpenExperiment[]> } | undefined;
-  private readonly enrolments: BoundedMap<string, Enrolment | null>;
+  private readonly enrolments: LruCache<string, Enrolment | null>;
   private readonly pending = new Map<string, Promise<Enrolment | null>>();
   private generation = 0;
   private readonly now: () => number;
@@ -69,7 +69,7 @@ export class ExperimentRuntime {
   ) {
     this.now = options.now ?? Date.now;
     this.refreshMs = options.refreshMs ?? 30_000;
-    this.enrolments = new BoundedMap(options.cacheSize ?? 200_000);
+    this.enrolments = new LruCache(options.cacheSize ?? 200_000);
   }
 
   /** Forgets the cached experiments and enrolments (after a lifecycle change or a block). */

@@ -15,7 +15,7 @@ import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js'
 import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiments/state-machine.js';
 import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
 import { requireScope } from '../plugins/auth.js';
-import { envelope } from './envelope.js';
+import { envelope } from '../http/envelope.js';
 import type { ExperimentResultsService } from './experiment-results.service.js';
 import type { ExperimentService } from './experiment.service.js';
 

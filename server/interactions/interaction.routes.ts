@@ -10,7 +10,7 @@ import {
   PostCountsSchema,
 } from '../../src/schemas/interaction.schema.js';
 import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
-import { envelope } from '../recommendations/envelope.js';
+import { envelope } from '../http/envelope.js';
 import type { InteractionService } from './interaction.service.js';
 
 const authenticated = async (request: Parameters<typeof requireAuthenticated>[0]): Promise<void> => {

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { NotFoundError } from '../../src/errors.js';
 import type { Status, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../db/database.js';
-import { LruCache } from '../recommendations/lru-cache.js';
+import { LruCache } from '../../src/lru-cache.js';
 import type { RankingState } from '../recommendations/ranking-state.js';
 import { sortKeyOf } from './post-ids.js';
 import { accountRow, normaliseTag, postRow, statusTags, toRankable, toStatus } from './post.mapper.js';

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
 import { FeedbackBodySchema, FeedbackSchema, PreferencesSchema, PreferencesUpdateSchema } from '../../src/schemas/recommendation.schema.js';
 import { requireUserAccess } from '../plugins/auth.js';
-import { envelope } from './envelope.js';
+import { envelope } from '../http/envelope.js';
 import type { FeedbackService } from './feedback.service.js';
 import { authenticated } from './recommendation.routes.js';
 

@@ -16,7 +16,7 @@ import {
 import type { Database } from '../db/database.js';
 import { toRankable } from '../posts/post.mapper.js';
 import { loadCandidateRows } from '../posts/post.repository.js';
-import { LruCache } from './lru-cache.js';
+import { LruCache } from '../../src/lru-cache.js';
 
 export interface RankingStateOptions {
   /** Profiles kept in memory (least recently used dropped first). */

@@ -1,4 +1,4 @@
-/** A small least-recently-used map (Map keeps insertion order; a hit re-inserts). */
+/** A small least-recently-used map (Map keeps insertion order; a hit re-inserts): the bound on every in-memory cache. */
 export class LruCache<K, V> {
   private readonly map = new Map<K, V>();
 
@@ -15,6 +15,11 @@ export class LruCache<K, V> {
     this.map.delete(key);
     this.map.set(key, value);
     return value;
+  }
+
+  /** Whether the key is cached (without touching its recency). */
+  has(key: K): boolean {
+    return this.map.has(key);
   }
 
   /** The value without touching its recency. */
