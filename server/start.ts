@@ -22,8 +22,11 @@ export type DemoSeeder = (database: DatabaseHandle, log: (message: string) => vo
 /** Starts the service; resolves once it listens. */
 export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): Promise<RunningServer> {
   const database = openSqlite(config.dbPath);
+  // Seed before building the app: features load their in-memory state (the candidate pool) at build.
+  const seedLog: string[] = [];
   try {
     await migrateToLatest(database.db);
+    if (config.demo && seedDemo) await seedDemo(database, (message) => seedLog.push(message));
   } catch (error) {
     await database.close();
     throw error;
@@ -40,8 +43,8 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,
   });
+  for (const message of seedLog) app.log.info(message);
   if (config.rateLimit === null) app.log.warn('rate limiting is OFF (--rate-limit off / RECSVC_RATE_LIMIT=off)');
-  if (config.demo && seedDemo) await seedDemo(database, (message) => app.log.info(message));
   const address = await app.listen({ port: config.port, host: config.host });
 
   let stopping: Promise<void> | undefined;
