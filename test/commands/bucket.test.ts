@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { jsonLines, REPO_ROOT, runCli } from './support/run-cli.js';
+import { jsonLines, REPO_ROOT, runCli } from '../helpers/cli.js';
 
 interface BucketCase {
   user_id: string;

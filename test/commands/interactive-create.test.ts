@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { BIN, runCli } from './support/run-cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 let server: ServerProcess;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { csvText, jsonlText, makeUsers, writeData, type SyntheticVariant } from './support/make-data.js';
-import { runCli } from './support/run-cli.js';
+import { runCli } from '../helpers/cli.js';
 import { parseJunit } from './support/junit.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'recsvc-offline-'));

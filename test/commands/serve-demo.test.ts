@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runRecsvc, startServe, tempDir } from '../helpers/cli.js';
+import { runCli, startServe, tempDir } from '../helpers/cli.js';
 
 describe('recsvc serve --demo', () => {
   it('seeds before the app loads its candidate pool, so the demo users get recommendations at once', async () => {
     const db = join(tempDir(), 'demo.db');
     const server = await startServe(['--db', db, '--demo', '--log-level', 'info']);
     try {
-      const { token } = JSON.parse((await runRecsvc(['token', 'create', '--scopes', 'read', '--user', 'user1', '--db', db, '--json'])).stdout);
+      const { token } = JSON.parse((await runCli(['token', 'create', '--scopes', 'read', '--user', 'user1', '--db', db, '--json'])).stdout);
       const response = await fetch(`${server.baseUrl}/api/v1/recommendations?user_id=user1&limit=10`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.status).toBe(200);
       const items = (await response.json()) as Array<{ is_recommendation: boolean; recommendation_metadata: { reason_code: string } }>;

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { runRecsvc, startServe, tempDir } from '../helpers/cli.js';
+import { runCli, startServe, tempDir } from '../helpers/cli.js';
 
 describe('recsvc serve graceful shutdown', () => {
   it('loses no acknowledged write when SIGTERM arrives under load', async () => {
     const db = join(tempDir(), 'shutdown.db');
-    const server = await startServe(['--db', db, '--demo', '--rate-limit', 'off', '--log-level', 'warn']);
-    const created = await runRecsvc(['token', 'create', '--scopes', 'read,write,admin', '--db', db, '--json']);
+    const server = await startServe(['--db', db, '--demo', '--rate-limit', 'off', '--log-level', 'info']);
+    const created = await runCli(['token', 'create', '--scopes', 'read,write,admin', '--db', db, '--json']);
     const headers = { authorization: `Bearer ${JSON.parse(created.stdout).token}`, 'content-type': 'application/json' };
     const posts = (await (await fetch(`${server.baseUrl}/api/v1/posts?limit=40`)).json()) as Array<{ id: string }>;
     expect(posts.length).toBeGreaterThan(10);

@@ -3,25 +3,25 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_VERSION } from '../../server/version.js';
-import { runRecsvc, startServe, tempDir } from '../helpers/cli.js';
+import { runCli, startServe, tempDir } from '../helpers/cli.js';
 
 describe('recsvc binary', () => {
   it('prints its version and a help that lists the commands', async () => {
-    const version = await runRecsvc(['--version']);
+    const version = await runCli(['--version']);
     expect(version).toMatchObject({ code: 0, stdout: `${SERVICE_VERSION}\n` });
-    const help = await runRecsvc(['--help']);
+    const help = await runCli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/serve/);
     expect(help.stdout).toMatch(/token/);
     expect(help.stdout).toMatch(/Examples:/);
-    const serveHelp = await runRecsvc(['serve', '--help']);
+    const serveHelp = await runCli(['serve', '--help']);
     expect(serveHelp.stdout).toMatch(/--rate-limit/);
     expect(serveHelp.stdout).toMatch(/\$ recsvc serve --demo/);
   });
 
   it('exits 2 with a one-line error on an unknown command or flag', async () => {
     for (const args of [['bogus'], ['serve', '--bogus'], ['token', 'create', '--scopes', 'read', '--tier', 'gold']]) {
-      const result = await runRecsvc(args);
+      const result = await runCli(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr.split('\n')[0]).toMatch(/^error: /);
       expect(result.stderr).toMatch(/--help/);
@@ -39,7 +39,7 @@ describe('recsvc serve start-up checks', () => {
       [['--rate-limit', 'maybe'], {}, /--rate-limit\/RECSVC_RATE_LIMIT must be "on" or "off"/],
     ];
     for (const [args, env, message] of cases) {
-      const result = await runRecsvc(['serve', '--db', join(tempDir(), 'x.db'), ...args], { env });
+      const result = await runCli(['serve', '--db', join(tempDir(), 'x.db'), ...args], { env });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
     }
@@ -48,20 +48,20 @@ describe('recsvc serve start-up checks', () => {
   it('refuses an unreadable database file', async () => {
     const path = join(tempDir(), 'garbage.db');
     writeFileSync(path, 'this is not an SQLite database, just text that is long enough to have a header'.repeat(20));
-    const result = await runRecsvc(['serve', '--db', path, '--port', '0']);
+    const result = await runCli(['serve', '--db', path, '--port', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot open database .*garbage\.db/);
   });
 
   it('refuses a database written by a newer recsvc, leaving it untouched', async () => {
     const path = join(tempDir(), 'newer.db');
-    const init = await runRecsvc(['token', 'list', '--db', path, '--json']);
+    const init = await runCli(['token', 'list', '--db', path, '--json']);
     expect(init.code).toBe(0);
     const sqlite = new SQLite(path);
     sqlite.prepare("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999-from-the-future', '2030-01-01')").run();
     const before = sqlite.prepare('SELECT count(*) AS n FROM kysely_migration').get();
     sqlite.close();
-    const result = await runRecsvc(['serve', '--db', path, '--port', '0']);
+    const result = await runCli(['serve', '--db', path, '--port', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/newer recsvc.*9999-from-the-future/);
     const after = new SQLite(path);
@@ -72,7 +72,7 @@ describe('recsvc serve start-up checks', () => {
 
 describe('recsvc serve', () => {
   it('says in its start-up log when rate limiting is off, and stops cleanly on SIGINT', async () => {
-    const server = await startServe(['--db', join(tempDir(), 'off.db'), '--rate-limit', 'off', '--log-level', 'warn']);
+    const server = await startServe(['--db', join(tempDir(), 'off.db'), '--rate-limit', 'off', '--log-level', 'info']);
     const response = await fetch(`${server.baseUrl}/api/v1/anything`);
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
     expect(await server.stop('SIGINT')).toBe(0);
@@ -83,12 +83,12 @@ describe('recsvc serve', () => {
 describe('recsvc token', () => {
   it('creates (shown once), lists (no secret) and revokes tokens that the server honours', async () => {
     const db = join(tempDir(), 'tokens.db');
-    const created = await runRecsvc(['token', 'create', '--scopes', 'read,write', '--user', 'alice', '--tier', 'premium', '--db', db, '--json']);
+    const created = await runCli(['token', 'create', '--scopes', 'read,write', '--user', 'alice', '--tier', 'premium', '--db', db, '--json']);
     expect(created.code).toBe(0);
     const { token, id } = JSON.parse(created.stdout) as { token: string; id: string };
     expect(token).toMatch(/^rsv_[A-Za-z0-9_-]{40,}$/);
 
-    const listed = await runRecsvc(['token', 'list', '--db', db, '--json']);
+    const listed = await runCli(['token', 'list', '--db', db, '--json']);
     expect(listed.stdout).not.toContain(token);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, user_id: 'alice', scopes: ['read', 'write'], tier: 'premium', revoked_at: null })]);
 
@@ -96,7 +96,7 @@ describe('recsvc token', () => {
     try {
       const ok = await fetch(`${server.baseUrl}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
       expect(ok.headers.get('x-ratelimit-limit')).toBe('120');
-      expect((await runRecsvc(['token', 'revoke', id, '--db', db])).code).toBe(0);
+      expect((await runCli(['token', 'revoke', id, '--db', db])).code).toBe(0);
       const revoked = await fetch(`${server.baseUrl}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
       expect(revoked.headers.get('x-ratelimit-limit')).toBe('20');
     } finally {
@@ -104,24 +104,24 @@ describe('recsvc token', () => {
     }
     expect(server.logs()).toContain('incoming request');
     expect(server.logs()).not.toContain(token);
-    const again = await runRecsvc(['token', 'revoke', id, '--db', db]);
+    const again = await runCli(['token', 'revoke', id, '--db', db]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/No live token/);
   });
 
   it('honours --expires: never, a duration, and refuses a zero one', async () => {
     const db = join(tempDir(), 'expiry.db');
-    const never = JSON.parse((await runRecsvc(['token', 'create', '--scopes', 'read', '--expires', 'never', '--db', db, '--json'])).stdout);
+    const never = JSON.parse((await runCli(['token', 'create', '--scopes', 'read', '--expires', 'never', '--db', db, '--json'])).stdout);
     expect(never.expires_at).toBeNull();
-    const week = JSON.parse((await runRecsvc(['token', 'create', '--scopes', 'read', '--expires', '7d', '--db', db, '--json'])).stdout);
+    const week = JSON.parse((await runCli(['token', 'create', '--scopes', 'read', '--expires', '7d', '--db', db, '--json'])).stdout);
     expect(Date.parse(week.expires_at) - Date.parse(week.created_at)).toBe(7 * 86400 * 1000);
-    const zero = await runRecsvc(['token', 'create', '--scopes', 'read', '--expires', '0s', '--db', db]);
+    const zero = await runCli(['token', 'create', '--scopes', 'read', '--expires', '0s', '--db', db]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toMatch(/--expires: expected a positive duration/);
   });
 
   it('rejects an unknown scope with exit 2', async () => {
-    const result = await runRecsvc(['token', 'create', '--scopes', 'read,root', '--db', join(tempDir(), 't.db')]);
+    const result = await runCli(['token', 'create', '--scopes', 'read,root', '--db', join(tempDir(), 't.db')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/unknown scope "root"/);
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { parseJunit } from './support/junit.js';
-import { REPO_ROOT, jsonLines, runCli } from './support/run-cli.js';
+import { REPO_ROOT, jsonLines, runCli } from '../helpers/cli.js';
 import { seedExperiment } from './support/seed-experiment.js';
 
 const FIXTURE = `${REPO_ROOT}test/fixtures/cli/experiment.json`;

@@ -1,12 +1,15 @@
-/** Runs the built `recsvc` binary as a child process (build first: `npm test` does). */
+/**
+ * The built `recsvc` binary as a child process (`npm test` builds first): one-shot
+ * commands with `runCli`, and `recsvc serve` on a port the OS picks with `startServe`.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/recsvc', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = `${REPO_ROOT}bin/recsvc`;
 
 export interface CliResult {
   code: number | null;
@@ -14,22 +17,44 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface RunOptions {
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/** The child's environment: no server/token/colour settings leak in from ours unless given. */
+function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    RECSVC_SERVER: undefined,
+    RECSVC_TOKEN: undefined,
+    FORCE_COLOR: undefined,
+    NO_COLOR: '1',
+    ...extra,
+  };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  return env as NodeJS.ProcessEnv;
+}
+
 /** Runs `recsvc ...args` to completion. */
-export function runRecsvc(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      cwd: options.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Parses stdout as JSON Lines. */
+export function jsonLines<T = Record<string, unknown>>(text: string): T[] {
+  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as T);
 }
 
 /** A fresh temporary directory. */
@@ -37,55 +62,49 @@ export function tempDir(prefix = 'recsvc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 export interface ServeProcess {
   child: ChildProcess;
   baseUrl: string;
+  /** Everything the server logged so far. */
   logs(): string;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `recsvc serve` on a free port and waits until /health answers. */
-export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', ...args], {
-    env: { ...process.env, NO_COLOR: '1', ...env },
+/**
+ * Starts `recsvc serve --port 0 ...args` and resolves with the address from its
+ * "Server listening at" log line (so `--log-level` must be info or lower).
+ */
+export async function startServe(args: string[], env: Record<string, string | undefined> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let logs = '';
-  child.stdout!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (logs += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`serve exited early (${child.exitCode}): ${logs}`);
-    try {
-      if ((await fetch(`${baseUrl}/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`serve did not start: ${logs}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${logs}`)), 20_000);
+    const collect = (chunk: Buffer): void => {
+      logs += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}:\n${logs}`));
+    });
+  });
   return {
     child,
     baseUrl,
     logs: () => logs,
     stop: (signal = 'SIGTERM') => {
-      child.kill(signal);
+      if (child.exitCode === null) child.kill(signal);
       return exited;
     },
   };
