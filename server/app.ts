@@ -21,6 +21,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { generateRequestId, requestContextPlugin } from './plugins/request-context.js';
 import { securityHeadersPlugin } from './plugins/security-headers.js';
+import { validatorCompiler } from './plugins/validator.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit/rate-limit.store.js';
 
 export interface AppOptions {
@@ -62,8 +63,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: generateRequestId,
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1_048_576,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
 
   // Request bodies are JSON only (spec): anything else is 415, not a string body.
   app.removeContentTypeParser('text/plain');

@@ -40,6 +40,10 @@ export function validationToError(issues: ValidationIssue[], context?: string): 
       const allowed = (issue.params.allowedValues as unknown[] | undefined)?.join(', ');
       return new InvalidParameterError(`${base || 'value'} must be one of: ${allowed}`, base);
     }
+    case 'type': {
+      const type = String(issue.params.type).replace(/,/g, ' or ');
+      return new ValidationError(`${base || 'body'} must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`, base || undefined);
+    }
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':

@@ -72,6 +72,11 @@ describe('headers on every response', () => {
     expect(response.json()).toMatchObject({ error: 'Invalid request', field: 'nmae' });
   });
 
+  it('says which type a field must have', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/v1/test/echo', payload: { name: 5 } });
+    expect(response.json()).toMatchObject({ status_code: 400, field: 'name', message: 'name must be a string' });
+  });
+
   it('answers malformed JSON with a 400 error body', async () => {
     const response = await t.app.inject({
       method: 'POST',
