@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { AFFINITY_HALF_LIFE_DAYS, applyInteraction, INTERACTION_STRENGTH, type InteractionAction, type RankablePost } from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
+import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
 import { generatePostId } from '../posts/post-ids.js';
 import { toRankable } from '../posts/post.mapper.js';
@@ -35,11 +36,16 @@ export interface RecordInput {
 }
 
 export class InteractionService {
+  /** Interaction writes arriving together share one transaction (group commit). */
+  private readonly writes: BatchedTransactionRunner<Database>;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly state: RankingState,
     private readonly posts: PostService,
-  ) {}
+  ) {
+    this.writes = new BatchedTransactionRunner(db);
+  }
 
   /** Records an interaction; `created` is false when it already existed (nothing changes then). */
   async record(input: RecordInput, nowMs = Date.now()): Promise<{ interaction: Interaction; created: boolean }> {
@@ -52,7 +58,7 @@ export class InteractionService {
       created_at: new Date(nowMs).toISOString(),
       created_at_ms: nowMs,
     };
-    const outcome = await this.db.transaction().execute(async (trx) => {
+    const outcome = await this.writes.run(async (trx) => {
       const [postRow] = await findRankableRows(trx, [input.postId]);
       if (!postRow) throw new NotFoundError(`No post with id ${input.postId}`);
       if (!(await repo.insertInteraction(trx, row))) {
@@ -102,7 +108,7 @@ export class InteractionService {
 
   private async undoRow(row: repo.InteractionRow): Promise<Interaction> {
     const action = row.action_type as InteractionAction;
-    const outcome = await this.db.transaction().execute(async (trx) => {
+    const outcome = await this.writes.run(async (trx) => {
       if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
       const [postRow] = await findRankableRows(trx, [row.post_id]);
       if (!postRow) return undefined;

@@ -133,3 +133,36 @@ describe('GET /api/v1/interactions', () => {
     expect((await t.app.inject({ url: '/api/v1/interactions?user_id=u2', headers: await t.adminHeaders() })).json().data).toHaveLength(1);
   });
 });
+
+describe('concurrent interactions (group commit)', () => {
+  it('resolves each of a burst on its own (new, duplicate, missing post) and stores every acknowledged one', async () => {
+    const headers = await t.adminHeaders();
+    const send = (userId: string, post: string, action = 'favorite') =>
+      t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers, payload: { user_id: userId, post_id: post, action_type: action } });
+    const burst = await Promise.all([
+      send('u1', postId(1)),
+      send('u2', postId(1)),
+      send('u1', postId(1)),
+      send('u3', '999'),
+      send('u1', postId(2), 'reblog'),
+      send('u3', postId(3), 'bookmark'),
+    ]);
+    const statuses = burst.map((r) => r.statusCode);
+    expect(statuses[3]).toBe(404);
+    // The duplicate (u1, post 1, favorite): one is new, the other returns the same row.
+    expect([statuses[0], statuses[2]].sort()).toEqual([200, 201]);
+    expect(burst[0]!.json().data.id).toBe(burst[2]!.json().data.id);
+    expect([statuses[1], statuses[4], statuses[5]]).toEqual([201, 201, 201]);
+
+    const stored = await t.database.db.selectFrom('interactions').select(['id', 'user_id', 'post_id', 'action_type']).execute();
+    const acknowledged = burst.filter((r) => r.statusCode < 300).map((r) => r.json().data.id as string);
+    expect(new Set(stored.map((r) => r.id))).toEqual(new Set(acknowledged));
+    expect(stored).toHaveLength(4);
+    expect(await counts(1)).toMatchObject({ favourites_count: 2 });
+    expect(await counts(2)).toMatchObject({ reblogs_count: 1 });
+    expect(await counts(3)).toMatchObject({ bookmarks_count: 1 });
+    // The missing post left nothing behind; u3's bookmark stored its affinities.
+    const u3 = await t.database.db.selectFrom('user_affinities').select(['kind', 'target']).where('user_id', '=', 'u3').orderBy('kind').execute();
+    expect(u3).toEqual([{ kind: 'author', target: 'acc-a3' }, { kind: 'tag', target: 'cats' }]);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * Group commit: units of work submitted within one event-loop turn run in ONE
+ * transaction, each inside its own savepoint, so a unit that throws is rolled back alone
+ * and rejects alone. Every caller settles only after the shared COMMIT (or with the
+ * commit's error), so nothing is acknowledged before it is durable. Under concurrent
+ * writes this replaces a BEGIN/COMMIT (and the WAL append of each commit) per request
+ * with one per batch. Kysely's savepoints keep it dialect-neutral.
+ */
+import type { Kysely, Transaction } from 'kysely';
+
+interface Pending<DB> {
+  work: (trx: Transaction<DB>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class BatchedTransactionRunner<DB> {
+  private queue: Pending<DB>[] = [];
+  private scheduled = false;
+  private running = false;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** Most units per transaction (bounds the latency a batch adds). */
+    private readonly maxBatch = 256,
+  ) {}
+
+  /** Runs `work` in a shared transaction; resolves with its result after the commit. */
+  run<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    // setImmediate: after the I/O phase, so every request parsed in this turn joins the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0, this.maxBatch);
+    if (batch.length === 0) return;
+    this.running = true;
+    try {
+      const outcomes = await this.execute(batch);
+      batch.forEach((item, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) item.resolve(outcome.value);
+        else item.reject(outcome.error);
+      });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    } finally {
+      this.running = false;
+      if (this.queue.length > 0) this.schedule();
+    }
+  }
+
+  /** One transaction for the batch; a lone unit needs no savepoint (its failure rolls back all). */
+  private async execute(batch: readonly Pending<DB>[]): Promise<Outcome[]> {
+    const trx = await this.db.startTransaction().execute();
+    const outcomes: Outcome[] = [];
+    try {
+      for (const item of batch) {
+        if (batch.length === 1) {
+          outcomes.push(await settle(item.work(trx)));
+          continue;
+        }
+        const unit = await trx.savepoint('unit').execute();
+        const outcome = await settle(item.work(unit));
+        if (!outcome.ok) await unit.rollbackToSavepoint('unit').execute();
+        await unit.releaseSavepoint('unit').execute();
+        outcomes.push(outcome);
+      }
+    } catch (error) {
+      await trx.rollback().execute();
+      throw error;
+    }
+    if (batch.length === 1 && !outcomes[0]!.ok) {
+      await trx.rollback().execute();
+      return outcomes;
+    }
+    try {
+      await trx.commit().execute();
+    } catch (error) {
+      // A failed COMMIT (e.g. busy) can leave the transaction open: end it, then fail every unit.
+      await trx.rollback().execute().catch(() => undefined);
+      throw error;
+    }
+    return outcomes;
+  }
+}
+
+async function settle(promise: Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
