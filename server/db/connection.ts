@@ -29,6 +29,11 @@ export function openSqlite(path: string): DatabaseHandle {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
+    // Checkpoint every 4,000 WAL pages (16 MB) instead of 1,000: each checkpoint copies pages
+    // and fsyncs inside some COMMIT, and under interaction load (about five random b-tree
+    // pages per write) that was most of the commit cost. Fewer, larger checkpoints fsync
+    // less and copy pages rewritten in between once. Commits stay as durable as before.
+    sqlite.pragma('wal_autocheckpoint = 4000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (error) {
