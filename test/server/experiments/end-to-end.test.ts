@@ -61,12 +61,20 @@ async function feedback(user: string, postId: string, value: 'more' | 'less'): P
   expect(res.statusCode).toBe(201);
 }
 
+async function nextMillisecond(): Promise<void> {
+  const start = Date.now();
+  while (Date.now() <= start) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 /** One simulated user: what they are served, click, interact with and say, tallied into `expected`. */
 async function simulate(user: string, i: number): Promise<void> {
   const counts = emptyCounts();
   const oldPost = makeStatus({ n: 1 }).id as string;
-  if (i % 2 === 0) await interact(user, oldPost, 'favorite'); // history before assignment: warm, and not counted
-  else cold.add(user);
+  if (i % 2 === 0) {
+    await interact(user, oldPost, 'favorite'); // history before assignment: warm, and not counted
+    // Activity in the assignment's own millisecond counts as "at or after" it: let the clock move on.
+    await nextMillisecond();
+  } else cold.add(user);
   const lists = [await recommend(user)];
   if (i % 5 === 0) lists.push(await recommend(user));
   requests.set(user, lists.length);
