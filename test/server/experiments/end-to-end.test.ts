@@ -149,7 +149,9 @@ beforeAll(async () => {
   id = created.json().data.id;
   expect((await t.app.inject({ method: 'POST', url: `${BASE}/${id}/start`, headers: admin })).statusCode).toBe(200);
   for (const [i, user] of USERS.entries()) await simulate(user, i);
-  // Events after the experiment is paused do not count.
+  // Events after the experiment is paused do not count; one in the pause's own millisecond
+  // would not either (periods are [start, end)), so let the clock move past the last user's.
+  await nextMillisecond();
   await t.app.inject({ method: 'POST', url: `${BASE}/${id}/pause`, headers: admin });
   await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: admin, payload: { events: [{ type: 'click', user_id: 'u01', post_id: 'x' }] } });
 });
