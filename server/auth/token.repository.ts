@@ -1,6 +1,7 @@
 /** SQL for service tokens. */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
+import { queryTemplate } from '../db/precompiled-query.js';
 import type { TokensTable } from './auth.tables.js';
 
 export type TokenRow = Selectable<TokensTable>;
@@ -12,8 +13,13 @@ export async function insertToken(db: Kysely<Database>, row: TokenRow): Promise<
 
 /** The token with this hash, if any (revoked and expired included). */
 export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promise<TokenRow | undefined> {
-  return db.selectFrom('tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+  return (await tokenByHashQuery(db, [tokenHash])).rows[0];
 }
+
+// Runs on every authenticated request: built once (see queryTemplate).
+const tokenByHashQuery = queryTemplate((db: Kysely<Database>, [tokenHash]) =>
+  db.selectFrom('tokens').selectAll().where('token_hash', '=', tokenHash as string),
+);
 
 /** All tokens, newest first. */
 export async function listTokens(db: Kysely<Database>): Promise<TokenRow[]> {

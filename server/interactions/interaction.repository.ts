@@ -1,18 +1,24 @@
 /** SQL for interactions and learned affinities. */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
+import { queryTemplate } from '../db/precompiled-query.js';
 import type { InteractionsTable } from './interactions.tables.js';
 
 export type InteractionRow = Selectable<InteractionsTable>;
 
+const INSERT_COLUMNS = ['id', 'user_id', 'post_id', 'action_type', 'context_json', 'created_at', 'created_at_ms'] as const;
+
+const insertInteractionQuery = queryTemplate((db: Kysely<Database>, args) =>
+  db
+    .insertInto('interactions')
+    .values(Object.fromEntries(INSERT_COLUMNS.map((c, i) => [c, args[i]])) as Insertable<InteractionsTable>)
+    .onConflict((oc) => oc.columns(['user_id', 'post_id', 'action_type']).doNothing()),
+);
+
 /** Inserts an interaction unless (user, post, action) exists; true when inserted. */
 export async function insertInteraction(db: Kysely<Database>, row: Insertable<InteractionsTable>): Promise<boolean> {
-  const result = await db
-    .insertInto('interactions')
-    .values(row)
-    .onConflict((oc) => oc.columns(['user_id', 'post_id', 'action_type']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  const result = await insertInteractionQuery(db, INSERT_COLUMNS.map((c) => row[c] ?? null));
+  return Number(result.numAffectedRows ?? 0n) > 0;
 }
 
 /** The interaction of (user, post, action), if any. */
@@ -78,9 +84,19 @@ export async function addAffinities(
   halfLifeMs: number,
 ): Promise<void> {
   if (changes.length === 0) return;
-  await db
+  await addAffinitiesQuery(db, [userId, atMs, halfLifeMs, ...changes.flatMap((c) => [c.kind, c.target, c.amount])]);
+}
+
+/** Arguments: user id, instant, half-life, then kind, target and amount of each change (compiled per row count). */
+const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
+  const [userId, atMs, halfLifeMs] = args as [string, number, number];
+  const rows = [];
+  for (let i = 3; i < args.length; i += 3) {
+    rows.push({ user_id: userId, kind: args[i] as string, target: args[i + 1] as string, score: args[i + 2] as number, as_of_ms: atMs });
+  }
+  return db
     .insertInto('user_affinities')
-    .values(changes.map((c) => ({ user_id: userId, kind: c.kind, target: c.target, score: c.amount, as_of_ms: atMs })))
+    .values(rows)
     .onConflict((oc) =>
       oc.columns(['user_id', 'kind', 'target']).doUpdateSet({
         score: sql<number>`CASE WHEN excluded.as_of_ms >= user_affinities.as_of_ms
@@ -88,6 +104,5 @@ export async function addAffinities(
           ELSE user_affinities.score + excluded.score * pow(2, -(user_affinities.as_of_ms - excluded.as_of_ms) / CAST(${halfLifeMs} AS REAL)) END`,
         as_of_ms: sql<number>`max(user_affinities.as_of_ms, excluded.as_of_ms)`,
       }),
-    )
-    .execute();
-}
+    );
+});

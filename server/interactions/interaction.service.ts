@@ -11,7 +11,7 @@ import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
 import { generatePostId } from '../posts/post-ids.js';
 import { toRankable } from '../posts/post.mapper.js';
-import { adjustPostCounts, findPostCounts, findRankableRows, type CountDeltas } from '../posts/post.repository.js';
+import { adjustPostCounts, findPostCounts, findRankableRow, type CountDeltas } from '../posts/post.repository.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../recommendations/ranking-state.js';
 import * as repo from './interaction.repository.js';
@@ -59,7 +59,7 @@ export class InteractionService {
       created_at_ms: nowMs,
     };
     const outcome = await this.writes.run(async (trx) => {
-      const [postRow] = await findRankableRows(trx, [input.postId]);
+      const postRow = await findRankableRow(trx, input.postId);
       if (!postRow) throw new NotFoundError(`No post with id ${input.postId}`);
       if (!(await repo.insertInteraction(trx, row))) {
         const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
@@ -110,7 +110,7 @@ export class InteractionService {
     const action = row.action_type as InteractionAction;
     const outcome = await this.writes.run(async (trx) => {
       if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
-      const [postRow] = await findRankableRows(trx, [row.post_id]);
+      const postRow = await findRankableRow(trx, row.post_id);
       if (!postRow) return undefined;
       const post = toRankable(postRow);
       const counts = await adjustPostCounts(trx, row.post_id, { [COUNTER[action]]: -1 });

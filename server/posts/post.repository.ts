@@ -1,6 +1,7 @@
 /** SQL for accounts, posts and their tags. */
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
+import { queryTemplate } from '../db/precompiled-query.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -128,11 +129,31 @@ export async function findRankableRows(db: Kysely<Database>, ids: readonly strin
   return rankable(db).where('posts.id', 'in', ids).execute();
 }
 
+const rankableRowQuery = queryTemplate((db: Kysely<Database>, [id]) => rankable(db).where('posts.id', '=', id as string));
+
+/** Rankable columns of one post, if it exists (the interaction write path: built once, see queryTemplate). */
+export async function findRankableRow(db: Kysely<Database>, id: string): Promise<RankableRow | undefined> {
+  return (await rankableRowQuery(db, [id])).rows[0];
+}
+
 export interface CountDeltas {
   favourites?: number;
   reblogs?: number;
   bookmarks?: number;
 }
+
+/** Arguments: post id, then the favourites, reblogs and bookmarks deltas. */
+const adjustPostCountsQuery = queryTemplate((db: Kysely<Database>, [postId, favourites, reblogs, bookmarks]) =>
+  db
+    .updateTable('posts')
+    .set((eb) => ({
+      favourites_count: eb.fn('max', [eb('favourites_count', '+', favourites as number), eb.lit(0)]),
+      reblogs_count: eb.fn('max', [eb('reblogs_count', '+', reblogs as number), eb.lit(0)]),
+      bookmarks_count: eb.fn('max', [eb('bookmarks_count', '+', bookmarks as number), eb.lit(0)]),
+    }))
+    .where('id', '=', postId as string)
+    .returning(['favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count']),
+);
 
 /** Adds to a post's counters (never below zero) and returns the new counts. */
 export async function adjustPostCounts(
@@ -140,16 +161,8 @@ export async function adjustPostCounts(
   postId: string,
   deltas: CountDeltas,
 ): Promise<Pick<PostRow, 'favourites_count' | 'reblogs_count' | 'replies_count' | 'bookmarks_count'> | undefined> {
-  return db
-    .updateTable('posts')
-    .set((eb) => ({
-      favourites_count: eb.fn('max', [eb('favourites_count', '+', deltas.favourites ?? 0), eb.lit(0)]),
-      reblogs_count: eb.fn('max', [eb('reblogs_count', '+', deltas.reblogs ?? 0), eb.lit(0)]),
-      bookmarks_count: eb.fn('max', [eb('bookmarks_count', '+', deltas.bookmarks ?? 0), eb.lit(0)]),
-    }))
-    .where('id', '=', postId)
-    .returning(['favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count'])
-    .executeTakeFirst();
+  const result = await adjustPostCountsQuery(db, [postId, deltas.favourites ?? 0, deltas.reblogs ?? 0, deltas.bookmarks ?? 0]);
+  return result.rows[0];
 }
 
 /** Engagement counts of the posts created since `sinceMs` (for trending). */
