@@ -37,8 +37,8 @@ describe('queryTemplate', () => {
     expect((await byIds(db, ['c', 'b', 'a'])).rows.map((r) => r.id)).toEqual(['a', 'b', 'c']);
   });
 
-  it('refuses a builder that inlines an argument into the SQL text', async () => {
+  it('refuses a builder that inlines an argument into the SQL text', () => {
     const inlined = queryTemplate<TestDb, { id: string }>((q, [kind]) => q.selectFrom('items').select('id').where('kind', '=', sql.lit(kind as string)));
-    await expect(inlined(db, ['x'])).rejects.toThrow(/inlined/);
+    expect(() => inlined(db, ['x'])).toThrow(/inlined/);
   });
 });
