@@ -50,12 +50,34 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await app.close();
+      await closeGracefully(app);
       await database.close();
     })();
     return stopping;
   };
   return { app, database, address, stop };
+}
+
+/** How long in-flight requests may take to finish once shutdown begins. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Stops accepting, lets in-flight requests finish, then closes. A keep-alive
+ * connection becomes idle only after its request is answered, and the HTTP
+ * server closes idle connections once, at the start; so keep closing the ones
+ * that fall idle (otherwise the process waits out the keep-alive timeout), and
+ * cut whatever is left after the grace period.
+ */
+async function closeGracefully(app: FastifyInstance): Promise<void> {
+  const closing = app.close();
+  const sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  try {
+    await closing;
+  } finally {
+    clearInterval(sweeper);
+    clearTimeout(deadline);
+  }
 }
 
 /** Stops the server on SIGINT/SIGTERM, then exits. */
