@@ -25,6 +25,14 @@ export interface RecommendationRoutesOptions {
   seamless: SeamlessService;
 }
 
+interface RecommendationParams {
+  user_id: string;
+  limit?: number | undefined;
+  exclude_ids?: string | string[] | undefined;
+  max_id?: string | undefined;
+  since_id?: string | undefined;
+}
+
 /** Every recommendation route needs a token, checked before validation so a bad request without one is 401. */
 export const authenticated = async (request: FastifyRequest): Promise<void> => {
   requireAuthenticated(request);
@@ -32,6 +40,17 @@ export const authenticated = async (request: FastifyRequest): Promise<void> => {
 
 export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoutesOptions> = async (app, { recommendations, seamless }) => {
   const list = Type.Array(RecommendedPostSchema);
+
+  /** The list for the query (GET) or body (POST) parameters: the caller's own user, or any with admin. */
+  const recommend = (request: FastifyRequest, p: RecommendationParams): Promise<string> => {
+    requireUserAccess(request, p.user_id, 'read');
+    return recommendations.recommendJson(p.user_id, {
+      limit: p.limit ?? 20,
+      excludeIds: parseExcludeIds(p.exclude_ids),
+      ...(p.max_id !== undefined ? { maxId: p.max_id } : {}),
+      ...(p.since_id !== undefined ? { sinceId: p.since_id } : {}),
+    });
+  };
 
   app.get(
     '/api/v1/recommendations',
@@ -45,17 +64,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
         response: { 200: list, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => {
-      const q = request.query;
-      requireUserAccess(request, q.user_id, 'read');
-      const json = await recommendations.recommendJson(q.user_id, {
-        limit: q.limit ?? 20,
-        excludeIds: parseExcludeIds(q.exclude_ids),
-        ...(q.max_id !== undefined ? { maxId: q.max_id } : {}),
-        ...(q.since_id !== undefined ? { sinceId: q.since_id } : {}),
-      });
-      return sendSerialised(reply, json);
-    },
+    async (request, reply) => sendSerialised(reply, await recommend(request, request.query)),
   );
 
   app.post(
@@ -70,17 +79,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
         response: { 200: list, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => {
-      const b = request.body;
-      requireUserAccess(request, b.user_id, 'read');
-      const json = await recommendations.recommendJson(b.user_id, {
-        limit: b.limit ?? 20,
-        excludeIds: parseExcludeIds(b.exclude_ids),
-        ...(b.max_id !== undefined ? { maxId: b.max_id } : {}),
-        ...(b.since_id !== undefined ? { sinceId: b.since_id } : {}),
-      });
-      return sendSerialised(reply, json);
-    },
+    async (request, reply) => sendSerialised(reply, await recommend(request, request.body)),
   );
 
   app.post(
