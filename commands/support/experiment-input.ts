@@ -1,5 +1,6 @@
 /** The creation body from --file or from flags, checked with the server's rules before sending. */
 import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
 import type { ExperimentCreate, VariantInput } from '../../src/experiments/experiment.schema.js';
 import { WEIGHT_KEYS, validateExperiment } from '../../src/experiments/validate-experiment.js';
 import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
@@ -22,9 +23,9 @@ export function hasDefinitionFlags(flags: DefinitionFlags): boolean {
   return [flags.name, flags.description, flags.variant, flags.control].some((value) => value !== undefined);
 }
 
-/** Reads --file (JSON; `-` is stdin). YAML is not supported: it would need a dependency. */
+/** Reads --file: the API's creation body as JSON, or as YAML for `.yaml`/`.yml` files (`-` is JSON on stdin). */
 export async function readExperimentBody(path: string): Promise<ExperimentCreate> {
-  if (/\.ya?ml$/i.test(path)) throw usageError(`--file ${path}: YAML is not supported; write the body as JSON (the API's POST body)`);
+  const yaml = /\.ya?ml$/i.test(path);
   let text: string;
   try {
     text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
@@ -33,11 +34,11 @@ export async function readExperimentBody(path: string): Promise<ExperimentCreate
   }
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = yaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw usageError(`--file ${path}: not valid JSON (${(error as Error).message})`);
+    throw usageError(`--file ${path}: not valid ${yaml ? 'YAML' : 'JSON'} (${(error as Error).message.split('\n')[0]})`);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw usageError(`--file ${path}: expected a JSON object`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw usageError(`--file ${path}: expected an object (the creation body)`);
   const variants = (body as { variants?: unknown }).variants;
   if (!Array.isArray(variants) || variants.some((v) => typeof v !== 'object' || v === null || typeof (v as VariantInput).algorithm_config?.weights !== 'object')) {
     throw usageError(`--file ${path}: "variants" must be an array of variants, each with algorithm_config.weights`);

@@ -45,6 +45,14 @@ describe('experiment create', () => {
     expect(result.stderr).toMatch(/created experiment \d+ "recency boost": DRAFT/);
   });
 
+  it('creates from a YAML --file the same as from JSON', async () => {
+    const result = await cli(['experiment', 'create', '--file', `${REPO_ROOT}test/fixtures/cli/experiment.yaml`, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const experiment = JSON.parse(result.stdout);
+    expect(experiment).toMatchObject({ name: 'recency boost (yaml)', status: 'DRAFT', traffic_percentage: 100 });
+    expect(experiment.variants[1].algorithm_config.weights).toEqual({ author_preference: 0.2, content_engagement: 0.2, recency: 0.5, semantic_similarity: 0.1 });
+  });
+
   it('creates from flags with --json, filling default weights', async () => {
     const result = await cli(['experiment', 'create', '--name', 'flags', '--variant', 'a:40', '--variant', 'b:60:0.1,0.2,0.3,0.4', '--control', 'a', '--min-sample-size', '10', '--metric', 'user_satisfaction', '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -63,7 +71,7 @@ describe('experiment create', () => {
     [['--name', 'x', '--variant', 'a:50', '--variant', 'b:50:1,1', '--control', 'a'], /give four weights/],
     [['--file', `${REPO_ROOT}test/fixtures/cli/experiment-bad-weights.json`], /variants\[1\]\.algorithm_config\.weights: variant "heavy": weights must add up to 1\.0/],
     [['--file', 'nope.json'], /--file nope\.json: cannot read the file \(ENOENT\)/],
-    [['--file', 'x.yaml'], /YAML is not supported/],
+    [['--file', `${REPO_ROOT}test/fixtures/cli/experiment-bad.yaml`], /--file .*experiment-bad\.yaml: not valid YAML/],
     [['--file', FIXTURE, '--name', 'x'], /either --file or the definition flags/],
   ])('exits 2 without prompting when stdin is not a terminal: %j', async (args, message) => {
     const result = await cli(['experiment', 'create', ...args]);
