@@ -1,4 +1,4 @@
-/** `recsvc experiment create`: from prompts (terminal), a JSON file, or flags. */
+/** `recsvc experiment create`: from prompts (terminal), a JSON or YAML file, or flags. */
 import { Option, type Command } from 'commander';
 import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { parsePositiveInt, parsePositiveNumber } from '../support/options.js';
@@ -18,7 +18,7 @@ export function registerCreate(group: Command): void {
   const command = group
     .command('create')
     .description('create an experiment (DRAFT): interactively in a terminal, or from --file or flags')
-    .option('-f, --file <path>', 'the creation body as JSON (the API\'s POST body; - for stdin)')
+    .option('-f, --file <path>', 'the creation body (the API\'s POST body) as JSON, or YAML for .yaml/.yml; - reads JSON from stdin')
     .option('-n, --name <name>', 'experiment name')
     .option('-d, --description <text>', 'what the experiment tests')
     .option('--variant <spec>', 'NAME:ALLOCATION[:AUTHOR,ENGAGEMENT,RECENCY,SEMANTIC] weights; repeat per variant', collect)
@@ -40,7 +40,7 @@ Weights default to the service's default ranking (0.35,0.25,0.25,0.15).
 
 Examples:
   $ recsvc experiment create
-  $ recsvc experiment create --file experiment.json
+  $ recsvc experiment create --file experiment.json      # or experiment.yaml
   $ recsvc experiment create --name "recency boost" --variant control:50 \\
       --variant recency:50:0.25,0.25,0.4,0.1 --control control --min-sample-size 2000`,
     )
