@@ -62,6 +62,11 @@ export async function pageAssignments(db: Kysely<Database>, experimentId: number
   return result.rows;
 }
 
+/** Assignments (alias `a`) of the experiment's users whose ids fall in [first, last]. */
+function enrolledRange(experimentId: number, first: string, last: string): RawBuilder<unknown> {
+  return sql`a.experiment_id = ${experimentId} AND a.user_id >= ${first} AND a.user_id <= ${last}`;
+}
+
 /** Impressions per user of the id range [first, last]. */
 export async function impressionCounts(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<UserCountRow[]> {
   const result = await sql<UserCountRow>`
@@ -76,7 +81,7 @@ export async function clickCounts(db: Kysely<Database>, experimentId: number, fi
   const result = await sql<UserCountRow>`
     SELECT a.user_id, COUNT(*) AS value
     FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
-    WHERE a.experiment_id = ${experimentId} AND a.user_id >= ${first} AND a.user_id <= ${last}
+    WHERE ${enrolledRange(experimentId, first, last)}
       AND e.type = 'click' AND ${inWindow(sql`e.received_at_ms`)}
     GROUP BY a.user_id`.execute(db);
   return result.rows;
@@ -90,7 +95,7 @@ export async function sessionRows(db: Kysely<Database>, experimentId: number, fi
       MAX(CASE WHEN e.type = 'session_end' THEN e.occurred_at_ms END) AS ended_ms,
       SUM(e.type = 'click') AS clicks
     FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
-    WHERE a.experiment_id = ${experimentId} AND a.user_id >= ${first} AND a.user_id <= ${last}
+    WHERE ${enrolledRange(experimentId, first, last)}
       AND e.session_id IS NOT NULL AND ${inWindow(sql`e.received_at_ms`)}
     GROUP BY a.user_id, e.session_id
     ORDER BY a.user_id, e.session_id`.execute(db);
@@ -102,7 +107,7 @@ export async function interactionCounts(db: Kysely<Database>, experimentId: numb
   const result = await sql<UserCountRow>`
     SELECT a.user_id, COUNT(*) AS value
     FROM experiment_assignments a JOIN interactions i ON i.user_id = a.user_id
-    WHERE a.experiment_id = ${experimentId} AND a.user_id >= ${first} AND a.user_id <= ${last}
+    WHERE ${enrolledRange(experimentId, first, last)}
       AND ${inWindow(sql`i.created_at_ms`)}
     GROUP BY a.user_id`.execute(db);
   return result.rows;
@@ -113,7 +118,7 @@ export async function feedbackCounts(db: Kysely<Database>, experimentId: number,
   const result = await sql<FeedbackCountRow>`
     SELECT a.user_id, SUM(f.feedback = 'more') AS positive, SUM(f.feedback = 'less') AS negative
     FROM experiment_assignments a JOIN feedback f ON f.user_id = a.user_id
-    WHERE a.experiment_id = ${experimentId} AND a.user_id >= ${first} AND a.user_id <= ${last}
+    WHERE ${enrolledRange(experimentId, first, last)}
       AND ${inWindow(sql`f.created_at_ms`)}
     GROUP BY a.user_id`.execute(db);
   return result.rows;
