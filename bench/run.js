@@ -4,7 +4,7 @@
 // {name, connections, requests_per_sec, p50, p95, p99, errors} (latencies in ms).
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -50,9 +50,20 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** CPU time (user + system, ms) the server process has used so far; null where /proc is missing. */
+function serverCpuMs() {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in 100 Hz ticks
+  } catch {
+    return null;
+  }
+}
+
 /** One autocannon run; latencies are collected per response so that p95 is exact. */
 async function run(name, base, connections, token, requestFactory, amount) {
   const latencies = [];
+  const cpuBefore = serverCpuMs();
   const instance = autocannon({
     url: base,
     connections,
@@ -72,6 +83,8 @@ async function run(name, base, connections, token, requestFactory, amount) {
     p95: round(percentile(latencies, 95)),
     p99: round(percentile(latencies, 99)),
     errors: result.errors + result.timeouts + result.non2xx,
+    // Server CPU per request: steadier than requests/s when the load generator shares the machine.
+    server_cpu_ms_per_request: cpuBefore === null ? null : round((serverCpuMs() - cpuBefore) / result.requests.total),
   };
   console.log(JSON.stringify(line));
   return line;
@@ -94,7 +107,9 @@ try {
   ).token;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, [bin, 'serve', '--rate-limit', 'off', '--db', dbPath, '--port', String(port), '--log-level', 'warn'], {
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--rate-limit', 'off', '--db', dbPath, '--port', String(port), '--log-level', 'warn'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   await waitForHealth(base, child);
