@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import type { ServerConfig } from './config.js';
 import { openSqlite, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createServiceMetrics } from './metrics/service-metrics.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -42,6 +43,8 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     bodyLimit: config.bodyLimit,
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,
+    // A served process also reports Node's own metrics (memory, CPU, event-loop lag, GC).
+    metrics: createServiceMetrics({ defaultMetrics: true }),
   });
   for (const message of seedLog) app.log.info(message);
   if (config.rateLimit === null) app.log.warn('rate limiting is OFF (--rate-limit off / RECSVC_RATE_LIMIT=off)');

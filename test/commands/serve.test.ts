@@ -75,6 +75,11 @@ describe('recsvc serve', () => {
     const server = await startServe(['--db', join(tempDir(), 'off.db'), '--rate-limit', 'off', '--log-level', 'info']);
     const response = await fetch(`${server.baseUrl}/api/v1/anything`);
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    // The served process exports Node's process metrics beside the service's own.
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds /m);
+    expect(metrics).toMatch(/^service_request_count\{/m);
     expect(await server.stop('SIGINT')).toBe(0);
     expect(server.logs()).toMatch(/rate limiting is OFF/);
   });
