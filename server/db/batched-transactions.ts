@@ -4,9 +4,15 @@
  * and rejects alone. Every caller settles only after the shared COMMIT (or with the
  * commit's error), so nothing is acknowledged before it is durable. Under concurrent
  * writes this replaces a BEGIN/COMMIT (and the WAL append of each commit) per request
- * with one per batch. Kysely's savepoints keep it dialect-neutral.
+ * with one per batch. Standard SAVEPOINT statements keep it dialect-neutral.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+
+// Standard SQL (SQLite and PostgreSQL alike), built once: kysely's savepoint API builds
+// and compiles a query tree and a transaction object for each of these, per unit.
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT batch_unit');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('ROLLBACK TO SAVEPOINT batch_unit');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('RELEASE SAVEPOINT batch_unit');
 
 interface Pending<DB> {
   work: (trx: Transaction<DB>) => Promise<unknown>;
@@ -74,10 +80,10 @@ export class BatchedTransactionRunner<DB> {
           outcomes.push(await settle(item.work(trx)));
           continue;
         }
-        const unit = await trx.savepoint('unit').execute();
-        const outcome = await settle(item.work(unit));
-        if (!outcome.ok) await unit.rollbackToSavepoint('unit').execute();
-        await unit.releaseSavepoint('unit').execute();
+        await trx.executeQuery(SAVEPOINT);
+        const outcome = await settle(item.work(trx));
+        if (!outcome.ok) await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
+        await trx.executeQuery(RELEASE_SAVEPOINT);
         outcomes.push(outcome);
       }
     } catch (error) {

@@ -1,6 +1,7 @@
 /** SQL for interactions and learned affinities. */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
+import { isForeignKeyViolation } from '../db/errors.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { InteractionsTable } from './interactions.tables.js';
 
@@ -15,10 +16,18 @@ const insertInteractionQuery = queryTemplate((db: Kysely<Database>, args) =>
     .onConflict((oc) => oc.columns(['user_id', 'post_id', 'action_type']).doNothing()),
 );
 
-/** Inserts an interaction unless (user, post, action) exists; true when inserted. */
-export async function insertInteraction(db: Kysely<Database>, row: Insertable<InteractionsTable>): Promise<boolean> {
-  const result = await insertInteractionQuery(db, INSERT_COLUMNS.map((c) => row[c] ?? null));
-  return Number(result.numAffectedRows ?? 0n) > 0;
+/**
+ * Inserts an interaction unless (user, post, action) exists. The post's foreign key
+ * answers whether the post exists, so the write path needs no lookup first.
+ */
+export async function insertInteraction(db: Kysely<Database>, row: Insertable<InteractionsTable>): Promise<'inserted' | 'exists' | 'no-post'> {
+  try {
+    const result = await insertInteractionQuery(db, INSERT_COLUMNS.map((c) => row[c] ?? null));
+    return Number(result.numAffectedRows ?? 0n) > 0 ? 'inserted' : 'exists';
+  } catch (error) {
+    if (isForeignKeyViolation(error)) return 'no-post';
+    throw error;
+  }
 }
 
 /** The interaction of (user, post, action), if any. */

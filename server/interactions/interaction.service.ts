@@ -4,14 +4,14 @@
  * the in-memory pool, status cache and the user's profile follow.
  */
 import type { Kysely } from 'kysely';
-import { AFFINITY_HALF_LIFE_DAYS, applyInteraction, INTERACTION_STRENGTH, type InteractionAction, type RankablePost } from '../../src/ranking/index.js';
+import { AFFINITY_HALF_LIFE_DAYS, applyInteraction, INTERACTION_STRENGTH, type EngagedPost, type InteractionAction } from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
 import { generatePostId } from '../posts/post-ids.js';
-import { toRankable } from '../posts/post.mapper.js';
-import { adjustPostCounts, findPostCounts, findRankableRow, type CountDeltas } from '../posts/post.repository.js';
+import { toEngagedPost } from '../posts/post.mapper.js';
+import { adjustPostCounts, findPostCounts, type CountDeltas } from '../posts/post.repository.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../recommendations/ranking-state.js';
 import * as repo from './interaction.repository.js';
@@ -19,7 +19,7 @@ import * as repo from './interaction.repository.js';
 export const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
-export function affinityChanges(post: RankablePost, amount: number): repo.AffinityChange[] {
+export function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange[] {
   return [
     { kind: 'author', target: post.accountId, amount },
     ...[...new Set(post.tags)].map((tag) => ({ kind: 'tag' as const, target: tag, amount })),
@@ -58,17 +58,21 @@ export class InteractionService {
       created_at: new Date(nowMs).toISOString(),
       created_at_ms: nowMs,
     };
+    // Three statements for a new interaction: the insert (whose foreign key says whether the
+    // post exists), the counters (which return the post's author, tags and text) and the
+    // affinities. The post is never read on its own.
     const outcome = await this.writes.run(async (trx) => {
-      const postRow = await findRankableRow(trx, input.postId);
-      if (!postRow) throw new NotFoundError(`No post with id ${input.postId}`);
-      if (!(await repo.insertInteraction(trx, row))) {
+      const inserted = await repo.insertInteraction(trx, row);
+      if (inserted === 'no-post') throw new NotFoundError(`No post with id ${input.postId}`);
+      if (inserted === 'exists') {
         const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
         return { created: false as const, existing };
       }
-      const post = toRankable(postRow);
-      const counts = await adjustPostCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
+      const adjusted = await adjustPostCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
+      if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
+      const post = toEngagedPost(adjusted);
       await repo.addAffinities(trx, input.userId, affinityChanges(post, INTERACTION_STRENGTH[input.actionType]), nowMs, AFFINITY_HALF_LIFE_MS);
-      return { created: true as const, post, counts };
+      return { created: true as const, post, counts: adjusted };
     });
     if (!outcome.created) {
       return { interaction: toInteraction(outcome.existing ?? row), created: false };
@@ -110,10 +114,9 @@ export class InteractionService {
     const action = row.action_type as InteractionAction;
     const outcome = await this.writes.run(async (trx) => {
       if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
-      const postRow = await findRankableRow(trx, row.post_id);
-      if (!postRow) return undefined;
-      const post = toRankable(postRow);
       const counts = await adjustPostCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
+      if (!counts) return undefined;
+      const post = toEngagedPost(counts);
       await repo.addAffinities(trx, row.user_id, affinityChanges(post, -INTERACTION_STRENGTH[action]), row.created_at_ms, AFFINITY_HALF_LIFE_MS);
       return { post, counts };
     });
@@ -127,7 +130,7 @@ export class InteractionService {
 
   private afterChange(
     userId: string,
-    post: RankablePost,
+    post: EngagedPost,
     counts: { favourites_count: number; reblogs_count: number; replies_count: number } | undefined,
     update: Parameters<RankingState['userChanged']>[1],
   ): void {

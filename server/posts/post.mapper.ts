@@ -3,10 +3,10 @@
  * ranking engine's RankablePost.
  */
 import type { Insertable } from 'kysely';
-import { htmlToText, type RankablePost } from '../../src/ranking/index.js';
+import { htmlToText, type EngagedPost, type RankablePost } from '../../src/ranking/index.js';
 import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import { generatePostId, sortKeyOf } from './post-ids.js';
-import type { PostWithAccountRow, RankableRow } from './post.repository.js';
+import type { PostRow, PostWithAccountRow, RankableRow } from './post.repository.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 
 /** ISO 8601 with milliseconds and Z, whatever precision or offset the input had. */
@@ -200,6 +200,11 @@ export function toStatus(row: PostWithAccountRow): Status {
     bookmarked: false,
     filtered: [],
   };
+}
+
+/** What a profile learns from a post, from the columns a counter update returns. */
+export function toEngagedPost(row: Pick<PostRow, 'id' | 'account_id' | 'plain_text' | 'tag_names'>): EngagedPost {
+  return { id: row.id, accountId: row.account_id, text: row.plain_text, tags: row.tag_names === '' ? [] : row.tag_names.split(' ') };
 }
 
 /** The ranking engine's view of a post (a reblog carries its original's text and tags). */

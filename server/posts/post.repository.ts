@@ -142,6 +142,12 @@ export interface CountDeltas {
   bookmarks?: number;
 }
 
+/** A post's counters after a change, with what an interaction learns from (author, tags, text). */
+export type AdjustedPostRow = Pick<
+  PostRow,
+  'id' | 'account_id' | 'plain_text' | 'tag_names' | 'favourites_count' | 'reblogs_count' | 'replies_count' | 'bookmarks_count'
+>;
+
 /** Arguments: post id, then the favourites, reblogs and bookmarks deltas. */
 const adjustPostCountsQuery = queryTemplate((db: Kysely<Database>, [postId, favourites, reblogs, bookmarks]) =>
   db
@@ -152,15 +158,14 @@ const adjustPostCountsQuery = queryTemplate((db: Kysely<Database>, [postId, favo
       bookmarks_count: eb.fn('max', [eb('bookmarks_count', '+', bookmarks as number), eb.lit(0)]),
     }))
     .where('id', '=', postId as string)
-    .returning(['favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count']),
+    .returning(['id', 'account_id', 'plain_text', 'tag_names', 'favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count']),
 );
 
-/** Adds to a post's counters (never below zero) and returns the new counts. */
-export async function adjustPostCounts(
-  db: Kysely<Database>,
-  postId: string,
-  deltas: CountDeltas,
-): Promise<Pick<PostRow, 'favourites_count' | 'reblogs_count' | 'replies_count' | 'bookmarks_count'> | undefined> {
+/**
+ * Adds to a post's counters (never below zero) and returns the new counts with the post's
+ * author, tags and text, in one statement; undefined when there is no such post.
+ */
+export async function adjustPostCounts(db: Kysely<Database>, postId: string, deltas: CountDeltas): Promise<AdjustedPostRow | undefined> {
   const result = await adjustPostCountsQuery(db, [postId, deltas.favourites ?? 0, deltas.reblogs ?? 0, deltas.bookmarks ?? 0]);
   return result.rows[0];
 }

@@ -5,6 +5,7 @@
  */
 import { addDecayed, decayedValue, type DecayedScore } from './features.js';
 import type {
+  EngagedPost,
   InteractionAction,
   ProfileFeedback,
   ProfileInteraction,
@@ -162,7 +163,7 @@ export function decayedSnapshot(profile: UserProfile, nowMs: number): DecayedSna
   return profile.snapshot;
 }
 
-function learn(profile: UserProfile, post: RankablePost, amount: number, atMs: number, weigher: TermWeigher): void {
+function learn(profile: UserProfile, post: EngagedPost, amount: number, atMs: number, weigher: TermWeigher): void {
   profile.snapshot = undefined;
   bump(profile.authorAffinity, post.accountId, amount, atMs);
   for (const tag of new Set(post.tags)) bump(profile.tagAffinity, tag.toLowerCase(), amount, atMs);

@@ -97,16 +97,19 @@ export interface RankedItem {
 /** What the user did with a post. */
 export type InteractionAction = 'favorite' | 'bookmark' | 'reblog';
 
+/** What a profile learns from a post: its author, tags and words. */
+export type EngagedPost = Pick<RankablePost, 'id' | 'accountId' | 'tags' | 'text'>;
+
 /** One logged interaction, with the post it was about. */
 export interface ProfileInteraction {
-  readonly post: RankablePost;
+  readonly post: EngagedPost;
   readonly action: InteractionAction;
   readonly createdAtMs: number;
 }
 
 /** One "more / less of this kind of post" answer. */
 export interface ProfileFeedback {
-  readonly post: RankablePost;
+  readonly post: EngagedPost;
   readonly feedback: 'more' | 'less';
   readonly createdAtMs: number;
 }

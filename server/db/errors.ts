@@ -1,0 +1,13 @@
+/**
+ * Recognising database errors by kind, whatever the dialect: the write paths let a
+ * constraint answer a question (does the referenced row exist?) instead of asking first.
+ */
+
+/** better-sqlite3's extended result code, PostgreSQL's SQLSTATE. */
+const FOREIGN_KEY_VIOLATION = new Set(['SQLITE_CONSTRAINT_FOREIGNKEY', '23503']);
+
+/** True when `error` is a foreign-key violation (the referenced row does not exist). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && FOREIGN_KEY_VIOLATION.has(code);
+}
