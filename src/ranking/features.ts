@@ -1,6 +1,6 @@
 /**
- * The per-feature formulas, each mapping to [0, 1], and the time-decayed sums that
- * user affinities are kept in.
+ * The per-feature formulas, each mapping to [0, 1] (user affinities are time-decayed
+ * sums: decayed-sums.ts).
  */
 import type { RankablePost } from './ranking.types.js';
 
@@ -12,8 +12,6 @@ export const AUTHOR_AFFINITY_SCALE = 3;
 
 /** Interactions and feedback lose half their weight every 14 days. */
 export const AFFINITY_HALF_LIFE_DAYS = 14;
-
-const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
 
 /**
  * author_preference = 0.5 + 0.5·tanh(affinity / AUTHOR_AFFINITY_SCALE): an unknown author
@@ -36,33 +34,4 @@ export function recencyFeature(ageMs: number, halfLifeHours: number): number {
 export function engagementLog(post: Pick<RankablePost, 'favourites' | 'reblogs' | 'replies'>): number {
   const nonNegative = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0);
   return Math.log1p(nonNegative(post.favourites) + 2 * nonNegative(post.reblogs) + nonNegative(post.replies));
-}
-
-/** A sum of time-decayed contributions, stored as its value at `asOfMs`. */
-export interface DecayedScore {
-  value: number;
-  asOfMs: number;
-}
-
-/** The factor 2^(−Δt / half-life) of the affinity half-life. */
-function decayFactor(deltaMs: number): number {
-  return Math.pow(2, -deltaMs / AFFINITY_HALF_LIFE_MS);
-}
-
-/**
- * Adds `amount` happening at `atMs` to a decayed sum. Sums are linear, so adding the
- * opposite amount at the same instant cancels a contribution exactly (undo).
- */
-export function addDecayed(score: DecayedScore, amount: number, atMs: number): void {
-  if (atMs >= score.asOfMs) {
-    score.value = score.value * decayFactor(atMs - score.asOfMs) + amount;
-    score.asOfMs = atMs;
-  } else {
-    score.value += amount * decayFactor(score.asOfMs - atMs);
-  }
-}
-
-/** The decayed sum's value at `nowMs` (never grown back when `nowMs` is in its past). */
-export function decayedValue(score: DecayedScore, nowMs: number): number {
-  return nowMs > score.asOfMs ? score.value * decayFactor(nowMs - score.asOfMs) : score.value;
 }

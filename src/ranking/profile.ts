@@ -3,7 +3,8 @@
  * updated in place on each new interaction or feedback, so the server can keep profiles
  * in memory instead of re-reading the history on every request.
  */
-import { addDecayed, decayedValue, type DecayedScore } from './features.js';
+import { DecayedSums } from './decayed-sums.js';
+import { AFFINITY_HALF_LIFE_DAYS } from './features.js';
 import type {
   EngagedPost,
   InteractionAction,
@@ -38,11 +39,11 @@ export interface UserProfile {
   /** The user's own account (their posts are never recommended to them). */
   accountId: string | null;
   /** Account id -> decayed affinity (negative after "less" feedback). */
-  readonly authorAffinity: Map<string, DecayedScore>;
+  readonly authorAffinity: DecayedSums;
   /** Lowercase tag -> decayed affinity. */
-  readonly tagAffinity: Map<string, DecayedScore>;
+  readonly tagAffinity: DecayedSums;
   /** Term (word or `#tag`) -> decayed TF-IDF weight of what the user engaged with. */
-  readonly interest: Map<string, DecayedScore>;
+  readonly interest: DecayedSums;
   /** Post id -> number of live interactions or feedback on it (such posts are excluded). */
   readonly seenPosts: Map<string, number>;
   preferences: UserPreferences;
@@ -58,6 +59,8 @@ export interface DecayedSnapshot {
   readonly authors: readonly (readonly [string, number])[];
   readonly interest: readonly (readonly [string, number])[];
 }
+
+const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
 
 /** Over an hour a 14-day half-life moves values by 0.2%: not worth recomputing per request. */
 const SNAPSHOT_TTL_MS = 3_600_000;
@@ -76,9 +79,9 @@ export function emptyProfile(userId: string, accountId: string | null = null): U
   return {
     userId,
     accountId,
-    authorAffinity: new Map(),
-    tagAffinity: new Map(),
-    interest: new Map(),
+    authorAffinity: new DecayedSums(AFFINITY_HALF_LIFE_MS),
+    tagAffinity: new DecayedSums(AFFINITY_HALF_LIFE_MS),
+    interest: new DecayedSums(AFFINITY_HALF_LIFE_MS),
     seenPosts: new Map(),
     preferences: DEFAULT_PREFERENCES,
     signals: 0,
@@ -142,9 +145,9 @@ export function learnedPreferences(
   nowMs: number,
   top = 20,
 ): { authors: { accountId: string; affinity: number }[]; tags: { tag: string; affinity: number }[] } {
-  const ranked = (m: Map<string, DecayedScore>): [string, number][] =>
-    [...m]
-      .map(([k, s]): [string, number] => [k, decayedValue(s, nowMs)])
+  const ranked = (sums: DecayedSums): [string, number][] =>
+    sums
+      .entriesAt(nowMs)
       .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || (a[0] < b[0] ? -1 : 1))
       .slice(0, top);
   return {
@@ -157,36 +160,23 @@ export function learnedPreferences(
 export function decayedSnapshot(profile: UserProfile, nowMs: number): DecayedSnapshot {
   const cached = profile.snapshot;
   if (cached !== undefined && Math.abs(nowMs - cached.atMs) < SNAPSHOT_TTL_MS) return cached;
-  const evaluate = (m: Map<string, DecayedScore>): [string, number][] =>
-    Array.from(m, ([key, score]): [string, number] => [key, decayedValue(score, nowMs)]);
-  profile.snapshot = { atMs: nowMs, authors: evaluate(profile.authorAffinity), interest: evaluate(profile.interest) };
+  profile.snapshot = { atMs: nowMs, authors: profile.authorAffinity.entriesAt(nowMs), interest: profile.interest.entriesAt(nowMs) };
   return profile.snapshot;
 }
 
 function learn(profile: UserProfile, post: EngagedPost, amount: number, atMs: number, weigher: TermWeigher): void {
   profile.snapshot = undefined;
-  bump(profile.authorAffinity, post.accountId, amount, atMs);
-  for (const tag of new Set(post.tags)) bump(profile.tagAffinity, tag.toLowerCase(), amount, atMs);
-  for (const [term, weight] of weigher.termVector(post)) bump(profile.interest, term, amount * weight, atMs);
-  if (profile.interest.size > 2 * MAX_INTEREST_TERMS) pruneInterest(profile, atMs);
-}
-
-function bump(map: Map<string, DecayedScore>, key: string, amount: number, atMs: number): void {
-  const score = map.get(key);
-  if (score === undefined) map.set(key, { value: amount, asOfMs: atMs });
-  else addDecayed(score, amount, atMs);
+  profile.authorAffinity.add(post.accountId, amount, atMs);
+  for (const tag of new Set(post.tags)) profile.tagAffinity.add(tag.toLowerCase(), amount, atMs);
+  const terms = weigher.termVector(post);
+  for (const [term, weight] of terms) terms.set(term, amount * weight);
+  profile.interest.addAll(terms, atMs);
+  // Pruning in halves keeps it amortised.
+  if (profile.interest.size > 2 * MAX_INTEREST_TERMS) profile.interest.keepStrongest(MAX_INTEREST_TERMS);
 }
 
 function markSeen(profile: UserProfile, postId: string, sign: 1 | -1): void {
   const count = (profile.seenPosts.get(postId) ?? 0) + sign;
   if (count > 0) profile.seenPosts.set(postId, count);
   else profile.seenPosts.delete(postId);
-}
-
-/** Keeps the MAX_INTEREST_TERMS strongest terms; pruning in halves keeps it amortised. */
-function pruneInterest(profile: UserProfile, atMs: number): void {
-  const ranked = [...profile.interest].sort(
-    (a, b) => Math.abs(decayedValue(b[1], atMs)) - Math.abs(decayedValue(a[1], atMs)),
-  );
-  for (const [term] of ranked.slice(MAX_INTEREST_TERMS)) profile.interest.delete(term);
 }
