@@ -22,7 +22,12 @@ export type DemoSeeder = (database: DatabaseHandle, log: (message: string) => vo
 
 /** Starts the service; resolves once it listens. */
 export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): Promise<RunningServer> {
-  const database = openSqlite(config.dbPath);
+  const backgroundErrors: string[] = [];
+  let log: ((message: string) => void) | undefined;
+  const database = openSqlite(config.dbPath, {
+    backgroundCheckpoints: true,
+    onBackgroundError: (message) => (log ? log(message) : backgroundErrors.push(message)),
+  });
   // Seed before building the app: features load their in-memory state (the candidate pool) at build.
   const seedLog: string[] = [];
   try {
@@ -47,6 +52,8 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     metrics: createServiceMetrics({ defaultMetrics: true }),
   });
   for (const message of seedLog) app.log.info(message);
+  log = (message) => app.log.warn(message);
+  for (const message of backgroundErrors.splice(0)) log(message);
   if (config.rateLimit === null) app.log.warn('rate limiting is OFF (--rate-limit off / RECSVC_RATE_LIMIT=off)');
   const address = await app.listen({ port: config.port, host: config.host });
 

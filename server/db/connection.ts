@@ -4,6 +4,7 @@
  */
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { startBackgroundCheckpointer } from './background-checkpointer.js';
 import type { Database } from './database.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -22,7 +23,22 @@ export class DatabaseOpenError extends Error {}
  * committed transaction across a process crash (kill -9); only a power loss can
  * drop the last commits.
  */
-export function openSqlite(path: string): DatabaseHandle {
+export interface OpenSqliteOptions {
+  /**
+   * Checkpoint the WAL from a worker thread (background-checkpointer.ts) instead of inside
+   * commits: for the serving process. Ignored for `:memory:` databases.
+   */
+  backgroundCheckpoints?: boolean;
+  /** Where the background checkpointer reports failures. */
+  onBackgroundError?: (message: string) => void;
+}
+
+/** WAL pages after which a commit checkpoints on its own thread (the backstop when a worker does it). */
+const AUTOCHECKPOINT_PAGES = 4000;
+const BACKSTOP_AUTOCHECKPOINT_PAGES = 16_000;
+
+export function openSqlite(path: string, options: OpenSqliteOptions = {}): DatabaseHandle {
+  const background = options.backgroundCheckpoints === true && path !== ':memory:' && path !== '';
   let sqlite: SQLite.Database;
   try {
     sqlite = new SQLite(path);
@@ -33,7 +49,8 @@ export function openSqlite(path: string): DatabaseHandle {
     // and fsyncs inside some COMMIT, and under interaction load (about five random b-tree
     // pages per write) that was most of the commit cost. Fewer, larger checkpoints fsync
     // less and copy pages rewritten in between once. Commits stay as durable as before.
-    sqlite.pragma('wal_autocheckpoint = 4000');
+    // With a background checkpointer this is only its backstop (64 MB).
+    sqlite.pragma(`wal_autocheckpoint = ${background ? BACKSTOP_AUTOCHECKPOINT_PAGES : AUTOCHECKPOINT_PAGES}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (error) {
@@ -41,10 +58,14 @@ export function openSqlite(path: string): DatabaseHandle {
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const ping = sqlite.prepare('SELECT 1');
+  const checkpointer = background
+    ? startBackgroundCheckpointer(path, options.onBackgroundError ? { onError: options.onBackgroundError } : {})
+    : undefined;
   return {
     db,
     ping: () => void ping.get(),
     close: async () => {
+      await checkpointer?.stop();
       await db.destroy();
     },
   };
