@@ -9,6 +9,7 @@ import * as m0003 from './0003-interactions.js';
 import * as m0010 from './0010-experiments.js';
 import * as m0011 from './0011-experiment-events.js';
 import * as m0012 from './0012-interactions-drop-user-index.js';
+import * as m0013 from './0013-affinities-clustered.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010-experiments': m0010,
   '0011-experiment-events': m0011,
   '0012-interactions-drop-user-index': m0012,
+  '0013-affinities-clustered': m0013,
 };
