@@ -10,6 +10,7 @@ import { AgentRunner } from './agents/agent-runner.js';
 import { agentRoutes } from './agents/agents.routes.js';
 import { databaseMaintenanceAgent } from './agents/database-maintenance.agent.js';
 import { serviceTokenProvider, type IdentityProvider } from './auth/identity-providers.js';
+import { ServiceTokenVerifier } from './auth/service-token-verifier.js';
 import type { DatabaseHandle } from './db/connection.js';
 import { registerFeatures } from './features.js';
 import { healthRoutes } from './health/health.routes.js';
@@ -51,6 +52,8 @@ declare module 'fastify' {
 /** Everything a feature needs, handed to each feature's registration. */
 export interface AppContext {
   database: DatabaseHandle;
+  /** Service-token verification; whoever writes tokens in-process calls `tokens.forget()`. */
+  tokens: ServiceTokenVerifier;
   metrics: ServiceMetrics;
   agents: AgentRunner;
   agentIntervalSeconds: number;
@@ -73,8 +76,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   metrics.databaseConnections.set({ pool_name: 'sqlite' }, 1);
   const agents = new AgentRunner(metrics, app.log);
   app.decorate('agentRunner', agents);
+  // Service tokens are verified through a cache that notices revocations (see the verifier).
+  const tokens = new ServiceTokenVerifier(options.database.db, options.database.externalWrites);
   const context: AppContext = {
     database: options.database,
+    tokens,
     metrics,
     agents,
     agentIntervalSeconds: options.agentIntervalSeconds ?? 60,
@@ -85,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorHandlerPlugin);
   await app.register(openapiPlugin);
   await app.register(authPlugin, {
-    providers: [serviceTokenProvider(options.database.db), ...(options.identityProviders ?? [])],
+    providers: [serviceTokenProvider(tokens), ...(options.identityProviders ?? [])],
   });
   if (options.rateLimit) {
     await app.register(rateLimitPlugin, {

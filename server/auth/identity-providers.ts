@@ -3,10 +3,8 @@
  * instance provider (Mastodon tokens with X-Social-Instance) and OAuth-issued
  * tokens plug in here without touching routes.
  */
-import type { Kysely } from 'kysely';
 import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
-import type { Database } from '../db/database.js';
-import { verifyServiceToken } from './token.service.js';
+import type { ServiceTokenVerifier } from './service-token-verifier.js';
 
 export interface TokenContext {
   /** The `X-Social-Instance` header, when sent. */
@@ -20,8 +18,8 @@ export interface IdentityProvider {
 }
 
 /** Tokens minted by this service (CLI now, OAuth flow later). */
-export function serviceTokenProvider(db: Kysely<Database>): IdentityProvider {
-  return { name: 'service', resolve: (token) => verifyServiceToken(db, token) };
+export function serviceTokenProvider(verifier: ServiceTokenVerifier): IdentityProvider {
+  return { name: 'service', resolve: (token) => verifier.verify(token) };
 }
 
 /** Asks each provider in turn; undefined when none vouches for the token. */

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { AuthenticatedIdentity, Scope, Tier } from '../../src/auth/identity.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Database } from '../db/database.js';
-import { findTokenByHash, insertToken, listTokens, revokeToken, type TokenRow } from './token.repository.js';
+import { insertToken, listTokens, revokeToken, type TokenRow } from './token.repository.js';
 
 const TOKEN_PREFIX = 'rsv_';
 
@@ -59,16 +59,8 @@ export async function createToken(db: Kysely<Database>, spec: NewToken, now = ne
   return { token, info: toInfo(row) };
 }
 
-/** The identity a live token grants, or undefined for unknown, revoked or expired tokens. */
-export async function verifyServiceToken(
-  db: Kysely<Database>,
-  token: string,
-  now = new Date(),
-): Promise<AuthenticatedIdentity | undefined> {
-  if (!looksLikeServiceToken(token)) return undefined;
-  const row = await findTokenByHash(db, hashToken(token));
-  if (!row || row.revoked_at !== null) return undefined;
-  if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return undefined;
+/** The identity a token row grants (whether it is live is the caller's question). */
+export function identityOfRow(row: TokenRow): AuthenticatedIdentity {
   return {
     kind: 'authenticated',
     userId: row.user_id,

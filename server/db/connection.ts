@@ -12,6 +12,13 @@ export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   /** A cheap round trip, used by health checks. */
   ping(): void;
+  /**
+   * A number that changes whenever ANOTHER connection (another process, such as
+   * `recsvc token revoke`) has committed to the database since the last call; this
+   * connection's own writes do not change it. Caches of rarely written tables use it to
+   * notice outside writes. SQLite: PRAGMA data_version.
+   */
+  externalWrites(): number;
   close(): Promise<void>;
 }
 
@@ -58,12 +65,14 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const ping = sqlite.prepare('SELECT 1');
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const checkpointer = background
     ? startBackgroundCheckpointer(path, options.onBackgroundError ? { onError: options.onBackgroundError } : {})
     : undefined;
   return {
     db,
     ping: () => void ping.get(),
+    externalWrites: () => dataVersion.get() as number,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

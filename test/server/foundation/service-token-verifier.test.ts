@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { ServiceTokenVerifier } from '../../../server/auth/service-token-verifier.js';
+import { createToken, hashToken } from '../../../server/auth/token.service.js';
+import { openSqlite } from '../../../server/db/connection.js';
+import { migrateToLatest } from '../../../server/db/migrate.js';
+import { tempDir } from '../../helpers/cli.js';
+
+async function setUp() {
+  const path = join(tempDir(), 'tokens.db');
+  const database = openSqlite(path);
+  await migrateToLatest(database.db);
+  const verifier = new ServiceTokenVerifier(database.db, database.externalWrites);
+  const { token, info } = await createToken(database.db, { scopes: ['read'], tier: 'authenticated', userId: 'alice', ttlSeconds: 60 });
+  return { path, database, verifier, token, info };
+}
+
+describe('ServiceTokenVerifier', () => {
+  it('answers from its cache until another process writes to the database', async () => {
+    const { path, database, verifier, token, info } = await setUp();
+    expect((await verifier.verify(token))?.userId).toBe('alice');
+
+    // A change through this connection that the cache is not told about is not seen:
+    // proof that the second answer came from the cache, not from a lookup.
+    await database.db.updateTable('tokens').set({ user_id: 'mallory' }).where('id', '=', info.id).execute();
+    expect((await verifier.verify(token))?.userId).toBe('alice');
+
+    // Another process (here: a second connection, as `recsvc token revoke` would be) revokes it.
+    const other = new SQLite(path);
+    other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), info.id);
+    other.close();
+    expect(await verifier.verify(token)).toBeUndefined();
+    await database.close();
+  });
+
+  it('forgets on request (for writers in this process) and checks expiry on every use', async () => {
+    const { database, verifier, token, info } = await setUp();
+    const now = Date.now();
+    expect(await verifier.verify(token, now)).toBeDefined();
+    expect(await verifier.verify(token, now + 61_000)).toBeUndefined(); // expired while cached
+    await database.db.updateTable('tokens').set({ revoked_at: new Date(now).toISOString() }).where('id', '=', info.id).execute();
+    expect(await verifier.verify(token, now)).toBeDefined();
+    verifier.forget();
+    expect(await verifier.verify(token, now)).toBeUndefined();
+    expect(await verifier.verify('rsv_unknown', now)).toBeUndefined();
+    expect(await verifier.verify('not-a-service-token', now)).toBeUndefined();
+    expect(hashToken(token)).not.toBe(token);
+    await database.close();
+  });
+
+  it('caches only live tokens: a token created after a miss is found at once', async () => {
+    const { database, verifier } = await setUp();
+    const later = await createToken(database.db, { scopes: ['admin'], tier: 'authenticated', userId: null, ttlSeconds: null });
+    expect((await verifier.verify(later.token))?.scopes.has('admin')).toBe(true);
+    await database.close();
+  });
+
+  it('is not reset by checkpoints, which are not commits', async () => {
+    const { path, database, verifier, token, info } = await setUp();
+    expect(await verifier.verify(token)).toBeDefined();
+    await database.db.updateTable('tokens').set({ user_id: 'mallory' }).where('id', '=', info.id).execute();
+    const other = new SQLite(path);
+    other.pragma('wal_checkpoint(PASSIVE)');
+    other.close();
+    expect((await verifier.verify(token))?.userId).toBe('alice'); // still the cached answer
+    await database.close();
+  });
+});
