@@ -43,6 +43,7 @@ export interface OpenSqliteOptions {
 /** WAL pages after which a commit checkpoints on its own thread (the backstop when a worker does it). */
 const AUTOCHECKPOINT_PAGES = 4000;
 const BACKSTOP_AUTOCHECKPOINT_PAGES = 16_000;
+const MMAP_BYTES = 1024 * 1024 * 1024;
 
 export function openSqlite(path: string, options: OpenSqliteOptions = {}): DatabaseHandle {
   const background = options.backgroundCheckpoints === true && path !== ':memory:' && path !== '';
@@ -50,6 +51,11 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
   try {
     sqlite = new SQLite(path);
     sqlite.pragma('busy_timeout = 5000');
+    // Read the database file through a memory map (up to 1 GiB) instead of a read() call per
+    // page: the interaction write path reads a handful of random index pages per request, and
+    // this made it about 20% cheaper in the benchmark. Touched file pages count in the
+    // process's RSS but are the kernel's page cache, shared and reclaimable.
+    sqlite.pragma(`mmap_size = ${MMAP_BYTES}`);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     // Checkpoint every 4,000 WAL pages (16 MB) instead of 1,000: each checkpoint copies pages
