@@ -140,6 +140,9 @@ try {
     await run('recommendations', base, 50, token, recommendations);
   }
   if (only !== 'recommendations') {
+    // Warm-up of the write path (JIT, first touches of the index pages), reported but not a
+    // measured run: the first seconds of writes after the recommendation runs are slower.
+    await run('interactions_warmup', base, 10, token, interaction, 5_000);
     await run('interactions', base, 10, token, interaction);
     await run('interactions', base, 50, token, interaction);
   }

@@ -1,10 +1,11 @@
 /**
- * Group commit: units of work submitted within one event-loop turn run in ONE
- * transaction, each inside its own savepoint, so a unit that throws is rolled back alone
- * and rejects alone. Every caller settles only after the shared COMMIT (or with the
- * commit's error), so nothing is acknowledged before it is durable. Under concurrent
- * writes this replaces a BEGIN/COMMIT (and the WAL append of each commit) per request
- * with one per batch. Standard SAVEPOINT statements keep it dialect-neutral.
+ * Group commit: units of work submitted within one event-loop turn (or a few more turns,
+ * while they keep arriving) run in ONE transaction, each inside its own savepoint, so a
+ * unit that throws is rolled back alone and rejects alone. Every caller settles only
+ * after the shared COMMIT (or with the commit's error), so nothing is acknowledged
+ * before it is durable. Under concurrent writes this replaces a BEGIN/COMMIT (and the
+ * WAL append of each commit) per request with one per batch. Standard SAVEPOINT
+ * statements keep it dialect-neutral.
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 
@@ -19,6 +20,9 @@ interface Pending<DB> {
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
+
+/** Extra event-loop turns a batch may wait while requests keep arriving. */
+const MAX_GATHER_TURNS = 3;
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -45,10 +49,21 @@ export class BatchedTransactionRunner<DB> {
     if (this.scheduled || this.running) return;
     this.scheduled = true;
     // setImmediate: after the I/O phase, so every request parsed in this turn joins the batch.
-    setImmediate(() => {
+    // While the previous turn brought more work, wait one more (non-blocking) turn, a few at
+    // most: requests still arriving join this commit instead of paying for their own.
+    let seen = this.queue.length;
+    let turns = 0;
+    const tick = (): void => {
+      if (this.queue.length > seen && turns < MAX_GATHER_TURNS && this.queue.length < this.maxBatch) {
+        seen = this.queue.length;
+        turns += 1;
+        setImmediate(tick);
+        return;
+      }
       this.scheduled = false;
       void this.flush();
-    });
+    };
+    setImmediate(tick);
   }
 
   private async flush(): Promise<void> {

@@ -58,6 +58,30 @@ describe('BatchedTransactionRunner', () => {
     expect(await names()).toEqual(['x', 'y']);
   });
 
+  it('waits a few more event-loop turns while units keep arriving, so they share one commit', async () => {
+    const runner = new BatchedTransactionRunner(db);
+    const insert = (name: string) => runner.run(async (trx) => trx.insertInto('items').values({ name }).execute());
+    const submitted: Promise<unknown>[] = [];
+    // One unit per event-loop turn, each arriving before the runner's turn (as requests
+    // read in the I/O phase arrive before the runner's setImmediate).
+    await new Promise<void>((resolve) => {
+      let i = 0;
+      const next = (): void => {
+        if (i < 7) setImmediate(next);
+        else resolve();
+        submitted.push(insert(`r${i}`));
+        i += 1;
+      };
+      next();
+    });
+    await Promise.all(submitted);
+    expect(await names()).toHaveLength(8);
+    const commits = statements.filter((s) => s === 'commit').length;
+    // Without waiting, every turn's unit would commit alone (8 commits); the runner waits
+    // up to 3 extra turns per batch while the queue grows, so 8 units take 2 commits.
+    expect(commits).toBe(2);
+  });
+
   it('a lone failing unit rolls its transaction back', async () => {
     const runner = new BatchedTransactionRunner(db);
     await expect(
