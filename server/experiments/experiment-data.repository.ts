@@ -9,6 +9,7 @@
  * Impressions carry their experiment, recorded when served.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { countWhere, floor, greatest, least } from '../db/portable-sql.js';
 import type { Database } from '../db/database.js';
 
 /** One enrolled user of a page. */
@@ -93,7 +94,7 @@ export async function sessionRows(db: Kysely<Database>, experimentId: number, fi
     SELECT a.user_id, e.session_id,
       MIN(CASE WHEN e.type = 'session_start' THEN e.occurred_at_ms END) AS started_ms,
       MAX(CASE WHEN e.type = 'session_end' THEN e.occurred_at_ms END) AS ended_ms,
-      SUM(e.type = 'click') AS clicks
+      ${countWhere(sql`e.type = 'click'`)} AS clicks
     FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
     WHERE ${enrolledRange(experimentId, first, last)}
       AND e.session_id IS NOT NULL AND ${inWindow(sql`e.received_at_ms`)}
@@ -116,7 +117,7 @@ export async function interactionCounts(db: Kysely<Database>, experimentId: numb
 /** "more" (positive) and "less" (negative) feedback per user of the range. */
 export async function feedbackCounts(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<FeedbackCountRow[]> {
   const result = await sql<FeedbackCountRow>`
-    SELECT a.user_id, SUM(f.feedback = 'more') AS positive, SUM(f.feedback = 'less') AS negative
+    SELECT a.user_id, ${countWhere(sql`f.feedback = 'more'`)} AS positive, ${countWhere(sql`f.feedback = 'less'`)} AS negative
     FROM experiment_assignments a JOIN feedback f ON f.user_id = a.user_id
     WHERE ${enrolledRange(experimentId, first, last)}
       AND ${inWindow(sql`f.created_at_ms`)}
@@ -140,15 +141,15 @@ export async function impressionAggregates(db: Kysely<Database>, experimentId: n
       SUM(sn) AS semantic_impressions, SUM(sc) AS semantic_clicked
     FROM (
       SELECT i.variant, i.user_id, COUNT(*) AS n, SUM(i.score) AS score_sum, COUNT(DISTINCT i.post_id) AS d,
-        SUM(i.reason_code = 'SEMANTIC_MATCH') AS sn,
-        SUM(i.reason_code = 'SEMANTIC_MATCH' AND EXISTS (
+        ${countWhere(sql`i.reason_code = 'SEMANTIC_MATCH'`)} AS sn,
+        ${countWhere(sql`i.reason_code = 'SEMANTIC_MATCH' AND EXISTS (
           SELECT 1 FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
           WHERE a.experiment_id = i.experiment_id AND a.user_id = i.user_id
-            AND e.type = 'click' AND e.post_id = i.post_id AND ${inWindow(sql`e.received_at_ms`)})) AS sc
+            AND e.type = 'click' AND e.post_id = i.post_id AND ${inWindow(sql`e.received_at_ms`)})`)} AS sc
       FROM experiment_impressions i
       WHERE i.experiment_id = ${experimentId}
       GROUP BY i.variant, i.user_id
-    ) GROUP BY variant`.execute(db);
+    ) AS per_user GROUP BY variant`.execute(db);
   return result.rows;
 }
 
@@ -161,7 +162,7 @@ export interface ScoreBinRow {
 /** Served posts per variant and score decile (0..9; a score of 1.0 falls in 9). */
 export async function scoreBins(db: Kysely<Database>, experimentId: number): Promise<ScoreBinRow[]> {
   const result = await sql<ScoreBinRow>`
-    SELECT variant, MAX(0, MIN(CAST(score * 10 AS INTEGER), 9)) AS bin, COUNT(*) AS count
+    SELECT variant, ${greatest(0, least(floor(sql`score * 10`), 9))} AS bin, COUNT(*) AS count
     FROM experiment_impressions WHERE experiment_id = ${experimentId}
     GROUP BY variant, bin`.execute(db);
   return result.rows;

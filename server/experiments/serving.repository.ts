@@ -1,5 +1,5 @@
 /** SQL that records what the service served to enrolled users: impressions and performance counters. */
-import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { ExperimentImpressionsTable, ExperimentPerformanceTable } from './experiment.tables.js';
 
@@ -17,12 +17,12 @@ export async function addPerformance(db: Kysely<Database>, row: ExperimentPerfor
     .insertInto('experiment_performance')
     .values(row)
     .onConflict((oc) =>
-      oc.columns(['experiment_id', 'variant']).doUpdateSet({
-        requests: sql`requests + excluded.requests`,
-        errors: sql`errors + excluded.errors`,
-        cache_hits: sql`cache_hits + excluded.cache_hits`,
-        cache_lookups: sql`cache_lookups + excluded.cache_lookups`,
-      }),
+      oc.columns(['experiment_id', 'variant']).doUpdateSet((eb) => ({
+        requests: eb('experiment_performance.requests', '+', eb.ref('excluded.requests')),
+        errors: eb('experiment_performance.errors', '+', eb.ref('excluded.errors')),
+        cache_hits: eb('experiment_performance.cache_hits', '+', eb.ref('excluded.cache_hits')),
+        cache_lookups: eb('experiment_performance.cache_lookups', '+', eb.ref('excluded.cache_lookups')),
+      })),
     )
     .execute();
 }
@@ -33,7 +33,9 @@ export async function addLatencyCounts(db: Kysely<Database>, experimentId: numbe
     await db
       .insertInto('experiment_latency_buckets')
       .values({ experiment_id: experimentId, variant, bucket, count })
-      .onConflict((oc) => oc.columns(['experiment_id', 'variant', 'bucket']).doUpdateSet({ count: sql`count + excluded.count` }))
+      .onConflict((oc) =>
+        oc.columns(['experiment_id', 'variant', 'bucket']).doUpdateSet((eb) => ({ count: eb('experiment_latency_buckets.count', '+', eb.ref('excluded.count')) })),
+      )
       .execute();
   }
 }

@@ -2,6 +2,7 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
+import { asFloat, greatest, power } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { InteractionsTable } from './interactions.tables.js';
 
@@ -96,6 +97,11 @@ export async function addAffinities(
   await addAffinitiesQuery(db, [userId, atMs, halfLifeMs, ...changes.flatMap((c) => [c.kind, c.target, c.amount])]);
 }
 
+const OLD_SCORE = sql.ref('user_affinities.score');
+const OLD_AS_OF = sql.ref('user_affinities.as_of_ms');
+const NEW_SCORE = sql.ref('excluded.score');
+const NEW_AS_OF = sql.ref('excluded.as_of_ms');
+
 /** Arguments: user id, instant, half-life, then kind, target and amount of each change (compiled per row count). */
 const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
   const [userId, atMs, halfLifeMs] = args as [string, number, number];
@@ -108,10 +114,12 @@ const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
     .values(rows)
     .onConflict((oc) =>
       oc.columns(['user_id', 'kind', 'target']).doUpdateSet({
-        score: sql<number>`CASE WHEN excluded.as_of_ms >= user_affinities.as_of_ms
-          THEN user_affinities.score * pow(2, -(excluded.as_of_ms - user_affinities.as_of_ms) / CAST(${halfLifeMs} AS REAL)) + excluded.score
-          ELSE user_affinities.score + excluded.score * pow(2, -(user_affinities.as_of_ms - excluded.as_of_ms) / CAST(${halfLifeMs} AS REAL)) END`,
-        as_of_ms: sql<number>`max(user_affinities.as_of_ms, excluded.as_of_ms)`,
+        // The stored value decays to the later of the two instants before the new amount
+        // (decayed likewise) is added: half-life `halfLifeMs`.
+        score: sql<number>`CASE WHEN ${NEW_AS_OF} >= ${OLD_AS_OF}
+          THEN ${OLD_SCORE} * ${power(2, sql`-(${NEW_AS_OF} - ${OLD_AS_OF}) / ${asFloat(halfLifeMs as number)}`)} + ${NEW_SCORE}
+          ELSE ${OLD_SCORE} + ${NEW_SCORE} * ${power(2, sql`-(${OLD_AS_OF} - ${NEW_AS_OF}) / ${asFloat(halfLifeMs as number)}`)} END`,
+        as_of_ms: greatest(OLD_AS_OF, NEW_AS_OF),
       }),
     );
 });

@@ -1,6 +1,7 @@
 /** SQL for accounts, posts and their tags. */
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
+import { greatest } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 
@@ -153,9 +154,9 @@ const adjustPostCountsQuery = queryTemplate((db: Kysely<Database>, [postId, favo
   db
     .updateTable('posts')
     .set((eb) => ({
-      favourites_count: eb.fn('max', [eb('favourites_count', '+', favourites as number), eb.lit(0)]),
-      reblogs_count: eb.fn('max', [eb('reblogs_count', '+', reblogs as number), eb.lit(0)]),
-      bookmarks_count: eb.fn('max', [eb('bookmarks_count', '+', bookmarks as number), eb.lit(0)]),
+      favourites_count: greatest(eb('favourites_count', '+', favourites as number), 0),
+      reblogs_count: greatest(eb('reblogs_count', '+', reblogs as number), 0),
+      bookmarks_count: greatest(eb('bookmarks_count', '+', bookmarks as number), 0),
     }))
     .where('id', '=', postId as string)
     .returning(['id', 'account_id', 'plain_text', 'tag_names', 'favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count']),
