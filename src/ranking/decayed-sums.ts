@@ -8,6 +8,12 @@
  * (rescaling every value) long before a factor could overflow.
  */
 
+/** Keys and their values at one instant, as parallel arrays. */
+export interface DecayedColumns {
+  readonly keys: readonly string[];
+  readonly values: Float64Array;
+}
+
 /** Past this many half-lives after the reference, values are rescaled to a new one. */
 const REBASE_HALF_LIVES = 256;
 
@@ -46,6 +52,19 @@ export class DecayedSums {
   entriesAt(nowMs: number): [string, number][] {
     const scale = this.decayTo(nowMs);
     return Array.from(this.values, ([key, stored]): [string, number] => [key, stored * scale]);
+  }
+
+  /** Every key and its decayed value at `nowMs` as parallel arrays (compact, for caching). */
+  columnsAt(nowMs: number): DecayedColumns {
+    const scale = this.decayTo(nowMs);
+    const keys = new Array<string>(this.values.size);
+    const values = new Float64Array(this.values.size);
+    let i = 0;
+    for (const [key, stored] of this.values) {
+      keys[i] = key;
+      values[i++] = stored * scale;
+    }
+    return { keys, values };
   }
 
   /** Keeps the `keep` keys of largest magnitude (the same at any instant), dropping the rest. */

@@ -3,7 +3,7 @@
  * updated in place on each new interaction or feedback, so the server can keep profiles
  * in memory instead of re-reading the history on every request.
  */
-import { DecayedSums } from './decayed-sums.js';
+import { DecayedSums, type DecayedColumns } from './decayed-sums.js';
 import { AFFINITY_HALF_LIFE_DAYS } from './features.js';
 import type {
   EngagedPost,
@@ -56,8 +56,8 @@ export interface UserProfile {
 /** The profile's affinities and interests evaluated at one instant. */
 export interface DecayedSnapshot {
   readonly atMs: number;
-  readonly authors: readonly (readonly [string, number])[];
-  readonly interest: readonly (readonly [string, number])[];
+  readonly authors: DecayedColumns;
+  readonly interest: DecayedColumns;
 }
 
 const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
@@ -160,7 +160,7 @@ export function learnedPreferences(
 export function decayedSnapshot(profile: UserProfile, nowMs: number): DecayedSnapshot {
   const cached = profile.snapshot;
   if (cached !== undefined && Math.abs(nowMs - cached.atMs) < SNAPSHOT_TTL_MS) return cached;
-  profile.snapshot = { atMs: nowMs, authors: profile.authorAffinity.entriesAt(nowMs), interest: profile.interest.entriesAt(nowMs) };
+  profile.snapshot = { atMs: nowMs, authors: profile.authorAffinity.columnsAt(nowMs), interest: profile.interest.columnsAt(nowMs) };
   return profile.snapshot;
 }
 

@@ -55,7 +55,7 @@ export function prepareUserContext(
     const idx = index.authorIndex.get(accountId);
     if (idx !== undefined) affinity.set(idx, (affinity.get(idx) ?? 0) + value);
   };
-  for (const [accountId, value] of snapshot.authors) addAffinity(accountId, value);
+  for (let i = 0; i < snapshot.authors.keys.length; i++) addAffinity(snapshot.authors.keys[i]!, snapshot.authors.values[i]!);
   for (const accountId of prefs.favouredAuthors) addAffinity(accountId, FAVOURED_AUTHOR_AFFINITY);
   for (const [idx, value] of affinity) {
     s.authorFeature[idx] = authorPreferenceFeature(value);
@@ -69,19 +69,28 @@ export function prepareUserContext(
     touchedAuthors.push(idx);
   }
 
-  const interest = new Map<string, number>(snapshot.interest);
+  // Favoured tags add to their term's learned interest (or stand alone).
+  const favoured = new Map<string, number>();
   for (const tag of prefs.favouredTags) {
     const term = tagTerm(tag);
-    interest.set(term, (interest.get(term) ?? 0) + FAVOURED_TAG_INTEREST);
+    favoured.set(term, (favoured.get(term) ?? 0) + FAVOURED_TAG_INTEREST);
   }
   let norm = 0;
-  for (const [term, value] of interest) {
+  const addInterest = (term: string, value: number): void => {
     norm += value * value;
     const id = index.vocabulary.find(term);
-    if (id === undefined) continue;
+    if (id === undefined) return;
     s.interest[id] = value;
     touchedTerms.push(id);
+  };
+  const learned = snapshot.interest;
+  for (let i = 0; i < learned.keys.length; i++) {
+    const term = learned.keys[i]!;
+    const extra = favoured.get(term);
+    if (extra !== undefined) favoured.delete(term);
+    addInterest(term, learned.values[i]! + (extra ?? 0));
   }
+  for (const [term, value] of favoured) addInterest(term, value);
   for (const tag of prefs.mutedTags) {
     const id = index.vocabulary.find(tagTerm(tag));
     if (id === undefined) continue;

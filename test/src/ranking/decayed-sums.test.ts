@@ -43,6 +43,15 @@ describe('DecayedSums', () => {
     });
   });
 
+  it('gives the same values as parallel arrays', () => {
+    const sums = new DecayedSums(H);
+    sums.addAll([['a', 1], ['b', -2]], 0);
+    sums.add('c', 3, 7 * DAY);
+    const columns = sums.columnsAt(20 * DAY);
+    expect(columns.keys).toEqual(['a', 'b', 'c']);
+    expect(Array.from(columns.values)).toEqual(sums.entriesAt(20 * DAY).map(([, v]) => v));
+  });
+
   it('is not grown back to an instant before the latest contribution', () => {
     const sums = new DecayedSums(H);
     sums.add('a', 1, 10 * DAY);
