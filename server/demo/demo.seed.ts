@@ -4,7 +4,7 @@
  * a few seconds), with post counters and stored affinities consistent with the
  * interactions.
  */
-import { AFFINITY_HALF_LIFE_DAYS, INTERACTION_STRENGTH } from '../../src/ranking/index.js';
+import { AFFINITY_HALF_LIFE_MS, INTERACTION_STRENGTH } from '../../src/ranking/index.js';
 import { bulkInsert, withBulkLoadCache } from '../db/bulk-insert.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { sortKeyOf } from '../posts/post-ids.js';
@@ -14,7 +14,6 @@ import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoData, type DemoSizes } f
 export { DEFAULT_DEMO_SIZES, type DemoSizes } from './demo-generator.js';
 
 const DEMO_ORIGIN = 'https://demo.recsvc.example';
-const HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
 
 export interface DemoSeedResult {
   authors: number;
@@ -113,7 +112,7 @@ function affinityRows(data: DemoData, anchorMs: number): unknown[][] {
   for (const i of data.interactions) {
     const post = data.posts[i.postIndex];
     if (!post) continue;
-    const amount = INTERACTION_STRENGTH[i.action] * Math.pow(2, -(anchorMs - i.createdAtMs) / HALF_LIFE_MS);
+    const amount = INTERACTION_STRENGTH[i.action] * Math.pow(2, -(anchorMs - i.createdAtMs) / AFFINITY_HALF_LIFE_MS);
     const author = data.authors[post.authorIndex]?.id ?? '';
     for (const key of [`${i.userId}\u0000author\u0000${author}`, ...post.tags.map((t) => `${i.userId}\u0000tag\u0000${t}`)]) {
       scores.set(key, (scores.get(key) ?? 0) + amount);

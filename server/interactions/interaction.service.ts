@@ -4,7 +4,7 @@
  * the in-memory pool, status cache and the user's profile follow.
  */
 import type { Kysely } from 'kysely';
-import { AFFINITY_HALF_LIFE_DAYS, applyInteraction, INTERACTION_STRENGTH, type EngagedPost, type InteractionAction } from '../../src/ranking/index.js';
+import { AFFINITY_HALF_LIFE_MS, applyInteraction, INTERACTION_STRENGTH, type EngagedPost, type InteractionAction } from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
@@ -15,8 +15,6 @@ import { adjustPostCounts, findPostCounts, type CountDeltas } from '../posts/pos
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../recommendations/ranking-state.js';
 import * as repo from './interaction.repository.js';
-
-export const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
 export function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange[] {

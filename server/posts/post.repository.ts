@@ -130,13 +130,6 @@ export async function findRankableRows(db: Kysely<Database>, ids: readonly strin
   return rankable(db).where('posts.id', 'in', ids).execute();
 }
 
-const rankableRowQuery = queryTemplate((db: Kysely<Database>, [id]) => rankable(db).where('posts.id', '=', id as string));
-
-/** Rankable columns of one post, if it exists (the interaction write path: built once, see queryTemplate). */
-export async function findRankableRow(db: Kysely<Database>, id: string): Promise<RankableRow | undefined> {
-  return (await rankableRowQuery(db, [id])).rows[0];
-}
-
 export interface CountDeltas {
   favourites?: number;
   reblogs?: number;

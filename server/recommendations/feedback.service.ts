@@ -3,12 +3,12 @@
  * change the user's in-memory profile at once so the next list reflects them.
  */
 import type { Kysely } from 'kysely';
-import { applyFeedback, FEEDBACK_STRENGTH, learnedPreferences, setPreferences, DEFAULT_PREFERENCES } from '../../src/ranking/index.js';
+import { AFFINITY_HALF_LIFE_MS, applyFeedback, FEEDBACK_STRENGTH, learnedPreferences, setPreferences, DEFAULT_PREFERENCES } from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
 import type { Database } from '../db/database.js';
 import { addAffinities } from '../interactions/interaction.repository.js';
-import { AFFINITY_HALF_LIFE_MS, affinityChanges } from '../interactions/interaction.service.js';
+import { affinityChanges } from '../interactions/interaction.service.js';
 import { generatePostId } from '../posts/post-ids.js';
 import { normaliseTag, toRankable } from '../posts/post.mapper.js';
 import { findRankableRows } from '../posts/post.repository.js';

@@ -12,6 +12,7 @@ export const AUTHOR_AFFINITY_SCALE = 3;
 
 /** Interactions and feedback lose half their weight every 14 days. */
 export const AFFINITY_HALF_LIFE_DAYS = 14;
+export const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
 
 /**
  * author_preference = 0.5 + 0.5·tanh(affinity / AUTHOR_AFFINITY_SCALE): an unknown author

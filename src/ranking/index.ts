@@ -11,6 +11,7 @@ export {
   engagementLog,
   AUTHOR_AFFINITY_SCALE,
   AFFINITY_HALF_LIFE_DAYS,
+  AFFINITY_HALF_LIFE_MS,
 } from './features.js';
 export {
   CandidateIndex,

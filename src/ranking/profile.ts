@@ -4,7 +4,7 @@
  * in memory instead of re-reading the history on every request.
  */
 import { DecayedSums, type DecayedColumns } from './decayed-sums.js';
-import { AFFINITY_HALF_LIFE_DAYS } from './features.js';
+import { AFFINITY_HALF_LIFE_MS } from './features.js';
 import type {
   EngagedPost,
   InteractionAction,
@@ -59,8 +59,6 @@ export interface DecayedSnapshot {
   readonly authors: DecayedColumns;
   readonly interest: DecayedColumns;
 }
-
-const AFFINITY_HALF_LIFE_MS = AFFINITY_HALF_LIFE_DAYS * 86_400_000;
 
 /** Over an hour a 14-day half-life moves values by 0.2%: not worth recomputing per request. */
 const SNAPSHOT_TTL_MS = 3_600_000;
