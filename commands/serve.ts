@@ -8,6 +8,7 @@ export interface ServeOptions {
   logLevel?: string;
   rateLimit?: string;
   trustProxy?: string;
+  publicUrl?: string;
   demo?: boolean;
 }
 
@@ -22,6 +23,7 @@ export function registerServe(program: Command): void {
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env RECSVC_LOG_LEVEL)')
     .option('--rate-limit <on|off>', 'switch rate limiting off for benchmarks (env RECSVC_RATE_LIMIT)')
     .option('--trust-proxy <addresses>', 'trust X-Forwarded-For from these proxies (env RECSVC_TRUST_PROXY)')
+    .option('--public-url <url>', 'base of absolute URLs in Link headers, e.g. https://recs.example.org (env RECSVC_PUBLIC_URL)')
     .option('--demo', 'load the deterministic demo data set when the database has no posts yet')
     .addHelpText(
       'after',

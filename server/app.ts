@@ -32,6 +32,8 @@ export interface AppOptions {
   rateLimitStore?: RateLimitStore;
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string;
+  /** Base of absolute URLs (Link headers), from --public-url; see server/http/public-url.ts. */
+  publicUrl?: string;
   bodyLimit?: number;
   agentIntervalSeconds?: number;
   /** Schedule the background agents (off in most tests, which run them by hand). */
@@ -46,6 +48,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The background agents (run one by hand with `runNow`). */
     agentRunner: AgentRunner;
+    /** The configured public base URL (no trailing slash), when one is set. */
+    publicUrl: string | undefined;
   }
 }
 
@@ -76,6 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   metrics.databaseConnections.set({ pool_name: 'sqlite' }, 1);
   const agents = new AgentRunner(metrics, app.log);
   app.decorate('agentRunner', agents);
+  app.decorate('publicUrl', options.publicUrl);
   // Service tokens are verified through a cache that notices revocations (see the verifier).
   const tokens = new ServiceTokenVerifier(options.database.db, options.database.externalWrites);
   const context: AppContext = {

@@ -21,6 +21,8 @@ export interface ServerConfig {
   bodyLimit: number;
   /** Seconds between background agent runs (scaled down in tests). */
   agentIntervalSeconds: number;
+  /** Base of absolute URLs the service writes (Link headers, OAuth redirects); never the client's Host. */
+  publicUrl: string | undefined;
 }
 
 export interface ServeFlags {
@@ -31,6 +33,7 @@ export interface ServeFlags {
   rateLimit?: string;
   rateLimitScale?: string;
   trustProxy?: string;
+  publicUrl?: string;
   demo?: boolean;
 }
 
@@ -49,7 +52,34 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const rateLimit = parseRateLimit(flags.rateLimit ?? env.RECSVC_RATE_LIMIT ?? 'on', flags.rateLimitScale ?? env.RECSVC_RATE_LIMIT_SCALE);
   const trustProxy = parseTrustProxy(flags.trustProxy ?? env.RECSVC_TRUST_PROXY);
   const agentIntervalSeconds = parsePositive('RECSVC_AGENT_INTERVAL', env.RECSVC_AGENT_INTERVAL ?? '60');
-  return { port, host, dbPath, logLevel, rateLimit, trustProxy, demo: flags.demo ?? env.RECSVC_DEMO === '1', bodyLimit: 1_048_576, agentIntervalSeconds };
+  const publicUrl = parsePublicUrl(flags.publicUrl ?? env.RECSVC_PUBLIC_URL);
+  return {
+    port,
+    host,
+    dbPath,
+    logLevel,
+    rateLimit,
+    trustProxy,
+    demo: flags.demo ?? env.RECSVC_DEMO === '1',
+    bodyLimit: 1_048_576,
+    agentIntervalSeconds,
+    publicUrl,
+  };
+}
+
+/** An absolute http(s) URL with no query or fragment, kept without its trailing slash. */
+function parsePublicUrl(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`--public-url/RECSVC_PUBLIC_URL must be an absolute URL such as https://recs.example.org, got "${text}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`--public-url/RECSVC_PUBLIC_URL must be an http(s) URL without credentials, query or fragment, got "${text}"`);
+  }
+  return url.href.replace(/\/+$/, '');
 }
 
 function parsePort(text: string): number {

@@ -45,6 +45,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     },
     trustProxy: config.trustProxy,
+    ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
     bodyLimit: config.bodyLimit,
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,
