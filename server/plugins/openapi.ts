@@ -1,12 +1,17 @@
 /**
  * The OpenAPI document, generated from the same TypeBox route schemas that
- * validate requests, served raw at /docs/json and explored at /docs.
+ * validate requests, served raw at /docs/json and explored at /docs. Route files
+ * declare their own schemas; what every route shares (error statuses, headers,
+ * descriptions, components) is completed here, once.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { ErrorBodySchema } from '../../src/schemas/common.schema.js';
 import { SERVICE_VERSION } from '../version.js';
+import { hoistTitledSchemas } from './openapi-components.js';
+import { completeOperations, type OpenapiDocument } from './openapi-responses.js';
 
 async function openapi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -17,8 +22,12 @@ async function openapi(app: FastifyInstance): Promise<void> {
         description: 'Recommendations, timelines and A/B experiments for a Mastodon-compatible network.',
         version: SERVICE_VERSION,
       },
+      // Relative unless a public base URL is configured: the explorer then calls the service where clients reach it.
+      servers: [{ url: app.publicUrl ?? '/', description: app.publicUrl ? 'Configured public URL' : 'This server' }],
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+        // The error body every added error status refers to; route schemas' copies are hoisted onto it.
+        schemas: { Error: ErrorBodySchema },
       },
       security: [{ bearer: [] }],
       tags: [
@@ -29,6 +38,14 @@ async function openapi(app: FastifyInstance): Promise<void> {
         { name: 'experiments', description: 'A/B experiments (admin)' },
         { name: 'analytics', description: 'Client events' },
       ],
+    },
+    // Route paths are the service's own; a public URL's path is a prefix in front of them, never part of them.
+    stripBasePath: false,
+    transformObject: (documentObject) => {
+      const document = ('openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject) as OpenapiDocument;
+      completeOperations(document);
+      hoistTitledSchemas(document);
+      return document as never;
     },
   });
   await app.register(swaggerUi, {

@@ -17,10 +17,13 @@ export const ErrorBodySchema = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorBodySchema>;
 
-export const MetaSchema = Type.Object({
-  request_id: Type.String(),
-  timestamp: Type.String({ format: 'date-time' }),
-});
+export const MetaSchema = Type.Object(
+  {
+    request_id: Type.String(),
+    timestamp: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Meta' },
+);
 export type Meta = Static<typeof MetaSchema>;
 
 /** The success envelope `{ data, meta }` around a resource schema. */
@@ -34,6 +37,26 @@ export function errorResponses(...codes: number[]): Record<number, typeof ErrorB
   for (const code of codes) out[code] = ErrorBodySchema;
   return out;
 }
+
+/**
+ * Response headers the service sets, by name. Every response carries the first
+ * four; the rate-limited routes (every /api/v1 route but health) the next three;
+ * 429 and 503 `Retry-After`; Mastodon-shaped lists `Link`.
+ */
+export const ResponseHeaderSchemas = {
+  'X-Request-ID': Type.String({ description: "The request's id: the client's own X-Request-ID when it is 1-128 characters of `[A-Za-z0-9._:-]`, else a new UUID; equals `request_id` in error bodies" }),
+  'X-Process-Time': Type.String({ description: 'Seconds the service spent on the request, as a decimal', pattern: '^[0-9]+\\.[0-9]+$', example: '0.001234' }),
+  'X-Service-Version': Type.String({ description: 'Version of the recsvc package answering' }),
+  'X-API-Version': Type.String({ description: 'Version of this API', example: 'v1' }),
+  'X-RateLimit-Limit': Type.Integer({ description: 'Requests allowed in the tightest rate-limit window that applies', minimum: 1 }),
+  'X-RateLimit-Remaining': Type.Integer({ description: 'Requests left in that window', minimum: 0 }),
+  'X-RateLimit-Reset': Type.Integer({ description: 'When that window resets, in epoch seconds' }),
+  'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }),
+  Link: Type.String({
+    description: 'Mastodon paging: absolute URLs of the next (older) and previous (newer) pages, `<…>; rel="next", <…>; rel="prev"`',
+  }),
+} as const;
+export type ResponseHeaderName = keyof typeof ResponseHeaderSchemas;
 
 /** A string limited to listed values, emitted as JSON Schema `enum` (so a bad value is 400 `Invalid parameter`). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
