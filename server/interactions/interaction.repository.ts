@@ -1,5 +1,6 @@
 /** SQL for interactions and learned affinities. */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { CONTEXT_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { asFloat, greatest, power } from '../db/portable-sql.js';
@@ -31,11 +32,26 @@ export async function insertInteraction(db: Kysely<Database>, row: Insertable<In
   }
 }
 
+/**
+ * The columns of a row as read back. A context longer (in characters, so certainly in bytes)
+ * than the bound can only predate it and is not read at all: a page of such rows once cost
+ * hundreds of megabytes. `length` counts characters in SQLite and PostgreSQL alike.
+ */
+const READ_COLUMNS = [
+  'id',
+  'user_id',
+  'post_id',
+  'action_type',
+  sql<string | null>`CASE WHEN length(context_json) > ${CONTEXT_BOUNDS.maxBytes} THEN NULL ELSE context_json END`.as('context_json'),
+  'created_at',
+  'created_at_ms',
+] as const;
+
 /** The interaction of (user, post, action), if any. */
 export async function findInteraction(db: Kysely<Database>, userId: string, postId: string, actionType: string): Promise<InteractionRow | undefined> {
   return db
     .selectFrom('interactions')
-    .selectAll()
+    .select(READ_COLUMNS)
     .where('user_id', '=', userId)
     .where('post_id', '=', postId)
     .where('action_type', '=', actionType)
@@ -44,7 +60,7 @@ export async function findInteraction(db: Kysely<Database>, userId: string, post
 
 /** The interaction with this id, if any. */
 export async function findInteractionById(db: Kysely<Database>, id: string): Promise<InteractionRow | undefined> {
-  return db.selectFrom('interactions').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('interactions').select(READ_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
 /** Deletes an interaction; true when it existed. */
@@ -59,15 +75,24 @@ export async function listUserInteractions(
   userId: string,
   options: { actionType?: string; maxId?: string; limit: number },
 ): Promise<InteractionRow[]> {
-  let query = db.selectFrom('interactions').selectAll().where('user_id', '=', userId);
+  let query = db.selectFrom('interactions').select(READ_COLUMNS).where('user_id', '=', userId);
   if (options.actionType !== undefined) query = query.where('action_type', '=', options.actionType);
   if (options.maxId !== undefined) query = query.where('id', '<', options.maxId);
   return query.orderBy('id', 'desc').limit(options.limit).execute();
 }
 
-/** All of a user's interactions, oldest first (for building a profile). */
-export async function allUserInteractions(db: Kysely<Database>, userId: string): Promise<InteractionRow[]> {
-  return db.selectFrom('interactions').selectAll().where('user_id', '=', userId).orderBy('created_at_ms').orderBy('id').execute();
+/** All of a user's interactions, oldest first (for building a profile, which needs no context). */
+export async function allUserInteractions(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<Pick<InteractionRow, 'post_id' | 'action_type' | 'created_at_ms'>[]> {
+  return db
+    .selectFrom('interactions')
+    .select(['post_id', 'action_type', 'created_at_ms'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at_ms')
+    .orderBy('id')
+    .execute();
 }
 
 /** Which of `postIds` the user favourited, reblogged or bookmarked. */

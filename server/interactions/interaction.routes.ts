@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
 import {
+  DEFAULT_INTERACTIONS_PAGE,
   InteractionInputSchema,
   InteractionListQuerySchema,
   InteractionSchema,
@@ -91,7 +92,7 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
       },
     },
     async (request) => {
-      const { user_id, action_type, max_id, limit = 40 } = request.query;
+      const { user_id, action_type, max_id, limit = DEFAULT_INTERACTIONS_PAGE } = request.query;
       requireUserAccess(request, user_id, 'read');
       const list = await interactions.list(user_id, {
         ...(action_type !== undefined ? { actionType: action_type } : {}),

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import { AFFINITY_HALF_LIFE_MS, applyInteraction, INTERACTION_STRENGTH, type EngagedPost, type InteractionAction } from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
+import { CONTEXT_BOUNDS, parseWithinBounds, stringifyWithinBounds } from '../../src/schemas/bounded-json.js';
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
@@ -47,12 +48,15 @@ export class InteractionService {
 
   /** Records an interaction; `created` is false when it already existed (nothing changes then). */
   async record(input: RecordInput, nowMs = Date.now()): Promise<{ interaction: Interaction; created: boolean }> {
+    // Checked before anything is written: a context beyond the bounds is a 400 naming its path,
+    // and nothing stored can later be too deep or too big to serialise in a response.
+    const contextJson = input.context === undefined ? null : stringifyWithinBounds(input.context, CONTEXT_BOUNDS, 'context');
     const row = {
       id: generatePostId(nowMs),
       user_id: input.userId,
       post_id: input.postId,
       action_type: input.actionType,
-      context_json: input.context === undefined ? null : JSON.stringify(input.context),
+      context_json: contextJson,
       created_at: new Date(nowMs).toISOString(),
       created_at_ms: nowMs,
     };
@@ -141,13 +145,23 @@ export class InteractionService {
   }
 }
 
+/**
+ * The wire interaction of a row. A context stored before contexts were bounded that breaks
+ * the bounds reads as null: handed to the response serialiser, a deep one overflowed its
+ * stack (every later list of that user was a 500) and a huge one cost megabytes per row.
+ */
 function toInteraction(row: repo.InteractionRow): Interaction {
   return {
     id: row.id,
     user_id: row.user_id,
     post_id: row.post_id,
     action_type: row.action_type,
-    context: row.context_json === null ? null : (JSON.parse(row.context_json) as Record<string, unknown>),
+    context: row.context_json === null ? null : storedContext(row.context_json),
     created_at: row.created_at,
   };
+}
+
+function storedContext(json: string): Record<string, unknown> | null {
+  const value = parseWithinBounds(json, CONTEXT_BOUNDS);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
