@@ -1,0 +1,84 @@
+/**
+ * The /docs explorer in a real browser: headless Chromium (Debian's `chromium`)
+ * loads the page from a listening app under the service's Content-Security-Policy,
+ * runs the explorer's scripts and renders the operations of the OpenAPI document.
+ * Set RECSVC_SKIP_BROWSER=1 to skip on a machine without Chromium.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../helpers/test-app.js';
+
+const CHROMIUM = process.env.RECSVC_CHROMIUM ?? '/usr/bin/chromium';
+const skip = process.env.RECSVC_SKIP_BROWSER === '1';
+
+interface BrowserRun {
+  dom: string;
+  log: string;
+}
+
+/** One headless page load; the DOM after the scripts ran, and the browser's log (console messages, CSP reports). */
+function dumpDom(url: string, profileDir: string): Promise<BrowserRun> {
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--disable-background-networking',
+    '--no-first-run',
+    '--disable-component-update',
+    '--disable-sync',
+    '--enable-logging=stderr',
+    '--v=0',
+    `--user-data-dir=${profileDir}`,
+    '--virtual-time-budget=10000',
+    '--dump-dom',
+    url,
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(CHROMIUM, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error && !stdout) reject(new Error(`chromium failed: ${error.message}\n${stderr}`));
+      else resolve({ dom: stdout, log: stderr });
+    });
+  });
+}
+
+describe.skipIf(skip)('the /docs explorer in headless Chromium', () => {
+  let t: TestApp;
+  let profileDir: string;
+  let run: BrowserRun;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} not found: install it with "apt-get install -y chromium" (or set RECSVC_SKIP_BROWSER=1 to skip this test)`);
+    }
+    t = await createTestApp();
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    profileDir = mkdtempSync(join(tmpdir(), 'recsvc-chromium-'));
+    run = await dumpDom(`${address}/docs`, profileDir);
+  }, 90_000);
+
+  afterAll(async () => {
+    await t?.close();
+    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  });
+
+  it('renders the operations of the document', () => {
+    // Swagger UI writes each operation as an opblock carrying its method and path.
+    expect(run.dom).toContain('swagger-ui');
+    expect(run.dom).toMatch(/class="opblock opblock-get/);
+    expect(run.dom).toContain('data-path="/api/v1/recommendations"');
+    expect(run.dom).toContain('data-path="/api/v1/analytics/experiments/{id}/analysis"');
+    expect(run.dom).toContain('Personalised recommendations');
+    // No "Failed to load API definition" or resolver errors panel.
+    expect(run.dom).not.toMatch(/Failed to load API definition|Resolver error/i);
+  });
+
+  it('runs under the Content-Security-Policy without a violation', () => {
+    // Chromium logs each violation as a console message ("… violates the following Content Security Policy directive …").
+    const violations = run.log.split('\n').filter((line) => /Content Security Policy|Refused to (load|execute|apply|evaluate|connect|frame)/i.test(line));
+    expect(violations).toEqual([]);
+  });
+});
