@@ -114,6 +114,7 @@ function headersFor(status: string, traits: OperationTraits): Record<string, unk
   // The limiter runs before everything but load shedding, so its headers are on every other answer.
   if (traits.rateLimited && status !== '503') names.push(...RATE_LIMIT_HEADERS);
   if (status === '429' || status === '503') names.push('Retry-After');
+  if (status === '401') names.push('WWW-Authenticate');
   if (traits.paged && status === '200') names.push('Link');
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }

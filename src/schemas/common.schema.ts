@@ -41,7 +41,7 @@ export function errorResponses(...codes: number[]): Record<number, typeof ErrorB
 /**
  * Response headers the service sets, by name. Every response carries the first
  * four; the rate-limited routes (every /api/v1 route but health) the next three;
- * 429 and 503 `Retry-After`; Mastodon-shaped lists `Link`.
+ * 429 and 503 `Retry-After`; 401 `WWW-Authenticate`; Mastodon-shaped lists `Link`.
  */
 export const ResponseHeaderSchemas = {
   'X-Request-ID': Type.String({ description: "The request's id: the client's own X-Request-ID when it is 1-128 characters of `[A-Za-z0-9._:-]`, else a new UUID; equals `request_id` in error bodies" }),
@@ -52,6 +52,9 @@ export const ResponseHeaderSchemas = {
   'X-RateLimit-Remaining': Type.Integer({ description: 'Requests left in that window', minimum: 0 }),
   'X-RateLimit-Reset': Type.Integer({ description: 'When that window resets, in epoch seconds' }),
   'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }),
+  'WWW-Authenticate': Type.String({
+    description: 'The Bearer challenge of a 401 (RFC 6750): `Bearer realm="recsvc"`, with `error="invalid_token"` when a token was sent and refused',
+  }),
   Link: Type.String({
     description: 'Mastodon paging: absolute URLs of the next (older) and previous (newer) pages, `<…>; rel="next", <…>; rel="prev"`',
   }),

@@ -87,6 +87,7 @@ describe('the OpenAPI document', () => {
       expect(statuses, name).toEqual(expect.arrayContaining(['500', '503']));
       if (isPublic(operation)) expect(statuses, name).not.toContain('401');
       else expect(statuses, name).toEqual(expect.arrayContaining(['401', '403']));
+      if (!isPublic(operation)) expect(headerNames(operation.responses['401']), name).toContain('WWW-Authenticate');
       if (operation.parameters?.length || operation.requestBody) expect(statuses, name).toContain('400');
       if (operation.requestBody) expect(statuses, name).toEqual(expect.arrayContaining(['413', '415']));
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
