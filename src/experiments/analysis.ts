@@ -6,7 +6,7 @@
 import { ValidationError } from '../errors.js';
 import { ratioEstimate, type RatioEstimate } from './delta-method.js';
 import { normalQuantile, twoSidedPValue } from './distributions.js';
-import { holmAdjust } from './holm.js';
+import { holmAdjust, holmIntervalAlphas } from './holm.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from './metrics.js';
 import { sampleRatioMismatch, type SrmResult } from './srm.js';
 import { VariantAccumulator } from './variant-accumulator.js';
@@ -22,7 +22,12 @@ export interface AnalysisOptions {
   primaryMetric?: MetricName;
 }
 
-/** One treatment vs the control on one metric; difference = treatment − control. */
+/**
+ * One treatment vs the control on one metric; difference = treatment − control. `ci_*` is
+ * the unadjusted interval at the confidence level; `adjusted_ci_*` the interval adjusted
+ * consistently with the Holm decision (see adjustedInterval): `significant` is true exactly
+ * when it excludes 0. Both adjusted bounds are null without a test or when underpowered.
+ */
 export interface Comparison extends RatioTest {
   metric: MetricName;
   variant: string;
@@ -30,6 +35,8 @@ export interface Comparison extends RatioTest {
   control_value: number | null;
   variant_value: number | null;
   adjusted_p_value: number | null;
+  adjusted_ci_low: number | null;
+  adjusted_ci_high: number | null;
   significant: boolean;
 }
 
@@ -41,6 +48,7 @@ export interface SignificanceRecord {
   p_value: number | null;
   unadjusted_p_value: number | null;
   confidence_interval: [number, number] | null;
+  adjusted_confidence_interval: [number, number] | null;
   effect_size: number | null;
   significance: Significance;
 }
@@ -87,7 +95,7 @@ export function compareRatios(treatment: RatioEstimate, control: RatioEstimate, 
   if (difference === null || se === null || !(se > 0)) {
     return { difference, standard_error: se, ci_low: null, ci_high: null, effect_size: effectSize, p_value: null };
   }
-  const half = normalQuantile(1 - (1 - confidenceLevel) / 2) * se;
+  const half = halfWidth(se, 1 - confidenceLevel);
   return {
     difference,
     standard_error: se,
@@ -96,6 +104,33 @@ export function compareRatios(treatment: RatioEstimate, control: RatioEstimate, 
     effect_size: effectSize,
     p_value: twoSidedPValue(difference / se),
   };
+}
+
+/** Φ⁻¹(1 − γ/2)·SE: the half-width of the two-sided level-(1 − γ) normal interval. */
+function halfWidth(se: number, gamma: number): number {
+  return normalQuantile(1 - gamma / 2) * se;
+}
+
+/**
+ * The interval of one comparison adjusted consistently with the Holm decision:
+ * d ± Φ⁻¹(1 − γ/2)·SE, with γ = α/(m − j + 1) when Holm rejects it at step j and γ = α/m
+ * when it does not (holmIntervalAlphas proves the agreement). The half-width is kept below
+ * |d| when significant and at least |d| otherwise, so that rounding in Φ and Φ⁻¹ at the exact
+ * boundary |z| = Φ⁻¹(1 − γ/2) cannot split verdict and interval (it moves a bound by rounding
+ * error only). Null without a test (γ or SE null) or without a decision (underpowered).
+ */
+export function adjustedInterval(
+  difference: number | null,
+  se: number | null,
+  gamma: number | null,
+  significant: boolean,
+  underpowered: boolean,
+): [number, number] | null {
+  if (underpowered || difference === null || se === null || gamma === null) return null;
+  const distance = Math.abs(difference);
+  const raw = halfWidth(se, gamma);
+  const half = significant ? Math.min(raw, distance * (1 - Number.EPSILON)) : Math.max(raw, distance);
+  return [difference - half, difference + half];
 }
 
 function controlOf(design: AnalysisDesign): string {
@@ -129,9 +164,13 @@ function metricComparisons(
       const estimate = estimates.get(variant.name)?.get(metric) as RatioEstimate;
       return { variant: variant.name, estimate, ...compareRatios(estimate, controlEstimate, design.confidence_level) };
     });
-  const adjusted = holmAdjust(raw.map((entry) => entry.p_value));
+  const pValues = raw.map((entry) => entry.p_value);
+  const adjusted = holmAdjust(pValues);
+  const gammas = holmIntervalAlphas(pValues, alpha);
   return raw.map(({ variant, estimate, ...test }, i) => {
     const adjustedP = adjusted[i] ?? null;
+    const significant = !underpowered && adjustedP !== null && adjustedP < alpha;
+    const interval = adjustedInterval(test.difference, test.standard_error, gammas[i] ?? null, significant, underpowered);
     return {
       metric,
       variant,
@@ -140,7 +179,9 @@ function metricComparisons(
       variant_value: estimate.value,
       ...test,
       adjusted_p_value: adjustedP,
-      significant: !underpowered && adjustedP !== null && adjustedP < alpha,
+      adjusted_ci_low: interval?.[0] ?? null,
+      adjusted_ci_high: interval?.[1] ?? null,
+      significant,
     };
   });
 }
@@ -152,11 +193,13 @@ function significanceShapes(comparisons: readonly Comparison[], primary: MetricN
   for (const c of primaryComparisons) {
     const name = comparisonName(c.variant, c.control);
     const interval: [number, number] | null = c.ci_low !== null && c.ci_high !== null ? [c.ci_low, c.ci_high] : null;
+    const adjusted: [number, number] | null = c.adjusted_ci_low !== null && c.adjusted_ci_high !== null ? [c.adjusted_ci_low, c.adjusted_ci_high] : null;
     statistical[name] = {
       metric: primary,
       p_value: c.adjusted_p_value,
       unadjusted_p_value: c.p_value,
       confidence_interval: interval,
+      adjusted_confidence_interval: adjusted,
       effect_size: c.effect_size,
       significance: underpowered ? 'underpowered' : c.significant ? 'statistically_significant' : 'not_significant',
     };

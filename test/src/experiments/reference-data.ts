@@ -20,6 +20,9 @@ export interface ReferenceComparison {
   effect_size: number;
   p_value: number;
   adjusted_p_value: number;
+  /** Holm-consistent interval (generate_reference.py); null when underpowered. */
+  adjusted_ci_low: number | null;
+  adjusted_ci_high: number | null;
   significant: boolean;
 }
 
