@@ -8,6 +8,15 @@ import { CliError } from './support/cli-error.js';
 import { EXIT } from './support/exit-codes.js';
 import type { ServeOptions } from './serve.js';
 
+/** Why `listen` failed, for the errors an operator can fix by changing --host or --port. */
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is already in use (choose another with --port)',
+  EADDRNOTAVAIL: 'the address is not available on this machine (check --host)',
+  EACCES: 'permission denied (ports below 1024 need privileges; choose another with --port)',
+  ENOTFOUND: 'the host name does not resolve (check --host)',
+  EAI_AGAIN: 'the host name could not be resolved (check --host)',
+};
+
 /** Starts the server and keeps running until a signal stops it. */
 export async function runServe(options: ServeOptions): Promise<void> {
   let config;
@@ -22,9 +31,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
     stopOnSignals(server);
   } catch (error) {
     if (error instanceof DatabaseOpenError || error instanceof MigrationError) throw new CliError(error.message, EXIT.usage);
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new CliError(`port ${config.port} on ${config.host} is already in use (choose another with --port)`, EXIT.usage);
-    }
+    const listenProblem = LISTEN_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
+    if (listenProblem) throw new CliError(`cannot listen on ${config.host}:${config.port}: ${listenProblem}`, EXIT.usage);
     throw error;
   }
 }

@@ -15,7 +15,11 @@ import type { DatabaseHandle } from './db/connection.js';
 import { registerFeatures } from './features.js';
 import { healthRoutes } from './health/health.routes.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config.js';
 import { authPlugin } from './plugins/auth.js';
+import { clientErrorHandler, frameworkErrorHandler } from './plugins/client-errors.js';
+import { corsPluginFp } from './plugins/cors.js';
+import { loadSheddingPlugin, type LoadSheddingOptions } from './plugins/load-shedding.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { metricsPluginFp } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
@@ -35,6 +39,12 @@ export interface AppOptions {
   /** Base of absolute URLs (Link headers), from --public-url; see server/http/public-url.ts. */
   publicUrl?: string;
   bodyLimit?: number;
+  /** Timeouts and connection limits; defaults in server/config.ts. */
+  http?: HttpLimits;
+  /** 503 under event-loop or memory pressure; off when absent. */
+  loadShedding?: LoadSheddingOptions | null;
+  /** Browser origins allowed by CORS (default: any). */
+  corsOrigins?: '*' | readonly string[];
   agentIntervalSeconds?: number;
   /** Schedule the background agents (off in most tests, which run them by hand). */
   startAgents?: boolean;
@@ -65,12 +75,27 @@ export interface AppContext {
 
 /** The configured fastify app, ready for `inject` or `listen`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limits = options.http ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
     logger: options.logger ?? false,
     genReqId: generateRequestId,
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1_048_576,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      // How often Node looks for requests over their timeouts (its default, 30 s, lets them overrun).
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    // Parser and router errors, and the 503 while closing, answer in the spec's shape (not fastify's).
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.maxConnections = limits.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
 
   // Request bodies are JSON only (spec): anything else is 415, not a string body.
@@ -94,6 +119,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestContextPlugin);
   await app.register(securityHeadersPlugin);
   await app.register(errorHandlerPlugin);
+  await app.register(corsPluginFp, { origins: options.corsOrigins ?? '*' });
+  await app.register(loadSheddingPlugin, { limits: options.loadShedding ?? null });
   await app.register(openapiPlugin);
   await app.register(authPlugin, {
     providers: [serviceTokenProvider(tokens), ...(options.identityProviders ?? [])],

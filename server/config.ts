@@ -2,6 +2,7 @@
  * The server's settings, from flags first, then RECSVC_* environment variables,
  * then defaults. Every value is validated here so `serve` fails fast and clearly.
  */
+import { getHeapStatistics } from 'node:v8';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -23,6 +24,51 @@ export interface ServerConfig {
   agentIntervalSeconds: number;
   /** Base of absolute URLs the service writes (Link headers, OAuth redirects); never the client's Host. */
   publicUrl: string | undefined;
+  /** Timeouts and connection limits of the HTTP server. */
+  http: HttpLimits;
+  /** When to answer 503 instead of taking more work; `null` switches shedding off. */
+  loadShedding: LoadSheddingLimits | null;
+  /** Origins allowed to call the API from a browser: `*` (any) or an exact list. */
+  corsOrigins: '*' | string[];
+}
+
+/** The HTTP server's protections (README, Configuration). */
+export interface HttpLimits {
+  /** Whole request (headers and body) must arrive within this; else 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** Request headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** A socket with no traffic in either direction for this long is closed. */
+  connectionTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections beyond this are refused at accept (keep it below `ulimit -n`). */
+  maxConnections: number;
+  /** Request line plus headers, bytes; more is 431. */
+  maxHeaderBytes: number;
+}
+
+/** Thresholds of @fastify/under-pressure; 0 switches a check off. */
+export interface LoadSheddingLimits {
+  maxEventLoopDelayMs: number;
+  maxHeapUsedBytes: number;
+  maxRssBytes: number;
+  /** Seconds a shed caller is told to wait (Retry-After). */
+  retryAfterSeconds: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  connectionTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 10_000,
+  maxConnections: 8_192,
+  maxHeaderBytes: 16_384,
+};
+
+/** Shed at 1 s of event-loop delay or when the heap holds 90% of V8's limit. */
+export function defaultLoadShedding(heapLimitBytes: number): LoadSheddingLimits {
+  return { maxEventLoopDelayMs: 1_000, maxHeapUsedBytes: Math.floor(heapLimitBytes * 0.9), maxRssBytes: 0, retryAfterSeconds: 10 };
 }
 
 export interface ServeFlags {
@@ -34,6 +80,7 @@ export interface ServeFlags {
   rateLimitScale?: string;
   trustProxy?: string;
   publicUrl?: string;
+  corsOrigins?: string;
   demo?: boolean;
 }
 
@@ -53,6 +100,9 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const trustProxy = parseTrustProxy(flags.trustProxy ?? env.RECSVC_TRUST_PROXY);
   const agentIntervalSeconds = parsePositive('RECSVC_AGENT_INTERVAL', env.RECSVC_AGENT_INTERVAL ?? '60');
   const publicUrl = parsePublicUrl(flags.publicUrl ?? env.RECSVC_PUBLIC_URL);
+  const http = parseHttpLimits(env);
+  const loadShedding = parseLoadShedding(env);
+  const corsOrigins = parseCorsOrigins(flags.corsOrigins ?? env.RECSVC_CORS_ORIGINS ?? '*');
   return {
     port,
     host,
@@ -64,7 +114,66 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
     bodyLimit: 1_048_576,
     agentIntervalSeconds,
     publicUrl,
+    http,
+    loadShedding,
+    corsOrigins,
   };
+}
+
+function parseHttpLimits(env: Env): HttpLimits {
+  const limit = (name: string, fallback: number): number => parseWholeNumber(name, env[name], fallback, 1);
+  const limits: HttpLimits = {
+    requestTimeoutMs: limit('RECSVC_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.requestTimeoutMs),
+    headersTimeoutMs: limit('RECSVC_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.headersTimeoutMs),
+    connectionTimeoutMs: limit('RECSVC_CONNECTION_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.connectionTimeoutMs),
+    keepAliveTimeoutMs: limit('RECSVC_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
+    maxConnections: limit('RECSVC_MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
+    maxHeaderBytes: parseWholeNumber('RECSVC_MAX_HEADER_BYTES', env.RECSVC_MAX_HEADER_BYTES, DEFAULT_HTTP_LIMITS.maxHeaderBytes, 1024),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('RECSVC_HEADERS_TIMEOUT_MS must not exceed RECSVC_REQUEST_TIMEOUT_MS');
+  }
+  return limits;
+}
+
+function parseLoadShedding(env: Env): LoadSheddingLimits | null {
+  if (env.RECSVC_LOAD_SHEDDING === 'off') return null;
+  if (env.RECSVC_LOAD_SHEDDING !== undefined && env.RECSVC_LOAD_SHEDDING !== 'on') {
+    throw new ConfigError(`RECSVC_LOAD_SHEDDING must be "on" or "off", got "${env.RECSVC_LOAD_SHEDDING}"`);
+  }
+  const defaults = defaultLoadShedding(heapSizeLimit());
+  const mib = 1024 * 1024;
+  return {
+    maxEventLoopDelayMs: parseWholeNumber('RECSVC_MAX_EVENT_LOOP_DELAY_MS', env.RECSVC_MAX_EVENT_LOOP_DELAY_MS, defaults.maxEventLoopDelayMs, 0),
+    maxHeapUsedBytes: parseWholeNumber('RECSVC_MAX_HEAP_MB', env.RECSVC_MAX_HEAP_MB, Math.round(defaults.maxHeapUsedBytes / mib), 0) * mib,
+    maxRssBytes: parseWholeNumber('RECSVC_MAX_RSS_MB', env.RECSVC_MAX_RSS_MB, 0, 0) * mib,
+    retryAfterSeconds: defaults.retryAfterSeconds,
+  };
+}
+
+function parseCorsOrigins(text: string): '*' | string[] {
+  if (text.trim() === '*') return '*';
+  const origins = text.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (!url || url.origin !== origin) {
+      throw new ConfigError(`--cors-origins/RECSVC_CORS_ORIGINS must be * or a comma-separated list of origins such as https://elk.zone, got "${origin}"`);
+    }
+  }
+  if (origins.length === 0) throw new ConfigError('--cors-origins/RECSVC_CORS_ORIGINS must not be empty (use * for any origin)');
+  return origins;
+}
+
+/** A whole number written in plain decimal digits, at least `min`. */
+function parseWholeNumber(name: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d{1,15}$/.test(text) || Number(text) < min) throw new ConfigError(`${name} must be a whole number ≥ ${min}, got "${text}"`);
+  return Number(text);
 }
 
 /** An absolute http(s) URL with no query or fragment, kept without its trailing slash. */
@@ -114,4 +223,8 @@ function parsePositive(name: string, text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${text}"`);
   return value;
+}
+
+function heapSizeLimit(): number {
+  return getHeapStatistics().heap_size_limit;
 }

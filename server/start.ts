@@ -47,6 +47,9 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     trustProxy: config.trustProxy,
     ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
     bodyLimit: config.bodyLimit,
+    http: config.http,
+    loadShedding: config.loadShedding,
+    corsOrigins: config.corsOrigins,
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,
     // A served process also reports Node's own metrics (memory, CPU, event-loop lag, GC).
@@ -56,7 +59,15 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   log = (message) => app.log.warn(message);
   for (const message of backgroundErrors.splice(0)) log(message);
   if (config.rateLimit === null) app.log.warn('rate limiting is OFF (--rate-limit off / RECSVC_RATE_LIMIT=off)');
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Port taken, address not available, no permission: stop everything so the process can exit.
+    await app.close();
+    await database.close();
+    throw error;
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {

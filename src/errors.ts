@@ -70,9 +70,13 @@ export class RateLimitError extends AppError {
   }
 }
 
-/** 503 `Service unavailable`: a dependency (database, social instance) cannot be reached. */
+/** 503 `Service unavailable`: overloaded, shutting down, or a dependency cannot be reached. */
 export class UnavailableError extends AppError {
-  constructor(message: string) {
+  /** Seconds after which a retry may succeed (the `Retry-After` header), when known. */
+  readonly retryAfter: number | undefined;
+
+  constructor(message: string, retryAfter?: number) {
     super(503, 'Service unavailable', message);
+    this.retryAfter = retryAfter;
   }
 }

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ErrorBody } from '../../src/schemas/common.schema.js';
-import { AppError, RateLimitError } from '../../src/errors.js';
+import { AppError, RateLimitError, UnavailableError } from '../../src/errors.js';
 import { validationToError, type ValidationIssue } from './validation-errors.js';
 
 const FRAMEWORK_ERRORS: Record<number, string> = {
@@ -14,9 +14,12 @@ const FRAMEWORK_ERRORS: Record<number, string> = {
   404: 'Resource not found',
   405: 'Method not allowed',
   406: 'Not acceptable',
+  408: 'Request timeout',
   413: 'Payload too large',
+  414: 'URI too long',
   415: 'Unsupported media type',
   429: 'Rate limit exceeded',
+  431: 'Request header fields too large',
 };
 
 /** Sends the spec's error body. */
@@ -63,10 +66,23 @@ function clientMessage(error: FastifyError): string {
   }
 }
 
+/** Headers an error status calls for: Retry-After on 429 and 503, a Bearer challenge on 401 (RFC 6750). */
+function setErrorHeaders(error: unknown, request: FastifyRequest, reply: FastifyReply, body: Omit<ErrorBody, 'request_id'>): void {
+  if (body.retry_after !== undefined) reply.header('retry-after', String(body.retry_after));
+  if (error instanceof UnavailableError && error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+  if (body.status_code === 401) {
+    const rejected = request.identity?.kind === 'anonymous' && request.identity.rejectedToken;
+    reply.header('www-authenticate', rejected ? 'Bearer realm="recsvc", error="invalid_token"' : 'Bearer realm="recsvc"');
+  }
+  // Answered before its body arrived (401, 429, 503 from a hook): do not wait for the rest of a
+  // slow or endless body on this connection; close it once the answer is out.
+  if (!request.raw.complete) reply.header('connection', 'close');
+}
+
 async function errorHandler(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error, request, reply) => {
     const body = toErrorBody(error as FastifyError, request);
-    if (body.retry_after !== undefined) reply.header('retry-after', String(body.retry_after));
+    setErrorHeaders(error, request, reply, body);
     return sendError(request, reply, body);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -3,12 +3,17 @@
  * plus the stricter windows of an endpoint group, shared by all its routes.
  * Runs after identity resolution, so a stream of bad tokens is limited as
  * anonymous. Headers report the tightest window.
+ *
+ * A request is classified by the route the router MATCHED (its pattern, e.g.
+ * `/api/v1/recommendations`), never by the raw URL: `/%61pi/v1/…`, `/api/v%31/…`
+ * and absolute-form targets reach the same route and the same limits. Requests
+ * that match no route are limited too, in the caller's tier.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { tierOf } from '../../src/auth/identity.js';
 import { RateLimitError } from '../../src/errors.js';
-import { groupOfPath, isRateLimitedPath, type RateLimitPolicy } from '../../src/rate-limit/policy.js';
+import { groupOfPath, isRateLimitedPath, type EndpointGroup, type RateLimitPolicy } from '../../src/rate-limit/policy.js';
 import type { RateLimitStore, WindowCheck, WindowState } from '../rate-limit/rate-limit.store.js';
 
 export interface RateLimitPluginOptions {
@@ -27,16 +32,28 @@ function setHeaders(reply: FastifyReply, state: WindowState): void {
   reply.header('x-ratelimit-reset', String(Math.ceil(state.resetAt)));
 }
 
+/**
+ * How a request is limited, from its matched route pattern (`undefined` when no route
+ * matched). CORS preflights are exempt: they carry no credentials, do no work, and a
+ * browser sends one per distinct URL.
+ */
+export function classify(routeUrl: string | undefined, method: string): 'exempt' | { group: EndpointGroup | undefined } {
+  if (routeUrl === undefined) return { group: undefined };
+  if (method === 'OPTIONS' && routeUrl === '*') return 'exempt';
+  if (!isRateLimitedPath(routeUrl)) return 'exempt';
+  return { group: groupOfPath(routeUrl) };
+}
+
 async function rateLimit(app: FastifyInstance, options: RateLimitPluginOptions): Promise<void> {
   const now = options.now ?? Date.now;
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? request.url;
-    if (!isRateLimitedPath(path)) return;
+    const route = classify(request.routeOptions.url, request.method);
+    if (route === 'exempt') return;
     const identity = request.identity;
     const tier = tierOf(identity);
     const caller = identity.kind === 'authenticated' ? identity.subjectKey : `ip:${request.ip}`;
     const checks: WindowCheck[] = options.policy.tiers[tier].map((limit) => ({ key: `tier:${tier}:${caller}`, limit }));
-    const group = groupOfPath(path);
+    const group = route.group;
     if (group) for (const limit of options.policy.groups[group]) checks.push({ key: `group:${group}:${caller}`, limit });
     const nowMs = now();
     const result = await options.store.consume(checks, nowMs);

@@ -1,0 +1,61 @@
+/**
+ * Responses for requests that never reach a route: Node's parser errors (the server's
+ * `clientError` event: malformed requests, 408 request timeout, 431 headers too large)
+ * and fastify's router errors (a path that is not valid percent-encoding, a path
+ * parameter over its length limit: 414). Both get the spec's error body and the headers
+ * every response carries; neither ever gets fastify's or Node's own body.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { ErrorBody } from '../../src/schemas/common.schema.js';
+import { rawErrorResponse } from '../http/raw-response.js';
+import { SECURITY_HEADERS } from './security-headers.js';
+import { API_VERSION, SERVICE_VERSION } from '../version.js';
+import { sendError } from './error-handler.js';
+
+type ParserError = Error & { code?: string };
+
+/** Status, name and message for a parser error. */
+function describeParserError(error: ParserError): Omit<ErrorBody, 'request_id'> {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { error: 'Request timeout', message: 'The request was not received completely in time', status_code: 408 };
+    case 'HPE_HEADER_OVERFLOW':
+      return { error: 'Request header fields too large', message: 'The request line and headers are larger than the service accepts', status_code: 431 };
+    default:
+      return { error: 'Invalid request', message: 'The request is not well-formed HTTP', status_code: 400 };
+  }
+}
+
+/** fastify `clientErrorHandler`: answer in the spec's shape when the socket can still take it, then close. */
+export function clientErrorHandler(this: FastifyInstance, error: ParserError, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const body = { ...describeParserError(error), request_id: randomUUID() };
+  this.log.debug({ err: error, request_id: body.request_id }, 'client error');
+  // A response already under way on this socket cannot be followed by another one.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) socket.write(rawErrorResponse(body));
+  socket.destroy();
+}
+
+/** fastify `frameworkErrors`: router failures before any hook ran, so the usual headers are set here. */
+export const frameworkErrorHandler: NonNullable<FastifyServerOptions['frameworkErrors']> = (
+  error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => {
+  reply.header('x-request-id', request.id);
+  reply.header('x-process-time', '0.000000');
+  reply.header('x-service-version', SERVICE_VERSION);
+  reply.header('x-api-version', API_VERSION);
+  for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendError(request, reply, { error: 'URI too long', message: 'A path segment is longer than the service accepts', status_code: 414 });
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return sendError(request, reply, { error: 'Invalid request', message: 'The path is not valid percent-encoding', status_code: 400 });
+  }
+  request.log.error({ err: error }, 'router error');
+  return sendError(request, reply, { error: 'Internal server error', message: 'An unexpected error occurred; quote the request_id when reporting it', status_code: 500 });
+};

@@ -1,0 +1,33 @@
+/**
+ * CORS for browser clients on other origins (Elk, Phanpy): the API uses bearer
+ * tokens and no cookies, so any origin may call it by default; a deployment can
+ * list the origins it allows. Preflights are answered before authentication.
+ */
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+export interface CorsOptions {
+  /** `*` for any origin, or exact origins such as `https://elk.zone`. */
+  origins: '*' | readonly string[];
+}
+
+/** Request headers a browser client may send. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Social-Instance', 'X-Request-ID', 'Accept-Language'];
+/** Response headers a browser client may read. */
+export const CORS_EXPOSED_HEADERS = ['Link', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-ID', 'Retry-After'];
+
+async function corsPlugin(app: FastifyInstance, options: CorsOptions): Promise<void> {
+  await app.register(cors, {
+    origin: options.origins === '*' ? '*' : [...options.origins],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    credentials: false,
+    maxAge: 600,
+    // Answer preflights at once (onRequest), before identity and rate limits.
+    hook: 'onRequest',
+  });
+}
+
+export const corsPluginFp = fp(corsPlugin, { name: 'cors' });
