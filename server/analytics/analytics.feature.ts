@@ -6,7 +6,7 @@ import { AnalyticsService } from './analytics.service.js';
 
 /** The events route; returns its service. */
 export async function registerAnalytics(app: FastifyInstance, context: AppContext, now: () => number = Date.now): Promise<AnalyticsService> {
-  const analytics = new AnalyticsService(context.database.db, now);
+  const analytics = new AnalyticsService(context.database.db, context.metrics, now);
   await app.register(analyticsRoutes, { analytics });
   return analytics;
 }

@@ -1,6 +1,7 @@
 /** Wire schema of `POST /api/v1/analytics/events`: a batch of up to 500 client events. */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../src/schemas/common.schema.js';
+import { REJECT_REASONS } from './event-rules.js';
 
 export const CLIENT_EVENT_TYPES = ['click', 'view', 'session_start', 'session_end'] as const;
 export type ClientEventType = (typeof CLIENT_EVENT_TYPES)[number];
@@ -27,4 +28,26 @@ export const EventBatchSchema = Type.Object(
 );
 export type EventBatch = Static<typeof EventBatchSchema>;
 
-export const EventBatchResultSchema = Type.Object({ accepted: Type.Integer({ description: 'Events stored (the whole batch)' }) });
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const EventBatchResultSchema = Type.Object(
+  {
+    accepted: Count('Events stored that count (for experiments)'),
+    rejected: Count('Events stored but refused as untrue: they never count'),
+    rejected_by_reason: Type.Object(
+      Object.fromEntries(REJECT_REASONS.map((reason) => [reason, Type.Optional(Count(`Refused as ${reason}`))])),
+      { additionalProperties: false, description: 'Refused events per reason (reasons with none are left out)' },
+    ),
+    rejections: Type.Array(
+      Type.Object({ index: Count('Position of the event in the batch'), reason: StringEnum(REJECT_REASONS) }, { additionalProperties: false }),
+      { description: 'Each refused event, in batch order' },
+    ),
+  },
+  { additionalProperties: false, title: 'EventBatchResult' },
+);
+export type EventBatchResult = {
+  accepted: number;
+  rejected: number;
+  rejected_by_reason: Partial<Record<(typeof REJECT_REASONS)[number], number>>;
+  rejections: { index: number; reason: (typeof REJECT_REASONS)[number] }[];
+};

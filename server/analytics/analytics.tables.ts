@@ -12,6 +12,10 @@ export interface AnalyticsEventsTable {
   occurred_at_ms: number;
   /** When the service received it (server clock): decides which experiment period it falls in. */
   received_at_ms: number;
+  /** An accepted click or view: the impression it claimed (unique per impression and type). */
+  impression_id: number | null;
+  /** Null when the event was accepted; else why it cannot be true (event-rules.ts). */
+  rejected_reason: string | null;
 }
 
 export interface AnalyticsTables {

@@ -7,8 +7,15 @@
  * experiment's ACTIVE periods (client events by their receive time; interactions and
  * feedback, read from the recommendations feature's tables, by their creation time).
  * Impressions carry their experiment, recorded when served.
+ *
+ * Only accepted client events count (`rejected_reason IS NULL`: the analytics feature
+ * judged them possible, see server/analytics/event-rules.ts). A click counts as the
+ * impression it claimed, and an impression is claimed by one click at most (a unique
+ * index), so a user's clicks never exceed their impressions: click-through rate ≤ 1 by
+ * construction. Sessions outside [0, MAX_SESSION_MS] never count, whatever wrote them.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { MAX_SESSION_MS } from '../analytics/event-rules.js';
 import { countWhere, floor, greatest, least } from '../db/portable-sql.js';
 import type { Database } from '../db/database.js';
 
@@ -53,7 +60,7 @@ export async function pageAssignments(db: Kysely<Database>, experimentId: number
   const after = afterUserId === null ? sql`` : sql`AND a.user_id > ${afterUserId}`;
   const result = await sql<AssignmentPageRow>`
     SELECT a.user_id, a.variant, a.assigned_at_ms,
-      (NOT EXISTS (SELECT 1 FROM analytics_events e WHERE e.user_id = a.user_id AND e.received_at_ms < a.assigned_at_ms)
+      (NOT EXISTS (SELECT 1 FROM analytics_events e WHERE e.user_id = a.user_id AND e.received_at_ms < a.assigned_at_ms AND e.rejected_reason IS NULL)
        AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.user_id = a.user_id AND i.created_at_ms < a.assigned_at_ms)
        AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.user_id = a.user_id AND f.created_at_ms < a.assigned_at_ms)) AS cold
     FROM experiment_assignments a
@@ -77,28 +84,35 @@ export async function impressionCounts(db: Kysely<Database>, experimentId: numbe
   return result.rows;
 }
 
-/** Clicks per user of the range (with or without a session). */
+/** Clicks per user of the range (with or without a session): this experiment's impressions claimed by an accepted click. */
 export async function clickCounts(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<UserCountRow[]> {
   const result = await sql<UserCountRow>`
     SELECT a.user_id, COUNT(*) AS value
-    FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
+    FROM experiment_assignments a
+      JOIN experiment_impressions i ON i.experiment_id = a.experiment_id AND i.user_id = a.user_id
+      JOIN analytics_events e ON e.impression_id = i.id AND e.type = 'click'
     WHERE ${enrolledRange(experimentId, first, last)}
-      AND e.type = 'click' AND ${inWindow(sql`e.received_at_ms`)}
+      AND e.rejected_reason IS NULL AND ${inWindow(sql`e.received_at_ms`)}
     GROUP BY a.user_id`.execute(db);
   return result.rows;
 }
 
-/** Per user and session: its start and end times and the clicks carrying its id, by user then session. */
+/**
+ * Per user and session: its start and end times and the accepted clicks carrying its id, by
+ * user then session. A session whose end precedes its start or comes more than
+ * MAX_SESSION_MS after it is left out.
+ */
 export async function sessionRows(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<SessionRow[]> {
+  const started = sql`MIN(CASE WHEN e.type = 'session_start' THEN e.occurred_at_ms END)`;
+  const ended = sql`MAX(CASE WHEN e.type = 'session_end' THEN e.occurred_at_ms END)`;
   const result = await sql<SessionRow>`
-    SELECT a.user_id, e.session_id,
-      MIN(CASE WHEN e.type = 'session_start' THEN e.occurred_at_ms END) AS started_ms,
-      MAX(CASE WHEN e.type = 'session_end' THEN e.occurred_at_ms END) AS ended_ms,
+    SELECT a.user_id, e.session_id, ${started} AS started_ms, ${ended} AS ended_ms,
       ${countWhere(sql`e.type = 'click'`)} AS clicks
     FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
     WHERE ${enrolledRange(experimentId, first, last)}
-      AND e.session_id IS NOT NULL AND ${inWindow(sql`e.received_at_ms`)}
+      AND e.session_id IS NOT NULL AND e.rejected_reason IS NULL AND ${inWindow(sql`e.received_at_ms`)}
     GROUP BY a.user_id, e.session_id
+    HAVING ${started} IS NULL OR ${ended} IS NULL OR (${ended} >= ${started} AND ${ended} - ${started} <= ${MAX_SESSION_MS})
     ORDER BY a.user_id, e.session_id`.execute(db);
   return result.rows;
 }
@@ -145,7 +159,7 @@ export async function impressionAggregates(db: Kysely<Database>, experimentId: n
         ${countWhere(sql`i.reason_code = 'SEMANTIC_MATCH' AND EXISTS (
           SELECT 1 FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
           WHERE a.experiment_id = i.experiment_id AND a.user_id = i.user_id
-            AND e.type = 'click' AND e.post_id = i.post_id AND ${inWindow(sql`e.received_at_ms`)})`)} AS sc
+            AND e.type = 'click' AND e.post_id = i.post_id AND e.rejected_reason IS NULL AND ${inWindow(sql`e.received_at_ms`)})`)} AS sc
       FROM experiment_impressions i
       WHERE i.experiment_id = ${experimentId}
       GROUP BY i.variant, i.user_id

@@ -14,6 +14,10 @@ export interface ServiceMetrics {
   readonly databaseConnections: Gauge<'pool_name'>;
   readonly agentExecutions: Counter<'agent_type' | 'status'>;
   readonly modelPredictions: Counter<'model_name'>;
+  /** Client events stored as counting, per event type. */
+  readonly analyticsEventsAccepted: Counter<'type'>;
+  /** Client events stored as refused (they never count), per event type and reason. */
+  readonly analyticsEventsRejected: Counter<'type' | 'reason'>;
   /** Counts a cache lookup and refreshes that cache's hit ratio gauge. */
   recordCacheLookup(cacheType: string, hit: boolean): void;
   /** Notes that a user was active now (for service_active_users). */
@@ -87,6 +91,18 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
       name: 'service_ml_model_predictions',
       help: 'Posts scored by each ranking model',
       labelNames: ['model_name'] as const,
+      registers: [registry],
+    }),
+    analyticsEventsAccepted: new Counter({
+      name: 'service_analytics_events_accepted_total',
+      help: 'Client analytics events accepted (they count in experiments), per event type',
+      labelNames: ['type'] as const,
+      registers: [registry],
+    }),
+    analyticsEventsRejected: new Counter({
+      name: 'service_analytics_events_rejected_total',
+      help: 'Client analytics events stored as refused because they cannot be true, per event type and reason',
+      labelNames: ['type', 'reason'] as const,
       registers: [registry],
     }),
     recordCacheLookup(cacheType, hit) {

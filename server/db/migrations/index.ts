@@ -10,6 +10,7 @@ import * as m0010 from './0010-experiments.js';
 import * as m0011 from './0011-experiment-events.js';
 import * as m0012 from './0012-interactions-drop-user-index.js';
 import * as m0013 from './0013-affinities-clustered.js';
+import * as m0014 from './0014-analytics-event-verdicts.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011-experiment-events': m0011,
   '0012-interactions-drop-user-index': m0012,
   '0013-affinities-clustered': m0013,
+  '0014-analytics-event-verdicts': m0014,
 };

@@ -12,23 +12,31 @@ afterEach(async () => t.close());
 const click = (user: string, post = 'p1') => ({ type: 'click', user_id: user, post_id: post, session_id: 's1' });
 const stored = () => t.database.db.selectFrom('analytics_events').selectAll().orderBy('id').execute();
 
+/** Records impressions of `posts` for `user`, as the serving path does for an enrolled user (clicks and views need one). */
+async function served(user: string, posts: string[]): Promise<void> {
+  const rows = posts.map((post_id) => ({ experiment_id: 1, variant: 'control', user_id: user, post_id, score: 0.5, reason_code: 'HIGH_ENGAGEMENT', served_at_ms: Date.now() }));
+  await t.database.db.insertInto('experiment_impressions').values(rows).execute();
+}
+
 async function post(headers: Record<string, string>, events: unknown) {
   return t.app.inject({ method: 'POST', url: URL, headers, payload: { events } as object });
 }
 
 describe('POST /api/v1/analytics/events', () => {
   it('stores a batch and answers 201 with the count in the envelope', async () => {
+    await served('alice', ['p1', 'p2']);
+    const started = new Date(Date.now() - 10 * 60_000).toISOString();
     const response = await post(await t.userHeaders('alice'), [
-      { type: 'session_start', user_id: 'alice', session_id: 's1', timestamp: '2025-01-01T10:00:00.000Z' },
+      { type: 'session_start', user_id: 'alice', session_id: 's1', timestamp: started },
       click('alice'),
       { type: 'view', user_id: 'alice', post_id: 'p2' },
-      { type: 'session_end', user_id: 'alice', session_id: 's1', timestamp: '2025-01-01T10:05:00.000Z' },
+      { type: 'session_end', user_id: 'alice', session_id: 's1', timestamp: new Date(Date.parse(started) + 5 * 60_000).toISOString() },
     ]);
     expect(response.statusCode).toBe(201);
-    expect(response.json().data).toEqual({ accepted: 4 });
+    expect(response.json().data).toEqual({ accepted: 4, rejected: 0, rejected_by_reason: {}, rejections: [] });
     const rows = await stored();
     expect(rows.map((r) => r.type)).toEqual(['session_start', 'click', 'view', 'session_end']);
-    expect(rows[0]?.occurred_at_ms).toBe(Date.parse('2025-01-01T10:00:00.000Z'));
+    expect(rows[0]?.occurred_at_ms).toBe(Date.parse(started));
     expect(rows[1]?.occurred_at_ms).toBe(rows[1]?.received_at_ms);
   });
 

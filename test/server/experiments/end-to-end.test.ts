@@ -18,7 +18,8 @@ import { experimentBody } from './experiment-bodies.js';
 
 const BASE = '/api/v1/analytics/experiments';
 const USERS = Array.from({ length: 40 }, (_, i) => `u${String(i).padStart(2, '0')}`);
-const T0 = Date.parse('2025-03-01T09:00:00.000Z');
+// Session timestamps are client clocks: they must fall inside the skew window (24 h behind receipt at most).
+const T0 = Date.now() - 3_600_000;
 
 interface Served {
   id: string;

@@ -17,6 +17,12 @@ describe('streaming enrolled users', () => {
     await t.app.inject({ method: 'POST', url: `${BASE}/${id}/start`, headers: admin });
     const users = Array.from({ length: 53 }, (_, i) => `user-${i}`);
     for (const user of users) await t.app.experiments.rankingPolicy.choose(user);
+    // What the serving path records when it serves each user post p<i> (a click needs an impression).
+    const servedAt = Date.now();
+    await t.database.db
+      .insertInto('experiment_impressions')
+      .values(users.map((user, i) => ({ experiment_id: id, variant: 'control', user_id: user, post_id: `p${i}`, score: 0.5, reason_code: 'HIGH_ENGAGEMENT', served_at_ms: servedAt })))
+      .execute();
     const events = users.map((user, i) => ({ type: 'click', user_id: user, post_id: `p${i}` }));
     await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: admin, payload: { events } });
     const collect = async (pageSize: number) => {
