@@ -1,12 +1,16 @@
 /**
  * Shape of `GET /api/v1/analytics/experiments/{id}/analysis`: exactly `AnalysisResult`
- * of analysis.ts (the CLI's `analyze --json` prints the same object).
+ * of analysis.ts (the CLI's `analyze --json` prints the same object). Schemas stay within
+ * what OpenAPI 3.0 can say: an interval is an array of two numbers (minItems/maxItems, not a
+ * JSON Schema tuple, which 3.0 rejects), and `X | null` unions become `nullable: true` in
+ * the generated document.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { SrmSchema } from './experiment-response.schema.js';
 
 const NullableNumber = () => Type.Union([Type.Number(), Type.Null()]);
-const Interval = Type.Tuple([Type.Number(), Type.Number()]);
+/** [low, high] of a difference (treatment − control). */
+const Interval = () => Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[low, high] of the difference treatment − control' });
 
 export const ComparisonSchema = Type.Object({
   metric: Type.String(),
@@ -21,6 +25,8 @@ export const ComparisonSchema = Type.Object({
   effect_size: NullableNumber(),
   p_value: NullableNumber(),
   adjusted_p_value: NullableNumber(),
+  adjusted_ci_low: NullableNumber(),
+  adjusted_ci_high: NullableNumber(),
   significant: Type.Boolean(),
 });
 
@@ -28,7 +34,8 @@ export const SignificanceRecordSchema = Type.Object({
   metric: Type.String(),
   p_value: NullableNumber(),
   unadjusted_p_value: NullableNumber(),
-  confidence_interval: Type.Union([Interval, Type.Null()]),
+  confidence_interval: Type.Union([Interval(), Type.Null()]),
+  adjusted_confidence_interval: Type.Union([Interval(), Type.Null()]),
   effect_size: NullableNumber(),
   significance: Type.Union([Type.Literal('statistically_significant'), Type.Literal('not_significant'), Type.Literal('underpowered')]),
 });
@@ -46,7 +53,7 @@ export const ExperimentAnalysisSchema = Type.Object(
     underpowered: Type.Boolean(),
     underpowered_variants: Type.Array(Type.String()),
     statistical_significance: Type.Record(Type.String(), SignificanceRecordSchema),
-    confidence_intervals: Type.Record(Type.String(), Interval),
+    confidence_intervals: Type.Record(Type.String(), Interval()),
   },
   { title: 'ExperimentAnalysis' },
 );
