@@ -12,9 +12,9 @@ import {
   TrendingQuerySchema,
 } from '../../src/schemas/post.schema.js';
 import { requireScope } from '../plugins/auth.js';
-import { linkHeader } from './paging.js';
+import { idPageLinks, offsetPageLinks, setLinkHeader } from './paging.js';
 import type { PostService } from './post.service.js';
-import type { TrendingService } from './trending.service.js';
+import { trendingPage, type TrendingService } from './trending.service.js';
 
 export interface PostRoutesOptions {
   posts: PostService;
@@ -72,16 +72,16 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
     },
     async (request, reply) => {
       const q = request.query;
+      const limit = q.limit ?? 20;
       const statuses = await posts.list({
         ...(q.account_id !== undefined ? { accountId: q.account_id } : {}),
         ...(q.tag !== undefined ? { tag: q.tag } : {}),
         ...(q.max_id !== undefined ? { maxId: q.max_id } : {}),
         ...(q.since_id !== undefined ? { sinceId: q.since_id } : {}),
         ...(q.min_id !== undefined ? { minId: q.min_id } : {}),
-        limit: q.limit ?? 20,
+        limit,
       });
-      const link = linkHeader(request, statuses[0]?.id, statuses.at(-1)?.id);
-      if (link) reply.header('link', link);
+      setLinkHeader(reply, request, idPageLinks(request, { newestId: statuses[0]?.id, oldestId: statuses.at(-1)?.id, count: statuses.length, limit }));
       return statuses;
     },
   );
@@ -91,18 +91,19 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
     {
       schema: {
         tags: ['posts'],
-        summary: 'Posts trending now: engagement decayed with a 12-hour half-life',
+        summary: 'Posts trending now: engagement decayed with a 12-hour half-life; paged by offset with a Link header',
         operationId: 'listTrendingPosts',
         security: [],
         querystring: TrendingQuerySchema,
         response: { 200: Type.Array(StatusSchema), ...errorResponses(400) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { limit = 20, offset = 0 } = request.query;
-      const ids = (await trending.current()).posts.slice(offset, offset + limit).map((p) => p.id);
-      const byId = await posts.statusesByIds(ids);
-      return ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
+      const page = trendingPage(await trending.current(), offset, limit);
+      const byId = await posts.statusesByIds(page.ids);
+      setLinkHeader(reply, request, offsetPageLinks(request, { offset, limit, total: page.total }));
+      return page.ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
     },
   );
 

@@ -24,6 +24,11 @@ export interface TrendingSnapshot {
   tags: { tag: string; score: number; posts: number }[];
 }
 
+/** One page of the snapshot by position (Mastodon's trends page by `offset`), and how many posts it holds. */
+export function trendingPage(snapshot: TrendingSnapshot, offset: number, limit: number): { ids: string[]; total: number } {
+  return { ids: snapshot.posts.slice(offset, offset + limit).map((p) => p.id), total: snapshot.posts.length };
+}
+
 export class TrendingService {
   private snapshot: TrendingSnapshot | undefined;
 

@@ -78,7 +78,8 @@ describe('GET /api/v1/posts', () => {
     expect(first.statusCode).toBe(200);
     expect(first.json().map((s: { id: string }) => s.id)).toEqual([10, 9, 8, 7].map(postId));
     const link = first.headers.link as string;
-    expect(link).toContain(`<http://localhost:80/api/v1/posts?limit=4&max_id=${postId(7)}>; rel="next"`);
+    // No public URL and no socket (inject): the documented last resort, never the Host header.
+    expect(link).toContain(`<http://localhost/api/v1/posts?limit=4&max_id=${postId(7)}>; rel="next"`);
     expect(link).toContain(`min_id=${postId(10)}>; rel="prev"`);
 
     const next = await t.app.inject({ url: `/api/v1/posts?limit=4&max_id=${postId(7)}` });
