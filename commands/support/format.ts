@@ -26,3 +26,18 @@ export function formatInterval(low: number | null | undefined, high: number | nu
   if (low === null || low === undefined || high === null || high === undefined) return '—';
   return `[${formatValue(low)}, ${formatValue(high)}]`;
 }
+
+/** Text cut to `width` characters, ending in … when cut (keeps table columns narrow). */
+export function truncate(text: string, width: number): string {
+  const chars = Array.from(text);
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/** How long until `at`, coarsely: `in 45m`, `in 23h`, `in 6d`, `in 2y`. */
+export function formatTimeUntil(at: Date, now: Date): string {
+  const minutes = Math.max(0, Math.floor((at.getTime() - now.getTime()) / 60_000));
+  if (minutes < 60) return `in ${minutes}m`;
+  if (minutes < 48 * 60) return `in ${Math.floor(minutes / 60)}h`;
+  const days = Math.floor(minutes / 1440);
+  return days < 730 ? `in ${days}d` : `in ${Math.floor(days / 365)}y`;
+}

@@ -1,14 +1,33 @@
 /** `recsvc token list`. */
 import type { Command } from 'commander';
 
+export interface TokenListOptions {
+  db?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
 /** Registers `token list`. */
 export function registerTokenList(token: Command): void {
   token
     .command('list')
-    .description('list tokens (never their secrets)')
+    .description('list live tokens (never their secrets); --all adds revoked and expired ones')
+    .option('--all', 'every token, with "revoked" or "expired" in the expires column for dead ones')
     .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
-    .option('--json', 'print JSON')
-    .action(async (options: { db?: string; json?: boolean }) => {
+    .option('--json', 'print every field (full id, created_at, expires_at, revoked_at, state) as JSON')
+    .addHelpText(
+      'after',
+      `
+The table fits 80 columns: ids are shortened to their first 8 characters (which
+\`token revoke\` accepts), long labels and users are cut with …, tier "auth" means
+authenticated, and expires is relative ("in 23h", "never"). --json has the full data.
+
+Examples:
+  $ recsvc token list
+  $ recsvc token list --all
+  $ recsvc token list --all --json | jq -r '.[] | select(.state == "live") | .id'`,
+    )
+    .action(async (options: TokenListOptions) => {
       const { runTokenList } = await import('./token.actions.js');
       await runTokenList(options);
     });

@@ -1,13 +1,15 @@
 /** The work behind `recsvc token ...`, against the server's database file. */
 import { parseScopes } from '../../src/auth/identity.js';
-import { NotFoundError } from '../../src/errors.js';
+import { NotFoundError, ValidationError } from '../../src/errors.js';
 import { openSqlite, DatabaseOpenError, type DatabaseHandle } from '../../server/db/connection.js';
 import { MigrationError, migrateToLatest } from '../../server/db/migrate.js';
 import { createToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
-import { CliError, usageError } from '../support/cli-error.js';
-import { printJson, printLine, renderTable } from '../support/output.js';
+import { usageError } from '../support/cli-error.js';
+import { printJson, printLine } from '../support/output.js';
 import { parseDuration } from '../support/options.js';
+import { renderTokenList } from '../support/token-view.js';
 import type { TokenCreateOptions } from './create.js';
+import type { TokenListOptions } from './list.js';
 
 async function withDatabase<T>(path: string | undefined, work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
   const dbPath = path ?? process.env.RECSVC_DB ?? './recsvc.db';
@@ -60,27 +62,22 @@ export async function runTokenCreate(options: TokenCreateOptions): Promise<void>
   );
 }
 
-/** Lists tokens. */
-export async function runTokenList(options: { db?: string; json?: boolean }): Promise<void> {
-  const tokens = await withDatabase(options.db, (database) => listTokenInfos(database.db));
-  if (options.json) {
-    printJson(tokens);
-    return;
-  }
-  printLine(
-    renderTable(
-      ['id', 'user', 'scopes', 'tier', 'label', 'expires', 'revoked'],
-      tokens.map((t) => [t.id, t.user_id ?? '-', t.scopes.join(','), t.tier, t.label ?? '', t.expires_at ?? 'never', t.revoked_at ?? '']),
-    ),
-  );
+/** Lists the live tokens, or every token with --all. */
+export async function runTokenList(options: TokenListOptions): Promise<void> {
+  const now = new Date();
+  const all = options.all === true;
+  const tokens = await withDatabase(options.db, (database) => listTokenInfos(database.db, { all, now }));
+  if (options.json) printJson(tokens);
+  else printLine(renderTokenList(tokens, all, now));
 }
 
-/** Revokes a token. */
-export async function runTokenRevoke(id: string, options: { db?: string; json?: boolean }): Promise<void> {
+/** Revokes a token by its id or the prefix `token list` shows. */
+export async function runTokenRevoke(idOrPrefix: string, options: { db?: string; json?: boolean }): Promise<void> {
+  let id: string;
   try {
-    await withDatabase(options.db, (database) => revokeTokenById(database.db, id));
+    id = await withDatabase(options.db, (database) => revokeTokenById(database.db, idOrPrefix));
   } catch (error) {
-    if (error instanceof NotFoundError) throw new CliError(error.message);
+    if (error instanceof NotFoundError || error instanceof ValidationError) throw usageError(error.message);
     throw error;
   }
   if (options.json) printJson({ id, revoked: true });

@@ -21,9 +21,27 @@ const tokenByHashQuery = queryTemplate((db: Kysely<Database>, [tokenHash]) =>
   db.selectFrom('tokens').selectAll().where('token_hash', '=', tokenHash as string),
 );
 
-/** All tokens, newest first. */
-export async function listTokens(db: Kysely<Database>): Promise<TokenRow[]> {
-  return db.selectFrom('tokens').selectAll().orderBy('created_at', 'desc').orderBy('id').execute();
+/** Tokens newest first: all of them, or with `liveAt` (ISO time) only those neither revoked nor expired then. */
+export async function listTokens(db: Kysely<Database>, filter: { liveAt?: string } = {}): Promise<TokenRow[]> {
+  let query = db.selectFrom('tokens').selectAll();
+  const { liveAt } = filter;
+  if (liveAt !== undefined) {
+    query = query.where('revoked_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', liveAt)]));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id').execute();
+}
+
+/** Ids of tokens starting with `prefix` (revoked and expired included), at most `limit`. */
+export async function findTokenIdsByPrefix(db: Kysely<Database>, prefix: string, limit: number): Promise<string[]> {
+  // substr() rather than LIKE: an id has no wildcards to escape, and it reads the same in PostgreSQL.
+  const rows = await db
+    .selectFrom('tokens')
+    .select('id')
+    .where((eb) => eb(eb.fn('substr', ['id', eb.val(1), eb.val(prefix.length)]), '=', prefix))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 /** Marks a token revoked; returns false when no live token has that id. */

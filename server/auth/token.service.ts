@@ -5,9 +5,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AuthenticatedIdentity, Scope, Tier } from '../../src/auth/identity.js';
-import { NotFoundError } from '../../src/errors.js';
+import { NotFoundError, ValidationError } from '../../src/errors.js';
 import type { Database } from '../db/database.js';
-import { insertToken, listTokens, revokeToken, type TokenRow } from './token.repository.js';
+import { findTokenIdsByPrefix, insertToken, listTokens, revokeToken, type TokenRow } from './token.repository.js';
 
 const TOKEN_PREFIX = 'rsv_';
 
@@ -20,6 +20,12 @@ export interface NewToken {
   label?: string;
 }
 
+/** Whether a token is accepted now: `live`, or dead because `revoked` or `expired`. */
+export type TokenState = 'live' | 'revoked' | 'expired';
+
+/** The shortest id prefix `token revoke` accepts: what `token list` shows. */
+export const TOKEN_ID_PREFIX_LENGTH = 8;
+
 export interface TokenInfo {
   id: string;
   user_id: string | null;
@@ -29,6 +35,7 @@ export interface TokenInfo {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  state: TokenState;
 }
 
 /** SHA-256 of a bearer token: the only form in which tokens are stored. */
@@ -56,7 +63,7 @@ export async function createToken(db: Kysely<Database>, spec: NewToken, now = ne
     revoked_at: null,
   };
   await insertToken(db, row);
-  return { token, info: toInfo(row) };
+  return { token, info: toInfo(row, now) };
 }
 
 /** The identity a token row grants (whether it is live is the caller's question). */
@@ -71,19 +78,43 @@ export function identityOfRow(row: TokenRow): AuthenticatedIdentity {
   };
 }
 
-/** Every token's description (never the secret). */
-export async function listTokenInfos(db: Kysely<Database>): Promise<TokenInfo[]> {
-  return (await listTokens(db)).map(toInfo);
+/** Tokens' descriptions (never the secret), newest first: the live ones, or with `all` every token. */
+export async function listTokenInfos(db: Kysely<Database>, options: { all?: boolean; now?: Date } = {}): Promise<TokenInfo[]> {
+  const now = options.now ?? new Date();
+  const rows = await listTokens(db, options.all === true ? {} : { liveAt: now.toISOString() });
+  return rows.map((row) => toInfo(row, now));
 }
 
-/** Revokes a token by id; NotFoundError when there is no live token with it. */
-export async function revokeTokenById(db: Kysely<Database>, id: string, now = new Date()): Promise<void> {
+/**
+ * Revokes a token by its id or a unique prefix of it (at least TOKEN_ID_PREFIX_LENGTH characters,
+ * as `token list` shows); returns the full id. NotFoundError when no live token matches,
+ * ValidationError when the prefix is too short or names several tokens.
+ */
+export async function revokeTokenById(db: Kysely<Database>, idOrPrefix: string, now = new Date()): Promise<string> {
+  const id = await resolveTokenId(db, idOrPrefix);
   if (!(await revokeToken(db, id, now.toISOString()))) {
-    throw new NotFoundError(`No live token with id ${id}`);
+    throw new NotFoundError(`No live token with id ${idOrPrefix}`);
   }
+  return id;
 }
 
-function toInfo(row: TokenRow): TokenInfo {
+async function resolveTokenId(db: Kysely<Database>, idOrPrefix: string): Promise<string> {
+  if (idOrPrefix.length < TOKEN_ID_PREFIX_LENGTH) {
+    throw new ValidationError(`token id "${idOrPrefix}" is too short: give at least ${TOKEN_ID_PREFIX_LENGTH} characters`, 'id');
+  }
+  const matches = await findTokenIdsByPrefix(db, idOrPrefix, 2);
+  if (matches.length > 1) throw new ValidationError(`token id "${idOrPrefix}" matches several tokens: give more characters`, 'id');
+  return matches[0] ?? idOrPrefix;
+}
+
+/** A token's state at `now`: revocation wins over expiry; expired from its expires_at instant on. */
+export function tokenState(row: Pick<TokenRow, 'revoked_at' | 'expires_at'>, now: Date): TokenState {
+  if (row.revoked_at !== null) return 'revoked';
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return 'expired';
+  return 'live';
+}
+
+function toInfo(row: TokenRow, now: Date): TokenInfo {
   return {
     id: row.id,
     user_id: row.user_id,
@@ -93,5 +124,6 @@ function toInfo(row: TokenRow): TokenInfo {
     created_at: row.created_at,
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
+    state: tokenState(row, now),
   };
 }
