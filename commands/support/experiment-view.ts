@@ -2,7 +2,7 @@
 import type { Experiment, ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
 import { srmLines } from './analysis-view.js';
 import { formatPercent } from './format.js';
-import { colours, renderTable } from './output.js';
+import { colours, renderTable, useRichOutput } from './output.js';
 
 const STATUS_COLOUR = { DRAFT: 'gray', ACTIVE: 'green', PAUSED: 'yellow', COMPLETED: 'blue' } as const;
 
@@ -31,13 +31,24 @@ export function renderExperimentList(experiments: Experiment[]): string {
   return renderTable(['id', 'name', 'status', 'variants', 'traffic', 'started'], rows);
 }
 
+/** Bar glyphs: block characters on a rich terminal, ASCII elsewhere (pipes and logs get no drawing characters). */
+const BAR_GLYPHS = {
+  rich: { filled: '█', empty: '░', tickFilled: '▓', tickEmpty: '┆' },
+  plain: { filled: '#', empty: '.', tickFilled: '|', tickEmpty: '|' },
+} as const;
+
+function barGlyphs(): (typeof BAR_GLYPHS)[keyof typeof BAR_GLYPHS] {
+  return useRichOutput() ? BAR_GLYPHS.rich : BAR_GLYPHS.plain;
+}
+
 /** A 20-cell bar of a share, with the allocation marked by a tick where it falls. */
 export function shareBar(share: number, allocation: number, width = 20): string {
   const c = colours();
+  const glyph = barGlyphs();
   const filled = Math.max(0, Math.min(width, Math.round(share * width)));
   const tick = Math.max(0, Math.min(width - 1, Math.round((allocation / 100) * width) - 1));
   let bar = '';
-  for (let i = 0; i < width; i++) bar += i === tick ? (i < filled ? '▓' : '┆') : i < filled ? '█' : '░';
+  for (let i = 0; i < width; i++) bar += i === tick ? (i < filled ? glyph.tickFilled : glyph.tickEmpty) : i < filled ? glyph.filled : glyph.empty;
   return c.cyan(bar);
 }
 
@@ -54,7 +65,7 @@ export function renderStatus(report: ExperimentStatusReport): string {
   return [
     `${c.bold(`Experiment ${report.id} "${report.name}"`)}: ${statusText(report.status)}`,
     `Users assigned: ${report.users_assigned.toLocaleString('en-US')}`,
-    renderTable(['variant', 'users', 'share', 'allocation', 'share (┆ = allocation)'], rows),
+    renderTable(['variant', 'users', 'share', 'allocation', `share (${barGlyphs().tickEmpty} = allocation)`], rows),
     ...srmLines(report),
   ].join('\n');
 }

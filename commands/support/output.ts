@@ -1,19 +1,20 @@
 /**
  * All terminal output goes through here: the only module that uses chalk and
- * cli-table3. `--json` prints machine output; colour only on a terminal without
- * NO_COLOR.
+ * cli-table3. `--json` prints machine output; box tables, colours and bar glyphs
+ * only on a terminal without NO_COLOR (README, Command reference), plain aligned
+ * text everywhere else so pipes, logs and `grep` see no drawing characters.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 
-/** Colour when stdout is a terminal and NO_COLOR is unset. */
-export function useColour(stream: NodeJS.WriteStream = process.stdout): boolean {
+/** Rich output (box tables, colours, glyphs) when the stream is a terminal, NO_COLOR is unset and TERM is not dumb. */
+export function useRichOutput(stream: NodeJS.WriteStream = process.stdout): boolean {
   return Boolean(stream.isTTY) && (process.env.NO_COLOR ?? '') === '' && process.env.TERM !== 'dumb';
 }
 
-/** A chalk instance that honours useColour(). */
+/** A chalk instance that honours useRichOutput(). */
 export function colours(stream: NodeJS.WriteStream = process.stdout): ChalkInstance {
-  return new Chalk({ level: useColour(stream) ? 1 : 0 });
+  return new Chalk({ level: useRichOutput(stream) ? 1 : 0 });
 }
 
 /** Prints a value as one JSON document. */
@@ -31,11 +32,34 @@ export function printLine(text = ''): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** Renders rows as a table with a header. */
+/** Renders rows as a table with a header: boxed on a rich terminal, else plain columns. */
 export function renderTable(head: string[], rows: Array<Array<string | number>>): string {
-  const table = new Table({ head, style: { head: useColour() ? ['cyan'] : [], border: [] } });
-  for (const row of rows) table.push(row.map((cell) => String(cell)));
+  const cells = rows.map((row) => row.map((cell) => String(cell)));
+  if (!useRichOutput()) return renderPlainTable(head, cells);
+  const table = new Table({ head, style: { head: ['cyan'], border: [] } });
+  for (const row of cells) table.push(row);
   return table.toString();
+}
+
+/** Columns padded to their widest cell and separated by two spaces, no trailing blanks. */
+function renderPlainTable(head: string[], rows: string[][]): string {
+  const lines = [head, ...rows];
+  const widths = head.map((_, column) => Math.max(...lines.map((line) => displayWidth(line[column] ?? ''))));
+  return lines
+    .map((line) => widths.map((width, column) => pad(line[column] ?? '', width)).join('  ').trimEnd())
+    .join('\n');
+}
+
+// The colour escapes chalk writes (none off a terminal; stripped so widths stay right if any slip in).
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** Terminal columns of a cell: colour escapes take none, each code point one. */
+export function displayWidth(text: string): number {
+  return Array.from(text.replace(ANSI, '')).length;
+}
+
+function pad(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 }
 
 /** Writes a progress note on stderr, only when stderr is a terminal. */

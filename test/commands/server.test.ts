@@ -13,6 +13,8 @@ import { REPO_ROOT, jsonLines, runCli } from '../helpers/cli.js';
 import { seedExperiment } from './support/seed-experiment.js';
 
 const FIXTURE = `${REPO_ROOT}test/fixtures/cli/experiment.json`;
+/** Box-drawing and block characters (U+2500–U+259F): only a terminal gets them. */
+const DRAWING = /[\u2500-\u259f]/;
 const VARIANTS = [
   { name: 'control', traffic_allocation: 50 },
   { name: 'recency', traffic_allocation: 50 },
@@ -99,11 +101,13 @@ describe('experiment start | pause | stop | list | status', () => {
     expect((await cli(['experiment', 'start', String(id)])).code).toBe(3);
   });
 
-  it('lists experiments as a table', async () => {
+  it('lists experiments in plain aligned columns when stdout is a pipe (boxes only on a terminal)', async () => {
     const id = await createFromFixture();
     const result = await cli(['experiment', 'list']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`│ ${id}\\s+│ recency boost\\s+│ DRAFT`));
+    expect(result.stdout).toMatch(/^id\s+name\s+status\s+variants\s+traffic\s+started$/m);
+    expect(result.stdout).toMatch(new RegExp(`^${id}\\s+recency boost\\s+DRAFT\\s+control 50%, recency 50%`, 'm'));
+    expect(result.stdout).not.toMatch(DRAWING);
   });
 
   it.each([
@@ -165,7 +169,8 @@ describe('with users in the experiment', () => {
     expect(report.variants.map((v: { name: string; users_assigned: number }) => [v.name, v.users_assigned])).toEqual([['control', counts.get('control')], ['recency', counts.get('recency')]]);
     const human = await cli(['experiment', 'status', String(id)]);
     expect(human.stdout).toContain('Users assigned: 600');
-    expect(human.stdout).toMatch(/control\s+│ \d+\s+│ \d+\.\d%\s+│ 50%\s+│ [█░▓┆]{20}/);
+    expect(human.stdout).toMatch(/^control\s+\d+\s+\d+\.\d%\s+50%\s+[#.|]{20}$/m);
+    expect(human.stdout).not.toMatch(DRAWING);
     expect(human.stdout).toContain('Sample ratio: OK');
   });
 
@@ -215,6 +220,7 @@ describe('with users in the experiment', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Experiment ${id} "recency boost" (ACTIVE)`);
     expect(result.stdout).toContain('click_through_rate (primary)');
+    expect(result.stdout).not.toMatch(DRAWING);
   });
 
   it('gates check agrees online and offline, and exits 4 / 0 / 1 as decisions.md says', async () => {
@@ -229,6 +235,8 @@ describe('with users in the experiment', () => {
     expect(strip(offline.stdout)).toEqual(strip(online.stdout));
     const allowed = await cli(['gates', 'check', String(id), '--allow-inconclusive', '--only', 'ctr']);
     expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/^control \(control\)\s+[\d,]+\s+min_click_through_rate\s/m);
+    expect(allowed.stdout).not.toMatch(DRAWING);
     const failing = await cli(['gates', 'check', String(id), '--only', 'ctr,satisfaction', '--min-ctr', '0.99', '--junit', join(dir, 'online.xml')]);
     expect(failing.code).toBe(1);
     const junit = parseJunit(readFileSync(join(dir, 'online.xml'), 'utf8'));
