@@ -1,17 +1,24 @@
 /**
  * Runs the program and maps every failure to one line on stderr and an exit
- * code: usage errors (unknown command or flag, bad value) exit 2, never a stack.
+ * code: usage errors (unknown command or flag, bad value) exit 2, Ctrl-C 130,
+ * never a stack.
  */
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { buildProgram } from './program.js';
 import { CliError } from './support/cli-error.js';
 import { EXIT } from './support/exit-codes.js';
+
+/** Commands that stop gracefully on SIGINT themselves (serve finishes in-flight requests, then exits 0). */
+const HANDLES_SIGINT: ReadonlySet<string> = new Set(['serve']);
 
 /** Parses argv, runs the command, and returns the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
   program.exitOverride();
   for (const command of allCommands(program)) command.exitOverride();
+  program.hook('preAction', (_program, action) => {
+    if (!HANDLES_SIGINT.has(action.name())) exitOnInterrupt();
+  });
   try {
     await program.parseAsync(argv);
     return process.exitCode === undefined ? EXIT.ok : Number(process.exitCode);
@@ -25,11 +32,24 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`recsvc: ${error.message}\n`);
       return error.exitCode;
     }
+    if (error instanceof Error && error.name === 'ExitPromptError') {
+      // Ctrl-C at an @inquirer prompt: the terminal is in raw mode, so it arrives as a key, not a signal.
+      process.stderr.write('recsvc: cancelled\n');
+      return EXIT.interrupted;
+    }
     process.stderr.write(`recsvc: unexpected error: ${(error as Error).message}\n`);
     return EXIT.server;
   }
 }
 
-function allCommands(program: ReturnType<typeof buildProgram>): ReturnType<typeof buildProgram>[] {
+function allCommands(program: Command): Command[] {
   return program.commands.flatMap((command) => [command, ...allCommands(command)]);
+}
+
+/** Ctrl-C ends the command at once with 130 and one line, instead of a signal death or an unwinding stack. */
+function exitOnInterrupt(): void {
+  process.on('SIGINT', () => {
+    process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}recsvc: interrupted\n`);
+    process.exit(EXIT.interrupted);
+  });
 }

@@ -25,17 +25,8 @@ import type { CreateOptions } from './create.js';
 const check = (issue: string | undefined): true | string => issue ?? true;
 const numeric = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
 
-/** Asks for every field; flags already given become the defaults. */
+/** Asks for every field; flags already given become the defaults. Ctrl-C (ExitPromptError) is mapped to exit 130 by run.ts. */
 export async function promptExperiment(options: CreateOptions): Promise<ExperimentCreate> {
-  try {
-    return await ask(options);
-  } catch (error) {
-    if ((error as Error).name === 'ExitPromptError') throw usageError('experiment create: cancelled');
-    throw error;
-  }
-}
-
-async function ask(options: CreateOptions): Promise<ExperimentCreate> {
   const name = await input({ message: 'Experiment name', default: options.name, validate: (v) => (v.trim() === '' ? 'name must not be empty' : true) });
   const description = await input({ message: 'Description', default: options.description ?? '' });
   const traffic = numeric(await input({ message: 'Traffic percentage (users enrolled)', default: String(options.traffic ?? 100), validate: (v) => check(validateTrafficPercentage(numeric(v))) }));

@@ -9,6 +9,8 @@ export const EXIT = {
   server: 3,
   /** `gates check`: a gate is inconclusive and --allow-inconclusive was not given. */
   inconclusive: 4,
+  /** Interrupted by Ctrl-C (SIGINT, or a cancelled prompt): 128 + SIGINT, as shells report it. */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
