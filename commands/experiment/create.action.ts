@@ -11,7 +11,7 @@ import type { CreateOptions } from './create.js';
 /** Builds the body, checks it as the server would (exit 2 on a violation), creates it, prints the id. */
 export async function runCreate(options: CreateOptions): Promise<void> {
   const client = new ApiClient(options);
-  const body = await buildBody(options);
+  const body = await buildBody(options, client);
   const experiment = await client.post<Experiment>(ApiClient.experimentsPath(), body);
   if (options.json) {
     printJson(experiment);
@@ -21,7 +21,7 @@ export async function runCreate(options: CreateOptions): Promise<void> {
   process.stderr.write(`created ${experimentSummary(experiment)}\nstart it with: recsvc experiment start ${experiment.id}\n`);
 }
 
-async function buildBody(options: CreateOptions): Promise<ExperimentCreate> {
+async function buildBody(options: CreateOptions, client: ApiClient): Promise<ExperimentCreate> {
   if (options.file !== undefined) {
     if (hasDefinitionFlags(options)) throw usageError('give either --file or the definition flags (--name, --variant, --control), not both');
     const body = await readExperimentBody(options.file);
@@ -30,6 +30,7 @@ async function buildBody(options: CreateOptions): Promise<ExperimentCreate> {
   }
   const interactive = options.interactive !== false && process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (interactive && (options.variant === undefined || options.name === undefined)) {
+    await assertServerAccepts(client);
     const { promptExperiment } = await import('./create.prompts.js');
     return promptExperiment(options);
   }
@@ -41,4 +42,13 @@ async function buildBody(options: CreateOptions): Promise<ExperimentCreate> {
   const body = bodyFromFlags(options);
   assertValidBody(body, 'experiment create');
   return body;
+}
+
+/**
+ * Before the first question: an authenticated, admin-scoped read (the experiments list) proves
+ * the server is up and the token may create, so nobody answers every prompt only to hit exit 3.
+ */
+async function assertServerAccepts(client: ApiClient): Promise<void> {
+  // ACTIVE only: the same checks (reachable, authenticated, admin) for the smallest answer.
+  await client.get<unknown>(`${ApiClient.experimentsPath()}?status=ACTIVE`);
 }

@@ -3,45 +3,18 @@
  * `script` runs the binary with a TTY on stdin/stdout; we answer each prompt when it
  * appears, including wrong answers that the server's own validators must reject.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { BIN, runCli } from '../helpers/cli.js';
+import { hasScript, terminal } from './support/terminal.js';
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
 let server: ServerProcess;
 
 beforeAll(async () => {
   if (hasScript) server = await startServerProcess();
 });
 afterAll(async () => server?.stop());
-
-/** A session in a pseudo-terminal: wait for text, then type. */
-function terminal(command: string, env: Record<string, string>) {
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...process.env, ...env, TERM: 'xterm', NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  let seen = 0;
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return {
-    /** Waits until `text` appears after what was already consumed. */
-    async waitFor(text: string, timeoutMs = 10_000): Promise<void> {
-      const start = Date.now();
-      while (!output.slice(seen).includes(text)) {
-        if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${output.slice(seen)}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      seen = output.indexOf(text, seen) + text.length;
-    },
-    async answer(prompt: string, keys: string): Promise<void> {
-      await this.waitFor(prompt);
-      await new Promise((resolve) => setTimeout(resolve, 60));
-      child.stdin.write(keys);
-    },
-    output: () => output,
-    exited,
-  };
-}
 
 describe.skipIf(!hasScript)('experiment create in a terminal', () => {
   it('asks for each field, rejects wrong answers with the server rules, and creates the experiment', async () => {
@@ -80,5 +53,33 @@ describe.skipIf(!hasScript)('experiment create in a terminal', () => {
     const term = terminal(`${process.execPath} ${BIN} experiment create --no-interactive --name x`, server.env);
     expect(await term.exited).toBe(2);
     expect(term.output()).toMatch(/missing --variant/);
+  });
+
+  it('exits 130 on Ctrl-C at a prompt, with one line and no stack', async () => {
+    const term = terminal(`${process.execPath} ${BIN} experiment create`, server.env);
+    await term.answer('Experiment name', '\x03');
+    expect(await term.exited).toBe(130);
+    expect(term.output()).toContain('recsvc: cancelled');
+    expect(term.output()).not.toMatch(/\n\s+at /);
+  });
+
+  it('fails fast with exit 3 before the first question when the server is down', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const term = terminal(`${process.execPath} ${BIN} experiment create`, { ...server.env, RECSVC_SERVER: `http://127.0.0.1:${port}` });
+    const outcome = await term.exitOrPrompt('Experiment name').finally(() => term.close());
+    expect(outcome).toBe(3);
+    expect(term.output()).toMatch(new RegExp(`recsvc: cannot reach the server at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`));
+    expect(term.output()).not.toContain('Experiment name');
+  });
+
+  it('fails fast with exit 3 before the first question when the token is refused', async () => {
+    const term = terminal(`${process.execPath} ${BIN} experiment create`, { ...server.env, RECSVC_TOKEN: 'rsv_not-a-token' });
+    const outcome = await term.exitOrPrompt('Experiment name').finally(() => term.close());
+    expect(outcome).toBe(3);
+    expect(term.output()).toMatch(/401 Authentication required.*--token or RECSVC_TOKEN/);
+    expect(term.output()).not.toContain('Experiment name');
   });
 });
