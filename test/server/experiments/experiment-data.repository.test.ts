@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
-import { impressionAggregates, scoreBins, sessionRows } from '../../../server/experiments/experiment-data.repository.js';
+import { clickCounts, impressionAggregates, scoreBins, sessionRows } from '../../../server/experiments/experiment-data.repository.js';
 
 let database: DatabaseHandle;
 const EXPERIMENT = 1;
@@ -81,6 +81,58 @@ describe('experiment data aggregates', () => {
   it('gives each session its start, end and clicks', async () => {
     expect(await sessionRows(database.db, EXPERIMENT, 'u1', 'u2')).toEqual([
       { user_id: 'u1', session_id: 's1', started_ms: 1900, ended_ms: 2500, clicks: 2 },
+    ]);
+  });
+});
+
+describe('only events that can be true count', () => {
+  const OTHER = 2;
+  const HOUR = 3_600_000;
+  let claimed: number;
+
+  beforeAll(async () => {
+    const db = database.db;
+    const now = new Date(0).toISOString();
+    await db
+      .insertInto('experiments')
+      .values({ id: OTHER, name: 'f', description: '', status: 'ACTIVE', traffic_percentage: 100, minimum_sample_size: 1, confidence_level: 0.95, primary_metric: 'click_through_rate', created_at: now, updated_at: now })
+      .execute();
+    await db.insertInto('experiment_active_periods').values({ experiment_id: OTHER, started_at_ms: 1000, ended_at_ms: null }).execute();
+    await db.insertInto('experiment_assignments').values({ experiment_id: OTHER, user_id: 'v1', variant: 'A', assigned_at_ms: 1000 }).execute();
+    const served = await db
+      .insertInto('experiment_impressions')
+      .values({ experiment_id: OTHER, variant: 'A', user_id: 'v1', post_id: 'p1', score: 0.5, reason_code: 'HIGH_ENGAGEMENT', served_at_ms: 1500 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    claimed = served.id;
+    const event = (type: string, at: number, extra: object = {}) => ({ type, user_id: 'v1', post_id: null, session_id: null, occurred_at_ms: at, received_at_ms: at, ...extra });
+    await db
+      .insertInto('analytics_events')
+      .values([
+        event('click', 2000, { post_id: 'p1', impression_id: claimed, session_id: 'short' }), // counts
+        event('click', 2001, { post_id: 'p1', rejected_reason: 'duplicate_click', session_id: 'refused' }),
+        event('click', 2002, { post_id: 'p2', rejected_reason: 'no_impression' }),
+        event('click', 2003, { post_id: 'p1' }), // accepted but claims no impression (not written by the analytics feature): no click
+        event('session_start', 2000, { session_id: 'short' }),
+        event('session_end', 62_000, { session_id: 'short' }),
+        event('session_start', 2000, { session_id: 'long' }),
+        event('session_end', 2000 + 13 * HOUR, { session_id: 'long' }), // over 12 h, written around the rules: never a session
+        event('session_start', 2000, { session_id: 'backwards' }),
+        event('session_end', 1999, { session_id: 'backwards' }),
+        event('session_start', 2000, { session_id: 'refused' }),
+        event('session_end', 3000, { session_id: 'refused', rejected_reason: 'session_too_long' }),
+      ])
+      .execute();
+  });
+
+  it('counts as clicks only impressions claimed by an accepted click, so clicks never exceed impressions', async () => {
+    expect(await clickCounts(database.db, OTHER, 'v1', 'v1')).toEqual([{ user_id: 'v1', value: 1 }]);
+  });
+
+  it('leaves out refused events and sessions that end before they start or last over 12 h', async () => {
+    expect(await sessionRows(database.db, OTHER, 'v1', 'v1')).toEqual([
+      { user_id: 'v1', session_id: 'refused', started_ms: 2000, ended_ms: null, clicks: 0 },
+      { user_id: 'v1', session_id: 'short', started_ms: 2000, ended_ms: 62_000, clicks: 1 },
     ]);
   });
 });
