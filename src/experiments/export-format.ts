@@ -6,7 +6,7 @@
 import type { AnalysisDesign } from './analysis.js';
 import { validateAllocation, validateConfidenceLevel, validateMinimumSampleSize } from './validate-experiment.js';
 import { COUNT_KEYS, type UserCounts } from './metrics.js';
-import { DECIMAL_COUNT_KEYS, describeBadCount } from './count-fields.js';
+import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, MAX_COUNT } from './count-fields.js';
 import { InputFileError } from './input-file-error.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { createAccumulators, type VariantAccumulator } from './variant-accumulator.js';
@@ -87,6 +87,7 @@ class LineContext {
     if (value === undefined) throw this.fail(`missing field "${key}"`);
     const ok = typeof value === 'number' && Number.isFinite(value) && value >= 0 && (decimal || Number.isInteger(value));
     if (!ok) throw this.fail(describeBadCount(key, JSON.stringify(value), decimal), key);
+    if (value > MAX_COUNT) throw this.fail(`${key} is too large (got ${value}; at most ${MAX_COUNT})`, key);
     return value;
   }
 
@@ -129,9 +130,12 @@ function parseExperiment(ctx: LineContext, record: Json): ExperimentRecord {
   return experiment as ExperimentRecord;
 }
 
-function parsePerformance(ctx: LineContext, record: Json, known: ReadonlyMap<string, unknown>): PerformanceRecord {
+function parsePerformance(ctx: LineContext, record: Json, known: ReadonlyMap<string, unknown>, seen: readonly PerformanceRecord[]): PerformanceRecord {
   const variant = ctx.variant(record, known);
-  const [requests, errors, cache_hits, cache_lookups] = PERFORMANCE_COUNTS.map((key) => ctx.count(record, key));
+  if (seen.some((p) => p.variant === variant)) throw ctx.fail(`a second performance line for variant ${JSON.stringify(variant)}`, 'variant');
+  const [requests, errors, cache_hits, cache_lookups] = PERFORMANCE_COUNTS.map((key) => ctx.count(record, key)) as [number, number, number, number];
+  if (errors > requests) throw ctx.fail(`errors (${errors}) exceed requests (${requests}): an error is a failed request`, 'errors');
+  if (cache_hits > cache_lookups) throw ctx.fail(`cache_hits (${cache_hits}) exceed cache_lookups (${cache_lookups}): a hit is a lookup`, 'cache_hits');
   const latency = record.latency_ms_p95 === null || record.latency_ms_p95 === undefined ? null : ctx.count(record, 'latency_ms_p95', true);
   return { variant, requests, errors, latency_ms_p95: latency, cache_hits, cache_lookups } as PerformanceRecord;
 }
@@ -158,7 +162,7 @@ class JsonlExportParser implements LineParser<ParsedExport> {
     } else if (record.type === 'user') {
       this.user(ctx, record);
     } else if (record.type === 'performance') {
-      this.performance.push(parsePerformance(ctx, record, this.accumulators));
+      this.performance.push(parsePerformance(ctx, record, this.accumulators, this.performance));
     } else {
       const message = record.type === 'experiment' ? 'a second experiment line' : `unknown line type ${JSON.stringify(record.type)} (expected "user" or "performance")`;
       throw ctx.fail(message, 'type');
@@ -171,6 +175,8 @@ class JsonlExportParser implements LineParser<ParsedExport> {
     COUNT_KEYS.forEach((key, i) => {
       this.counts[i] = ctx.count(record, key, DECIMAL_COUNT_KEYS.has(key));
     });
+    const issue = findImpossibleCounts(this.counts);
+    if (issue !== undefined) throw ctx.fail(issue.message, issue.key);
     accumulator.addRow(this.counts);
     this.users++;
   }
@@ -184,8 +190,10 @@ class JsonlExportParser implements LineParser<ParsedExport> {
 /**
  * A push parser of an export: the first non-blank line must be the experiment; user lines
  * go straight into per-variant accumulators; performance lines are kept (one per variant).
- * Throws InputFileError (`file:line:column: ...`) on bad JSON, a missing or bad field, an
- * unknown variant or line type. Blank lines are skipped.
+ * Throws InputFileError (`file:line:column: ...`) on bad JSON, a missing or bad field (counts:
+ * non-negative, whole except session_seconds, at most 15 digits), counts no user can have
+ * (findImpossibleCounts), errors > requests or cache_hits > cache_lookups, a second
+ * performance line for a variant, an unknown variant or line type. Blank lines are skipped.
  */
 export function createJsonlExportParser(file: string): LineParser<ParsedExport> {
   return new JsonlExportParser(file);

@@ -3,7 +3,7 @@
  * straight into per-variant accumulators: no user is kept in memory.
  */
 import { COUNT_KEYS } from './metrics.js';
-import { DECIMAL_COUNT_KEYS, describeBadCount, parseCount, parseNonNegativeDecimal } from './count-fields.js';
+import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, parseCount, parseNonNegativeDecimal } from './count-fields.js';
 import { InputFileError } from './input-file-error.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { VariantAccumulator } from './variant-accumulator.js';
@@ -108,7 +108,7 @@ class UserCsvParser implements LineParser<ParsedUsers> {
     if (!this.sawHeader) return this.header(line, lineNumber);
     const variant = line.includes('"') ? undefined : scanRow(line, this.row);
     const accumulator = variant === undefined ? undefined : this.accumulators.get(variant);
-    if (accumulator === undefined) return this.slowRow(line, lineNumber);
+    if (accumulator === undefined || findImpossibleCounts(this.row) !== undefined) return this.slowRow(line, lineNumber);
     accumulator.addRow(this.row);
     this.users++;
   }
@@ -139,6 +139,8 @@ class UserCsvParser implements LineParser<ParsedUsers> {
       if (value < 0) throw fail(k + 2, describeBadCount(COUNT_KEYS[k] as string, text, IS_DECIMAL[k] as boolean));
       this.row[k] = value;
     }
+    const issue = findImpossibleCounts(this.row);
+    if (issue !== undefined) throw fail(2 + COUNT_KEYS.indexOf(issue.key), issue.message);
     let accumulator = this.accumulators.get(variant);
     if (accumulator === undefined) {
       accumulator = new VariantAccumulator(variant);
@@ -159,8 +161,9 @@ class UserCsvParser implements LineParser<ParsedUsers> {
 /**
  * A push parser of the per-user CSV (`user_id,variant,<8 counts>` after the exact header)
  * into accumulators; throws InputFileError (`file:line:column: ...`) on a wrong header,
- * wrong field count, empty user id, unknown variant or a count that is not a non-negative
- * whole number (session_seconds may have a fraction). Blank lines and CRLF are fine.
+ * wrong field count, empty user id, unknown variant, a count that is not a non-negative
+ * whole number of at most 15 digits (session_seconds may have a fraction), or counts no user
+ * can have (findImpossibleCounts). Blank lines and CRLF are fine.
  * Duplicate user ids are not detected (that would need memory proportional to the users).
  */
 export function createUserCsvParser(file: string, options: UserCsvOptions = {}): LineParser<ParsedUsers> {
