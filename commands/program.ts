@@ -28,7 +28,8 @@ Examples:
   $ recsvc serve --help                       every server setting
 
 Environment: RECSVC_PORT, RECSVC_DB, RECSVC_RATE_LIMIT, RECSVC_SERVER, RECSVC_TOKEN.
-Exit codes: 0 ok, 1 gate failed, 2 usage or input error, 3 server error, 4 inconclusive.`,
+Exit codes: 0 ok, 1 gate failed, 2 usage or input error, 3 server error, 4 inconclusive, 130 Ctrl-C.
+Tables and colours only on a terminal without NO_COLOR; piped output is plain columns (or --json).`,
     );
   program.commandsGroup('Service:');
   registerServe(program);

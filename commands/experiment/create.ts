@@ -33,8 +33,9 @@ export function registerCreate(group: Command): void {
     .addHelpText(
       'after',
       `
-In a terminal without --file or --variant, the command asks for each field and checks it
-as you type with the server's rules. Without a terminal (CI, pipes) it never prompts: a
+In a terminal without --file or --variant, the command first checks that the server answers
+and accepts the token (exit 3 at once if not), then asks for each field and checks it
+as you type with the server's rules; Ctrl-C cancels (exit 130). Without a terminal (CI, pipes) it never prompts: a
 missing flag is an error naming it (exit 2). Prints the new id (or the experiment with --json).
 Weights default to the service's default ranking (0.35,0.25,0.25,0.15).
 
