@@ -15,7 +15,7 @@ export interface AnalyzeOptions extends ServerFlags, Partial<OfflineFlags> {
 export function registerAnalyze(group: Command): void {
   const command = group
     .command('analyze')
-    .description('analyse an experiment: per metric, each variant vs control with lift, interval, adjusted p; SRM check')
+    .description('analyse an experiment: per metric, each variant vs control with lift, Holm-adjusted interval and p; SRM check')
     .argument('[id]', 'experiment id on the server (or use --file)', parsePositiveInt)
     .addOption(new Option('-m, --metric <name>', 'primary metric (shown first; the spec shapes use it)').choices(METRIC_NAMES))
     .option('--json', 'print the analysis as one JSON object (decisions.md layout)');

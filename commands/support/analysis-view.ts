@@ -21,6 +21,8 @@ export function renderAnalysis(result: AnalysisResult, context: AnalysisContext)
   parts.push(renderSampleSizes(result, context, total), '', ...srmLines(result), '');
   if (result.underpowered) {
     parts.push(c.yellow(`Underpowered: ${result.underpowered_variants.join(', ')} below minimum_sample_size ${result.minimum_sample_size}; nothing is called significant.`), '');
+  } else if (new Set(result.comparisons.map((row) => row.variant)).size > 1) {
+    parts.push(c.dim('Intervals are Holm-adjusted like the p-values: one excludes 0 exactly when its verdict is significant.'), '');
   }
   const order = [result.primary_metric as MetricName, ...METRIC_NAMES.filter((m) => m !== result.primary_metric)];
   for (const metric of order) {
@@ -53,14 +55,21 @@ export function srmLines(result: Pick<AnalysisResult, 'srm'>): string[] {
   ];
 }
 
+/**
+ * The interval column shows the Holm-adjusted interval, which agrees with the verdict; with
+ * one treatment it is the unadjusted one. Underpowered results have no adjusted interval (no
+ * decision is made), so the column then shows the unadjusted interval and says so.
+ */
 function renderMetric(rows: Comparison[], result: AnalysisResult): string {
-  const level = `${Math.round(result.confidence_level * 1000) / 10}% CI (diff)`;
+  const several = rows.length > 1;
+  const note = !several ? '' : result.underpowered ? ', unadjusted' : ', Holm-adj.';
+  const level = `${Math.round(result.confidence_level * 1000) / 10}% CI (diff${note})`;
   const body = rows.map((row) => [
     row.variant,
     formatValue(row.control_value),
     formatValue(row.variant_value),
     formatPercent(row.effect_size, true),
-    formatInterval(row.ci_low, row.ci_high),
+    result.underpowered ? formatInterval(row.ci_low, row.ci_high) : formatInterval(row.adjusted_ci_low, row.adjusted_ci_high),
     formatP(row.adjusted_p_value),
     verdict(row, result),
   ]);

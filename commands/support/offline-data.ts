@@ -151,6 +151,8 @@ async function designFromFlags(flags: OfflineFlags): Promise<OfflineDesign | und
     if (flags.allocations !== undefined || flags.control !== undefined) {
       throw usageError('give either --experiment-file or --allocations/--control, not both');
     }
+    const ignored = (['confidenceLevel', 'minSampleSize'] as const).filter((key) => flags[key] !== undefined).map((key) => FLAG_NAMES[key]);
+    if (ignored.length > 0) throw usageError(`${ignored.join(', ')}: only with --allocations; with --experiment-file, set confidence_level and minimum_sample_size in the file`);
     return readExperimentFile(flags.experimentFile);
   }
   if (flags.allocations === undefined && flags.control === undefined) return undefined;

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { csvText, jsonlText, makeUsers, writeData, type SyntheticVariant } from './support/make-data.js';
 import { runCli } from '../helpers/cli.js';
 import { parseJunit } from './support/junit.js';
+import { formatValue } from '../../commands/support/format.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'recsvc-offline-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -109,12 +110,67 @@ describe('experiment analyze --file', () => {
     ['a missing field', (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,1,2'), /users-bad\.csv:5:1: expected 10 comma-separated fields, found 4/],
     ['an unknown variant', (text: string) => text.replace('\ncontrol-3,control,', '\ncontrol-3,contrl,'), /users-bad\.csv:5:11: unknown variant "contrl"/],
     ['a wrong header', (text: string) => text.replace('user_id,', 'uid,'), /users-bad\.csv:1:1: expected the header/],
+    ['clicks without an impression', (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,0,2,0,1,10,0,0,0'), /users-bad\.csv:5:21: clicks \(2\) exceed impressions \(0\)/],
+    ['more bounces than sessions', (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,4,2,0,1,10,3,0,0'), /users-bad\.csv:5:\d+: bounces \(3\) exceed sessions \(1\)/],
   ])('exits 2 naming file:line:column on %s', async (_name, corrupt, message) => {
     const bad = writeData(join(dir, 'users-bad.csv'), corrupt(csvText(users)));
     const result = await runCli(['experiment', 'analyze', '--file', bad, ...CSV_FLAGS]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('exits 2 naming the line of an impossible JSON Lines row (clicks > impressions)', async () => {
+    const lines = jsonlText(experiment, users, performance).split('\n');
+    lines[6] = lines[6]!.replace(/"impressions":\d+,"clicks":\d+/, '"impressions":1,"clicks":3');
+    const bad = writeData(join(dir, 'impossible.jsonl'), lines.join('\n'));
+    for (const command of [['experiment', 'analyze'], ['gates', 'check']]) {
+      const result = await runCli([...command, '--file', bad, '--json']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/impossible\.jsonl:7:\d+: clicks \(3\) exceed impressions \(1\)/);
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it.each([['experiment', 'analyze'], ['gates', 'check']])('%s %s: --confidence-level is checked by the server rule (90 is exit 2, not "9000%% CI [NaN, NaN]")', async (...command) => {
+    for (const level of ['90', '1', '0', 'abc']) {
+      const result = await runCli([...command, '--file', csv, ...CSV_FLAGS, '--confidence-level', level]);
+      expect(result.code, level).toBe(2);
+      expect(result.stderr).toMatch(/--confidence-level.*confidence level must be strictly between 0 and 1, e\.g\. 0\.95/);
+      expect(result.stdout).not.toMatch(/NaN/);
+    }
+  });
+
+  it('uses a valid --confidence-level, and refuses it next to --experiment-file (which sets its own)', async () => {
+    const ok = await runCli(['experiment', 'analyze', '--file', csv, ...CSV_FLAGS, '--confidence-level', '0.9']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('90% CI (diff)');
+    const both = await runCli(['experiment', 'analyze', '--file', csv, '--experiment-file', experimentFile, '--confidence-level', '0.9']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--confidence-level: only with --allocations/);
+  });
+
+  it('shows Holm-adjusted intervals with several treatments, each excluding 0 exactly when significant', async () => {
+    const three = makeUsers([
+      { name: 'control', allocation: 34, users: 1200, ctr: 0.08, satisfaction: 0.7 },
+      { name: 'fresh', allocation: 33, users: 1200, ctr: 0.089, satisfaction: 0.7 },
+      { name: 'semantic', allocation: 33, users: 1200, ctr: 0.11, satisfaction: 0.72 },
+    ]);
+    const file = writeData(join(dir, 'three.csv'), csvText(three));
+    const flags = ['--file', file, '--allocations', 'control=34,fresh=33,semantic=33', '--control', 'control'];
+    const json = await runCli(['experiment', 'analyze', ...flags, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const comparisons: Array<Record<string, number | boolean | null>> = JSON.parse(json.stdout).comparisons;
+    for (const c of comparisons) {
+      const excludes = (c.adjusted_ci_low as number) > 0 || (c.adjusted_ci_high as number) < 0;
+      expect(excludes, `${c.metric} ${c.variant}`).toBe(c.significant);
+      expect(c.adjusted_ci_high as number - (c.adjusted_ci_low as number)).toBeGreaterThanOrEqual((c.ci_high as number) - (c.ci_low as number));
+    }
+    const table = await runCli(['experiment', 'analyze', ...flags]);
+    expect(table.stdout).toContain('95% CI (diff, Holm-adj.)');
+    expect(table.stdout).toContain('Intervals are Holm-adjusted like the p-values');
+    const ctr = comparisons.find((c) => c.metric === 'click_through_rate' && c.variant === 'semantic');
+    expect(table.stdout).toContain(`[${formatValue(ctr?.adjusted_ci_low as number)}, ${formatValue(ctr?.adjusted_ci_high as number)}]`);
   });
 
   it('exits 2 naming the line of a malformed JSON Lines row, also inside .gz', async () => {
