@@ -4,6 +4,7 @@
  */
 import type { Insertable } from 'kysely';
 import { htmlToText, type EngagedPost, type RankablePost } from '../../src/ranking/index.js';
+import { parseWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import { generatePostId, sortKeyOf } from './post-ids.js';
 import type { PostRow, PostWithAccountRow, RankableRow } from './post.repository.js';
@@ -134,9 +135,22 @@ interface PostExtras {
   application: Record<string, unknown> | null;
 }
 
+const NO_ACCOUNT_EXTRAS: AccountExtras = { avatar_static: null, header_static: null, discoverable: null, last_status_at: null, emojis: [], fields: [] };
+const NO_POST_EXTRAS: PostExtras = { media_attachments: [], mentions: [], emojis: [], card: null, poll: null, application: null };
+
+/**
+ * Stored extras, or none when they break STATUS_BOUNDS: only a row written before ingest
+ * checked the bounds can, and handed to a serialiser a deep one overflowed its stack, so
+ * that every list holding the post (recommendations included) was a 500.
+ */
+function storedExtras<T extends object>(json: string, none: T): T {
+  const value = parseWithinBounds(json, STATUS_BOUNDS);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...none, ...(value as Partial<T>) } : { ...none };
+}
+
 /** The Account of a joined row. */
 export function toAccount(row: PostWithAccountRow): Account {
-  const extras = JSON.parse(row.a_extras_json) as AccountExtras;
+  const extras = storedExtras(row.a_extras_json, NO_ACCOUNT_EXTRAS);
   return {
     id: row.a_id,
     username: row.a_username,
@@ -166,7 +180,7 @@ export function toAccount(row: PostWithAccountRow): Account {
 /** The Status of a joined row (per-viewer flags false; `reblog` filled by the caller). */
 export function toStatus(row: PostWithAccountRow): Status {
   const tagBaseUrl = origin(row.a_url);
-  const extras = JSON.parse(row.extras_json) as PostExtras;
+  const extras = storedExtras(row.extras_json, NO_POST_EXTRAS);
   const tags = row.tag_names === '' ? [] : row.tag_names.split(' ');
   return {
     id: row.id,

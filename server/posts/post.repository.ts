@@ -8,8 +8,13 @@ import type { AccountsTable, PostsTable } from './posts.tables.js';
 export type AccountRow = Selectable<AccountsTable>;
 export type PostRow = Selectable<PostsTable>;
 
-/** A post with its author's columns (prefixed `a_`). */
-export type PostWithAccountRow = PostRow & { [K in keyof AccountRow as `a_${K}`]: AccountRow[K] };
+/**
+ * A post with its author's columns (prefixed `a_`), as rendered: without the original JSON
+ * kept at ingest, which no response needs and which is the biggest column of a row.
+ */
+export type PostWithAccountRow = Omit<PostRow, 'original_json'> & {
+  [K in RenderedAccountColumn as `a_${K}`]: AccountRow[K];
+};
 
 /** The columns the ranking engine needs. */
 export interface RankableRow {
@@ -27,16 +32,29 @@ export interface RankableRow {
   visibility: string;
 }
 
-const ACCOUNT_COLUMNS = [
-  'id', 'username', 'acct', 'display_name', 'note', 'url', 'uri', 'avatar', 'header', 'locked', 'bot', 'group',
-  'followers_count', 'following_count', 'statuses_count', 'created_at', 'extras_json', 'original_json',
-] as const;
+type RenderedPostColumn = Exclude<keyof PostRow, 'original_json'>;
+type RenderedAccountColumn = Exclude<keyof AccountRow, 'original_json'>;
+
+// Records, so that a column added to the tables must be listed here (or the build fails).
+const RENDERED_POST: Record<RenderedPostColumn, true> = {
+  id: true, sort_key: true, account_id: true, uri: true, url: true, content: true, plain_text: true, spoiler_text: true,
+  visibility: true, sensitive: true, language: true, in_reply_to_id: true, in_reply_to_account_id: true, reblog_of_id: true,
+  tag_names: true, created_at: true, created_at_ms: true, edited_at: true, favourites_count: true, reblogs_count: true,
+  replies_count: true, bookmarks_count: true, extras_json: true, ingested_at: true,
+};
+const RENDERED_ACCOUNT: Record<RenderedAccountColumn, true> = {
+  id: true, username: true, acct: true, display_name: true, note: true, url: true, uri: true, avatar: true, header: true,
+  locked: true, bot: true, group: true, followers_count: true, following_count: true, statuses_count: true, created_at: true,
+  extras_json: true,
+};
+const POST_COLUMNS = Object.keys(RENDERED_POST) as RenderedPostColumn[];
+const ACCOUNT_COLUMNS = Object.keys(RENDERED_ACCOUNT) as RenderedAccountColumn[];
 
 function withAccount(db: Kysely<Database>) {
   return db
     .selectFrom('posts')
     .innerJoin('accounts', 'accounts.id', 'posts.account_id')
-    .selectAll('posts')
+    .select(POST_COLUMNS.map((c) => `posts.${c}` as const))
     .select(ACCOUNT_COLUMNS.map((c) => `accounts.${c} as a_${c}` as const));
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { NotFoundError } from '../../src/errors.js';
+import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Status, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../db/database.js';
 import { LruCache } from '../../src/lru-cache.js';
@@ -37,8 +38,25 @@ export class PostService {
     private readonly state: RankingState,
   ) {}
 
-  /** Stores (or refreshes) statuses with their accounts, tags and reblogged originals. */
+  /**
+   * Stores (or refreshes) statuses with their accounts, tags and reblogged originals; a
+   * status beyond STATUS_BOUNDS is a ValidationError naming it as `statuses[i]…` (the batch body).
+   */
   async ingest(inputs: readonly StatusInput[], nowMs = Date.now()): Promise<Status[]> {
+    inputs.forEach((input, i) => assertWithinBounds(input, STATUS_BOUNDS, `statuses[${i}]`));
+    return this.store(inputs, nowMs);
+  }
+
+  /** Stores one status (a ValidationError naming the path when it is beyond STATUS_BOUNDS); returns it as rendered. */
+  async ingestOne(input: StatusInput, nowMs = Date.now()): Promise<Status> {
+    assertWithinBounds(input, STATUS_BOUNDS, '');
+    const [status] = await this.store([input], nowMs);
+    if (!status) throw new Error('ingested status vanished');
+    return status;
+  }
+
+  /** Statuses already checked against STATUS_BOUNDS: only then is serialising them safe. */
+  private async store(inputs: readonly StatusInput[], nowMs: number): Promise<Status[]> {
     const nowIso = new Date(nowMs).toISOString();
     const top: string[] = [];
     const ids = await this.db.transaction().execute(async (trx) => {
@@ -67,13 +85,6 @@ export class PostService {
     this.state.postsChanged(rankable.filter(isPoolable).map(toRankable));
     const byId = await this.statusesByIds(ids);
     return top.map((id) => byId.get(id)).filter((s): s is Status => s !== undefined);
-  }
-
-  /** Stores one status; returns it as rendered. */
-  async ingestOne(input: StatusInput, nowMs = Date.now()): Promise<Status> {
-    const [status] = await this.ingest([input], nowMs);
-    if (!status) throw new Error('ingested status vanished');
-    return status;
   }
 
   /** One status; NotFoundError when absent. */

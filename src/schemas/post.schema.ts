@@ -3,6 +3,7 @@
  * (masto.js, the official apps) expect them, and the ingestion input.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { MAX_STATUS_CONTENT_LENGTH, STATUS_BOUNDS } from './bounded-json.js';
 import { StringEnum } from './common.schema.js';
 
 const FreeObject = Type.Object({}, { additionalProperties: true });
@@ -113,7 +114,7 @@ const statusInputFields = {
   url: Type.Optional(Nullable(Type.String())),
   created_at: Type.Optional(Type.String({ format: 'date-time' })),
   account: AccountInputSchema,
-  content: Type.String({ maxLength: 100_000 }),
+  content: Type.String({ maxLength: MAX_STATUS_CONTENT_LENGTH }),
   spoiler_text: Type.Optional(Type.String()),
   visibility: Type.Optional(StringEnum(VISIBILITIES)),
   sensitive: Type.Optional(Type.Boolean()),
@@ -129,14 +130,24 @@ const statusInputFields = {
 
 /**
  * A status to ingest: Mastodon's Status as an instance returns it. Unknown fields are
- * accepted (it is a foreign document) and the whole object is kept as original JSON.
+ * accepted (it is a foreign document) and the whole object is kept as original JSON, within
+ * STATUS_BOUNDS (checked by the posts service, which also ingests statuses from instances).
  */
 export const StatusInputSchema = Type.Object(
   {
     ...statusInputFields,
     reblog: Type.Optional(Nullable(Type.Object(statusInputFields, { additionalProperties: true }))),
   },
-  { additionalProperties: true, title: 'StatusInput' },
+  {
+    additionalProperties: true,
+    maxProperties: STATUS_BOUNDS.maxKeys,
+    title: 'StatusInput',
+    description:
+      `Kept as sent, within bounds: at most ${STATUS_BOUNDS.maxBytes} bytes as JSON (reblogged original included), ` +
+      `nested ${STATUS_BOUNDS.maxDepth} deep (the status is level 1), ${STATUS_BOUNDS.maxKeys} keys per object, keys of ` +
+      `${STATUS_BOUNDS.maxKeyLength} and strings of ${STATUS_BOUNDS.maxStringLength} characters, ` +
+      `${STATUS_BOUNDS.maxArrayLength} items per array; beyond that, 400 naming the offending path.`,
+  },
 );
 export type StatusInput = Static<typeof StatusInputSchema>;
 
