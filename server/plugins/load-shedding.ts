@@ -22,6 +22,13 @@ export interface LoadSheddingOptions {
 /** Routes that answer even under pressure: liveness, detailed health, metrics. */
 const NEVER_SHED = new Set(['/health', '/api/v1/health', '/metrics']);
 
+/**
+ * Event-loop delay is judged only this long after the app is ready: start-up work
+ * (migrations, loading the candidate pool) blocks the loop once, and the first
+ * samples would otherwise shed the first requests of a healthy server.
+ */
+const DELAY_WARM_UP_MS = 3_000;
+
 /** Seconds a caller is asked to wait when the service is shutting down (another instance may answer). */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 5;
 
@@ -42,6 +49,10 @@ async function loadShedding(app: FastifyInstance, { limits: options }: { limits:
     throw new UnavailableError('The service is shutting down; retry shortly', SHUTDOWN_RETRY_AFTER_SECONDS);
   });
   if (!options) return;
+  let readyAt = Number.POSITIVE_INFINITY;
+  app.addHook('onReady', async () => {
+    readyAt = Date.now();
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: options.maxEventLoopDelayMs,
     maxHeapUsedBytes: options.maxHeapUsedBytes,
@@ -49,6 +60,7 @@ async function loadShedding(app: FastifyInstance, { limits: options }: { limits:
     ...(options.sampleIntervalMs !== undefined ? { sampleInterval: options.sampleIntervalMs } : {}),
     pressureHandler: (request: FastifyRequest, _reply: unknown, type: string) => {
       if (!isShed(request)) return undefined;
+      if (type === 'eventLoopDelay' && Date.now() - readyAt < DELAY_WARM_UP_MS) return undefined;
       request.log.warn({ type }, 'shedding load');
       return Promise.reject(new UnavailableError(`The service is overloaded (${type}); retry later`, options.retryAfterSeconds));
     },

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +38,13 @@ describe('recsvc serve start-up checks', () => {
       [[], { RECSVC_PORT: '70000' }, /RECSVC_PORT must be an integer/],
       [['--log-level', 'loud'], {}, /--log-level must be one of/],
       [['--rate-limit', 'maybe'], {}, /--rate-limit\/RECSVC_RATE_LIMIT must be "on" or "off"/],
+      [['--public-url', 'recs.example.org'], {}, /--public-url\/RECSVC_PUBLIC_URL must be an absolute URL/],
+      [['--public-url', 'https://recs.example.org/?x=1'], {}, /without credentials, query or fragment/],
+      [['--cors-origins', 'https://elk.zone/path'], {}, /--cors-origins\/RECSVC_CORS_ORIGINS must be \* or a comma-separated list of origins/],
+      [[], { RECSVC_REQUEST_TIMEOUT_MS: '30s' }, /RECSVC_REQUEST_TIMEOUT_MS must be a whole number/],
+      [[], { RECSVC_HEADERS_TIMEOUT_MS: '60000', RECSVC_REQUEST_TIMEOUT_MS: '1000' }, /must not exceed RECSVC_REQUEST_TIMEOUT_MS/],
+      [[], { RECSVC_MAX_CONNECTIONS: '0' }, /RECSVC_MAX_CONNECTIONS must be a whole number ≥ 1/],
+      [[], { RECSVC_LOAD_SHEDDING: 'maybe' }, /RECSVC_LOAD_SHEDDING must be "on" or "off"/],
     ];
     for (const [args, env, message] of cases) {
       const result = await runCli(['serve', '--db', join(tempDir(), 'x.db'), ...args], { env });
@@ -67,6 +75,32 @@ describe('recsvc serve start-up checks', () => {
     const after = new SQLite(path);
     expect(after.prepare('SELECT count(*) AS n FROM kysely_migration').get()).toEqual(before);
     after.close();
+  });
+});
+
+describe('recsvc serve when it cannot listen', () => {
+  it('exits 2 with one line when the port is taken, closing the database instead of hanging', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    const db = join(tempDir(), 'busy.db');
+    try {
+      const result = await runCli(['serve', '--db', db, '--port', String(port), '--log-level', 'silent']);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([`recsvc: cannot listen on 127.0.0.1:${port}: the port is already in use (choose another with --port)`]);
+    } finally {
+      holder.close();
+    }
+    // Closed cleanly: SQLite removes the WAL and shared-memory files on the last close.
+    expect(existsSync(`${db}-wal`)).toBe(false);
+    expect(existsSync(`${db}-shm`)).toBe(false);
+  });
+
+  it('exits 2 when the address is not on this machine', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): binding to it fails locally; nothing is sent anywhere.
+    const result = await runCli(['serve', '--db', join(tempDir(), 'addr.db'), '--host', '192.0.2.1', '--port', '0', '--log-level', 'silent']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^recsvc: cannot listen on 192\.0\.2\.1:0: the address is not available on this machine \(check --host\)$/m);
   });
 });
 
@@ -102,7 +136,7 @@ describe('recsvc token', () => {
     const server = await startServe(['--db', db, '--log-level', 'info']);
     try {
       const ok = await fetch(`${server.baseUrl}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
-      expect(ok.headers.get('x-ratelimit-limit')).toBe('120');
+      expect(ok.headers.get('x-ratelimit-limit'), `${ok.status} ${await ok.clone().text()}`).toBe('120');
       expect((await runCli(['token', 'revoke', id, '--db', db])).code).toBe(0);
       const revoked = await fetch(`${server.baseUrl}/api/v1/nothing-here`, { headers: { authorization: `Bearer ${token}` } });
       expect(revoked.headers.get('x-ratelimit-limit')).toBe('20');
