@@ -212,10 +212,11 @@ function significanceShapes(comparisons: readonly Comparison[], primary: MetricN
 
 /**
  * Analyses an experiment from per-variant accumulators: ratio-of-sums metrics, delta-method
- * z-tests of each treatment vs the control per metric with Holm adjustment per metric,
- * SRM check, underpowered flag. `confidence_intervals` (intervals of the difference
- * treatment − control on the primary metric) is keyed `<metric>:<variant>_vs_<control>` for
- * every comparison, plus the bare `<metric>` when there is a single treatment.
+ * z-tests of each treatment vs the control per metric with Holm adjustment per metric (and
+ * Holm-consistent intervals, see adjustedInterval), SRM check, underpowered flag.
+ * `confidence_intervals` (unadjusted intervals of the difference treatment − control on the
+ * primary metric) is keyed `<metric>:<variant>_vs_<control>` for every comparison, plus the
+ * bare `<metric>` when there is a single treatment; the spec records carry both intervals.
  */
 export function analyzeExperiment(
   design: AnalysisDesign,
