@@ -25,7 +25,7 @@ authenticated, and expires is relative ("in 23h", "never"). --json has the full 
 Examples:
   $ recsvc token list
   $ recsvc token list --all
-  $ recsvc token list --all --json | jq -r '.[] | select(.state == "live") | .id'`,
+  $ recsvc token list --all --json | jq -r '.[] | select(.state == "expired") | .id'`,
     )
     .action(async (options: TokenListOptions) => {
       const { runTokenList } = await import('./token.actions.js');
