@@ -19,6 +19,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config.js';
 import { authPlugin } from './plugins/auth.js';
 import { clientErrorHandler, frameworkErrorHandler } from './plugins/client-errors.js';
 import { corsPluginFp } from './plugins/cors.js';
+import { jsonBodyPlugin } from './plugins/json-body.js';
 import { loadSheddingPlugin, type LoadSheddingOptions } from './plugins/load-shedding.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { metricsPluginFp } from './plugins/metrics.js';
@@ -119,6 +120,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestContextPlugin);
   await app.register(securityHeadersPlugin);
   await app.register(errorHandlerPlugin);
+  // JSON bodies nested deeper than a bound are a 400 before anything recurses into them.
+  await app.register(jsonBodyPlugin);
   await app.register(corsPluginFp, { origins: options.corsOrigins ?? '*' });
   await app.register(loadSheddingPlugin, { limits: options.loadShedding ?? null });
   await app.register(openapiPlugin);
