@@ -23,7 +23,15 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics: ServiceMe
     metrics.requestLatency.observe({ method: request.method, endpoint }, processSeconds(request));
     if (request.identity.kind === 'authenticated') metrics.touchUser(request.identity.subjectKey);
   });
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics (text exposition format)', operationId: 'getMetrics', security: [] } }, async (_request, reply) => {
+  app.get('/metrics', {
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        operationId: 'getMetrics',
+        security: [],
+        response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });
