@@ -5,15 +5,17 @@
  * present exactly once, integrity_check is ok and the counters agree with the rows.
  * Rounds: 10 by default, 30 under RECSVC_RELIABILITY_LONG=1.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { makeStatus, postId } from '../helpers/mastodon-fixtures.js';
-import { freshDbPath, mintToken, startRecsvc } from './support/recsvc-server.js';
+import { freshDbPath, killStartedServers, mintToken, startRecsvc } from './support/recsvc-server.js';
 import { SEED, byMode, seededRandom, sleep } from './support/suite-settings.js';
 import { checkDurability, startWriteLoad, type AcknowledgedWrites } from './support/write-load.js';
 
 const ROUNDS = byMode(10, 30);
 const WRITERS = 16;
 const POSTS = 40;
+
+afterAll(killStartedServers);
 
 describe('recsvc serve under SIGKILL at random moments', () => {
   it(`keeps every acknowledged write exactly once over ${ROUNDS} crashes`, async () => {

@@ -124,6 +124,8 @@ export class ResponseReader {
       const parsed = parseResponse(this.buffer, this.method, this.ended);
       if (parsed) {
         this.buffer = this.buffer.subarray(parsed.consumed);
+        // An interim answer (100 Continue) precedes the real one.
+        if (parsed.response.status >= 100 && parsed.response.status < 200 && parsed.response.status !== 101) continue;
         return { kind: 'response', response: parsed.response };
       }
       if (this.ended) return { kind: 'closed', received: this.buffer, ...(this.endError ? { error: this.endError } : {}) };
@@ -237,4 +239,13 @@ export function describeOutcome(outcome: RawOutcome): string {
     case 'refused':
       return `connection refused (${outcome.error})`;
   }
+}
+
+/** A fetch Response read into the same shape as a raw one (for the spec checks). */
+export async function readFetchResponse(response: Response): Promise<RawResponse> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: response.status, reason: response.statusText, headers, body: Buffer.from(await response.arrayBuffer()) };
 }

@@ -31,10 +31,28 @@ export interface StartOptions {
   args?: string[];
   /** Extra environment, e.g. RECSVC_RATE_LIMIT_SCALE. */
   env?: Record<string, string>;
+  /**
+   * Keep load shedding (503 on event-loop delay) on; off by default, because on a
+   * shared 2-core machine a starved server would shed the requests a test is about.
+   */
+  shedding?: boolean;
   readyTimeoutMs?: number;
 }
 
 const OUTPUT_KEPT = 20_000;
+
+/** Servers still running: killed when the test process exits, so a failed test leaves none behind. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** SIGKILLs every server this test process started that is still running (for afterAll). */
+export async function killStartedServers(): Promise<void> {
+  const exits = [...running].map((child) => new Promise((resolve) => child.once('exit', resolve)));
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all(exits);
+}
 
 /** A fresh database path in its own temp folder. */
 export function freshDbPath(name = 'reliability.db'): string {
@@ -74,7 +92,9 @@ export async function startRecsvc(options: StartOptions = {}): Promise<RecsvcSer
   const dbPath = options.dbPath ?? freshDbPath();
   const port = await freePort();
   const args = [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--db', dbPath, '--log-level', 'warn', ...(options.args ?? [])];
-  const child = spawn(process.execPath, args, { env: childEnv(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...(options.shedding ? {} : { RECSVC_LOAD_SHEDDING: 'off' }), ...options.env };
+  const child = spawn(process.execPath, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
@@ -84,6 +104,7 @@ export async function startRecsvc(options: StartOptions = {}): Promise<RecsvcSer
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
+      running.delete(child);
       exitCode = code;
       resolve(code);
     }),
