@@ -12,7 +12,15 @@ import {
   SeamlessItemSchema,
 } from '../../src/schemas/recommendation.schema.js';
 import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
-import { parseExcludeIds, type RecommendationService } from './recommendation.service.js';
+import { keptQuery, setLinkHeader, type PageLink } from '../posts/paging.js';
+import {
+  encodeRecommendationCursor,
+  MAX_RECOMMENDATION_CURSOR_LENGTH,
+  parseExcludeIds,
+  parseRecommendationCursor,
+  type RecommendationCursor,
+  type RecommendationService,
+} from './recommendation.service.js';
 import type { SeamlessService } from './seamless.service.js';
 
 /** Sends a body serialised already (the route's schema documents it): fastify sends strings as they are. */
@@ -31,6 +39,30 @@ interface RecommendationParams {
   exclude_ids?: string | string[] | undefined;
   max_id?: string | undefined;
   since_id?: string | undefined;
+  min_id?: string | undefined;
+  cursor?: string | undefined;
+}
+
+/**
+ * The GET query: the spec's parameters plus Mastodon's `min_id` (posts newer than it, the
+ * rel="prev" page) and the opaque `cursor` of rel="next" (a ranked list pages by rank).
+ */
+const RecommendationPageQuerySchema = Type.Object({
+  ...RecommendationQuerySchema.properties,
+  min_id: Type.Optional(Type.String({ maxLength: 64 })),
+  cursor: Type.Optional(Type.String({ maxLength: MAX_RECOMMENDATION_CURSOR_LENGTH, description: 'Opaque: copy it from the Link header\'s rel="next"' })),
+});
+
+/** rel="next" continues the ranked list after this page; rel="prev" asks for posts newer than any on it. */
+function recommendationLinks(request: FastifyRequest, page: { next: RecommendationCursor | undefined; newestId: string | undefined }): PageLink[] {
+  const links: PageLink[] = [];
+  if (page.next !== undefined) {
+    links.push({ rel: 'next', query: { ...keptQuery(request, ['cursor']), cursor: encodeRecommendationCursor(page.next) } });
+  }
+  if (page.newestId !== undefined) {
+    links.push({ rel: 'prev', query: { ...keptQuery(request, ['cursor', 'max_id', 'since_id', 'min_id']), min_id: page.newestId } });
+  }
+  return links;
 }
 
 /** Every recommendation route needs a token, checked before validation so a bad request without one is 401. */
@@ -41,14 +73,17 @@ export const authenticated = async (request: FastifyRequest): Promise<void> => {
 export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoutesOptions> = async (app, { recommendations, seamless }) => {
   const list = Type.Array(RecommendedPostSchema);
 
-  /** The list for the query (GET) or body (POST) parameters: the caller's own user, or any with admin. */
-  const recommend = (request: FastifyRequest, p: RecommendationParams): Promise<string> => {
+  /** The page for the query (GET) or body (POST) parameters: the caller's own user, or any with admin. */
+  const recommend = (request: FastifyRequest, p: RecommendationParams) => {
     requireUserAccess(request, p.user_id, 'read');
+    const after = parseRecommendationCursor(p.cursor);
     return recommendations.recommendJson(p.user_id, {
       limit: p.limit ?? 20,
       excludeIds: parseExcludeIds(p.exclude_ids),
       ...(p.max_id !== undefined ? { maxId: p.max_id } : {}),
       ...(p.since_id !== undefined ? { sinceId: p.since_id } : {}),
+      ...(p.min_id !== undefined ? { minId: p.min_id } : {}),
+      ...(after !== undefined ? { after } : {}),
     });
   };
 
@@ -58,13 +93,17 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
       onRequest: authenticated,
       schema: {
         tags: ['recommendations'],
-        summary: 'Recommended posts for a user: Mastodon statuses with ranking_score, reason and metadata',
+        summary: 'Recommended posts for a user: Mastodon statuses with ranking_score, reason and metadata; Link header paging',
         operationId: 'getRecommendations',
-        querystring: RecommendationQuerySchema,
+        querystring: RecommendationPageQuerySchema,
         response: { 200: list, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => sendSerialised(reply, await recommend(request, request.query)),
+    async (request, reply) => {
+      const page = await recommend(request, request.query);
+      setLinkHeader(reply, request, recommendationLinks(request, page));
+      return sendSerialised(reply, page.json);
+    },
   );
 
   app.post(
@@ -79,7 +118,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
         response: { 200: list, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => sendSerialised(reply, await recommend(request, request.body)),
+    async (request, reply) => sendSerialised(reply, (await recommend(request, request.body)).json),
   );
 
   app.post(

@@ -21,7 +21,37 @@ export interface RecommendOptions {
   excludeIds?: readonly string[];
   maxId?: string;
   sinceId?: string;
+  /** Like `sinceId` for a ranked list: only posts newer than this id (Mastodon's rel="prev"). */
+  minId?: string;
+  /** Continue a ranked list after this position (from the previous page's `next`). */
+  after?: RecommendationCursor;
 }
+
+/**
+ * Where a paged list stands: the instant it was ranked at (later pages rank at the same
+ * instant, so recency does not reorder them) and a 32-bit hash of every post served so
+ * far, which later pages leave out, so that no post comes twice even when the ranking
+ * moved between pages (the user liked a post, new posts arrived).
+ */
+export interface RecommendationCursor {
+  rankedAtMs: number;
+  served: readonly number[];
+}
+
+/** A served page: its items and, when the page is full, the cursor of the next one. */
+export interface RecommendationPage<T> {
+  items: T[];
+  /** Largest post id on the page (for rel="prev": posts newer than it). */
+  newestId: string | undefined;
+  next: RecommendationCursor | undefined;
+}
+
+/** How deep a paged list goes: later pages rank this many posts at the cursor's instant, and no more are served. */
+export const MAX_RECOMMENDATION_DEPTH = 400;
+/** The longest cursor: a version byte, a 6-byte instant and 4 bytes per served post, in base64url. */
+export const MAX_RECOMMENDATION_CURSOR_LENGTH = Math.ceil(((7 + 4 * MAX_RECOMMENDATION_DEPTH) * 4) / 3);
+/** A cursor older than this (or from the future) is refused: its ranking would be stale. */
+export const RECOMMENDATION_CURSOR_TTL_MS = 24 * 3_600_000;
 
 /** A ranked item with its rendered status. */
 export interface Recommendation {
@@ -39,7 +69,40 @@ export function parseExcludeIds(value: string | readonly string[] | undefined): 
   return ids;
 }
 
+/** The opaque `cursor` parameter of a rel="next" link (binary, so that 400 served posts fit a URL). */
+export function encodeRecommendationCursor(cursor: RecommendationCursor): string {
+  const bytes = Buffer.alloc(7 + 4 * cursor.served.length);
+  bytes.writeUInt8(CURSOR_VERSION, 0);
+  bytes.writeUIntBE(cursor.rankedAtMs, 1, 6);
+  cursor.served.forEach((hash, i) => bytes.writeUInt32BE(hash, 7 + 4 * i));
+  return bytes.toString('base64url');
+}
+
+/** The cursor a `next` link carried; 400 naming `cursor` for anything this service did not write. */
+export function parseRecommendationCursor(value: string | undefined): RecommendationCursor | undefined {
+  if (value === undefined) return undefined;
+  const bytes = /^[A-Za-z0-9_-]+$/.test(value) && value.length <= MAX_RECOMMENDATION_CURSOR_LENGTH ? Buffer.from(value, 'base64url') : Buffer.alloc(0);
+  const count = (bytes.length - 7) / 4;
+  if (bytes.length < 11 || !Number.isInteger(count) || bytes.readUInt8(0) !== CURSOR_VERSION || bytes.toString('base64url') !== value) {
+    throw new ValidationError('cursor is not one this service wrote: follow the Link header\'s rel="next" as given', 'cursor');
+  }
+  const served = Array.from({ length: count }, (_, i) => bytes.readUInt32BE(7 + 4 * i));
+  return { rankedAtMs: bytes.readUIntBE(1, 6), served };
+}
+
+/** FNV-1a, 32 bits: how a cursor names a served post (a collision only hides one post from the rest of that list). */
+export function servedHash(postId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < postId.length; i++) hash = Math.imul(hash ^ postId.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+const CURSOR_VERSION = 1;
+
 export class RecommendationService {
+  /** The instant each cached list was ranked at (a first page may come from a list ranked up to a TTL ago). */
+  private readonly rankedAt = new WeakMap<RankedItem[], number>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly state: RankingState,
@@ -50,28 +113,31 @@ export class RecommendationService {
 
   /** The user's ranked recommendations, best first. */
   async recommend(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<Recommendation[]> {
-    return this.serve(userId, options, nowMs, async (items) => {
+    const page = await this.serve(userId, options, nowMs, async (items) => {
       const statuses = await this.posts.statusesByIds(items.map((i) => i.post.id));
       return items.flatMap((item) => {
         const status = statuses.get(item.post.id);
         return status ? [{ item, status }] : [];
       });
     });
+    return page.items;
   }
 
   /**
    * The same list as `recommend`, already serialised as the JSON array of recommended
-   * posts: each post's status JSON is cached, so a response is string concatenation.
+   * posts (each post's status JSON is cached, so a response is string concatenation),
+   * with what the Link header needs.
    */
-  async recommendJson(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<string> {
-    const served = await this.serve(userId, options, nowMs, async (items) => {
+  async recommendJson(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<RecommendationPage<string> & { json: string }> {
+    const page = await this.serve(userId, options, nowMs, async (items) => {
       const prefixes = await this.posts.statusJsonPrefixes(items.map((i) => i.post.id));
       return items.flatMap((item) => {
         const prefix = prefixes.get(item.post.id);
         return prefix === undefined ? [] : [{ item, json: prefix + rankingFieldsJson(item) }];
       });
     });
-    return `[${served.map((s) => s.json).join(',')}]`;
+    const items = page.items.map((s) => s.json);
+    return { items, newestId: page.newestId, next: page.next, json: `[${items.join(',')}]` };
   }
 
   private async serve<T extends { item: RankedItem }>(
@@ -79,41 +145,63 @@ export class RecommendationService {
     options: RecommendOptions,
     nowMs: number,
     render: (items: RankedItem[]) => Promise<T[]>,
-  ): Promise<T[]> {
+  ): Promise<RecommendationPage<T>> {
     const started = performance.now();
     const choice = await this.policy.choose(userId);
     let cacheHit = false;
     try {
-      const key = `${choice.algorithm}|${options.limit}|${options.maxId ?? ''}|${options.sinceId ?? ''}|${(options.excludeIds ?? []).join(',')}`;
-      let items = this.state.cachedList(userId, key, nowMs);
-      cacheHit = items !== undefined;
-      this.metrics.recordCacheLookup('recommendations', cacheHit);
-      if (items === undefined) {
-        items = await this.rank(userId, choice, options, nowMs);
-        this.state.storeList(userId, key, items, nowMs);
-      }
+      const list = await this.rankedList(userId, choice, options, nowMs);
+      cacheHit = list.cacheHit;
+      const after = options.after;
+      const { items, more } = after === undefined ? firstPage(list.ranked, options.limit) : pageAfter(list.ranked, after, options.limit);
       const out = await render(items);
       await this.report(userId, choice, out.map((o) => o.item), started, cacheHit, false);
-      return out;
+      const served = [...(after?.served ?? []), ...items.map((item) => servedHash(item.post.id))];
+      const next = more && served.length < MAX_RECOMMENDATION_DEPTH ? { rankedAtMs: list.rankedAtMs, served } : undefined;
+      return { items: out, newestId: newestIdOf(items), next };
     } catch (error) {
       await this.report(userId, choice, [], started, cacheHit, true);
       throw error;
     }
   }
 
-  private async rank(userId: string, choice: RankingChoice, options: RecommendOptions, nowMs: number): Promise<RankedItem[]> {
+  /**
+   * The ranked list a page is cut from, cached per user: a first page ranks `limit` posts
+   * now; a later page ranks the list `MAX_RECOMMENDATION_DEPTH` deep at the cursor's instant.
+   */
+  private async rankedList(
+    userId: string,
+    choice: RankingChoice,
+    options: RecommendOptions,
+    nowMs: number,
+  ): Promise<{ ranked: RankedItem[]; rankedAtMs: number; cacheHit: boolean }> {
+    const filters = `${options.maxId ?? ''}|${options.sinceId ?? ''}|${options.minId ?? ''}|${(options.excludeIds ?? []).join(',')}`;
+    const after = options.after;
+    const rankAtMs = after === undefined ? nowMs : checkedCursorInstant(after, nowMs);
+    const key = after === undefined ? `${choice.algorithm}|${options.limit}|${filters}` : `${choice.algorithm}|deep@${rankAtMs}|${filters}`;
+    const cached = this.state.cachedList(userId, key, nowMs);
+    this.metrics.recordCacheLookup('recommendations', cached !== undefined);
+    if (cached !== undefined) return { ranked: cached, rankedAtMs: this.rankedAt.get(cached) ?? rankAtMs, cacheHit: true };
+    const ranked = await this.rank(userId, choice, options, after === undefined ? options.limit : MAX_RECOMMENDATION_DEPTH, rankAtMs);
+    this.state.storeList(userId, key, ranked, nowMs);
+    this.rankedAt.set(ranked, rankAtMs);
+    return { ranked, rankedAtMs: rankAtMs, cacheHit: false };
+  }
+
+  private async rank(userId: string, choice: RankingChoice, options: RecommendOptions, limit: number, nowMs: number): Promise<RankedItem[]> {
     const profile = await loadProfile(this.db, this.state, userId);
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
-    const items = rankCandidates(this.state.index, profile, choice.config, { limit: options.limit, nowMs, excludeIds });
+    const items = rankCandidates(this.state.index, profile, choice.config, { limit, nowMs, excludeIds });
     this.metrics.modelPredictions.inc({ model_name: choice.algorithm }, this.state.index.size);
     return items;
   }
 
-  /** Pool posts outside `max_id` / `since_id` (rare: only computed when asked). */
+  /** Pool posts outside `max_id` / `since_id` / `min_id` (rare: only computed when asked). */
   private outsideIdBounds(options: RecommendOptions): string[] {
-    if (options.maxId === undefined && options.sinceId === undefined) return [];
+    if (options.maxId === undefined && options.sinceId === undefined && options.minId === undefined) return [];
     const max = options.maxId === undefined ? undefined : sortKeyOf(options.maxId);
-    const since = options.sinceId === undefined ? undefined : sortKeyOf(options.sinceId);
+    const lowers = [options.sinceId, options.minId].filter((id) => id !== undefined).map(sortKeyOf);
+    const since = lowers.length === 0 ? undefined : lowers.reduce((a, b) => (a > b ? a : b));
     const out: string[] = [];
     for (const slot of this.state.index.slots) {
       if (slot === undefined) continue;
@@ -139,6 +227,39 @@ export class RecommendationService {
       // The policy must not throw; if it does, the list is still served.
     }
   }
+}
+
+/** The cursor's ranking instant; 400 naming `cursor` when it is from the future or older than the TTL. */
+function checkedCursorInstant(cursor: RecommendationCursor, nowMs: number): number {
+  if (cursor.rankedAtMs > nowMs + 60_000 || nowMs - cursor.rankedAtMs > RECOMMENDATION_CURSOR_TTL_MS) {
+    throw new ValidationError('cursor has expired (a list can be paged for 24 hours): start again from the first page', 'cursor');
+  }
+  return cursor.rankedAtMs;
+}
+
+/** A first page: the list ranked `limit` deep; a full page may have more after it. */
+function firstPage(ranked: RankedItem[], limit: number): { items: RankedItem[]; more: boolean } {
+  const items = ranked.slice(0, limit);
+  return { items, more: items.length === limit };
+}
+
+/** The next `limit` posts of the deep list that the cursor has not served, and whether any remain after them. */
+function pageAfter(ranked: readonly RankedItem[], cursor: RecommendationCursor, limit: number): { items: RankedItem[]; more: boolean } {
+  const served = new Set(cursor.served);
+  const items: RankedItem[] = [];
+  for (const item of ranked) {
+    if (served.has(servedHash(item.post.id))) continue;
+    if (items.length === limit) return { items, more: true };
+    items.push(item);
+  }
+  return { items, more: false };
+}
+
+/** The largest post id among these items (ids order like creation times). */
+function newestIdOf(items: readonly RankedItem[]): string | undefined {
+  let newest: string | undefined;
+  for (const item of items) if (newest === undefined || sortKeyOf(item.post.id) > sortKeyOf(newest)) newest = item.post.id;
+  return newest;
 }
 
 /** `ranking_score` as served: six decimals. */
