@@ -2,7 +2,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { AnalyticsEventsTable } from './analytics.tables.js';
-import type { SessionBounds } from './event-rules.js';
 
 /** Stores a batch of events (in the caller's transaction). */
 export async function insertEvents(db: Kysely<Database>, rows: Insertable<AnalyticsEventsTable>[]): Promise<void> {
@@ -12,57 +11,56 @@ export async function insertEvents(db: Kysely<Database>, rows: Insertable<Analyt
   }
 }
 
+/** An impression a click or view may claim, and whether one already has. */
+export interface ClaimableImpressionRow {
+  id: number;
+  user_id: string;
+  post_id: string;
+  click_claimed: number;
+  view_claimed: number;
+}
+
 /**
- * Up to `limit` impressions of the post served to the user by `servedBy` that no stored
- * event of `type` has claimed yet, newest first.
+ * Impressions served by `servedBy` to any of `userIds` of any of `postIds` (a superset of the
+ * pairs asked about; the caller keeps its pairs), newest first, with their claims so far.
  */
-export async function unclaimedImpressionIds(
+export async function findClaimableImpressions(
   db: Kysely<Database>,
-  type: 'click' | 'view',
-  userId: string,
-  postId: string,
+  userIds: readonly string[],
+  postIds: readonly string[],
   servedBy: number,
-  limit: number,
-): Promise<number[]> {
-  const rows = await db
+): Promise<ClaimableImpressionRow[]> {
+  if (userIds.length === 0 || postIds.length === 0) return [];
+  const claimedBy = (type: 'click' | 'view') =>
+    sql<number>`(CASE WHEN EXISTS (SELECT 1 FROM analytics_events e WHERE e.impression_id = i.id AND e.type = ${type}) THEN 1 ELSE 0 END)`;
+  return db
     .selectFrom('experiment_impressions as i')
-    .select('i.id')
-    .where('i.user_id', '=', userId)
-    .where('i.post_id', '=', postId)
+    .select(['i.id', 'i.user_id', 'i.post_id', claimedBy('click').as('click_claimed'), claimedBy('view').as('view_claimed')])
+    .where('i.user_id', 'in', userIds)
+    .where('i.post_id', 'in', postIds)
     .where('i.served_at_ms', '<=', servedBy)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('analytics_events as e').select(sql`1`.as('one')).whereRef('e.impression_id', '=', 'i.id').where('e.type', '=', type))),
-    )
     .orderBy('i.served_at_ms', 'desc')
     .orderBy('i.id', 'desc')
-    .limit(limit)
     .execute();
-  return rows.map((row) => row.id);
 }
 
-/** Whether the post was ever served to the user by `servedBy`. */
-export async function hasImpression(db: Kysely<Database>, userId: string, postId: string, servedBy: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('experiment_impressions')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('post_id', '=', postId)
-    .where('served_at_ms', '<=', servedBy)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+export interface SessionEventRow {
+  user_id: string;
+  session_id: string;
+  type: string;
+  occurred_at_ms: number;
 }
 
-/** The accepted start and end (client times) stored for the user's session. */
-export async function findSessionBounds(db: Kysely<Database>, userId: string, sessionId: string): Promise<SessionBounds> {
+/** Accepted starts and ends stored for any of `userIds` with any of `sessionIds` (a superset of the pairs asked about). */
+export async function findSessionEvents(db: Kysely<Database>, userIds: readonly string[], sessionIds: readonly string[]): Promise<SessionEventRow[]> {
+  if (userIds.length === 0 || sessionIds.length === 0) return [];
   const rows = await db
     .selectFrom('analytics_events')
-    .select(['type', 'occurred_at_ms'])
-    .where('user_id', '=', userId)
-    .where('session_id', '=', sessionId)
+    .select(['user_id', 'session_id', 'type', 'occurred_at_ms'])
+    .where('user_id', 'in', userIds)
+    .where('session_id', 'in', sessionIds)
     .where('type', 'in', ['session_start', 'session_end'])
     .where('rejected_reason', 'is', null)
     .execute();
-  const at = (type: string) => rows.find((row) => row.type === type)?.occurred_at_ms ?? null;
-  return { startMs: at('session_start'), endMs: at('session_end') };
+  return rows.map((row) => ({ ...row, session_id: row.session_id as string }));
 }

@@ -8,8 +8,7 @@
  * a timestamp outside the skew window, an over-long session...) is not an error: it is
  * stored with its reason, reported in the result and counted in
  * `service_analytics_events_rejected_total`, and never counts in an experiment. Events are
- * judged in batch order against what is stored plus what the batch accepted before them,
- * inside the storing transaction, so concurrent batches cannot claim one impression twice.
+ * judged in batch order against what is stored plus what the batch accepted before them.
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
@@ -17,14 +16,14 @@ import { ForbiddenError, ValidationError } from '../../src/errors.js';
 import type { Database } from '../db/database.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { AnalyticsEvent, EventBatchResult } from './analytics.schema.js';
-import { findSessionBounds, hasImpression, insertEvents, unclaimedImpressionIds } from './analytics.repository.js';
+import { findClaimableImpressions, findSessionEvents, insertEvents } from './analytics.repository.js';
 import type { AnalyticsEventsTable } from './analytics.tables.js';
-import { noImpressionVerdict, sessionVerdict, timestampVerdict, type RejectReason, type SessionBounds } from './event-rules.js';
+import { judgeEvents, type EventToJudge, type RejectReason, type StoredSessionEvent } from './event-rules.js';
 
 const NEEDS_POST = new Set(['click', 'view']);
 const NEEDS_SESSION = new Set(['session_start', 'session_end']);
 
-type Row = Insertable<AnalyticsEventsTable> & { rejected_reason: RejectReason | null };
+type Row = Insertable<AnalyticsEventsTable> & { type: string; rejected_reason: RejectReason | null };
 
 export class AnalyticsService {
   constructor(
@@ -37,12 +36,30 @@ export class AnalyticsService {
   async record(identity: AuthenticatedIdentity, events: readonly AnalyticsEvent[]): Promise<EventBatchResult> {
     events.forEach((event, i) => checkEvent(identity, event, i));
     const receivedAt = this.now();
+    const judged: EventToJudge[] = events.map((event) => ({
+      type: event.type,
+      userId: event.user_id,
+      postId: event.post_id,
+      sessionId: event.session_id,
+      occurredAtMs: event.timestamp === undefined ? receivedAt : Date.parse(event.timestamp),
+    }));
+    // Judged inside the storing transaction, so two batches cannot both claim one impression.
     const rows = await this.db.transaction().execute(async (trx) => {
-      const judged = await new BatchJudge(trx, receivedAt).judge(events);
-      await insertEvents(trx, judged);
-      return judged;
+      const verdicts = judgeEvents(judged, receivedAt, ...(await knownState(trx, judged, receivedAt)));
+      const rows: Row[] = judged.map((event, i) => ({
+        type: event.type,
+        user_id: event.userId,
+        post_id: event.postId ?? null,
+        session_id: event.sessionId ?? null,
+        occurred_at_ms: event.occurredAtMs,
+        received_at_ms: receivedAt,
+        impression_id: verdicts[i]?.impressionId ?? null,
+        rejected_reason: verdicts[i]?.reason ?? null,
+      }));
+      await insertEvents(trx, rows);
+      return rows;
     });
-    // Counted once committed: the counter never shows an event the store does not hold.
+    // Counted once committed: the counters never show an event the store does not hold.
     for (const row of rows) {
       if (row.rejected_reason === null) this.metrics.analyticsEventsAccepted.inc({ type: row.type });
       else this.metrics.analyticsEventsRejected.inc({ type: row.type, reason: row.rejected_reason });
@@ -51,69 +68,17 @@ export class AnalyticsService {
   }
 }
 
-/** Judges one batch against the store and the batch's own earlier events. */
-class BatchJudge {
-  /** Impressions claimed by this batch, per `type\0user\0post`. */
-  private readonly claimed = new Map<string, Set<number>>();
-  /** Session bounds as they stand after this batch's accepted events, per `user\0session`. */
-  private readonly sessions = new Map<string, SessionBounds>();
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly receivedAt: number,
-  ) {}
-
-  async judge(events: readonly AnalyticsEvent[]): Promise<Row[]> {
-    const rows: Row[] = [];
-    for (const event of events) {
-      const occurredAt = event.timestamp === undefined ? this.receivedAt : Date.parse(event.timestamp);
-      const row: Row = {
-        type: event.type,
-        user_id: event.user_id,
-        post_id: event.post_id ?? null,
-        session_id: event.session_id ?? null,
-        occurred_at_ms: occurredAt,
-        received_at_ms: this.receivedAt,
-        impression_id: null,
-        rejected_reason: timestampVerdict(occurredAt, this.receivedAt) ?? null,
-      };
-      if (row.rejected_reason === null) await this.judgeByType(event, row);
-      rows.push(row);
-    }
-    return rows;
-  }
-
-  private async judgeByType(event: AnalyticsEvent, row: Row): Promise<void> {
-    if ((event.type === 'click' || event.type === 'view') && event.post_id !== undefined) {
-      const impression = await this.claimImpression(event.type, event.user_id, event.post_id);
-      if (typeof impression === 'number') row.impression_id = impression;
-      else row.rejected_reason = impression;
-    } else if ((event.type === 'session_start' || event.type === 'session_end') && event.session_id !== undefined) {
-      row.rejected_reason = (await this.joinSession(event.type, event.user_id, event.session_id, row.occurred_at_ms)) ?? null;
-    }
-  }
-
-  /** The newest impression of the post served to the user that no click (view) claimed yet. */
-  private async claimImpression(type: 'click' | 'view', userId: string, postId: string): Promise<number | RejectReason> {
-    const key = `${type}\u0000${userId}\u0000${postId}`;
-    const claimed = this.claimed.get(key) ?? new Set<number>();
-    const free = await unclaimedImpressionIds(this.db, type, userId, postId, this.receivedAt, claimed.size + 1);
-    const id = free.find((candidate) => !claimed.has(candidate));
-    if (id === undefined) {
-      return noImpressionVerdict(type, claimed.size > 0 || (await hasImpression(this.db, userId, postId, this.receivedAt)));
-    }
-    claimed.add(id);
-    this.claimed.set(key, claimed);
-    return id;
-  }
-
-  private async joinSession(type: 'session_start' | 'session_end', userId: string, sessionId: string, atMs: number): Promise<RejectReason | undefined> {
-    const key = `${userId}\u0000${sessionId}`;
-    const bounds = this.sessions.get(key) ?? (await findSessionBounds(this.db, userId, sessionId));
-    const verdict = sessionVerdict(type, atMs, bounds);
-    this.sessions.set(key, verdict !== undefined ? bounds : type === 'session_start' ? { ...bounds, startMs: atMs } : { ...bounds, endMs: atMs });
-    return verdict;
-  }
+/** The impressions and accepted session events the batch's events may meet (two queries, whatever the batch). */
+async function knownState(db: Kysely<Database>, events: readonly EventToJudge[], receivedAt: number) {
+  const distinct = (values: (string | undefined)[]) => [...new Set(values.filter((v): v is string => v !== undefined))];
+  const claims = events.filter((e) => e.type === 'click' || e.type === 'view');
+  const sessions = events.filter((e) => e.type === 'session_start' || e.type === 'session_end');
+  const impressions = await findClaimableImpressions(db, distinct(claims.map((e) => e.userId)), distinct(claims.map((e) => e.postId)), receivedAt);
+  const stored = await findSessionEvents(db, distinct(sessions.map((e) => e.userId)), distinct(sessions.map((e) => e.sessionId)));
+  return [
+    impressions.map((row) => ({ id: row.id, userId: row.user_id, postId: row.post_id, clickClaimed: Number(row.click_claimed) === 1, viewClaimed: Number(row.view_claimed) === 1 })),
+    stored.map((row): StoredSessionEvent => ({ userId: row.user_id, sessionId: row.session_id, type: row.type as StoredSessionEvent['type'], occurredAtMs: Number(row.occurred_at_ms) })),
+  ] as const;
 }
 
 function summarise(rows: readonly Row[]): EventBatchResult {

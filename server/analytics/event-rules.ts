@@ -52,8 +52,80 @@ export function sessionVerdict(type: 'session_start' | 'session_end', atMs: numb
   return undefined;
 }
 
-/** The reason an event claiming an impression is refused when no unclaimed one is left. */
-export function noImpressionVerdict(type: 'click' | 'view', anyImpression: boolean): RejectReason {
-  if (!anyImpression) return 'no_impression';
-  return type === 'click' ? 'duplicate_click' : 'duplicate_view';
+/** An event as judged: its kind, who and what it is about, and its (client) time. */
+export interface EventToJudge {
+  type: 'click' | 'view' | 'session_start' | 'session_end';
+  userId: string;
+  postId: string | undefined;
+  sessionId: string | undefined;
+  occurredAtMs: number;
+}
+
+/** An impression served before the batch arrived, and whether a click or view claimed it already. */
+export interface ClaimableImpression {
+  id: number;
+  userId: string;
+  postId: string;
+  clickClaimed: boolean;
+  viewClaimed: boolean;
+}
+
+/** An accepted session start or end already stored. */
+export interface StoredSessionEvent {
+  userId: string;
+  sessionId: string;
+  type: 'session_start' | 'session_end';
+  occurredAtMs: number;
+}
+
+/** An event's verdict: accepted (reason null, with the impression a click or view claimed) or refused with a reason. */
+export interface Verdict {
+  reason: RejectReason | null;
+  impressionId: number | null;
+}
+
+const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
+
+/**
+ * Judges a batch in order against what is stored (impressions newest first, accepted
+ * session events) and against the batch's own earlier accepted events: a click (view)
+ * claims the newest impression of that post served to that user that no click (view)
+ * claimed yet.
+ */
+export function judgeEvents(events: readonly EventToJudge[], receivedAtMs: number, impressions: readonly ClaimableImpression[], sessionEvents: readonly StoredSessionEvent[]): Verdict[] {
+  const impressionsByPair = new Map<string, ClaimableImpression[]>();
+  for (const impression of impressions) {
+    const key = pairKey(impression.userId, impression.postId);
+    const list = impressionsByPair.get(key);
+    if (list) list.push({ ...impression });
+    else impressionsByPair.set(key, [{ ...impression }]);
+  }
+  const sessions = new Map<string, SessionBounds>();
+  for (const event of sessionEvents) {
+    const key = pairKey(event.userId, event.sessionId);
+    const bounds = sessions.get(key) ?? { startMs: null, endMs: null };
+    if (event.type === 'session_start') bounds.startMs = event.occurredAtMs;
+    else bounds.endMs = event.occurredAtMs;
+    sessions.set(key, bounds);
+  }
+  return events.map((event): Verdict => {
+    const late = timestampVerdict(event.occurredAtMs, receivedAtMs);
+    if (late) return { reason: late, impressionId: null };
+    if ((event.type === 'click' || event.type === 'view') && event.postId !== undefined) {
+      const served = impressionsByPair.get(pairKey(event.userId, event.postId)) ?? [];
+      const claimedFlag = event.type === 'click' ? 'clickClaimed' : 'viewClaimed';
+      const free = served.find((impression) => !impression[claimedFlag]);
+      if (!free) return { reason: served.length === 0 ? 'no_impression' : event.type === 'click' ? 'duplicate_click' : 'duplicate_view', impressionId: null };
+      free[claimedFlag] = true;
+      return { reason: null, impressionId: free.id };
+    }
+    if ((event.type === 'session_start' || event.type === 'session_end') && event.sessionId !== undefined) {
+      const key = pairKey(event.userId, event.sessionId);
+      const bounds = sessions.get(key) ?? { startMs: null, endMs: null };
+      const reason = sessionVerdict(event.type, event.occurredAtMs, bounds) ?? null;
+      if (reason === null) sessions.set(key, event.type === 'session_start' ? { ...bounds, startMs: event.occurredAtMs } : { ...bounds, endMs: event.occurredAtMs });
+      return { reason, impressionId: null };
+    }
+    return { reason: null, impressionId: null };
+  });
 }
