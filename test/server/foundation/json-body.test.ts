@@ -110,6 +110,14 @@ describe("json body parser: fastify's protections kept", () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
+  it("keeps the app's body limit (413)", async () => {
+    app = await build({ bodyLimit: 100 });
+    const res = await post('/echo', JSON.stringify({ pad: 'x'.repeat(200) }));
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ error: 'Payload too large', status_code: 413 });
+    expect(handled).toBe(0);
+  });
+
   it('refuses empty and malformed bodies as before', async () => {
     app = await build();
     const empty = await post('/echo', '');
