@@ -10,6 +10,7 @@ import { MAX_BODY_DEPTH } from '../../../src/schemas/bounded-json.js';
 import { errorHandlerPlugin } from '../../../server/plugins/error-handler.js';
 import { jsonBodyPlugin } from '../../../server/plugins/json-body.js';
 import { validatorCompiler } from '../../../server/plugins/validator.js';
+import { createTestApp } from '../../helpers/test-app.js';
 
 /** A schema that Ajv validates by recursing once per level of the body. */
 const Tree = { type: 'object', properties: { child: { $ref: '#' } } };
@@ -127,5 +128,26 @@ describe("json body parser: fastify's protections kept", () => {
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().error).toBe('Invalid request');
     expect(handled).toBe(0);
+  });
+});
+
+describe('json body parser in the app (server/app.ts registers it)', () => {
+  it('refuses a body nested deeper than MAX_BODY_DEPTH on routes with and without free-form fields', async () => {
+    const t = await createTestApp();
+    try {
+      const deep = '['.repeat(MAX_BODY_DEPTH + 1) + ']'.repeat(MAX_BODY_DEPTH + 1);
+      for (const url of ['/api/v1/analytics/experiments', '/api/v1/recommendations/seamless', '/api/v1/posts/batch', '/api/v1/interactions']) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { ...(await t.adminHeaders()), 'content-type': 'application/json' },
+          payload: `{"name":${deep}}`,
+        });
+        expect(res.statusCode, url).toBe(400);
+        expect(res.json(), url).toMatchObject({ error: 'Invalid request', field: `name${'[0]'.repeat(MAX_BODY_DEPTH - 1)}`, request_id: res.headers['x-request-id'] });
+      }
+    } finally {
+      await t.close();
+    }
   });
 });
