@@ -23,10 +23,18 @@ export async function findExperimentRow(db: Kysely<Database>, id: number): Promi
   return db.selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Experiments, oldest first, optionally of some statuses. */
-export async function listExperimentRows(db: Kysely<Database>, statuses?: readonly string[]): Promise<ExperimentRow[]> {
+/** One page of a list by id, oldest first: at most `limit` experiments with ids above `afterId`. */
+export interface ExperimentPage {
+  limit: number;
+  afterId?: number;
+}
+
+/** Experiments, oldest first, optionally of some statuses, optionally one page of them. */
+export async function listExperimentRows(db: Kysely<Database>, statuses?: readonly string[], page?: ExperimentPage): Promise<ExperimentRow[]> {
   let query = db.selectFrom('experiments').selectAll();
   if (statuses) query = query.where('status', 'in', statuses.length > 0 ? [...statuses] : ['']);
+  if (page?.afterId !== undefined) query = query.where('id', '>', page.afterId);
+  if (page) query = query.limit(page.limit);
   return query.orderBy('id').execute();
 }
 

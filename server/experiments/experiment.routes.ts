@@ -16,6 +16,7 @@ import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiment
 import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
 import { requireScope } from '../plugins/auth.js';
 import { envelope } from '../http/envelope.js';
+import { keptQuery, setLinkHeader } from '../posts/paging.js';
 import type { ExperimentResultsService } from './experiment-results.service.js';
 import type { ExperimentService } from './experiment.service.js';
 
@@ -27,6 +28,15 @@ export interface ExperimentRoutesOptions {
 const BASE = '/api/v1/analytics/experiments';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Experiment id' }) });
 const tags = ['experiments'];
+
+/** The most experiments one list page holds (and its default): the list is paged by id with a Link header. */
+export const MAX_EXPERIMENTS_PAGE = 100;
+
+const ExperimentListQuery = Type.Object({
+  status: Type.Optional(StringEnum(EXPERIMENT_STATUSES)),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPERIMENTS_PAGE, default: MAX_EXPERIMENTS_PAGE, description: `1..${MAX_EXPERIMENTS_PAGE}` })),
+  min_id: Type.Optional(Type.Integer({ minimum: 0, description: 'Only experiments with a larger id (the rel="next" page)' })),
+});
 
 export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions> = async (app, { experiments, results }) => {
   app.addHook('preValidation', async (request) => {
@@ -52,13 +62,21 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
     {
       schema: {
         tags,
-        summary: 'List experiments, optionally by status',
+        summary: 'List experiments, oldest first, optionally by status; paged by id (min_id, limit) with a Link header',
         operationId: 'listExperiments',
-        querystring: Type.Object({ status: Type.Optional(StringEnum(EXPERIMENT_STATUSES)) }),
+        querystring: ExperimentListQuery,
         response: { 200: Envelope(Type.Array(ExperimentSchema)), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => envelope(request, await experiments.list(request.query.status)),
+    async (request, reply) => {
+      const { status, limit = MAX_EXPERIMENTS_PAGE, min_id } = request.query;
+      const list = await experiments.list(status, { limit, ...(min_id !== undefined ? { afterId: min_id } : {}) });
+      const last = list.at(-1);
+      if (last !== undefined && list.length === limit) {
+        setLinkHeader(reply, request, [{ rel: 'next', query: { ...keptQuery(request, ['min_id']), min_id: last.id } }]);
+      }
+      return envelope(request, list);
+    },
   );
 
   app.get(
