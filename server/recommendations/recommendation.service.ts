@@ -2,6 +2,8 @@
  * Recommendations: asks the ranking policy which config ranks the user, serves a cached
  * list or ranks the in-memory pool with the user's profile, renders the posts as
  * Mastodon statuses with the ranking fields, and reports timing to metrics and policy.
+ * A list pages by rank: each page's `next` cursor (RecommendationCursor) names what was
+ * served, so a paginator walks the whole ranked list without repeats.
  */
 import type { Kysely } from 'kysely';
 import { rankCandidates, type RankedItem } from '../../src/ranking/index.js';
@@ -146,6 +148,8 @@ export class RecommendationService {
     nowMs: number,
     render: (items: RankedItem[]) => Promise<T[]>,
   ): Promise<RecommendationPage<T>> {
+    // A stale cursor is the caller's error, not a failed serving: checked before anything is timed.
+    if (options.after !== undefined) checkCursorAge(options.after, nowMs);
     const started = performance.now();
     const choice = await this.policy.choose(userId);
     let cacheHit = false;
@@ -177,7 +181,7 @@ export class RecommendationService {
   ): Promise<{ ranked: RankedItem[]; rankedAtMs: number; cacheHit: boolean }> {
     const filters = `${options.maxId ?? ''}|${options.sinceId ?? ''}|${options.minId ?? ''}|${(options.excludeIds ?? []).join(',')}`;
     const after = options.after;
-    const rankAtMs = after === undefined ? nowMs : checkedCursorInstant(after, nowMs);
+    const rankAtMs = after === undefined ? nowMs : after.rankedAtMs;
     const key = after === undefined ? `${choice.algorithm}|${options.limit}|${filters}` : `${choice.algorithm}|deep@${rankAtMs}|${filters}`;
     const cached = this.state.cachedList(userId, key, nowMs);
     this.metrics.recordCacheLookup('recommendations', cached !== undefined);
@@ -229,12 +233,11 @@ export class RecommendationService {
   }
 }
 
-/** The cursor's ranking instant; 400 naming `cursor` when it is from the future or older than the TTL. */
-function checkedCursorInstant(cursor: RecommendationCursor, nowMs: number): number {
+/** 400 naming `cursor` when its ranking instant is in the future or older than the TTL. */
+function checkCursorAge(cursor: RecommendationCursor, nowMs: number): void {
   if (cursor.rankedAtMs > nowMs + 60_000 || nowMs - cursor.rankedAtMs > RECOMMENDATION_CURSOR_TTL_MS) {
     throw new ValidationError('cursor has expired (a list can be paged for 24 hours): start again from the first page', 'cursor');
   }
-  return cursor.rankedAtMs;
 }
 
 /** A first page: the list ranked `limit` deep; a full page may have more after it. */
