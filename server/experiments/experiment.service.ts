@@ -20,6 +20,7 @@ import {
   insertExperiment,
   insertVariants,
   listExperimentRows,
+  type ExperimentPage,
   listVariantRows,
   openActivePeriod,
   updateExperimentStatus,
@@ -75,9 +76,9 @@ export class ExperimentService {
     return this.get(id);
   }
 
-  /** Every experiment (optionally of one status), oldest first. */
-  async list(status?: ExperimentStatus): Promise<Experiment[]> {
-    const rows = await listExperimentRows(this.deps.db, status ? [status] : undefined);
+  /** Experiments (optionally of one status), oldest first; `page` bounds the list (the HTTP list always pages). */
+  async list(status?: ExperimentStatus, page?: ExperimentPage): Promise<Experiment[]> {
+    const rows = await listExperimentRows(this.deps.db, status ? [status] : undefined, page);
     const variants = await listVariantRows(this.deps.db, rows.map((row) => row.id));
     return rows.map((row) => toExperiment(row, variants));
   }

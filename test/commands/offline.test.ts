@@ -160,7 +160,7 @@ describe('experiment analyze --file', () => {
     const flags = ['--file', file, '--allocations', 'control=34,fresh=33,semantic=33', '--control', 'control'];
     const json = await runCli(['experiment', 'analyze', ...flags, '--json']);
     expect(json.code, json.stderr).toBe(0);
-    const comparisons: Array<Record<string, number | boolean | null>> = JSON.parse(json.stdout).comparisons;
+    const comparisons: Array<Record<string, string | number | boolean | null>> = JSON.parse(json.stdout).comparisons;
     for (const c of comparisons) {
       const excludes = (c.adjusted_ci_low as number) > 0 || (c.adjusted_ci_high as number) < 0;
       expect(excludes, `${c.metric} ${c.variant}`).toBe(c.significant);
