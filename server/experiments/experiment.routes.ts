@@ -16,7 +16,7 @@ import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiment
 import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
 import { requireScope } from '../plugins/auth.js';
 import { envelope } from '../http/envelope.js';
-import { keptQuery, setLinkHeader } from '../posts/paging.js';
+import { keptQuery, setLinkHeader } from '../http/paging.js';
 import type { ExperimentResultsService } from './experiment-results.service.js';
 import type { ExperimentService } from './experiment.service.js';
 

@@ -12,6 +12,7 @@ import {
 } from '../../src/schemas/interaction.schema.js';
 import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
 import { envelope } from '../http/envelope.js';
+import { keptQuery, setLinkHeader } from '../http/paging.js';
 import type { InteractionService } from './interaction.service.js';
 
 const authenticated = async (request: Parameters<typeof requireAuthenticated>[0]): Promise<void> => {
@@ -91,7 +92,7 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
         response: { 200: Envelope(Type.Array(InteractionSchema)), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { user_id, action_type, max_id, limit = DEFAULT_INTERACTIONS_PAGE } = request.query;
       requireUserAccess(request, user_id, 'read');
       const list = await interactions.list(user_id, {
@@ -99,6 +100,11 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
         ...(max_id !== undefined ? { maxId: max_id } : {}),
         limit,
       });
+      // A full page may have more behind it: rel="next" continues below its oldest entry.
+      const oldest = list.at(-1);
+      if (oldest !== undefined && list.length === limit) {
+        setLinkHeader(reply, request, [{ rel: 'next', query: { ...keptQuery(request, ['max_id']), max_id: oldest.id } }]);
+      }
       return envelope(request, list);
     },
   );

@@ -74,6 +74,10 @@ export function completeOperations(document: OpenapiDocument): void {
   }
 }
 
+function isListSchema(schema: { type?: string; properties?: Record<string, { type?: string }> } | undefined): boolean {
+  return schema?.type === 'array' || schema?.properties?.data?.type === 'array';
+}
+
 function traitsOf(document: OpenapiDocument, path: string, method: string, operation: Operation): OperationTraits {
   // Routes declare `security: []` when public; the rest inherit the document's bearer requirement.
   const security = operation.security ?? document.security ?? [];
@@ -83,8 +87,8 @@ function traitsOf(document: OpenapiDocument, path: string, method: string, opera
     takesInput: (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined,
     takesBody: operation.requestBody !== undefined,
     rateLimited: isRateLimitedPath(path),
-    // Mastodon-shaped lists (a bare array, paged by `limit` and ids) carry `Link` (decisions.md).
-    paged: method === 'get' && operation.responses?.['200']?.content?.['application/json']?.schema?.type === 'array' && query.some((p) => p.name === 'limit'),
+    // Paged lists (a bare Mastodon array, or an envelope whose `data` is an array, bounded by `limit`) carry `Link`.
+    paged: method === 'get' && query.some((p) => p.name === 'limit') && isListSchema(operation.responses?.['200']?.content?.['application/json']?.schema),
   };
 }
 

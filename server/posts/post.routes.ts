@@ -12,7 +12,7 @@ import {
   TrendingQuerySchema,
 } from '../../src/schemas/post.schema.js';
 import { requireScope } from '../plugins/auth.js';
-import { idPageLinks, offsetPageLinks, setLinkHeader } from './paging.js';
+import { idPageLinks, offsetPageLinks, setLinkHeader } from '../http/paging.js';
 import type { PostService } from './post.service.js';
 import { trendingPage, type TrendingService } from './trending.service.js';
 

@@ -12,7 +12,7 @@ import {
   SeamlessItemSchema,
 } from '../../src/schemas/recommendation.schema.js';
 import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
-import { keptQuery, setLinkHeader, type PageLink } from '../posts/paging.js';
+import { keptQuery, setLinkHeader, type PageLink } from '../http/paging.js';
 import {
   encodeRecommendationCursor,
   MAX_RECOMMENDATION_CURSOR_LENGTH,

@@ -23,7 +23,7 @@ interface Document {
   components: { schemas?: Record<string, unknown>; headers?: Record<string, unknown> };
 }
 
-const PAGED_LISTS = ['GET /api/v1/posts', 'GET /api/v1/posts/trending', 'GET /api/v1/recommendations'];
+const PAGED_LISTS = ['GET /api/v1/posts', 'GET /api/v1/posts/trending', 'GET /api/v1/recommendations', 'GET /api/v1/interactions', 'GET /api/v1/analytics/experiments'];
 const COMMON_HEADERS = ['X-Request-ID', 'X-Process-Time', 'X-Service-Version', 'X-API-Version'];
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 

@@ -166,3 +166,30 @@ describe('concurrent interactions (group commit)', () => {
     expect(u3).toEqual([{ kind: 'author', target: 'acc-a3' }, { kind: 'tag', target: 'cats' }]);
   });
 });
+
+describe('GET /api/v1/interactions paging', () => {
+  it('links a full page to the next one (rel="next", max_id), and the last page to none', async () => {
+    for (const n of [1, 2, 3]) for (const action of ['favorite', 'bookmark']) expect((await log('u1', n, action)).statusCode).toBe(201);
+    const headers = await t.userHeaders('u1');
+    const seen: string[] = [];
+    let path: string | undefined = '/api/v1/interactions?user_id=u1&limit=4&utm=x';
+    let pages = 0;
+    while (path !== undefined && pages < 5) {
+      const res = await t.app.inject({ url: path, headers });
+      expect(res.statusCode).toBe(200);
+      seen.push(...(res.json().data as Array<{ id: string }>).map((i) => i.id));
+      pages += 1;
+      const link = res.headers.link as string | undefined;
+      const next = link === undefined ? undefined : /<([^>]*)>; rel="next"/.exec(link)?.[1];
+      if (next !== undefined) {
+        // The route's own parameters only, on the service's base, never the unknown `utm`.
+        expect(next).toMatch(/^http:\/\/localhost\/api\/v1\/interactions\?/);
+        expect(next).not.toContain('utm');
+      }
+      path = next === undefined ? undefined : `${new URL(next).pathname}${new URL(next).search}`;
+    }
+    expect(pages).toBe(2);
+    expect(seen).toHaveLength(6);
+    expect(new Set(seen).size).toBe(6);
+  });
+});

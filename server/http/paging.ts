@@ -5,7 +5,7 @@
  * every value encoded.
  */
 import type { FastifyRequest } from 'fastify';
-import { publicBaseUrl } from '../http/public-url.js';
+import { publicBaseUrl } from './public-url.js';
 
 type QueryValue = string | number | boolean | undefined | readonly (string | number | boolean)[];
 
