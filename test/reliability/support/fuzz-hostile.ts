@@ -16,6 +16,11 @@ export interface HostileCase {
   /** A draft to render, or raw bytes. */
   draft?: Draft;
   raw?: Buffer;
+  /**
+   * Bytes after a complete request (pipelined garbage): the parser's 400 for them may
+   * come before the first request's own answer, whose writes are then legitimate.
+   */
+  pipelined?: boolean;
 }
 
 /** Text of `[[[...]]]` or `{"a":{"a":...}}` nested `depth` deep. */
@@ -117,8 +122,9 @@ function hostileVariants(operation: Operation, draft: Draft, port: number): Lazy
   const requestLine = head.split('\r\n')[0] ?? '';
   const rest = head.split('\r\n').slice(1).join('\r\n');
   const raw =
-    (what: string, text: string): Lazy =>
-    () => ({ what, raw: Buffer.from(text, 'latin1') });
+    (what: string, text: string, pipelined = false): Lazy =>
+    () => ({ what, raw: Buffer.from(text, 'latin1'), ...(pipelined ? { pipelined } : {}) });
+  const chunked = body.length > 0 ? `${Buffer.byteLength(body, 'latin1').toString(16)}\r\n${body}\r\n0\r\n\r\n` : '0\r\n\r\n';
   cases.push(raw('absolute-form target', bytes.replace(` ${rendered.target} `, ` http://127.0.0.1:${port}${rendered.target} `)));
   cases.push(raw('absolute-form target with another host', bytes.replace(` ${rendered.target} `, ` http://evil.example${rendered.target} `)));
   cases.push(raw('HTTP/1.0', bytes.replace(' HTTP/1.1\r\n', ' HTTP/1.0\r\n')));
@@ -133,10 +139,10 @@ function hostileVariants(operation: Operation, draft: Draft, port: number): Lazy
   cases.push(raw('Content-Length: abc', `${requestLine}\r\n${rest.replace(/Content-Length: \d+\r\n/i, '')}\r\nContent-Length: abc\r\n\r\n${body}`));
   cases.push(raw('Content-Length: -1', `${requestLine}\r\n${rest.replace(/Content-Length: \d+\r\n/i, '')}\r\nContent-Length: -1\r\n\r\n${body}`));
   cases.push(raw('two different Content-Lengths', `${requestLine}\r\nContent-Length: 1\r\nContent-Length: 2\r\n${rest.replace(/Content-Length: \d+\r\n/i, '')}\r\n\r\n${body}`));
-  cases.push(raw('Content-Length shorter than the body', `${requestLine}\r\n${rest.replace(/Content-Length: \d+/i, 'Content-Length: 2')}\r\n\r\n${body || '{}xx'}`));
-  cases.push(raw('Content-Length and Transfer-Encoding together', `${requestLine}\r\nTransfer-Encoding: chunked\r\n${rest}\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`));
+  cases.push(raw('Content-Length shorter than the body', `${requestLine}\r\n${rest.replace(/Content-Length: \d+/i, 'Content-Length: 2')}\r\n\r\n${body || '{}xx'}`, true));
+  cases.push(raw('Content-Length and Transfer-Encoding together', `${requestLine}\r\nTransfer-Encoding: chunked\r\n${rest}\r\n\r\n${chunked}`));
   cases.push(raw('a malformed chunk', `${requestLine}\r\nTransfer-Encoding: chunked\r\n${rest.replace(/Content-Length: \d+\r\n/i, '')}\r\n\r\nzz\r\n${body}\r\n0\r\n\r\n`));
-  cases.push(raw('a well-formed chunked body', `${requestLine}\r\nTransfer-Encoding: chunked\r\n${rest.replace(/Content-Length: \d+\r\n/i, '')}\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`));
+  cases.push(raw('a well-formed chunked body', `${requestLine}\r\nTransfer-Encoding: chunked\r\n${rest.replace(/Content-Length: \d+\r\n/i, '')}\r\n\r\n${chunked}`));
   cases.push(raw('Transfer-Encoding: gzip, chunked', `${requestLine}\r\nTransfer-Encoding: gzip, chunked\r\n${rest.replace(/Content-Length: \d+\r\n/i, '')}\r\n\r\n0\r\n\r\n`));
   cases.push(raw('a 20 KB target', bytes.replace(` ${rendered.target} `, ` ${rendered.target}${rendered.target.includes('?') ? '&' : '?'}pad=${'a'.repeat(20_000)} `)));
   cases.push(raw('no Host header', bytes.replace(/Host: [^\r]*\r\n/i, '')));

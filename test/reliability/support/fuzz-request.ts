@@ -33,6 +33,8 @@ export interface FuzzCase {
   what: string;
   /** The request, or raw bytes for cases below HTTP's grammar. */
   request: RawRequest | Buffer;
+  /** Garbage follows a complete request: its writes may be legitimate whatever the first answer. */
+  pipelined?: boolean;
 }
 
 export interface FuzzTokens {
