@@ -114,12 +114,11 @@ describe('variant ranges', () => {
     expect(enrolled / 2000).toBeLessThan(0.35);
   });
 
-  it('createAssigner agrees with assignVariant and buckets a million users quickly', () => {
+  // Its speed (a million users) is a benchmark figure, not a test: bench/cli/in-process-1m.js.
+  it('createAssigner agrees with assignVariant, numeric ids as their text', () => {
     const assign = createAssigner(5, variants, 80);
     for (let i = 0; i < 1000; i++) expect(assign(`u${i}`)).toEqual(assignVariant(`u${i}`, 5, variants, 80));
     const fast = createAssigner(5, variants);
-    const started = Date.now();
-    for (let i = 0; i < 1_000_000; i++) fast(i);
-    expect(Date.now() - started).toBeLessThan(5000);
+    for (let i = 0; i < 1000; i++) expect(fast(i)).toEqual(assignVariant(String(i), 5, variants));
   });
 });

@@ -124,7 +124,8 @@ describe('per-user CSV', () => {
     expect(error.message.startsWith(`u.csv:${line}:${column}: `)).toBe(true);
   });
 
-  it('streams a million rows in well under three seconds (chunked input, bounded memory)', async () => {
+  // How fast is a benchmark figure, not a test: bench/cli/in-process-1m.js.
+  it('streams a million rows from chunked input', async () => {
     const random = seededRandom(1);
     const block = Array.from({ length: 1000 }, (_, i) => {
       const impressions = Math.floor(random() * 30);
@@ -135,12 +136,9 @@ describe('per-user CSV', () => {
       yield `${USER_CSV_HEADER}\n`;
       for (let i = 0; i < 1000; i++) yield block;
     }
-    const started = Date.now();
     const parsed = await parseChunks(chunks(), createUserCsvParser('big.csv', { variants: ['control', 'treatment'] }));
-    const seconds = (Date.now() - started) / 1000;
     expect(parsed.users).toBe(1_000_000);
     expect(parsed.accumulators.get('control')?.users).toBe(500_000);
-    expect(seconds).toBeLessThan(3);
   });
 
   it('splits chunks into lines wherever the chunk boundaries fall', async () => {
