@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ServiceTokenVerifier } from '../../../server/auth/service-token-verifier.js';
+import { insertToken } from '../../../server/auth/token.repository.js';
 import { createToken, hashToken } from '../../../server/auth/token.service.js';
 import { openSqlite } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
@@ -45,7 +46,17 @@ describe('ServiceTokenVerifier', () => {
     expect(await verifier.verify(token, now)).toBeUndefined();
     expect(await verifier.verify('rsv_unknown', now)).toBeUndefined();
     expect(await verifier.verify('not-a-service-token', now)).toBeUndefined();
-    expect(hashToken(token)).not.toBe(token);
+    await database.close();
+  });
+
+  it('knows a token only by its hash: the stored row holds the hash, and a secret stored in clear is refused', async () => {
+    const { database, verifier, token, info } = await setUp();
+    const row = await database.db.selectFrom('tokens').selectAll().where('id', '=', info.id).executeTakeFirstOrThrow();
+    expect(row.token_hash).toBe(hashToken(token));
+    expect(Object.values(row)).not.toContain(token);
+    const inClear = 'rsv_stored-in-clear';
+    await insertToken(database.db, { ...row, id: 'in-clear', token_hash: inClear });
+    expect(await verifier.verify(inClear)).toBeUndefined();
     await database.close();
   });
 
@@ -53,6 +64,14 @@ describe('ServiceTokenVerifier', () => {
     const { database, verifier } = await setUp();
     const later = await createToken(database.db, { scopes: ['admin'], tier: 'authenticated', userId: null, ttlSeconds: null });
     expect((await verifier.verify(later.token))?.scopes.has('admin')).toBe(true);
+
+    // A miss first, then the row appears through this connection (which does not empty the
+    // cache): found at once only because the miss was not cached.
+    const token = 'rsv_created-after-a-miss';
+    expect(await verifier.verify(token)).toBeUndefined();
+    const row = await database.db.selectFrom('tokens').selectAll().where('token_hash', '=', hashToken(later.token)).executeTakeFirstOrThrow();
+    await insertToken(database.db, { ...row, id: 'after-a-miss', token_hash: hashToken(token), user_id: 'carol' });
+    expect((await verifier.verify(token))?.userId).toBe('carol');
     await database.close();
   });
 
