@@ -17,7 +17,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'recsvc');
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 // BENCH_ONLY=interactions|recommendations runs one part (the warm-up always runs, so
-// interactions update in-memory profiles as they would after the full sequence).
+// interactions update in-memory profiles as they would after the full sequence);
+// BENCH_ONLY=first runs only the warm-up (the first request of every user).
 const only = process.env.BENCH_ONLY ?? '';
 const sizes = { posts: 10_000, interactions: 200_000, users: 5_000, authors: 500 };
 
@@ -132,14 +133,14 @@ try {
   let next = 0;
   const everyUser = () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=user${1 + (next++ % sizes.users)}&limit=20` });
   await run('recommendations_first_request_per_user', base, 10, token, everyUser, sizes.users);
-  if (only !== 'interactions') {
+  if (only !== 'interactions' && only !== 'first') {
     // Let the warm-up's cached lists (30 s) expire: the measured runs then mix cache misses
     // (full ranking) and the hits of users drawn again within 30 s, as live traffic would.
     await new Promise((r) => setTimeout(r, Number(process.env.BENCH_SETTLE_MS ?? 31_000)));
     await run('recommendations', base, 10, token, recommendations);
     await run('recommendations', base, 50, token, recommendations);
   }
-  if (only !== 'recommendations') {
+  if (only !== 'recommendations' && only !== 'first') {
     // Warm-up of the write path (JIT, first touches of the index pages), reported but not a
     // measured run: the first seconds of writes after the recommendation runs are slower.
     await run('interactions_warmup', base, 10, token, interaction, 5_000);

@@ -2,7 +2,7 @@
  * The per-feature formulas, each mapping to [0, 1] (user affinities are time-decayed
  * sums: decayed-sums.ts).
  */
-import type { RankablePost } from './ranking.types.js';
+import type { PostCounts } from './ranking.types.js';
 
 /**
  * Affinity at which a known author's feature reaches 0.5 + 0.5·tanh(1) ≈ 0.88: about
@@ -29,10 +29,23 @@ export function recencyFeature(ageMs: number, halfLifeHours: number): number {
 }
 
 /**
- * Raw engagement log1p(favourites + 2·reblogs + replies): a reblog counts double because
- * it spreads the post. The feature is this divided by the candidate set's maximum.
+ * How much each counter weighs in a post's engagement: a reblog counts double because it
+ * spreads the post. The one definition, read by the ranking, trending and the SQL that
+ * picks the most engaging posts for the pool.
  */
-export function engagementLog(post: Pick<RankablePost, 'favourites' | 'reblogs' | 'replies'>): number {
+export const ENGAGEMENT_WEIGHTS: Readonly<Record<keyof PostCounts, number>> = { favourites: 1, reblogs: 2, replies: 1 };
+
+/** engagement = favourites + 2·reblogs + replies (ENGAGEMENT_WEIGHTS), negative or non-finite counters as 0. */
+export function engagementScore(post: PostCounts): number {
   const nonNegative = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0);
-  return Math.log1p(nonNegative(post.favourites) + 2 * nonNegative(post.reblogs) + nonNegative(post.replies));
+  return (
+    ENGAGEMENT_WEIGHTS.favourites * nonNegative(post.favourites) +
+    ENGAGEMENT_WEIGHTS.reblogs * nonNegative(post.reblogs) +
+    ENGAGEMENT_WEIGHTS.replies * nonNegative(post.replies)
+  );
+}
+
+/** Raw engagement log1p(engagementScore): the feature is this divided by the candidate set's maximum. */
+export function engagementLog(post: PostCounts): number {
+  return Math.log1p(engagementScore(post));
 }

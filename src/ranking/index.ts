@@ -4,11 +4,13 @@
  */
 export * from './ranking.types.js';
 export { effectiveWeights } from './weights.js';
-export { htmlToText, tokenize, termCounts, tagTerm, TAG_TERM_WEIGHT } from './text.js';
+export { htmlToText, normaliseTag, tokenize, termCounts, tagTerm, TAG_TERM_WEIGHT } from './text.js';
 export {
   authorPreferenceFeature,
   recencyFeature,
   engagementLog,
+  engagementScore,
+  ENGAGEMENT_WEIGHTS,
   AUTHOR_AFFINITY_SCALE,
   AFFINITY_HALF_LIFE_DAYS,
   AFFINITY_HALF_LIFE_MS,
@@ -19,10 +21,18 @@ export {
   primaryLanguage,
   type CandidateIndexOptions,
 } from './candidate-index.js';
-export type { TrendingTag } from './trending.js';
+export {
+  computeTrendingPosts,
+  TRENDING_HALF_LIFE_HOURS,
+  TRENDING_WINDOW_HOURS,
+  type TrendCandidate,
+  type TrendingTag,
+} from './trending.js';
 export {
   applyFeedback,
   applyInteraction,
+  applySignal,
+  buildProfileFromAffinities,
   buildUserProfile,
   emptyProfile,
   isColdStart,
@@ -37,4 +47,4 @@ export {
 export { FAVOURED_AUTHOR_AFFINITY, FAVOURED_TAG_INTEREST } from './user-context.js';
 export { rankCandidates, COLD_START_WEIGHTS } from './rank.js';
 export { explainRanking, featureLifts, type Reason, type ReasonContext } from './reasons.js';
-export { injectionRatio, planSeamlessInsertions, DEFAULT_INJECTION_RATIO, ENGAGED_INJECTION_RATIO } from './seamless.js';
+export { planSeamlessInsertions, DEFAULT_INJECTION_RATIO } from './seamless.js';

@@ -11,9 +11,12 @@ import type {
   ProfileFeedback,
   ProfileInteraction,
   RankablePost,
+  StoredAffinity,
   UserPreferences,
+  UserSignal,
 } from './ranking.types.js';
 import { DEFAULT_PREFERENCES } from './ranking.types.js';
+import { normaliseTag } from './text.js';
 
 /** What the profile needs from the index: TF-IDF vectors with the pool's idf. */
 export interface TermWeigher {
@@ -119,10 +122,44 @@ export function applyFeedback(profile: UserProfile, feedback: ProfileFeedback, w
   profile.signals += 1;
 }
 
+/** Applies one announced change of a user's signals (see UserSignal). */
+export function applySignal(profile: UserProfile, change: UserSignal, weigher: TermWeigher): void {
+  if (change.kind === 'interaction') applyInteraction(profile, change.interaction, weigher, change.undo === true ? 'undo' : 'add');
+  else if (change.kind === 'feedback') applyFeedback(profile, change.feedback, weigher);
+  else setPreferences(profile, change.preferences);
+}
+
+/**
+ * Builds a profile whose author and tag affinities come from the stored affinities (one
+ * row per author or tag, kept by every interaction, undo and feedback) instead of replaying
+ * each event; the interest vector and the seen posts still replay the history, because
+ * they need each post's terms and id. `signals` is the number of live events.
+ */
+export function buildProfileFromAffinities(
+  input: UserProfileInput & { readonly affinities: Iterable<StoredAffinity>; readonly signals: number },
+  weigher: TermWeigher,
+): UserProfile {
+  const profile = emptyProfile(input.userId, input.accountId ?? null);
+  if (input.preferences !== undefined) setPreferences(profile, input.preferences);
+  for (const a of input.affinities) {
+    if (a.kind === 'author') profile.authorAffinity.add(a.target, a.score, a.asOfMs);
+    else profile.tagAffinity.add(normaliseTag(a.target), a.score, a.asOfMs);
+  }
+  for (const i of input.interactions ?? []) {
+    learnInterest(profile, i.post, INTERACTION_STRENGTH[i.action], i.createdAtMs, weigher);
+    markSeen(profile, i.post.id, 1);
+  }
+  for (const f of input.feedback ?? []) {
+    learnInterest(profile, f.post, FEEDBACK_STRENGTH[f.feedback], f.createdAtMs, weigher);
+    markSeen(profile, f.post.id, 1);
+  }
+  profile.signals = input.signals;
+  return profile;
+}
+
 /** Replaces the explicit preferences (missing fields keep their current value). */
 export function setPreferences(profile: UserProfile, preferences: Partial<UserPreferences>): void {
-  const lower = (xs: readonly string[] | undefined): string[] | undefined =>
-    xs?.map((x) => x.toLowerCase().replace(/^#/, ''));
+  const lower = (xs: readonly string[] | undefined): string[] | undefined => xs?.map(normaliseTag);
   profile.preferences = {
     ...profile.preferences,
     ...preferences,
@@ -163,9 +200,13 @@ export function decayedSnapshot(profile: UserProfile, nowMs: number): DecayedSna
 }
 
 function learn(profile: UserProfile, post: EngagedPost, amount: number, atMs: number, weigher: TermWeigher): void {
-  profile.snapshot = undefined;
   profile.authorAffinity.add(post.accountId, amount, atMs);
-  for (const tag of new Set(post.tags)) profile.tagAffinity.add(tag.toLowerCase(), amount, atMs);
+  for (const tag of new Set(post.tags)) profile.tagAffinity.add(normaliseTag(tag), amount, atMs);
+  learnInterest(profile, post, amount, atMs, weigher);
+}
+
+function learnInterest(profile: UserProfile, post: EngagedPost, amount: number, atMs: number, weigher: TermWeigher): void {
+  profile.snapshot = undefined;
   const terms = weigher.termVector(post);
   for (const [term, weight] of terms) terms.set(term, amount * weight);
   profile.interest.addAll(terms, atMs);

@@ -135,3 +135,20 @@ export const DEFAULT_PREFERENCES: UserPreferences = {
   languages: [],
   includeReblogs: true,
 };
+
+/** A post's public counters, as the ranking reads them. */
+export type PostCounts = Pick<RankablePost, 'favourites' | 'reblogs' | 'replies'>;
+
+/** A change to one user's signals, as data (it may travel between instances). */
+export type UserSignal =
+  | { readonly kind: 'interaction'; readonly interaction: ProfileInteraction; readonly undo?: boolean }
+  | { readonly kind: 'feedback'; readonly feedback: ProfileFeedback }
+  | { readonly kind: 'preferences'; readonly preferences: Partial<UserPreferences> };
+
+/** A stored, time-decayed affinity of a user to an author or a tag: `score` as of `asOfMs`. */
+export interface StoredAffinity {
+  readonly kind: 'author' | 'tag';
+  readonly target: string;
+  readonly score: number;
+  readonly asOfMs: number;
+}

@@ -6,14 +6,6 @@
 /** The share of a page given to recommendations for ordinary users (decisions.md). */
 export const DEFAULT_INJECTION_RATIO = 0.3;
 
-/** The share for users who engage with more than 70% of what they see. */
-export const ENGAGED_INJECTION_RATIO = 0.4;
-
-/** Injection ratio for a user's engagement rate: 0.4 above 0.7, else 0.3 (decisions.md). */
-export function injectionRatio(engagementRate: number): number {
-  return engagementRate > 0.7 ? ENGAGED_INJECTION_RATIO : DEFAULT_INJECTION_RATIO;
-}
-
 /**
  * Insertion points for recommendations in a timeline of `timelineLength` statuses.
  *

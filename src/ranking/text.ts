@@ -3,6 +3,7 @@
  * terms make up the TF-IDF vectors. Tags become terms of their own (`#tag`), counted
  * more than words because an author chose them to say what the post is about.
  */
+import { decodeHTML } from 'entities';
 
 /** How much one tag counts against one occurrence of a word. */
 export const TAG_TERM_WEIGHT = 3;
@@ -19,30 +20,21 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
 /**
  * Plain text of a Mastodon status' HTML: block ends and `<br>` become newlines, other
- * tags are dropped, the common entities and numeric character references are decoded.
+ * tags are dropped, and character references are decoded by the `entities` package
+ * (all of HTML5's named references, such as `&eacute;`, not only a handful), after the
+ * tags are gone so that an escaped `&lt;p&gt;` stays text. No-break spaces count as spaces.
  */
 export function htmlToText(html: string): string {
-  return html
+  const withoutTags = html
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/(p|div|li|blockquote|h[1-6])>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, name: string) => {
-      const lower = name.toLowerCase();
-      if (lower.startsWith('#x')) return safeCodePoint(Number.parseInt(lower.slice(2), 16), whole);
-      if (lower.startsWith('#')) return safeCodePoint(Number.parseInt(lower.slice(1), 10), whole);
-      return ENTITIES[lower] ?? whole;
-    })
-    .replace(/[ \t]+/g, ' ')
+    .replace(/<[^>]*>/g, '');
+  return decodeHTML(withoutTags)
+    .replace(/[ \t\u00a0]+/g, ' ')
     .replace(/ *\n */g, '\n')
     .trim();
-}
-
-function safeCodePoint(code: number, fallback: string): string {
-  return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : fallback;
 }
 
 /** Lowercase words of at least 3 letters or digits, without stop words or bare numbers. */
@@ -66,7 +58,12 @@ export function termCounts(text: string, tags: readonly string[]): Map<string, n
   return counts;
 }
 
-/** The vocabulary term of a tag: `#` plus the lowercase tag, so it never collides with a word. */
+/** A tag as stored and compared everywhere: trimmed, without a leading `#`, lowercase. */
+export function normaliseTag(tag: string): string {
+  return tag.trim().replace(/^#/, '').toLowerCase();
+}
+
+/** The vocabulary term of a tag: `#` plus the normalised tag, so it never collides with a word. */
 export function tagTerm(tag: string): string {
-  return `#${tag.toLowerCase().replace(/^#/, '')}`;
+  return `#${normaliseTag(tag)}`;
 }

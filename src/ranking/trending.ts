@@ -1,7 +1,10 @@
 /**
- * Trending tags: the tags carried by the most pooled posts in a recent window. They
- * drive the `TRENDING_TAG` reason and the cold-start ranking.
+ * What "trending" means, once: trending tags (the tags carried by the most pooled posts in
+ * a recent window; they drive the `TRENDING_TAG` reason and the cold-start ranking) and
+ * trending posts (engagement decayed with age; the trending endpoint).
  */
+import { engagementScore } from './features.js';
+import type { PostCounts } from './ranking.types.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /** A trending tag, with the number of window posts carrying it. */
@@ -41,4 +44,31 @@ export function computeTrending(
   }
   tags.sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
   return tags.slice(0, topK);
+}
+
+/** A post's trend halves every 12 hours. */
+export const TRENDING_HALF_LIFE_HOURS = 12;
+/** Only posts of the last three days can trend. */
+export const TRENDING_WINDOW_HOURS = 72;
+
+/** A post as trending posts read it. */
+export interface TrendCandidate extends PostCounts {
+  readonly id: string;
+  readonly createdAtMs: number;
+}
+
+/**
+ * Trending posts: trend_score = engagementScore · 2^(−age_hours / TRENDING_HALF_LIFE_HOURS),
+ * the `size` highest first (ties: newer id first), posts scoring 0 left out. The caller
+ * passes the original public posts of the last TRENDING_WINDOW_HOURS.
+ */
+export function computeTrendingPosts(posts: Iterable<TrendCandidate>, nowMs: number, size: number): { id: string; score: number }[] {
+  const scored: { id: string; score: number }[] = [];
+  for (const post of posts) {
+    const ageHours = Math.max(0, nowMs - post.createdAtMs) / 3_600_000;
+    const score = engagementScore(post) * Math.pow(2, -ageHours / TRENDING_HALF_LIFE_HOURS);
+    if (score > 0) scored.push({ id: post.id, score });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : -1));
+  return scored.slice(0, size);
 }

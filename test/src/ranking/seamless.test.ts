@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { injectionRatio, planSeamlessInsertions } from '../../../src/ranking/index.js';
+import { planSeamlessInsertions } from '../../../src/ranking/index.js';
 
 describe('planSeamlessInsertions', () => {
   it('spreads about 0.3 of the timeline evenly, never at the top', () => {
@@ -35,13 +35,5 @@ describe('planSeamlessInsertions', () => {
         });
       }),
     );
-  });
-});
-
-describe('injectionRatio', () => {
-  it('is 0.4 only for engagement rates above 0.7', () => {
-    expect(injectionRatio(0)).toBe(0.3);
-    expect(injectionRatio(0.7)).toBe(0.3);
-    expect(injectionRatio(0.71)).toBe(0.4);
   });
 });
