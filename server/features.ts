@@ -7,16 +7,20 @@ import type { AppContext } from './app.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
 import { registerAnalytics } from './analytics/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
+import { candidatePosts } from './posts/post.service.js';
 import { registerPosts } from './posts/posts.feature.js';
-import { loadRankingState } from './recommendations/ranking-state.js';
+import { loadRankingState } from './ranking-state/ranking-state.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
 
 /** Registers every feature's routes and agents. */
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
-  const ranking = await loadRankingState(context.database.db);
+  // The one owner of the in-memory ranking state; features announce their writes to it.
+  const db = context.database.db;
+  const ranking = await loadRankingState((limits) => candidatePosts(db, limits));
+  context.metrics.watchCaches(() => ranking.cacheSizes());
   const { posts } = await registerPosts(app, context, ranking);
-  await registerInteractions(app, context, { ranking, posts });
+  const interactions = await registerInteractions(app, context, { ranking, posts });
   const { rankingPolicy } = await registerExperiments(app, context);
   await registerAnalytics(app, context);
-  await registerRecommendations(app, context, { ranking, posts, policy: rankingPolicy });
+  await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
 }

@@ -8,7 +8,7 @@ import { AFFINITY_HALF_LIFE_MS, INTERACTION_STRENGTH } from '../../src/ranking/i
 import { bulkInsert, withBulkLoadCache } from '../db/bulk-insert.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { sortKeyOf } from '../posts/post-ids.js';
-import { countPosts } from '../posts/post.repository.js';
+import { hasPosts } from '../posts/post.service.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoData, type DemoSizes } from './demo-generator.js';
 
 export { DEFAULT_DEMO_SIZES, type DemoSizes } from './demo-generator.js';
@@ -24,7 +24,7 @@ export interface DemoSeedResult {
 
 /** Seeds the deterministic demo data set when the database holds no posts yet. */
 export async function seedDemoIfEmpty(database: DatabaseHandle, log: (message: string) => void): Promise<void> {
-  if ((await countPosts(database.db)) > 0) {
+  if (await hasPosts(database.db)) {
     log('demo data: the database already has posts; nothing seeded');
     return;
   }

@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { asFloat, greatest, power } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
-import type { InteractionsTable } from './interactions.tables.js';
+import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
 
 export type InteractionRow = Selectable<InteractionsTable>;
 
@@ -95,10 +95,9 @@ export async function allUserInteractions(
     .execute();
 }
 
-/** Which of `postIds` the user favourited, reblogged or bookmarked. */
-export async function userActionsOn(db: Kysely<Database>, userId: string, postIds: readonly string[]): Promise<Pick<InteractionRow, 'post_id' | 'action_type'>[]> {
-  if (postIds.length === 0) return [];
-  return db.selectFrom('interactions').select(['post_id', 'action_type']).where('user_id', '=', userId).where('post_id', 'in', postIds).execute();
+/** A user's stored affinities (one indexed read: the table is clustered by user). */
+export async function userAffinities(db: Kysely<Database>, userId: string): Promise<Selectable<UserAffinitiesTable>[]> {
+  return db.selectFrom('user_affinities').selectAll().where('user_id', '=', userId).execute();
 }
 
 export interface AffinityChange {

@@ -10,20 +10,16 @@ import {
   InteractionUndoSchema,
   PostCountsSchema,
 } from '../../src/schemas/interaction.schema.js';
-import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
+import { authorizeUser } from '../plugins/access.js';
 import { envelope } from '../http/envelope.js';
 import { keptQuery, setLinkHeader } from '../http/paging.js';
 import type { InteractionService } from './interaction.service.js';
-
-const authenticated = async (request: Parameters<typeof requireAuthenticated>[0]): Promise<void> => {
-  requireAuthenticated(request);
-};
 
 export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: InteractionService }> = async (app, { interactions }) => {
   app.post(
     '/api/v1/interactions',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'write', user: 'body.user_id' } },
       schema: {
         tags: ['interactions'],
         summary: 'Log an interaction (idempotent per user, post and action: 201 when new, 200 when it existed)',
@@ -34,7 +30,6 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
     },
     async (request, reply) => {
       const body = request.body;
-      requireUserAccess(request, body.user_id, 'write');
       const { interaction, created } = await interactions.record({
         userId: body.user_id,
         postId: body.post_id,
@@ -48,7 +43,7 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
   app.post(
     '/api/v1/interactions/undo',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'write', user: 'body.user_id' } },
       schema: {
         tags: ['interactions'],
         summary: 'Undo an interaction (unfavourite, unreblog, unbookmark): its effect on counts and ranking goes too',
@@ -59,7 +54,6 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
     },
     async (request) => {
       const { user_id, post_id, action_type } = request.body;
-      requireUserAccess(request, user_id, 'write');
       return envelope(request, await interactions.undo(user_id, post_id, action_type));
     },
   );
@@ -67,7 +61,8 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
   app.delete(
     '/api/v1/interactions/:id',
     {
-      onRequest: authenticated,
+      // The owner is known once the interaction is loaded: the service hands it to authorizeUser.
+      config: { access: { scope: 'write', user: 'resource' } },
       schema: {
         tags: ['interactions'],
         summary: 'Undo an interaction by id',
@@ -77,13 +72,13 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
       },
     },
     async (request) =>
-      envelope(request, await interactions.undoById(request.params.id, (userId) => requireUserAccess(request, userId, 'write'))),
+      envelope(request, await interactions.undoById(request.params.id, (userId) => authorizeUser(request, userId))),
   );
 
   app.get(
     '/api/v1/interactions',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'read', user: 'query.user_id' } },
       schema: {
         tags: ['interactions'],
         summary: "A user's interactions, newest first (own only, or admin)",
@@ -94,7 +89,6 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
     },
     async (request, reply) => {
       const { user_id, action_type, max_id, limit = DEFAULT_INTERACTIONS_PAGE } = request.query;
-      requireUserAccess(request, user_id, 'read');
       const list = await interactions.list(user_id, {
         ...(action_type !== undefined ? { actionType: action_type } : {}),
         ...(max_id !== undefined ? { maxId: max_id } : {}),
@@ -112,11 +106,11 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
   app.get(
     '/api/v1/interactions/counts/:post_id',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['interactions'],
         summary: "A post's favourite, reblog, reply and bookmark counts",
         operationId: 'getPostCounts',
-        security: [],
         params: Type.Object({ post_id: Type.String({ maxLength: 64 }) }),
         response: { 200: Envelope(PostCountsSchema), ...errorResponses(404) },
       },

@@ -1,10 +1,18 @@
 /**
  * Interactions: one transaction records the interaction (idempotent per user, post and
- * action), moves the post's counters and the user's stored affinities; after the commit
- * the in-memory pool, status cache and the user's profile follow.
+ * action), moves the post's counters (through the posts service) and the user's stored
+ * affinities; after the commit it announces the new counts and the user's signal to the
+ * ranking state, which updates the pool, the status caches and the profile.
  */
 import type { Kysely } from 'kysely';
-import { AFFINITY_HALF_LIFE_MS, applyInteraction, INTERACTION_STRENGTH, type EngagedPost, type InteractionAction } from '../../src/ranking/index.js';
+import {
+  AFFINITY_HALF_LIFE_MS,
+  INTERACTION_STRENGTH,
+  type EngagedPost,
+  type InteractionAction,
+  type ProfileInteraction,
+  type StoredAffinity,
+} from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
 import { CONTEXT_BOUNDS, parseWithinBounds, stringifyWithinBounds } from '../../src/schemas/bounded-json.js';
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
@@ -12,13 +20,12 @@ import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
 import { generatePostId } from '../posts/post-ids.js';
 import { toEngagedPost } from '../posts/post.mapper.js';
-import { adjustPostCounts, findPostCounts, type CountDeltas } from '../posts/post.repository.js';
-import type { PostService } from '../posts/post.service.js';
-import type { RankingState } from '../recommendations/ranking-state.js';
+import type { AdjustedPostRow, CountDeltas, PostService } from '../posts/post.service.js';
+import type { RankingEvents } from '../ranking-state/ranking-events.js';
 import * as repo from './interaction.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
-export function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange[] {
+function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange[] {
   return [
     { kind: 'author', target: post.accountId, amount },
     ...[...new Set(post.tags)].map((tag) => ({ kind: 'tag' as const, target: tag, amount })),
@@ -40,7 +47,7 @@ export class InteractionService {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly state: RankingState,
+    private readonly state: RankingEvents,
     private readonly posts: PostService,
   ) {
     this.writes = new BatchedTransactionRunner(db);
@@ -70,7 +77,7 @@ export class InteractionService {
         const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
         return { created: false as const, existing };
       }
-      const adjusted = await adjustPostCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
+      const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
       if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
       const post = toEngagedPost(adjusted);
       await repo.addAffinities(trx, input.userId, affinityChanges(post, INTERACTION_STRENGTH[input.actionType]), nowMs, AFFINITY_HALF_LIFE_MS);
@@ -79,9 +86,7 @@ export class InteractionService {
     if (!outcome.created) {
       return { interaction: toInteraction(outcome.existing ?? row), created: false };
     }
-    this.afterChange(input.userId, outcome.post, outcome.counts, (profile) =>
-      applyInteraction(profile, { post: outcome.post, action: input.actionType, createdAtMs: nowMs }, this.state.index),
-    );
+    this.announce(input.userId, outcome.counts, { post: outcome.post, action: input.actionType, createdAtMs: nowMs }, false);
     return { interaction: toInteraction(row), created: true };
   }
 
@@ -107,41 +112,51 @@ export class InteractionService {
 
   /** A post's counters; NotFoundError when the post does not exist. */
   async counts(postId: string): Promise<PostCounts> {
-    const counts = await findPostCounts(this.db, postId);
-    if (!counts) throw new NotFoundError(`No post with id ${postId}`);
-    return { post_id: postId, ...counts };
+    return { post_id: postId, ...(await this.posts.counts(postId)) };
+  }
+
+  /** A user's live interactions, oldest first (for building a profile). */
+  async history(userId: string): Promise<{ postId: string; action: InteractionAction; createdAtMs: number }[]> {
+    return (await repo.allUserInteractions(this.db, userId)).map((row) => ({
+      postId: row.post_id,
+      action: row.action_type as InteractionAction,
+      createdAtMs: row.created_at_ms,
+    }));
+  }
+
+  /** A user's stored author and tag affinities (kept by every interaction, undo and feedback). */
+  async affinities(userId: string): Promise<StoredAffinity[]> {
+    return (await repo.userAffinities(this.db, userId)).map((row) => ({
+      kind: row.kind === 'author' ? 'author' : 'tag',
+      target: row.target,
+      score: row.score,
+      asOfMs: row.as_of_ms,
+    }));
+  }
+
+  /** Adds a signal of `amount` about `post` to the user's stored affinities, inside the caller's transaction (feedback). */
+  async addSignalAffinities(trx: Kysely<Database>, userId: string, post: EngagedPost, amount: number, atMs: number): Promise<void> {
+    await repo.addAffinities(trx, userId, affinityChanges(post, amount), atMs, AFFINITY_HALF_LIFE_MS);
   }
 
   private async undoRow(row: repo.InteractionRow): Promise<Interaction> {
     const action = row.action_type as InteractionAction;
     const outcome = await this.writes.run(async (trx) => {
       if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
-      const counts = await adjustPostCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
+      const counts = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
       if (!counts) return undefined;
       const post = toEngagedPost(counts);
       await repo.addAffinities(trx, row.user_id, affinityChanges(post, -INTERACTION_STRENGTH[action]), row.created_at_ms, AFFINITY_HALF_LIFE_MS);
       return { post, counts };
     });
-    if (outcome) {
-      this.afterChange(row.user_id, outcome.post, outcome.counts, (profile) =>
-        applyInteraction(profile, { post: outcome.post, action, createdAtMs: row.created_at_ms }, this.state.index, 'undo'),
-      );
-    }
+    if (outcome) this.announce(row.user_id, outcome.counts, { post: outcome.post, action, createdAtMs: row.created_at_ms }, true);
     return toInteraction(row);
   }
 
-  private afterChange(
-    userId: string,
-    post: EngagedPost,
-    counts: { favourites_count: number; reblogs_count: number; replies_count: number } | undefined,
-    update: Parameters<RankingState['userChanged']>[1],
-  ): void {
-    if (counts) {
-      const c = { favourites: counts.favourites_count, reblogs: counts.reblogs_count, replies: counts.replies_count };
-      this.state.countsChanged(post.id, c);
-      this.posts.countsChanged(post.id, c);
-    }
-    this.state.userChanged(userId, update);
+  /** After the commit: the post's new counts and the user's signal, as events. */
+  private announce(userId: string, counts: AdjustedPostRow, interaction: ProfileInteraction, undo: boolean): void {
+    this.state.postCountsChanged(counts.id, { favourites: counts.favourites_count, reblogs: counts.reblogs_count, replies: counts.replies_count });
+    this.state.userSignalsChanged(userId, { kind: 'interaction', interaction, ...(undo ? { undo: true } : {}) });
   }
 }
 

@@ -22,6 +22,16 @@ export interface ServiceMetrics {
   recordCacheLookup(cacheType: string, hit: boolean): void;
   /** Notes that a user was active now (for service_active_users). */
   touchUser(userKey: string, nowMs?: number): void;
+  /** Reports these caches' sizes as service_cache_entries{cache} and service_cache_bytes{cache}, read at each scrape. */
+  watchCaches(sizes: () => readonly CacheSizeReading[]): void;
+}
+
+/** One in-memory cache's size at a scrape. */
+export interface CacheSizeReading {
+  cache: string;
+  entries: number;
+  /** Bytes (characters for string caches), for caches bounded by size. */
+  bytes?: number;
 }
 
 /** Users seen within this window count as active. */
@@ -42,6 +52,28 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
       const cutoff = Date.now() - ACTIVE_WINDOW_MS;
       for (const [key, at] of lastSeen) if (at < cutoff) lastSeen.delete(key);
       this.set(lastSeen.size);
+    },
+  });
+  const cacheWatchers: (() => readonly CacheSizeReading[])[] = [];
+  const readings = (): CacheSizeReading[] => cacheWatchers.flatMap((read) => read());
+  new Gauge({
+    name: 'service_cache_entries',
+    help: 'Entries held by each in-memory cache (the candidate pool, its vocabulary, profiles, result lists, statuses)',
+    labelNames: ['cache'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of readings()) this.set({ cache: r.cache }, r.entries);
+    },
+  });
+  new Gauge({
+    name: 'service_cache_bytes',
+    help: 'Size of each in-memory cache bounded by size (bytes; characters for string caches)',
+    labelNames: ['cache'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of readings()) if (r.bytes !== undefined) this.set({ cache: r.cache }, r.bytes);
     },
   });
   const cacheHitRatio = new Gauge({
@@ -114,6 +146,9 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     },
     touchUser(userKey, nowMs = Date.now()) {
       lastSeen.set(userKey, nowMs);
+    },
+    watchCaches(sizes) {
+      cacheWatchers.push(sizes);
     },
   };
 }

@@ -3,7 +3,7 @@
  * ranking engine's RankablePost.
  */
 import type { Insertable } from 'kysely';
-import { htmlToText, type EngagedPost, type RankablePost } from '../../src/ranking/index.js';
+import { htmlToText, normaliseTag, type EngagedPost, type RankablePost } from '../../src/ranking/index.js';
 import { parseWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import { generatePostId, sortKeyOf } from './post-ids.js';
@@ -15,10 +15,6 @@ export function isoMs(value: string | number): string {
   return new Date(value).toISOString();
 }
 
-/** A tag as stored: lowercase, no leading `#`, only word characters. */
-export function normaliseTag(tag: string): string {
-  return tag.replace(/^#/, '').trim().toLowerCase();
-}
 
 function origin(url: string | undefined): string {
   try {

@@ -1,5 +1,6 @@
 /** SQL for accounts, posts and their tags. */
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { ENGAGEMENT_WEIGHTS } from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
 import { greatest } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
@@ -134,7 +135,15 @@ export async function loadCandidateRows(db: Kysely<Database>, recent: number, po
   const newest = await rankable(db).where('posts.visibility', 'in', ['public', 'unlisted']).orderBy('posts.created_at_ms', 'desc').limit(recent).execute();
   const engaging = await rankable(db)
     .where('posts.visibility', 'in', ['public', 'unlisted'])
-    .orderBy((eb) => eb(eb('posts.favourites_count', '+', eb('posts.reblogs_count', '*', 2)), '+', eb.ref('posts.replies_count')), 'desc')
+    .orderBy(
+      (eb) =>
+        eb(
+          eb(eb('posts.favourites_count', '*', ENGAGEMENT_WEIGHTS.favourites), '+', eb('posts.reblogs_count', '*', ENGAGEMENT_WEIGHTS.reblogs)),
+          '+',
+          eb('posts.replies_count', '*', ENGAGEMENT_WEIGHTS.replies),
+        ),
+      'desc',
+    )
     .limit(popular)
     .execute();
   const byId = new Map<string, RankableRow>();
@@ -182,23 +191,18 @@ export async function adjustPostCounts(db: Kysely<Database>, postId: string, del
   return result.rows[0];
 }
 
-/** Engagement counts of the posts created since `sinceMs` (for trending). */
+/** Engagement counts of the original public posts created since `sinceMs` (for trending). */
 export async function recentEngagementRows(
   db: Kysely<Database>,
   sinceMs: number,
-): Promise<Pick<PostRow, 'id' | 'created_at_ms' | 'favourites_count' | 'reblogs_count' | 'replies_count' | 'tag_names'>[]> {
+): Promise<Pick<PostRow, 'id' | 'created_at_ms' | 'favourites_count' | 'reblogs_count' | 'replies_count'>[]> {
   return db
     .selectFrom('posts')
-    .select(['id', 'created_at_ms', 'favourites_count', 'reblogs_count', 'replies_count', 'tag_names'])
+    .select(['id', 'created_at_ms', 'favourites_count', 'reblogs_count', 'replies_count'])
     .where('created_at_ms', '>=', sinceMs)
     .where('visibility', '=', 'public')
     .where('reblog_of_id', 'is', null)
     .execute();
-}
-
-/** Whether a post exists. */
-export async function postExists(db: Kysely<Database>, id: string): Promise<boolean> {
-  return (await db.selectFrom('posts').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
 /** Number of stored posts. */

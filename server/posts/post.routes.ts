@@ -1,6 +1,5 @@
 /** `/api/v1/posts`: Mastodon statuses (public reads, admin writes) and trending posts. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../../src/schemas/common.schema.js';
 import {
@@ -11,7 +10,6 @@ import {
   StatusSchema,
   TrendingQuerySchema,
 } from '../../src/schemas/post.schema.js';
-import { requireScope } from '../plugins/auth.js';
 import { idPageLinks, offsetPageLinks, setLinkHeader } from '../http/paging.js';
 import type { PostService } from './post.service.js';
 import { trendingPage, type TrendingService } from './trending.service.js';
@@ -21,15 +19,14 @@ export interface PostRoutesOptions {
   trending: TrendingService;
 }
 
-const adminOnly = async (request: FastifyRequest): Promise<void> => {
-  requireScope(request, 'admin');
-};
+const ADMIN = { access: { scope: 'admin' } } as const;
+const PUBLIC = { access: 'public' } as const;
 
 export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (app, { posts, trending }) => {
   app.post(
     '/api/v1/posts',
     {
-      onRequest: adminOnly,
+      config: ADMIN,
       schema: {
         tags: ['posts'],
         summary: 'Ingest one Mastodon status (created, or refreshed when its id exists)',
@@ -46,7 +43,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
   app.post(
     '/api/v1/posts/batch',
     {
-      onRequest: adminOnly,
+      config: ADMIN,
       schema: {
         tags: ['posts'],
         summary: 'Ingest up to 500 Mastodon statuses in one transaction',
@@ -61,11 +58,11 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
   app.get(
     '/api/v1/posts',
     {
+      config: PUBLIC,
       schema: {
         tags: ['posts'],
         summary: 'List posts, newest first, by author or tag, with Mastodon paging and a Link header',
         operationId: 'listPosts',
-        security: [],
         querystring: PostListQuerySchema,
         response: { 200: Type.Array(StatusSchema), ...errorResponses(400) },
       },
@@ -89,11 +86,11 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
   app.get(
     '/api/v1/posts/trending',
     {
+      config: PUBLIC,
       schema: {
         tags: ['posts'],
         summary: 'Posts trending now: engagement decayed with a 12-hour half-life; paged by offset with a Link header',
         operationId: 'listTrendingPosts',
-        security: [],
         querystring: TrendingQuerySchema,
         response: { 200: Type.Array(StatusSchema), ...errorResponses(400) },
       },
@@ -110,11 +107,11 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
   app.get(
     '/api/v1/posts/:id',
     {
+      config: PUBLIC,
       schema: {
         tags: ['posts'],
         summary: 'One post as a Mastodon status',
         operationId: 'getPost',
-        security: [],
         params: PostIdParamsSchema,
         response: { 200: StatusSchema, ...errorResponses(404) },
       },
@@ -125,7 +122,7 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
   app.delete(
     '/api/v1/posts/:id',
     {
-      onRequest: adminOnly,
+      config: ADMIN,
       schema: {
         tags: ['posts'],
         summary: 'Delete a post (and its reblogs, interactions and feedback); returns it as Mastodon does',

@@ -1,22 +1,22 @@
 /**
  * Posts: ingestion of Mastodon statuses (one transaction per batch), reads with
- * Mastodon paging, deletion. Every write is passed on to the ranking state so the
- * in-memory candidate pool matches the database.
+ * Mastodon paging, deletion, counters. Every committed write is announced to the ranking
+ * state (RankingEvents), which keeps the pool and the status caches in step; the other
+ * features read posts through this service, never through its repository.
  */
 import type { Kysely } from 'kysely';
 import { NotFoundError } from '../../src/errors.js';
 import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Status, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../db/database.js';
-import { LruCache } from '../../src/lru-cache.js';
-import type { RankingState } from '../recommendations/ranking-state.js';
+import { normaliseTag, type EngagedPost, type RankablePost } from '../../src/ranking/index.js';
+import type { StoredPost } from '../ranking-state/ranking-events.js';
+import type { RankingState } from '../ranking-state/ranking-state.js';
 import { sortKeyOf } from './post-ids.js';
-import { accountRow, normaliseTag, postRow, statusTags, toRankable, toStatus } from './post.mapper.js';
+import { accountRow, postRow, statusTags, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
 import * as repo from './post.repository.js';
 
-export interface PostPage {
-  statuses: Status[];
-}
+export type { CountDeltas, AdjustedPostRow } from './post.repository.js';
 
 export interface PostListOptions {
   accountId?: string;
@@ -27,12 +27,17 @@ export interface PostListOptions {
   limit: number;
 }
 
-export class PostService {
-  /** Rendered statuses by id (per-viewer flags false); counts are patched in place. */
-  private readonly statusCache = new LruCache<string, Status>(20_000);
-  /** Each cached status serialised once, without its closing brace (extra fields get appended). */
-  private readonly jsonPrefixes = new Map<string, string>();
+/** The posts the candidate pool starts from: the `recent` newest and `popular` most engaging recommendable ones. */
+export async function candidatePosts(db: Kysely<Database>, limits: { recent: number; popular: number }): Promise<StoredPost[]> {
+  return (await repo.loadCandidateRows(db, limits.recent, limits.popular)).map(toStoredPost);
+}
 
+/** Whether any post is stored (demo seeding only fills an empty database). */
+export async function hasPosts(db: Kysely<Database>): Promise<boolean> {
+  return (await repo.countPosts(db)) > 0;
+}
+
+export class PostService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly state: RankingState,
@@ -80,9 +85,7 @@ export class PostService {
       }
       return stored;
     });
-    for (const id of ids) this.forget(id);
-    const rankable = await repo.findRankableRows(this.db, ids);
-    this.state.postsChanged(rankable.filter(isPoolable).map(toRankable));
+    this.state.postsStored((await repo.findRankableRows(this.db, ids)).map(toStoredPost));
     const byId = await this.statusesByIds(ids);
     return top.map((id) => byId.get(id)).filter((s): s is Status => s !== undefined);
   }
@@ -112,8 +115,7 @@ export class PostService {
     const status = await this.get(id);
     const deleted = await this.db.transaction().execute((trx) => repo.deletePost(trx, id));
     if (deleted.length === 0) throw new NotFoundError(`No post with id ${id}`);
-    for (const gone of deleted) this.forget(gone);
-    this.state.postsRemoved(deleted);
+    this.state.postsDeleted(deleted);
     return { status, deletedIds: deleted };
   }
 
@@ -122,13 +124,13 @@ export class PostService {
     const out = new Map<string, Status>();
     const missing: string[] = [];
     for (const id of ids) {
-      const cached = this.statusCache.peek(id);
+      const cached = this.state.statuses.status(id);
       if (cached) out.set(id, cached);
       else missing.push(id);
     }
     if (missing.length > 0) {
       for (const status of await this.render(await repo.findPostsWithAccounts(this.db, missing))) {
-        this.statusCache.set(status.id, status);
+        this.state.statuses.keepStatus(status);
         out.set(status.id, status);
       }
     }
@@ -143,35 +145,49 @@ export class PostService {
     const out = new Map<string, string>();
     let missing: string[] | undefined;
     for (const id of ids) {
-      const json = this.jsonPrefixes.get(id);
+      const json = this.state.statuses.jsonPrefix(id);
       if (json !== undefined) out.set(id, json);
       else (missing ??= []).push(id);
     }
     if (missing) {
       for (const [id, status] of await this.statusesByIds(missing)) {
         const json = JSON.stringify(status).slice(0, -1);
-        if (this.jsonPrefixes.size >= 20_000) this.jsonPrefixes.clear();
-        this.jsonPrefixes.set(id, json);
+        this.state.statuses.keepJsonPrefix(id, json);
         out.set(id, json);
       }
     }
     return out;
   }
 
-  private forget(id: string): void {
-    this.statusCache.delete(id);
-    this.jsonPrefixes.delete(id);
+  /** The ranking view of posts by id (missing ids are absent), for building profiles from history. */
+  async rankablePosts(ids: readonly string[]): Promise<Map<string, RankablePost>> {
+    const out = new Map<string, RankablePost>();
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      for (const row of await repo.findRankableRows(this.db, ids.slice(i, i + ID_CHUNK))) out.set(row.id, toRankable(row));
+    }
+    return out;
   }
 
-  /** Keeps cached statuses' counters in step with interactions. */
-  countsChanged(postId: string, counts: { favourites: number; reblogs: number; replies: number }): void {
-    this.jsonPrefixes.delete(postId);
-    const status = this.statusCache.peek(postId);
-    if (status) {
-      status.favourites_count = counts.favourites;
-      status.reblogs_count = counts.reblogs;
-      status.replies_count = counts.replies;
-    }
+  /** What a signal about a post teaches (author, tags, text), read inside the caller's transaction; undefined when absent. */
+  async engagedPost(trx: Kysely<Database>, id: string): Promise<EngagedPost | undefined> {
+    const [row] = await repo.findRankableRows(trx, [id]);
+    return row === undefined ? undefined : toEngagedPost(row);
+  }
+
+  /**
+   * Adds to a post's counters inside the caller's transaction (never below zero); returns
+   * the new counts with the post's author, tags and text, or undefined when there is no such post.
+   * The caller announces the change (postCountsChanged) after its commit.
+   */
+  async adjustCounts(trx: Kysely<Database>, postId: string, deltas: repo.CountDeltas): Promise<repo.AdjustedPostRow | undefined> {
+    return repo.adjustPostCounts(trx, postId, deltas);
+  }
+
+  /** A post's counters; NotFoundError when the post does not exist. */
+  async counts(postId: string): Promise<{ favourites_count: number; reblogs_count: number; replies_count: number; bookmarks_count: number }> {
+    const counts = await repo.findPostCounts(this.db, postId);
+    if (!counts) throw new NotFoundError(`No post with id ${postId}`);
+    return counts;
   }
 
   private async render(rows: repo.PostWithAccountRow[]): Promise<Status[]> {
@@ -193,7 +209,9 @@ export class PostService {
   }
 }
 
-/** Only public and unlisted posts are recommended. */
-function isPoolable(row: repo.RankableRow): boolean {
-  return row.visibility === 'public' || row.visibility === 'unlisted';
+/** Ids per `IN (…)` read: well under SQLite's bound on parameters. */
+const ID_CHUNK = 500;
+
+function toStoredPost(row: repo.RankableRow): StoredPost {
+  return { ...toRankable(row), visibility: row.visibility };
 }

@@ -3,39 +3,36 @@
  * change the user's in-memory profile at once so the next list reflects them.
  */
 import type { Kysely } from 'kysely';
-import { AFFINITY_HALF_LIFE_MS, applyFeedback, FEEDBACK_STRENGTH, learnedPreferences, setPreferences, DEFAULT_PREFERENCES } from '../../src/ranking/index.js';
+import { FEEDBACK_STRENGTH, learnedPreferences, normaliseTag, DEFAULT_PREFERENCES } from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
 import type { Database } from '../db/database.js';
-import { addAffinities } from '../interactions/interaction.repository.js';
-import { affinityChanges } from '../interactions/interaction.service.js';
 import { generatePostId } from '../posts/post-ids.js';
-import { normaliseTag, toRankable } from '../posts/post.mapper.js';
-import { findRankableRows } from '../posts/post.repository.js';
-import { loadProfile, toUserPreferences } from './profile-loader.js';
+import { loadProfile, toUserPreferences, type ProfileSources } from './profile-loader.js';
 import type { RankingPolicy } from './ranking-policy.js';
-import type { RankingState } from './ranking-state.js';
 import * as repo from './recommendation.repository.js';
 
 export class FeedbackService {
+  private readonly db: Kysely<Database>;
+
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly state: RankingState,
+    private readonly sources: ProfileSources,
     private readonly policy: RankingPolicy,
-  ) {}
+  ) {
+    this.db = sources.db;
+  }
 
   /** Records feedback on a post: its author and tags move up ("more") or down ("less"). */
   async feedback(userId: string, postId: string, feedback: 'more' | 'less', nowMs = Date.now()): Promise<Feedback> {
     const row = { id: generatePostId(nowMs), user_id: userId, post_id: postId, feedback, created_at: new Date(nowMs).toISOString(), created_at_ms: nowMs };
     const post = await this.db.transaction().execute(async (trx) => {
-      const [postRow] = await findRankableRows(trx, [postId]);
-      if (!postRow) throw new NotFoundError(`No post with id ${postId}`);
-      const rankable = toRankable(postRow);
+      const engaged = await this.sources.posts.engagedPost(trx, postId);
+      if (!engaged) throw new NotFoundError(`No post with id ${postId}`);
       await repo.insertFeedback(trx, row);
-      await addAffinities(trx, userId, affinityChanges(rankable, FEEDBACK_STRENGTH[feedback]), nowMs, AFFINITY_HALF_LIFE_MS);
-      return rankable;
+      await this.sources.interactions.addSignalAffinities(trx, userId, engaged, FEEDBACK_STRENGTH[feedback], nowMs);
+      return engaged;
     });
-    this.state.userChanged(userId, (profile) => applyFeedback(profile, { post, feedback, createdAtMs: nowMs }, this.state.index));
+    this.sources.state.userSignalsChanged(userId, { kind: 'feedback', feedback: { post, feedback, createdAtMs: nowMs } });
     try {
       await this.policy.feedback?.({ userId, postId, feedback });
     } catch {
@@ -48,7 +45,7 @@ export class FeedbackService {
   async preferences(userId: string, nowMs = Date.now()): Promise<Preferences> {
     const row = await repo.findPreferences(this.db, userId);
     const explicit = row ? toUserPreferences(row) : DEFAULT_PREFERENCES;
-    const learned = learnedPreferences(await loadProfile(this.db, this.state, userId), nowMs);
+    const learned = learnedPreferences(await loadProfile(this.sources, userId), nowMs);
     const round = (x: number): number => Math.round(x * 1e4) / 1e4;
     return {
       user_id: userId,
@@ -93,7 +90,7 @@ export class FeedbackService {
       recommendation_ratio: ratio,
       updated_at: new Date(nowMs).toISOString(),
     });
-    this.state.userChanged(userId, (profile) => setPreferences(profile, next));
+    this.sources.state.userSignalsChanged(userId, { kind: 'preferences', preferences: next });
     return this.preferences(userId, nowMs);
   }
 

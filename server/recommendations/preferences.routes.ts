@@ -3,16 +3,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
 import { FeedbackBodySchema, FeedbackSchema, PreferencesSchema, PreferencesUpdateSchema } from '../../src/schemas/recommendation.schema.js';
-import { requireUserAccess } from '../plugins/auth.js';
 import { envelope } from '../http/envelope.js';
 import type { FeedbackService } from './feedback.service.js';
-import { authenticated } from './recommendation.routes.js';
 
 export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackService }> = async (app, { feedback }) => {
   app.post(
     '/api/v1/recommendations/feedback',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'write', user: 'body.user_id' } },
       schema: {
         tags: ['recommendations'],
         summary: 'More or less of this kind of post (its author and tags); changes later rankings at once',
@@ -23,7 +21,6 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackSe
     },
     async (request, reply) => {
       const b = request.body;
-      requireUserAccess(request, b.user_id, 'write');
       return reply.code(201).send(envelope(request, await feedback.feedback(b.user_id, b.post_id, b.feedback)));
     },
   );
@@ -31,7 +28,7 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackSe
   app.get(
     '/api/v1/recommendations/preferences',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'read', user: 'query.user_id' } },
       schema: {
         tags: ['recommendations'],
         summary: "A user's explicit and learned preferences",
@@ -40,16 +37,13 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackSe
         response: { 200: Envelope(PreferencesSchema), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
-      requireUserAccess(request, request.query.user_id, 'read');
-      return envelope(request, await feedback.preferences(request.query.user_id));
-    },
+    async (request) => envelope(request, await feedback.preferences(request.query.user_id)),
   );
 
   app.put(
     '/api/v1/recommendations/preferences',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'write', user: 'body.user_id' } },
       schema: {
         tags: ['recommendations'],
         summary: 'Set explicit preferences: favoured/muted authors and tags, languages, reblogs, recommendation ratio',
@@ -58,9 +52,6 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackSe
         response: { 200: Envelope(PreferencesSchema), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => {
-      requireUserAccess(request, request.body.user_id, 'write');
-      return envelope(request, await feedback.updatePreferences(request.body));
-    },
+    async (request) => envelope(request, await feedback.updatePreferences(request.body)),
   );
 };

@@ -1,17 +1,23 @@
 /**
- * Builds a user's ranking profile from their stored history (interactions, feedback,
- * explicit preferences) the first time it is needed; the ranking state keeps it after.
+ * Builds a user's ranking profile the first time it is needed; the ranking state keeps it
+ * after. Author and tag affinities come from the stored affinities in one indexed read;
+ * the interest vector and the seen posts replay the history (they need each post's terms).
  */
 import type { Kysely } from 'kysely';
-import { buildUserProfile, type InteractionAction, type RankablePost, type UserPreferences, type UserProfile } from '../../src/ranking/index.js';
+import { buildProfileFromAffinities, type UserPreferences, type UserProfile } from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
-import { allUserInteractions } from '../interactions/interaction.repository.js';
-import { toRankable } from '../posts/post.mapper.js';
-import { findRankableRows } from '../posts/post.repository.js';
-import type { RankingState } from './ranking-state.js';
+import type { InteractionService } from '../interactions/interaction.service.js';
+import type { PostService } from '../posts/post.service.js';
+import type { RankingState } from '../ranking-state/ranking-state.js';
 import { allUserFeedback, findPreferences, type PreferencesRow } from './recommendation.repository.js';
 
-const ID_CHUNK = 500;
+/** What a profile is read from: the features that own the history. */
+export interface ProfileSources {
+  db: Kysely<Database>;
+  state: RankingState;
+  posts: PostService;
+  interactions: InteractionService;
+}
 
 /** Explicit preferences of a stored row in the engine's shape. */
 export function toUserPreferences(row: PreferencesRow): UserPreferences {
@@ -27,31 +33,31 @@ export function toUserPreferences(row: PreferencesRow): UserPreferences {
 }
 
 /** The user's profile: cached, or built from the database and cached. */
-export async function loadProfile(db: Kysely<Database>, state: RankingState, userId: string): Promise<UserProfile> {
+export async function loadProfile(sources: ProfileSources, userId: string): Promise<UserProfile> {
+  const { db, state, posts, interactions } = sources;
   const cached = state.cachedProfile(userId);
   if (cached) return cached;
   const version = state.userVersion(userId);
-  const [interactions, feedback, preferences] = await Promise.all([
-    allUserInteractions(db, userId),
+  const [history, feedback, preferences, affinities] = await Promise.all([
+    interactions.history(userId),
     allUserFeedback(db, userId),
     findPreferences(db, userId),
+    interactions.affinities(userId),
   ]);
-  const ids = [...new Set([...interactions.map((i) => i.post_id), ...feedback.map((f) => f.post_id)])];
-  const posts = new Map<string, RankablePost>();
-  for (let i = 0; i < ids.length; i += ID_CHUNK) {
-    for (const row of await findRankableRows(db, ids.slice(i, i + ID_CHUNK))) posts.set(row.id, toRankable(row));
-  }
-  const profile = buildUserProfile(
+  const byId = await posts.rankablePosts([...new Set([...history.map((i) => i.postId), ...feedback.map((f) => f.post_id)])]);
+  const profile = buildProfileFromAffinities(
     {
       userId,
       // A user's account on the instance has the user's id: their own posts are never recommended.
       accountId: userId,
-      interactions: interactions.flatMap((i) => {
-        const post = posts.get(i.post_id);
-        return post ? [{ post, action: i.action_type as InteractionAction, createdAtMs: i.created_at_ms }] : [];
+      affinities,
+      signals: history.length + feedback.length,
+      interactions: history.flatMap((i) => {
+        const post = byId.get(i.postId);
+        return post ? [{ post, action: i.action, createdAtMs: i.createdAtMs }] : [];
       }),
       feedback: feedback.flatMap((f) => {
-        const post = posts.get(f.post_id);
+        const post = byId.get(f.post_id);
         return post ? [{ post, feedback: f.feedback as 'more' | 'less', createdAtMs: f.created_at_ms }] : [];
       }),
       ...(preferences ? { preferences: toUserPreferences(preferences) } : {}),

@@ -2,7 +2,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { ValidationError } from '../../src/errors.js';
 import { errorResponses } from '../../src/schemas/common.schema.js';
 import {
   RecommendationBodySchema,
@@ -11,7 +10,7 @@ import {
   SeamlessBodySchema,
   SeamlessItemSchema,
 } from '../../src/schemas/recommendation.schema.js';
-import { requireAuthenticated, requireUserAccess } from '../plugins/auth.js';
+import { admittedUser } from '../plugins/access.js';
 import { keptQuery, setLinkHeader, type PageLink } from '../http/paging.js';
 import {
   encodeRecommendationCursor,
@@ -34,7 +33,6 @@ export interface RecommendationRoutesOptions {
 }
 
 interface RecommendationParams {
-  user_id: string;
   limit?: number | undefined;
   exclude_ids?: string | string[] | undefined;
   max_id?: string | undefined;
@@ -65,19 +63,13 @@ function recommendationLinks(request: FastifyRequest, page: { next: Recommendati
   return links;
 }
 
-/** Every recommendation route needs a token, checked before validation so a bad request without one is 401. */
-export const authenticated = async (request: FastifyRequest): Promise<void> => {
-  requireAuthenticated(request);
-};
-
 export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoutesOptions> = async (app, { recommendations, seamless }) => {
   const list = Type.Array(RecommendedPostSchema);
 
-  /** The page for the query (GET) or body (POST) parameters: the caller's own user, or any with admin. */
+  /** The page for the query (GET) or body (POST) parameters, for the user the route's rule admitted. */
   const recommend = (request: FastifyRequest, p: RecommendationParams) => {
-    requireUserAccess(request, p.user_id, 'read');
     const after = parseRecommendationCursor(p.cursor);
-    return recommendations.recommendJson(p.user_id, {
+    return recommendations.recommendJson(admittedUser(request), {
       limit: p.limit ?? 20,
       excludeIds: parseExcludeIds(p.exclude_ids),
       ...(p.max_id !== undefined ? { maxId: p.max_id } : {}),
@@ -90,7 +82,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
   app.get(
     '/api/v1/recommendations',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'read', user: 'query.user_id' } },
       schema: {
         tags: ['recommendations'],
         summary: 'Recommended posts for a user: Mastodon statuses with ranking_score, reason and metadata; Link header paging',
@@ -109,7 +101,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
   app.post(
     '/api/v1/recommendations',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'read', user: 'body.user_id' } },
       schema: {
         tags: ['recommendations'],
         summary: 'Recommended posts for a user (body variant)',
@@ -124,7 +116,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
   app.post(
     '/api/v1/recommendations/seamless',
     {
-      onRequest: authenticated,
+      config: { access: { scope: 'read', user: 'body.user_id ?? token' } },
       schema: {
         tags: ['recommendations'],
         summary: "Recommendations to blend into the client's timeline, with insertion points",
@@ -135,12 +127,8 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
     },
     async (request, reply) => {
       const b = request.body;
-      const identity = requireAuthenticated(request);
-      const userId = b.user_id ?? identity.userId;
-      if (userId === null) throw new ValidationError('Missing required field: user_id (the token is not bound to a user)', 'user_id');
-      requireUserAccess(request, userId, 'read');
       const items = await seamless.plan({
-        userId,
+        userId: admittedUser(request),
         existingIds: b.existing_statuses.map((s) => s.id),
         maxRecommendations: b.max_recommendations ?? 10,
       });

@@ -5,18 +5,16 @@
  * A list pages by rank: each page's `next` cursor (RecommendationCursor) names what was
  * served, so a paginator walks the whole ranked list without repeats.
  */
-import type { Kysely } from 'kysely';
 import { rankCandidates, type RankedItem } from '../../src/ranking/index.js';
 import { ValidationError } from '../../src/errors.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { MAX_EXCLUDE_IDS, type RecommendedPost } from '../../src/schemas/recommendation.schema.js';
-import type { Database } from '../db/database.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { sortKeyOf } from '../posts/post-ids.js';
 import type { PostService } from '../posts/post.service.js';
-import { loadProfile } from './profile-loader.js';
+import type { RankingState } from '../ranking-state/ranking-state.js';
+import { loadProfile, type ProfileSources } from './profile-loader.js';
 import type { RankingChoice, RankingPolicy } from './ranking-policy.js';
-import type { RankingState } from './ranking-state.js';
 
 export interface RecommendOptions {
   limit: number;
@@ -105,13 +103,17 @@ export class RecommendationService {
   /** The instant each cached list was ranked at (a first page may come from a list ranked up to a TTL ago). */
   private readonly rankedAt = new WeakMap<RankedItem[], number>();
 
+  private readonly state: RankingState;
+  private readonly posts: PostService;
+
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly state: RankingState,
-    private readonly posts: PostService,
+    private readonly sources: ProfileSources,
     private readonly metrics: ServiceMetrics,
     private readonly policy: RankingPolicy,
-  ) {}
+  ) {
+    this.state = sources.state;
+    this.posts = sources.posts;
+  }
 
   /** The user's ranked recommendations, best first. */
   async recommend(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<Recommendation[]> {
@@ -193,10 +195,11 @@ export class RecommendationService {
   }
 
   private async rank(userId: string, choice: RankingChoice, options: RecommendOptions, limit: number, nowMs: number): Promise<RankedItem[]> {
-    const profile = await loadProfile(this.db, this.state, userId);
+    const profile = await loadProfile(this.sources, userId);
+    const index = this.state.index;
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
-    const items = rankCandidates(this.state.index, profile, choice.config, { limit, nowMs, excludeIds });
-    this.metrics.modelPredictions.inc({ model_name: choice.algorithm }, this.state.index.size);
+    const items = rankCandidates(index, profile, choice.config, { limit, nowMs, excludeIds });
+    this.metrics.modelPredictions.inc({ model_name: choice.algorithm }, index.size);
     return items;
   }
 

@@ -1,12 +1,13 @@
 /** Registers the recommendations feature; the ranking policy defaults to `defaultRankingPolicy`. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
+import type { InteractionService } from '../interactions/interaction.service.js';
 import type { PostService } from '../posts/post.service.js';
+import type { RankingState } from '../ranking-state/ranking-state.js';
 import { defaultRankingPolicy } from './default-ranking-policy.js';
 import { FeedbackService } from './feedback.service.js';
 import { preferencesRoutes } from './preferences.routes.js';
 import type { RankingPolicy } from './ranking-policy.js';
-import type { RankingState } from './ranking-state.js';
 import { recommendationRoutes } from './recommendation.routes.js';
 import { RecommendationService } from './recommendation.service.js';
 import { SeamlessService } from './seamless.service.js';
@@ -14,6 +15,7 @@ import { SeamlessService } from './seamless.service.js';
 export interface RecommendationsDeps {
   ranking: RankingState;
   posts: PostService;
+  interactions: InteractionService;
   /** Experiments plug in here; without one every user gets the default ranking. */
   policy?: RankingPolicy;
 }
@@ -21,9 +23,9 @@ export interface RecommendationsDeps {
 /** Recommendation, seamless, feedback and preferences routes. */
 export async function registerRecommendations(app: FastifyInstance, context: AppContext, deps: RecommendationsDeps): Promise<RecommendationService> {
   const policy = deps.policy ?? defaultRankingPolicy;
-  const db = context.database.db;
-  const recommendations = new RecommendationService(db, deps.ranking, deps.posts, context.metrics, policy);
-  const feedback = new FeedbackService(db, deps.ranking, policy);
+  const sources = { db: context.database.db, state: deps.ranking, posts: deps.posts, interactions: deps.interactions };
+  const recommendations = new RecommendationService(sources, context.metrics, policy);
+  const feedback = new FeedbackService(sources, policy);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });
   await app.register(preferencesRoutes, { feedback });
   return recommendations;

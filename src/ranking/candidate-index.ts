@@ -59,8 +59,11 @@ export class CandidateIndex {
   readonly vocabulary = new Vocabulary();
   /** Slots by position; holes are `undefined` and reused. */
   readonly slots: (Slot | undefined)[] = [];
-  /** Author account id -> dense author index (never reused). */
+  /** Author account id -> dense author index (freed and reused once the author has no pooled post). */
   readonly authorIndex = new Map<string, number>();
+  /** Pooled posts per author index. */
+  private readonly authorPosts: number[] = [];
+  private readonly freeAuthors: number[] = [];
   private readonly slotById = new Map<string, Slot>();
   private readonly reblogSlots = new Map<string, Set<Slot>>();
   private readonly free: number[] = [];
@@ -80,6 +83,11 @@ export class CandidateIndex {
   /** Number of posts in the pool. */
   get size(): number {
     return this.live;
+  }
+
+  /** One past the largest author index in use (the length dense author arrays need). */
+  get authorCapacity(): number {
+    return this.authorPosts.length;
   }
 
   /** The pooled post with this id, if any. */
@@ -128,6 +136,7 @@ export class CandidateIndex {
       if (group?.size === 0) this.reblogSlots.delete(original);
     }
     this.vocabulary.count(slot.termIds, -1);
+    this.releaseAuthor(slot.post.accountId, slot.authorIdx);
     this.slots[slot.index] = undefined;
     this.free.push(slot.index);
     this.live -= 1;
@@ -192,9 +201,11 @@ export class CandidateIndex {
     const tagIds = Int32Array.from(new Set(post.tags), (tag) => this.vocabulary.intern(tagTerm(tag)));
     let authorIdx = this.authorIndex.get(post.accountId);
     if (authorIdx === undefined) {
-      authorIdx = this.authorIndex.size;
+      authorIdx = this.freeAuthors.pop() ?? this.authorPosts.length;
       this.authorIndex.set(post.accountId, authorIdx);
+      this.authorPosts[authorIdx] = 0;
     }
+    this.authorPosts[authorIdx] = (this.authorPosts[authorIdx] ?? 0) + 1;
     const index = this.free.pop() ?? this.slots.length;
     const language = post.language === null ? null : primaryLanguage(post.language);
     this.vocabulary.count(termIds, 1);
@@ -210,6 +221,14 @@ export class CandidateIndex {
     this.live += 1;
     if (slot.engagement > this.maxEngagement) this.maxEngagement = slot.engagement;
     this.changed();
+  }
+
+  private releaseAuthor(accountId: string, authorIdx: number): void {
+    const left = (this.authorPosts[authorIdx] ?? 1) - 1;
+    this.authorPosts[authorIdx] = left;
+    if (left > 0) return;
+    this.authorIndex.delete(accountId);
+    this.freeAuthors.push(authorIdx);
   }
 
   private changed(): void {

@@ -1,7 +1,9 @@
 /**
  * Spreads one user's profile over dense arrays indexed like the candidate pool (author
  * index, term id, slot), so the ranking loop reads numbers instead of hashing strings.
- * The arrays belong to the index and are reused: only the entries touched are reset.
+ * The arrays belong to the index and are reused: only the entries touched are reset. They
+ * are as long as the index's author and term capacities, which the index keeps bounded by
+ * the posts it holds (freed ids are reused).
  */
 import type { CandidateIndex } from './candidate-index.js';
 import { primaryLanguage } from './candidate-index.js';
@@ -133,9 +135,9 @@ export function prepareUserContext(
   };
 }
 
-/** The index's scratch arrays, grown (by doubling) to its current author, term and slot counts. */
+/** The index's scratch arrays, grown (by doubling) to its current author, term and slot capacities. */
 function scratchFor(index: CandidateIndex): Scratch {
-  const authors = index.authorIndex.size;
+  const authors = index.authorCapacity;
   const terms = index.vocabulary.size;
   const slots = index.slots.length;
   let s = scratches.get(index);

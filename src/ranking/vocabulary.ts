@@ -1,27 +1,36 @@
 /**
- * Term ids and document frequencies of the candidate pool, for TF-IDF. Ids are never
- * reused, so a term's id stays valid in every vector that holds it; the vocabulary only
- * grows (tens of thousands of terms for a store of 10,000 posts).
+ * Term ids and document frequencies of the candidate pool, for TF-IDF. A term lives while
+ * a pooled post holds it: when its document frequency falls to 0 (the last post holding
+ * it left the pool) its id is freed and reused, so the vocabulary and the dense arrays
+ * indexed by term id stay bounded by the pool's own terms, however many posts pass through.
+ * Only the pool's slots hold term ids, so a freed id is in no live vector.
  */
 export class Vocabulary {
   private readonly ids = new Map<string, number>();
   private readonly terms: string[] = [];
+  private readonly freeIds: number[] = [];
   private df = new Int32Array(1024);
   /** Number of documents counted in the document frequencies. */
   docCount = 0;
 
-  /** Number of distinct terms ever seen (the length dense term arrays need). */
+  /** One past the largest id in use (the length dense term arrays need). */
   get size(): number {
     return this.terms.length;
   }
 
-  /** The id of a term, creating one for a new term. */
+  /** Number of terms held by pooled posts now. */
+  get liveTerms(): number {
+    return this.ids.size;
+  }
+
+  /** The id of a term, creating one (or reusing a freed one) for a new term; count it before it can be freed. */
   intern(term: string): number {
     let id = this.ids.get(term);
     if (id === undefined) {
-      id = this.terms.length;
+      id = this.freeIds.pop() ?? this.terms.length;
       this.ids.set(term, id);
-      this.terms.push(term);
+      if (id === this.terms.length) this.terms.push(term);
+      else this.terms[id] = term;
       if (id >= this.df.length) {
         const grown = new Int32Array(this.df.length * 2);
         grown.set(this.df);
@@ -41,10 +50,23 @@ export class Vocabulary {
     return this.terms[id] ?? '';
   }
 
-  /** Counts (+1) or uncounts (−1) one document holding these distinct term ids. */
+  /** Counts (+1) or uncounts (−1) one document holding these distinct term ids; a term no document holds is freed. */
   count(termIds: Int32Array, sign: 1 | -1): void {
-    for (const id of termIds) this.df[id] = (this.df[id] ?? 0) + sign;
+    for (const id of termIds) {
+      const df = (this.df[id] ?? 0) + sign;
+      this.df[id] = df;
+      if (df <= 0) this.free(id);
+    }
     this.docCount += sign;
+  }
+
+  private free(id: number): void {
+    const term = this.terms[id];
+    if (term === undefined || term === '' || this.ids.get(term) !== id) return;
+    this.ids.delete(term);
+    this.terms[id] = '';
+    this.df[id] = 0;
+    this.freeIds.push(id);
   }
 
   /** Smoothed idf = ln((N + 1) / (df + 1)) + 1: positive even for a term in every post. */

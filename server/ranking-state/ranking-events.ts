@@ -1,0 +1,30 @@
+/**
+ * The vocabulary of changes to the shared ranking state. Features ANNOUNCE what they
+ * committed, as plain data (so the same events can later arrive from another instance
+ * over Redis pub/sub); the state's owner decides what to recompute or drop. Nothing
+ * else changes the candidate pool, the profiles, the result lists or the status caches.
+ */
+import type { PostCounts, RankablePost, UserSignal } from '../../src/ranking/index.js';
+
+export type { PostCounts, UserSignal } from '../../src/ranking/index.js';
+
+/** A stored post as announced: its ranking view and whether it may be recommended at all. */
+export interface StoredPost extends RankablePost {
+  readonly visibility: string;
+}
+
+/** What every writer of posts, interactions, feedback and preferences announces after its commit. */
+export interface RankingEvents {
+  /** Posts were inserted or replaced (ingest, demo seeding, timelines). */
+  postsStored(posts: readonly StoredPost[]): void;
+  /** Posts were deleted (a reblog goes with its original: list both). */
+  postsDeleted(ids: readonly string[]): void;
+  /** A post's counters changed (an interaction or its undo). */
+  postCountsChanged(postId: string, counts: PostCounts): void;
+  /** A user's signals changed: an interaction, its undo, feedback, or explicit preferences. */
+  userSignalsChanged(userId: string, change: UserSignal): void;
+  /** Everything known about a user was erased: nothing of theirs may stay in memory. */
+  userErased(userId: string): void;
+  /** The database changed under the state (a restore, a bulk import): start again from it. */
+  reload(): Promise<void>;
+}
