@@ -15,11 +15,11 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ runner: AgentRunner }> = a
   app.get(
     '/api/v1/agents/status',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['operations'],
         summary: 'Background agents and their last execution',
         operationId: 'getAgentStatus',
-        security: [],
         response: { 200: Type.Object({ agents: Type.Array(AgentStatusSchema) }) },
       },
     },

@@ -1,19 +1,17 @@
 /** `POST /api/v1/analytics/events`: a batch of client events (clicks, views, sessions). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
-import { requireScope } from '../plugins/auth.js';
+import { authorizeUser, callerIdentity } from '../plugins/access.js';
 import { envelope } from '../http/envelope.js';
 import { EventBatchResultSchema, EventBatchSchema } from './analytics.schema.js';
 import type { AnalyticsService } from './analytics.service.js';
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
-  app.addHook('preValidation', async (request) => {
-    requireScope(request, 'write');
-  });
-
   app.post(
     '/api/v1/analytics/events',
     {
+      // Each event names its user: every one must be the token's own (or the token an admin's).
+      config: { access: { scope: 'write', user: 'resource' } },
       schema: {
         tags: ['analytics'],
         summary: 'Report a batch of up to 500 client events',
@@ -25,7 +23,9 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
       },
     },
     async (request, reply) => {
-      const result = await analytics.record(requireScope(request, 'write'), request.body.events);
+      const { events } = request.body;
+      events.forEach((event, i) => authorizeUser(request, event.user_id, `events[${i}].user_id`));
+      const result = await analytics.record(callerIdentity(request), events);
       return reply.code(201).send(envelope(request, result));
     },
   );

@@ -1,7 +1,7 @@
 /**
  * `/api/v1/analytics/experiments`: the life cycle, status, metrics, analysis, gates and
- * export of experiments. Every operation needs the `admin` scope (checked before the
- * body is validated, so an anonymous caller gets 401, not 400).
+ * export of experiments. Every operation needs the `admin` scope (ADMIN below; the
+ * access plugin checks it from the headers, so an anonymous caller gets 401, not 400).
  */
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -14,7 +14,6 @@ import { ExperimentSchema, ExperimentStatusSchema } from '../../src/experiments/
 import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
 import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiments/state-machine.js';
 import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
-import { requireScope } from '../plugins/auth.js';
 import { envelope } from '../http/envelope.js';
 import { keptQuery, setLinkHeader } from '../http/paging.js';
 import type { ExperimentResultsService } from './experiment-results.service.js';
@@ -28,6 +27,7 @@ export interface ExperimentRoutesOptions {
 const BASE = '/api/v1/analytics/experiments';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Experiment id' }) });
 const tags = ['experiments'];
+const ADMIN = { access: { scope: 'admin' } } as const;
 
 /** The most experiments one list page holds (and its default): the list is paged by id with a Link header. */
 export const MAX_EXPERIMENTS_PAGE = 100;
@@ -39,13 +39,10 @@ const ExperimentListQuery = Type.Object({
 });
 
 export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions> = async (app, { experiments, results }) => {
-  app.addHook('preValidation', async (request) => {
-    requireScope(request, 'admin');
-  });
-
   app.post(
     BASE,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'Create an experiment (DRAFT)',
@@ -60,6 +57,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
   app.get(
     BASE,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'List experiments, oldest first, optionally by status; paged by id (min_id, limit) with a Link header',
@@ -82,6 +80,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
   app.get(
     `${BASE}/:id`,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'Read an experiment',
@@ -97,6 +96,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
     app.post(
       `${BASE}/:id/${action}`,
       {
+        config: ADMIN,
         schema: {
           tags,
           summary: `${action[0]?.toUpperCase()}${action.slice(1)} an experiment`,
@@ -113,6 +113,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
   app.get(
     `${BASE}/:id/status`,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'Users assigned per variant, shares and sample ratio mismatch',
@@ -127,6 +128,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
   app.get(
     `${BASE}/:id/metrics`,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'Live engagement, algorithm and performance metrics per variant',
@@ -141,6 +143,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
   app.get(
     `${BASE}/:id/analysis`,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'Statistical analysis (delta method, Holm, SRM); ?metric= picks the primary metric',
@@ -159,6 +162,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
   app.get(
     `${BASE}/:id/gates`,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'Performance gates per variant: value, threshold, pass / fail / inconclusive',
@@ -173,6 +177,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
   app.get(
     `${BASE}/:id/export`,
     {
+      config: ADMIN,
       schema: {
         tags,
         summary: 'Export as JSON Lines: the experiment, one line per enrolled user, one performance line per variant',

@@ -11,18 +11,18 @@ export interface HealthRoutesOptions {
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, options) => {
   app.get(
     '/health',
-    { schema: { tags: ['operations'], summary: 'Liveness check', operationId: 'getHealth', security: [], response: { 200: LivenessSchema } } },
+    { config: { access: 'public' }, schema: { tags: ['operations'], summary: 'Liveness check', operationId: 'getHealth', response: { 200: LivenessSchema } } },
     async () => ({ status: 'healthy', timestamp: new Date().toISOString() }),
   );
 
   app.get(
     '/api/v1/health',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['operations'],
         summary: 'Detailed health: database round trip, optional components, process resources',
         operationId: 'getDetailedHealth',
-        security: [],
         response: { 200: DetailedHealthSchema },
       },
     },

@@ -1,13 +1,14 @@
 /**
  * Resolves every request's Identity from its bearer token before rate limiting,
- * and gives routes guards that answer 401 (no valid credentials) or 403 (valid
- * but not allowed). Tokens never reach the logs.
+ * and registers the access rules (./access.ts) that answer 401 (no valid
+ * credentials) or 403 (valid but not allowed) from each route's declared rule.
+ * Tokens never reach the logs.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ANONYMOUS, REJECTED, hasScope, type AnonymousIdentity, type AuthenticatedIdentity, type Identity, type Scope } from '../../src/auth/identity.js';
-import { AuthenticationError, ForbiddenError } from '../../src/errors.js';
+import { ANONYMOUS, REJECTED, type AnonymousIdentity, type Identity } from '../../src/auth/identity.js';
 import { resolveToken, type IdentityProvider } from '../auth/identity-providers.js';
+import { registerAccessRules } from './access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,6 +30,8 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 async function auth(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   app.decorateRequest('identity', null as unknown as AnonymousIdentity);
+  // Routes added from here on get their declared rule enforced.
+  registerAccessRules(app);
   app.addHook('onRequest', async (request) => {
     const token = bearerToken(request);
     if (token === undefined) {
@@ -41,29 +44,6 @@ async function auth(app: FastifyInstance, options: AuthPluginOptions): Promise<v
     });
     request.identity = identity ?? REJECTED;
   });
-}
-
-/** The caller's identity, or 401 when it has no valid credentials. */
-export function requireAuthenticated(request: FastifyRequest): AuthenticatedIdentity {
-  const identity = request.identity;
-  if (identity.kind === 'anonymous') {
-    throw new AuthenticationError(identity.rejectedToken ? 'The bearer token is invalid, expired or revoked' : 'A bearer token is required');
-  }
-  return identity;
-}
-
-/** 401 without credentials, 403 without the scope. */
-export function requireScope(request: FastifyRequest, scope: Scope): AuthenticatedIdentity {
-  const identity = requireAuthenticated(request);
-  if (!hasScope(identity, scope)) throw new ForbiddenError(`This operation needs the "${scope}" scope`);
-  return identity;
-}
-
-/** A user's own data: the token's user with `scope`, or an admin. */
-export function requireUserAccess(request: FastifyRequest, userId: string, scope: Scope): AuthenticatedIdentity {
-  const identity = requireScope(request, scope);
-  if (identity.scopes.has('admin') || identity.userId === userId) return identity;
-  throw new ForbiddenError(`This token may not access the data of user ${userId}`);
 }
 
 export const authPlugin = fp(auth, { name: 'auth' });

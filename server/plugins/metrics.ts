@@ -21,14 +21,15 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics: ServiceMe
     const endpoint = request.routeOptions.url ?? 'unmatched';
     metrics.requestCount.inc({ method: request.method, endpoint, status: String(reply.statusCode) });
     metrics.requestLatency.observe({ method: request.method, endpoint }, processSeconds(request));
-    if (request.identity.kind === 'authenticated') metrics.touchUser(request.identity.subjectKey);
+    // Requests answered before identity was resolved (a refused preflight, a shed request) have none.
+    if (request.identity?.kind === 'authenticated') metrics.touchUser(request.identity.subjectKey);
   });
   app.get('/metrics', {
+      config: { access: 'public' },
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format)',
         operationId: 'getMetrics',
-        security: [],
         response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
       },
     }, async (_request, reply) => {

@@ -79,7 +79,7 @@ function isListSchema(schema: { type?: string; properties?: Record<string, { typ
 }
 
 function traitsOf(document: OpenapiDocument, path: string, method: string, operation: Operation): OperationTraits {
-  // Routes declare `security: []` when public; the rest inherit the document's bearer requirement.
+  // A public access rule marks its operation `security: []` (server/plugins/access.ts); the rest inherit the document's bearer requirement.
   const security = operation.security ?? document.security ?? [];
   const query = (operation.parameters ?? []).filter((p) => p.in === 'query');
   return {

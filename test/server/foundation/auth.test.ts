@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireScope, requireUserAccess } from '../../../server/plugins/auth.js';
+import { authorizeUser, callerIdentity } from '../../../server/plugins/access.js';
 import { revokeTokenById, createToken } from '../../../server/auth/token.service.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
@@ -7,9 +7,9 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({
     configure: (app) => {
-      app.get('/api/v1/test/admin', async (request) => ({ user: requireScope(request, 'admin').userId }));
-      app.get<{ Params: { userId: string } }>('/api/v1/test/users/:userId', async (request) => {
-        const identity = requireUserAccess(request, request.params.userId, 'read');
+      app.get('/api/v1/test/admin', { config: { access: { scope: 'admin' } } }, async (request) => ({ user: callerIdentity(request).userId }));
+      app.get<{ Params: { userId: string } }>('/api/v1/test/users/:userId', { config: { access: { scope: 'read', user: 'resource' } } }, async (request) => {
+        const identity = authorizeUser(request, request.params.userId);
         return { by: identity.userId };
       });
     },

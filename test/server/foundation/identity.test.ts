@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireScope } from '../../../server/plugins/auth.js';
+import { callerIdentity } from '../../../server/plugins/access.js';
 import type { IdentityProvider } from '../../../server/auth/identity-providers.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
@@ -16,8 +16,8 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({
     identityProviders: [socialStub],
-    configure: (app) => void app.get('/api/v1/test/me', async (request) => {
-      const identity = requireScope(request, 'read');
+    configure: (app) => void app.get('/api/v1/test/me', { config: { access: { scope: 'read' } } }, async (request) => {
+      const identity = callerIdentity(request);
       return { user: identity.userId, source: identity.source };
     }),
   });
