@@ -59,8 +59,8 @@ async function resolveDesign(options: BucketOptions): Promise<BucketDesign | und
   }
   if (options.traffic !== undefined) throw usageError('--traffic needs --allocations');
   if (options.server === undefined) return undefined;
-  const [{ ApiClient }, { fetchExperiment }] = await Promise.all([import('./support/api-client.js'), import('./support/remote-experiment.js')]);
-  const experiment = await fetchExperiment(new ApiClient(options), options.experiment);
+  const [{ ApiClient }, { ExperimentSchema }] = await Promise.all([import('./support/api-client.js'), import('../src/experiments/experiment-response.schema.js')]);
+  const experiment = await new ApiClient(options).get(ApiClient.experimentsPath(options.experiment), ExperimentSchema);
   return {
     variants: experiment.variants.map((v) => ({ name: v.name, traffic_allocation: v.traffic_allocation })),
     traffic: experiment.traffic_percentage,

@@ -1,12 +1,14 @@
 /**
- * Runs the program and maps every failure to one line on stderr and an exit
- * code: usage errors (unknown command or flag, bad value) exit 2, Ctrl-C 130,
- * never a stack.
+ * Runs the program and maps every failure to one line on stderr and an exit code,
+ * in one place: commander's usage errors exit 2, a typed error (src/errors.ts
+ * CodedError: the domain's errors, input-file errors, the CLI's own) exits with the
+ * code it carries, Ctrl-C 130, anything else 3; never a stack.
  */
 import { CommanderError, type Command } from 'commander';
+import { CodedError } from '../src/errors.js';
+import { EXIT } from '../src/exit-codes.js';
 import { buildProgram } from './program.js';
-import { CliError } from './support/cli-error.js';
-import { EXIT } from './support/exit-codes.js';
+import { errorLine } from './support/cli-error.js';
 
 /** Commands that stop gracefully on SIGINT themselves (serve finishes in-flight requests, then exits 0). */
 const HANDLES_SIGINT: ReadonlySet<string> = new Set(['serve']);
@@ -28,8 +30,8 @@ export async function runCli(argv: string[]): Promise<number> {
       // commander already printed its one-line message and the help hint.
       return EXIT.usage;
     }
-    if (error instanceof CliError) {
-      process.stderr.write(`recsvc: ${error.message}\n`);
+    if (error instanceof CodedError) {
+      process.stderr.write(`recsvc: ${errorLine(error)}\n`);
       return error.exitCode;
     }
     if (error instanceof Error && error.name === 'ExitPromptError') {

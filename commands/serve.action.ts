@@ -5,7 +5,7 @@ import { MigrationError } from '../server/db/migrate.js';
 import { startServer, stopOnSignals } from '../server/start.js';
 import { seedDemoIfEmpty } from '../server/demo/demo.seed.js';
 import { CliError } from './support/cli-error.js';
-import { EXIT } from './support/exit-codes.js';
+import { EXIT } from '../src/exit-codes.js';
 import type { ServeOptions } from './serve.js';
 
 /** Why `listen` failed, for the errors an operator can fix by changing --host or --port. */

@@ -1,17 +1,43 @@
 /**
- * Domain errors shared by the server and the CLI. The server's error handler maps
- * each to the spec's error body; the CLI maps them to exit codes.
+ * Domain errors shared by the server and the CLI. Each carries what both sides need:
+ * the server's error handler maps it to the spec's error body (status, short name,
+ * field); the CLI's one funnel (commands/run.ts) prints its message and hint on one
+ * line and exits with its exit code. No command wraps an error to change its code.
  */
+import { EXIT, type ExitCode } from './exit-codes.js';
 
-/** Base class: an error that knows its HTTP status and the spec's short error name. */
-export class AppError extends Error {
+/** An error the CLI reports as one line (`message`, then ` — hint` when there is one) and exits with `exitCode`. */
+export class CodedError extends Error {
+  readonly exitCode: ExitCode;
+  /** What the user can do about it, when that is not obvious from the message. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, exitCode: ExitCode, hint?: string) {
+    super(message);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.hint = hint;
+  }
+}
+
+/** A bad flag, setting or input file: exit 2 (usage or input error). */
+export class InputError extends CodedError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.usage, hint);
+  }
+}
+
+/**
+ * Base class: an error that knows its HTTP status and the spec's short error name. Raised
+ * in the CLI's own process it is about the user's input (exit 2), a 5xx one excepted (exit 3).
+ */
+export class AppError extends CodedError {
   readonly statusCode: number;
   readonly error: string;
   readonly field: string | undefined;
 
   constructor(statusCode: number, error: string, message: string, field?: string) {
-    super(message);
-    this.name = new.target.name;
+    super(message, statusCode >= 500 ? EXIT.server : EXIT.usage);
     this.statusCode = statusCode;
     this.error = error;
     this.field = field;

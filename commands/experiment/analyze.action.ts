@@ -33,13 +33,19 @@ async function online(id: number | undefined, options: AnalyzeOptions): Promise<
   for (const flag of ['allocations', 'control', 'experimentFile'] as const) {
     if (options[flag] !== undefined) throw usageError(`--${flag === 'experimentFile' ? 'experiment-file' : flag} is only for --file with a CSV`);
   }
-  const [{ ApiClient }, { fetchExperiment }] = await Promise.all([import('../support/api-client.js'), import('../support/remote-experiment.js')]);
+  const [{ ApiClient }, { ExperimentSchema }, { ExperimentAnalysisSchema }] = await Promise.all([
+    import('../support/api-client.js'),
+    import('../../src/experiments/experiment-response.schema.js'),
+    import('../../src/experiments/experiment-analysis.schema.js'),
+  ]);
   const client = new ApiClient(options);
   const query = options.metric === undefined ? '' : `?metric=${options.metric}`;
-  const [result, experiment] = await Promise.all([
-    client.get<AnalysisResult>(`${ApiClient.experimentsPath(id, 'analysis')}${query}`),
-    options.json ? undefined : fetchExperiment(client, id),
+  const [served, experiment] = await Promise.all([
+    client.get(`${ApiClient.experimentsPath(id, 'analysis')}${query}`, ExperimentAnalysisSchema),
+    options.json ? undefined : client.get(ApiClient.experimentsPath(id), ExperimentSchema),
   ]);
+  // The wire form of AnalysisResult (experiment-analysis.schema.test.ts keeps the two equal), which types metric names as strings.
+  const result = served as AnalysisResult;
   const title = experiment === undefined ? `Experiment ${id}` : `Experiment ${id} "${experiment.name}" (${experiment.status})`;
   return { result, context: { title, allocations: allocationsOf(experiment?.variants ?? []) } };
 }

@@ -1,5 +1,6 @@
 /** The work behind `experiment create`: pick the source (prompts, file, flags), validate, POST. */
-import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
+import { Type } from '@sinclair/typebox';
+import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
 import { ApiClient } from '../support/api-client.js';
 import { usageError } from '../support/cli-error.js';
@@ -12,7 +13,7 @@ import type { CreateOptions } from './create.js';
 export async function runCreate(options: CreateOptions): Promise<void> {
   const client = new ApiClient(options);
   const body = await buildBody(options, client);
-  const experiment = await client.post<Experiment>(ApiClient.experimentsPath(), body);
+  const experiment = await client.post(ApiClient.experimentsPath(), ExperimentSchema, body);
   if (options.json) {
     printJson(experiment);
     return;
@@ -50,5 +51,5 @@ async function buildBody(options: CreateOptions, client: ApiClient): Promise<Exp
  */
 async function assertServerAccepts(client: ApiClient): Promise<void> {
   // ACTIVE only: the same checks (reachable, authenticated, admin) for the smallest answer.
-  await client.get<unknown>(`${ApiClient.experimentsPath()}?status=ACTIVE`);
+  await client.get(`${ApiClient.experimentsPath()}?status=ACTIVE`, Type.Array(ExperimentSchema));
 }

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { ApiClient } from '../support/api-client.js';
 import { CliError, usageError } from '../support/cli-error.js';
-import { EXIT } from '../support/exit-codes.js';
+import { EXIT } from '../../src/exit-codes.js';
 import { formatCount, progress, progressDone } from '../support/output.js';
 import type { ExportOptions } from './export.js';
 

@@ -1,5 +1,6 @@
 /** The work behind `experiment list`. */
-import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
+import { Type } from '@sinclair/typebox';
+import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
 import { ApiClient } from '../support/api-client.js';
 import { renderExperimentList } from '../support/experiment-view.js';
 import { printJson, printLine } from '../support/output.js';
@@ -9,7 +10,7 @@ import type { ListOptions } from './list.js';
 export async function runList(options: ListOptions): Promise<void> {
   const client = new ApiClient(options);
   const query = options.status === undefined ? '' : `?status=${encodeURIComponent(options.status)}`;
-  const experiments = await client.get<Experiment[]>(`${ApiClient.experimentsPath()}${query}`);
+  const experiments = await client.get(`${ApiClient.experimentsPath()}${query}`, Type.Array(ExperimentSchema));
   if (options.json) printJson(experiments);
   else printLine(renderExperimentList(experiments));
 }

@@ -1,5 +1,5 @@
 /** The work behind `experiment start|pause|stop`. */
-import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
+import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
 import type { ExperimentAction } from '../../src/experiments/state-machine.js';
 import { ApiClient } from '../support/api-client.js';
 import { experimentSummary } from '../support/experiment-view.js';
@@ -9,7 +9,7 @@ import type { TransitionOptions } from './transition.js';
 /** POSTs the action and prints the experiment's new state. */
 export async function runTransition(action: ExperimentAction, id: number, options: TransitionOptions): Promise<void> {
   const client = new ApiClient(options);
-  const experiment = await client.post<Experiment>(ApiClient.experimentsPath(id, action));
+  const experiment = await client.post(ApiClient.experimentsPath(id, action), ExperimentSchema);
   if (options.json) printJson(experiment);
   else printLine(experimentSummary(experiment));
 }

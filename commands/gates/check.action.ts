@@ -1,6 +1,6 @@
 /** The work behind `recsvc gates check`: evaluateGates on server or file data, then exit code, table, JSON, JUnit. */
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
-import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
+import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
 import { gateInputsFromData } from '../../src/experiments/gate-inputs.js';
 import {
   GATE_DEFINITIONS,
@@ -77,7 +77,7 @@ async function online(id: number | undefined, options: GatesCheckOptions, only: 
   if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
   const { ApiClient } = await import('../support/api-client.js');
   const client = new ApiClient(options);
-  const served = await client.get<ExperimentGates>(ApiClient.experimentsPath(id, 'gates'));
+  const served = await client.get(ApiClient.experimentsPath(id, 'gates'), ExperimentGatesSchema);
   const inputs: GateVariantInput[] = served.variants.map((variant) => {
     const input: GateVariantInput = { name: variant.name, users: variant.users };
     for (const result of variant.gates) {

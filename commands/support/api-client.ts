@@ -1,25 +1,20 @@
 /**
  * The HTTP client of the experiment commands (undici). Every failure becomes one
- * CliError line with exit 3: the server unreachable or too slow, or an error body
- * (`message` and `request_id`). Success bodies are the envelope `{ data, meta }`;
- * callers get `data`.
+ * CliError line with exit 3: the server unreachable or too slow, an error body
+ * (`message` and `request_id`), or a success body that breaks the API's schema.
+ * Success bodies are the envelope `{ data, meta }`; callers get `data`, checked
+ * against the same TypeBox schema the server serialises it with.
  */
+import type { Static, TSchema } from '@sinclair/typebox';
 import { request, errors as undiciErrors } from 'undici';
 import type { Readable } from 'node:stream';
+import { EXIT } from '../../src/exit-codes.js';
+import type { ErrorBody } from '../../src/schemas/common.schema.js';
+import { findWireMismatch } from '../../src/schemas/wire-check.js';
 import { CliError } from './cli-error.js';
-import { EXIT } from './exit-codes.js';
 import { DEFAULT_SERVER, type ServerFlags } from './server-options.js';
 
 const EXPERIMENTS = '/api/v1/analytics/experiments';
-
-/** The error body every server error uses (decisions.md, Response shapes). */
-interface ErrorBody {
-  error?: string;
-  message?: string;
-  field?: string;
-  request_id?: string;
-  status_code?: number;
-}
 
 type Method = 'GET' | 'POST';
 
@@ -35,14 +30,14 @@ export class ApiClient {
     this.timeoutMs = Math.round((flags.timeout ?? 10) * 1000);
   }
 
-  /** GET a path; returns the envelope's `data`. */
-  async get<T>(path: string): Promise<T> {
-    return this.json<T>('GET', path);
+  /** GET a path; returns the envelope's `data`, checked against `schema`. */
+  async get<S extends TSchema>(path: string, schema: S): Promise<Static<S>> {
+    return this.json('GET', path, schema);
   }
 
-  /** POST a JSON body (or none); returns the envelope's `data`. */
-  async post<T>(path: string, body?: unknown): Promise<T> {
-    return this.json<T>('POST', path, body);
+  /** POST a JSON body (or none); returns the envelope's `data`, checked against `schema`. */
+  async post<S extends TSchema>(path: string, schema: S, body?: unknown): Promise<Static<S>> {
+    return this.json('POST', path, schema, body);
   }
 
   /** GET a streamed body (the JSON Lines export); the caller consumes it. */
@@ -58,13 +53,19 @@ export class ApiClient {
     return `${EXPERIMENTS}/${encodeURIComponent(String(id))}${sub === undefined ? '' : `/${sub}`}`;
   }
 
-  private async json<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  private async json<S extends TSchema>(method: Method, path: string, schema: S, body?: unknown): Promise<Static<S>> {
     const response = await this.send(method, path, body, false);
     const parsed = await this.readJson(response.body, response.statusCode, response.headers);
     if (parsed === null || typeof parsed !== 'object' || !('data' in parsed)) {
       throw serverError(`${this.describe(method, path)} answered ${response.statusCode} without the {data, meta} envelope`, requestIdOf(response.headers));
     }
-    return (parsed as { data: T }).data;
+    const data = (parsed as { data: unknown }).data;
+    const mismatch = findWireMismatch(schema, data);
+    if (mismatch !== undefined) {
+      const where = `${this.describe(method, path)} answered data that does not match the API: ${mismatch.field}: ${mismatch.message}`;
+      throw serverError(`${where} (is ${this.baseUrl} a recsvc server of this version?)`, requestIdOf(response.headers));
+    }
+    return data as Static<S>;
   }
 
   private async send(method: Method, path: string, body: unknown, streaming: boolean) {
@@ -84,7 +85,7 @@ export class ApiClient {
       throw this.connectionError(error);
     }
     if (response.statusCode >= 400) {
-      const parsed = (await this.readJson(response.body, response.statusCode, response.headers).catch(() => null)) as ErrorBody | null;
+      const parsed = (await this.readJson(response.body, response.statusCode, response.headers).catch(() => null)) as Partial<ErrorBody> | null;
       throw this.httpError(method, path, response.statusCode, parsed, requestIdOf(response.headers));
     }
     return response;
@@ -104,15 +105,15 @@ export class ApiClient {
     }
   }
 
-  private httpError(method: Method, path: string, status: number, body: ErrorBody | null, headerRequestId: string | undefined): CliError {
+  private httpError(method: Method, path: string, status: number, body: Partial<ErrorBody> | null, headerRequestId: string | undefined): CliError {
     const requestId = body?.request_id ?? headerRequestId;
     if (body === null || typeof body !== 'object') {
       return serverError(`${this.describe(method, path)} failed with HTTP ${status}`, requestId);
     }
     const field = body.field === undefined ? '' : ` (field ${body.field})`;
     const name = body.error ?? `HTTP ${status}`;
-    const hint = status === 401 ? ' — pass an admin token with --token or RECSVC_TOKEN' : '';
-    return serverError(`server: ${status} ${name}: ${body.message ?? 'no message'}${field}${hint}`, requestId);
+    const hint = status === 401 ? 'pass an admin token with --token or RECSVC_TOKEN' : undefined;
+    return serverError(`server: ${status} ${name}: ${body.message ?? 'no message'}${field}`, requestId, hint);
   }
 
   private connectionError(error: unknown): CliError {
@@ -130,8 +131,8 @@ export class ApiClient {
   }
 }
 
-function serverError(message: string, requestId: string | undefined): CliError {
-  return new CliError(requestId === undefined ? message : `${message} (request_id ${requestId})`, EXIT.server);
+function serverError(message: string, requestId: string | undefined, hint?: string): CliError {
+  return new CliError(message, EXIT.server, { ...(hint === undefined ? {} : { hint }), ...(requestId === undefined ? {} : { requestId }) });
 }
 
 function requestIdOf(headers: Record<string, unknown>): string | undefined {

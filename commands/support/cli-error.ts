@@ -1,17 +1,26 @@
-/** An error a command reports as one line on stderr, with its exit code. */
-import { EXIT, type ExitCode } from './exit-codes.js';
+/** Errors only the CLI raises, and the one line every typed error is reported as. */
+import { CodedError } from '../../src/errors.js';
+import { EXIT, type ExitCode } from '../../src/exit-codes.js';
 
-export class CliError extends Error {
-  readonly exitCode: ExitCode;
+/** An error a command reports as one line on stderr, with its exit code (a usage error by default). */
+export class CliError extends CodedError {
+  /** The server's id of the failed request, printed last so it can be found in the server's log. */
+  readonly requestId: string | undefined;
 
-  constructor(message: string, exitCode: ExitCode = EXIT.usage) {
-    super(message);
-    this.name = 'CliError';
-    this.exitCode = exitCode;
+  constructor(message: string, exitCode: ExitCode = EXIT.usage, options: { hint?: string; requestId?: string } = {}) {
+    super(message, exitCode, options.hint);
+    this.requestId = options.requestId;
   }
 }
 
 /** A usage or input error (exit 2). */
 export function usageError(message: string): CliError {
   return new CliError(message, EXIT.usage);
+}
+
+/** The line run.ts prints for a typed error: `message — hint (request_id …)`, each part only when known. */
+export function errorLine(error: CodedError): string {
+  const hint = error.hint === undefined ? '' : ` — ${error.hint}`;
+  const requestId = error instanceof CliError && error.requestId !== undefined ? ` (request_id ${error.requestId})` : '';
+  return `${error.message}${hint}${requestId}`;
 }

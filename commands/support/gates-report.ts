@@ -1,7 +1,7 @@
 /** The result of `gates check`, grouped per variant, the same whether the data came from the server or a file. */
 import { GATE_DEFINITIONS, type GateName, type GateResult, type GateVerdict } from '../../src/experiments/gates.js';
 import type { SrmResult } from '../../src/experiments/srm.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { EXIT, type ExitCode } from '../../src/exit-codes.js';
 
 export interface GatesReport {
   experiment_id: number | string | null;

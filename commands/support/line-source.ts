@@ -32,15 +32,14 @@ export function isGzipPath(path: string): boolean {
 /** Opens `path` (or `-` for stdin) for reading line by line; unreadable files are usage errors naming the file. */
 export async function openLineSource(path: string): Promise<LineSource> {
   if (path === '-') return fromStream('<stdin>', process.stdin, undefined, () => 0);
-  let size: number;
+  let info;
   try {
-    const info = await stat(path);
-    if (info.isDirectory()) throw usageError(`${path}: is a directory, not a file`);
-    size = info.size;
+    info = await stat(path);
   } catch (error) {
-    if ((error as { exitCode?: number }).exitCode !== undefined) throw error;
     throw usageError(`${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
+  if (info.isDirectory()) throw usageError(`${path}: is a directory, not a file`);
+  const size = info.size;
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
   let input: Readable = file;
   if (isGzipPath(path)) {

@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises';
 import type { AnalysisDesign } from '../../src/experiments/analysis.js';
 import { createJsonlExportParser, createUserCsvParser, parseChunks, type LineParser, type PerformanceRecord } from '../../src/experiments/export-format.js';
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
-import { InputFileError } from '../../src/experiments/input-file-error.js';
 import {
   validateAllocation,
   validateAllocationSum,
@@ -55,9 +54,6 @@ export async function loadOfflineData(flags: OfflineFlags): Promise<OfflineData>
   const parser = new SniffingParser(flags.file, csvDesign, flags);
   try {
     await parseChunks(withProgress(source), parser);
-  } catch (error) {
-    if (error instanceof InputFileError) throw usageError(error.message);
-    throw error;
   } finally {
     progressDone();
   }

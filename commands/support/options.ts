@@ -1,5 +1,15 @@
 /** Flag parsers shared by commands; each throws a usage error naming the flag. */
 import { InvalidArgumentError } from 'commander';
+import { usageError } from './cli-error.js';
+
+/** A flag's value parsed inside an action: whatever the parser refuses is a usage error `<flag>: <why>` (exit 2). */
+export function parseFlag<T>(flag: string, text: string, parse: (text: string) => T): T {
+  try {
+    return parse(text);
+  } catch (error) {
+    throw usageError(`${flag}: ${(error as Error).message}`);
+  }
+}
 
 /** Parses durations like `90s`, `30m`, `24h`, `7d` (or `never`) into seconds. */
 export function parseDuration(text: string): number | null {

@@ -1,12 +1,11 @@
 /** The work behind `recsvc token ...`, against the server's database file. */
 import { parseScopes } from '../../src/auth/identity.js';
-import { NotFoundError, ValidationError } from '../../src/errors.js';
 import { openSqlite, DatabaseOpenError, type DatabaseHandle } from '../../server/db/connection.js';
 import { MigrationError, migrateToLatest } from '../../server/db/migrate.js';
 import { createToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
 import { usageError } from '../support/cli-error.js';
 import { printJson, printLine } from '../support/output.js';
-import { parseDuration } from '../support/options.js';
+import { parseDuration, parseFlag } from '../support/options.js';
 import { renderTokenList } from '../support/token-view.js';
 import type { TokenCreateOptions } from './create.js';
 import type { TokenListOptions } from './list.js';
@@ -30,18 +29,8 @@ async function withDatabase<T>(path: string | undefined, work: (database: Databa
 
 /** Mints a token and prints it once. */
 export async function runTokenCreate(options: TokenCreateOptions): Promise<void> {
-  let scopes;
-  try {
-    scopes = parseScopes(options.scopes);
-  } catch (error) {
-    throw usageError(`--scopes: ${(error as Error).message}`);
-  }
-  let ttlSeconds: number | null;
-  try {
-    ttlSeconds = parseDuration(options.expires);
-  } catch (error) {
-    throw usageError(`--expires: ${(error as Error).message}`);
-  }
+  const scopes = parseFlag('--scopes', options.scopes, parseScopes);
+  const ttlSeconds = parseFlag('--expires', options.expires, parseDuration);
   const created = await withDatabase(options.db, (database) =>
     createToken(database.db, {
       scopes,
@@ -73,13 +62,7 @@ export async function runTokenList(options: TokenListOptions): Promise<void> {
 
 /** Revokes a token by its id or the prefix `token list` shows. */
 export async function runTokenRevoke(idOrPrefix: string, options: { db?: string; json?: boolean }): Promise<void> {
-  let id: string;
-  try {
-    id = await withDatabase(options.db, (database) => revokeTokenById(database.db, idOrPrefix));
-  } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ValidationError) throw usageError(error.message);
-    throw error;
-  }
+  const id = await withDatabase(options.db, (database) => revokeTokenById(database.db, idOrPrefix));
   if (options.json) printJson({ id, revoked: true });
   else printLine(`revoked ${id}`);
 }

@@ -1,4 +1,8 @@
-/** Exit codes of every command (decisions.md, Command-line exit codes). */
+/**
+ * Exit codes of every command (decisions.md, Command-line exit codes). They live in
+ * src/ because the domain's errors carry theirs (errors.ts): the CLI maps an error to
+ * its exit code in one place, commands/run.ts.
+ */
 export const EXIT = {
   ok: 0,
   /** `gates check`: a gate failed or the sample ratio mismatched. */
