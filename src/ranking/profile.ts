@@ -129,6 +129,9 @@ export function applySignal(profile: UserProfile, change: UserSignal, weigher: T
   else setPreferences(profile, change.preferences);
 }
 
+/** A stored affinity smaller than this is what an undo left: not worth a key. */
+const NEGLIGIBLE_AFFINITY = 1e-9;
+
 /**
  * Builds a profile whose author and tag affinities come from the stored affinities (one
  * row per author or tag, kept by every interaction, undo and feedback) instead of replaying
@@ -142,6 +145,8 @@ export function buildProfileFromAffinities(
   const profile = emptyProfile(input.userId, input.accountId ?? null);
   if (input.preferences !== undefined) setPreferences(profile, input.preferences);
   for (const a of input.affinities) {
+    // An undone signal leaves its row at (about) zero: it carries nothing.
+    if (Math.abs(a.score) < NEGLIGIBLE_AFFINITY) continue;
     if (a.kind === 'author') profile.authorAffinity.add(a.target, a.score, a.asOfMs);
     else profile.tagAffinity.add(normaliseTag(a.target), a.score, a.asOfMs);
   }

@@ -7,6 +7,12 @@ describe('htmlToText', () => {
       '<p>Hello <a href="https://x.example/@bob" class="u-url mention">@<span>bob</span></a> &amp; friends</p><p>line&#39;s two<br />three &#x1F600;</p>';
     expect(htmlToText(html)).toBe("Hello @bob & friends\nline's two\nthree 😀");
   });
+
+  it('decodes every named reference, so terms are words and not entity debris', () => {
+    // The hand-written table knew six names: `caf&eacute;` stayed as is and tokenised into "caf" and "eacute".
+    expect(htmlToText('<p>caf&eacute; na&iuml;ve &hellip; &euro;5&nbsp;&nbsp;now &lt;p&gt;</p>')).toBe('café naïve … €5 now <p>');
+    expect(tokenize(htmlToText('Un caf&eacute; cr&egrave;me'))).toEqual(['café', 'crème']);
+  });
 });
 
 describe('tokenize', () => {

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { buildUserProfile, DEFAULT_ALGORITHM_CONFIG, rankCandidates, type RankedItem } from '../../../src/ranking/index.js';
+import type { Status } from '../../../src/schemas/post.schema.js';
+import type { StoredPost } from '../../../server/ranking-state/ranking-events.js';
+import { loadRankingState, RankingState } from '../../../server/ranking-state/ranking-state.js';
+import { StatusCache } from '../../../server/ranking-state/status-cache.js';
+import { NOW, post } from '../../src/ranking/fixtures.js';
+
+const stored = (id: string, overrides: Partial<StoredPost> = {}): StoredPost => ({ ...post(id), visibility: 'public', ...overrides });
+const status = (id: string): Status => ({ id, favourites_count: 0, reblogs_count: 0, replies_count: 0 }) as unknown as Status;
+const list = (state: RankingState, userId: string): RankedItem[] => {
+  const profile = state.cachedProfile(userId) ?? buildUserProfile({ userId }, state.index);
+  return rankCandidates(state.index, profile, DEFAULT_ALGORITHM_CONFIG, { limit: 10, nowMs: NOW });
+};
+
+describe('RankingState events', () => {
+  it('postsStored pools recommendable posts, drops their cached statuses, and takes out a post that turned private', async () => {
+    const state = await loadRankingState(async () => [stored('a'), stored('hidden', { visibility: 'direct' })]);
+    expect(state.index.get('a')).toBeDefined();
+    expect(state.index.get('hidden')).toBeUndefined();
+    state.statuses.keepStatus(status('a'));
+    state.statuses.keepJsonPrefix('a', '{"id":"a"');
+    state.storeList('u', 'k', list(state, 'u'), NOW);
+    state.postsStored([stored('a', { visibility: 'private' })]);
+    // Before, a post edited to private stayed in the pool and in cached lists.
+    expect(state.index.get('a')).toBeUndefined();
+    expect(state.cachedList('u', 'k', NOW)).toBeUndefined();
+    expect(state.statuses.status('a')).toBeUndefined();
+    expect(state.statuses.jsonPrefix('a')).toBeUndefined();
+  });
+
+  it('postsDeleted leaves the pool, the status caches and every cached list', async () => {
+    const state = await loadRankingState(async () => [stored('a'), stored('b')]);
+    state.statuses.keepStatus(status('b'));
+    state.storeList('u', 'k', list(state, 'u'), NOW);
+    state.postsDeleted(['b']);
+    expect(state.index.get('b')).toBeUndefined();
+    expect(state.statuses.status('b')).toBeUndefined();
+    expect(state.cachedList('u', 'k', NOW)).toBeUndefined();
+  });
+
+  it('postCountsChanged moves the pool and patches the cached status, dropping its JSON', async () => {
+    const state = await loadRankingState(async () => [stored('a')]);
+    state.statuses.keepStatus(status('a'));
+    state.statuses.keepJsonPrefix('a', '{"id":"a"');
+    state.postCountsChanged('a', { favourites: 5, reblogs: 2, replies: 1 });
+    expect(state.index.get('a')).toMatchObject({ favourites: 5, reblogs: 2, replies: 1 });
+    expect(state.statuses.status('a')).toMatchObject({ favourites_count: 5, reblogs_count: 2, replies_count: 1 });
+    expect(state.statuses.jsonPrefix('a')).toBeUndefined();
+  });
+
+  it('userSignalsChanged applies the change to a cached profile, drops the lists, and stops a profile loaded meanwhile from being cached', async () => {
+    const state = await loadRankingState(async () => [stored('a', { accountId: 'alice' }), stored('b')]);
+    const profile = buildUserProfile({ userId: 'u' }, state.index);
+    state.storeProfile(profile, state.userVersion('u'));
+    state.storeList('u', 'k', list(state, 'u'), NOW);
+    const loadingAt = state.userVersion('v');
+    state.userSignalsChanged('u', { kind: 'interaction', interaction: { post: post('a', { accountId: 'alice' }), action: 'favorite', createdAtMs: NOW } });
+    state.userSignalsChanged('v', { kind: 'feedback', feedback: { post: post('b'), feedback: 'less', createdAtMs: NOW } });
+    expect(state.cachedProfile('u')?.authorAffinity.valueAt('alice', NOW)).toBe(1);
+    expect(state.cachedProfile('u')?.seenPosts.has('a')).toBe(true);
+    expect(state.cachedList('u', 'k', NOW)).toBeUndefined();
+    state.storeProfile(buildUserProfile({ userId: 'v' }, state.index), loadingAt);
+    expect(state.cachedProfile('v')).toBeUndefined();
+    state.userSignalsChanged('u', { kind: 'preferences', preferences: { mutedTags: ['#Cats'] } });
+    expect(state.cachedProfile('u')?.preferences.mutedTags).toEqual(['cats']);
+  });
+
+  it('userErased leaves nothing of the user in memory', async () => {
+    const state = await loadRankingState(async () => [stored('a')]);
+    state.storeProfile(buildUserProfile({ userId: 'u' }, state.index), state.userVersion('u'));
+    state.storeList('u', 'k', list(state, 'u'), NOW);
+    state.userErased('u');
+    expect(state.cachedProfile('u')).toBeUndefined();
+    expect(state.cachedList('u', 'k', NOW)).toBeUndefined();
+  });
+
+  it('reload starts again from the source and forgets every cache', async () => {
+    let posts = [stored('a')];
+    const state = await loadRankingState(async () => posts);
+    state.storeProfile(buildUserProfile({ userId: 'u' }, state.index), state.userVersion('u'));
+    const before = state.userVersion('u');
+    state.statuses.keepStatus(status('a'));
+    posts = [stored('b')];
+    await state.reload();
+    expect(state.index.get('a')).toBeUndefined();
+    expect(state.index.get('b')).toBeDefined();
+    expect(state.cachedProfile('u')).toBeUndefined();
+    expect(state.statuses.status('a')).toBeUndefined();
+    // A profile that started loading before the reload is not cached after it.
+    state.storeProfile(buildUserProfile({ userId: 'u' }, state.index), before);
+    expect(state.cachedProfile('u')).toBeUndefined();
+  });
+
+  it('bounds its caches and reports their sizes', async () => {
+    const state = new RankingState(async () => [], { profileCapacity: 2, resultCapacity: 2 });
+    for (const id of ['u1', 'u2', 'u3']) state.storeProfile(buildUserProfile({ userId: id }, state.index), state.userVersion(id));
+    state.statuses.keepJsonPrefix('a', 'x'.repeat(100));
+    const sizes = Object.fromEntries(state.cacheSizes().map((s) => [s.cache, s]));
+    expect(sizes.profiles?.entries).toBe(2);
+    expect(sizes.status_json).toEqual({ cache: 'status_json', entries: 1, bytes: 100 });
+    expect(Object.keys(sizes).sort()).toEqual(['candidate_pool', 'profiles', 'results', 'status_json', 'statuses', 'vocabulary']);
+  });
+});
+
+describe('StatusCache', () => {
+  it('is least-recently-used: a status read often survives a stream of one-off reads', () => {
+    const cache = new StatusCache({ statusCapacity: 3, jsonMaxChars: 1000 });
+    cache.keepStatus(status('hot'));
+    for (const id of ['a', 'b', 'c', 'd']) {
+      expect(cache.status('hot')).toBeDefined(); // before, reads did not count (FIFO): 'hot' went first
+      cache.keepStatus(status(id));
+    }
+    expect(cache.status('hot')).toBeDefined();
+    expect(cache.status('a')).toBeUndefined();
+  });
+
+  it('bounds the serialised JSON by characters, dropping the least recently used', () => {
+    const cache = new StatusCache({ statusCapacity: 10, jsonMaxChars: 250 });
+    for (const id of ['a', 'b', 'c']) cache.keepJsonPrefix(id, id.repeat(100));
+    expect(cache.sizes().jsonChars).toBeLessThanOrEqual(250);
+    expect(cache.jsonPrefix('a')).toBeUndefined();
+    expect(cache.jsonPrefix('c')).toBe('c'.repeat(100));
+  });
+});
