@@ -17,7 +17,7 @@ import { healthRoutes } from './health/health.routes.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config.js';
 import { authPlugin } from './plugins/auth.js';
-import { clientErrorHandler, frameworkErrorHandler } from './plugins/client-errors.js';
+import { clientErrorHandler, expectationFailed, frameworkErrorHandler, requestSanityPlugin } from './plugins/client-errors.js';
 import { corsPluginFp } from './plugins/cors.js';
 import { jsonBodyPlugin } from './plugins/json-body.js';
 import { loadSheddingPlugin, type LoadSheddingOptions } from './plugins/load-shedding.js';
@@ -90,6 +90,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       maxHeaderSize: limits.maxHeaderBytes,
       // How often Node looks for requests over their timeouts (its default, 30 s, lets them overrun).
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+      // HTTP/1.1 without Host is refused by requestSanityPlugin, in the spec's shape (Node's own 400 has no body).
+      requireHostHeader: false,
     },
     // Parser and router errors, and the 503 while closing, answer in the spec's shape (not fastify's).
     clientErrorHandler,
@@ -97,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.maxConnections = limits.maxConnections;
+  app.server.on('checkExpectation', expectationFailed);
   app.setValidatorCompiler(validatorCompiler);
 
   // Request bodies are JSON only (spec): anything else is 415, not a string body.
@@ -119,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(requestContextPlugin);
   await app.register(securityHeadersPlugin);
+  await app.register(requestSanityPlugin);
   await app.register(errorHandlerPlugin);
   // JSON bodies nested deeper than a bound are a 400 before anything recurses into them.
   await app.register(jsonBodyPlugin);

@@ -9,10 +9,9 @@ import type { ErrorBody } from '../../src/schemas/common.schema.js';
 import { SECURITY_HEADERS } from '../plugins/security-headers.js';
 import { API_VERSION, SERVICE_VERSION } from '../version.js';
 
-/** The bytes of a complete `Connection: close` error response. */
-export function rawErrorResponse(body: ErrorBody, extraHeaders: ReadonlyArray<readonly [string, string]> = []): string {
-  const json = JSON.stringify(body);
-  const headers: Array<readonly [string, string]> = [
+/** Every header of an error response written outside fastify, with `Connection: close`. */
+export function errorResponseHeaders(body: ErrorBody, json: string): Array<readonly [string, string]> {
+  return [
     ['content-type', 'application/json; charset=utf-8'],
     ['content-length', String(Buffer.byteLength(json))],
     ['connection', 'close'],
@@ -21,8 +20,12 @@ export function rawErrorResponse(body: ErrorBody, extraHeaders: ReadonlyArray<re
     ['x-service-version', SERVICE_VERSION],
     ['x-api-version', API_VERSION],
     ...SECURITY_HEADERS,
-    ...extraHeaders,
   ];
-  const head = headers.map(([name, value]) => `${name}: ${value}`).join('\r\n');
+}
+
+/** The bytes of a complete `Connection: close` error response. */
+export function rawErrorResponse(body: ErrorBody): string {
+  const json = JSON.stringify(body);
+  const head = errorResponseHeaders(body, json).map(([name, value]) => `${name}: ${value}`).join('\r\n');
   return `HTTP/1.1 ${body.status_code} ${STATUS_CODES[body.status_code] ?? 'Error'}\r\n${head}\r\n\r\n${json}`;
 }

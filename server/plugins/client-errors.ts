@@ -6,10 +6,13 @@
  * every response carries; neither ever gets fastify's or Node's own body.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { ValidationError } from '../../src/errors.js';
 import type { ErrorBody } from '../../src/schemas/common.schema.js';
-import { rawErrorResponse } from '../http/raw-response.js';
+import { errorResponseHeaders, rawErrorResponse } from '../http/raw-response.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { API_VERSION, SERVICE_VERSION } from '../version.js';
 import { sendError } from './error-handler.js';
@@ -39,6 +42,22 @@ export function clientErrorHandler(this: FastifyInstance, error: ParserError, so
   socket.destroy();
 }
 
+/**
+ * Node's `checkExpectation` event: an `Expect` header other than `100-continue`. Without a
+ * listener Node answers a bare 417; this one answers in the spec's shape and closes.
+ */
+export function expectationFailed(request: IncomingMessage, response: ServerResponse): void {
+  const body: ErrorBody = {
+    error: 'Expectation failed',
+    message: `Expect: ${String(request.headers.expect)} is not supported (only 100-continue is)`,
+    status_code: 417,
+    request_id: randomUUID(),
+  };
+  const json = JSON.stringify(body);
+  response.writeHead(417, errorResponseHeaders(body, json).flat());
+  response.end(json);
+}
+
 /** fastify `frameworkErrors`: router failures before any hook ran, so the usual headers are set here. */
 export const frameworkErrorHandler: NonNullable<FastifyServerOptions['frameworkErrors']> = (
   error,
@@ -59,3 +78,19 @@ export const frameworkErrorHandler: NonNullable<FastifyServerOptions['frameworkE
   request.log.error({ err: error }, 'router error');
   return sendError(request, reply, { error: 'Internal server error', message: 'An unexpected error occurred; quote the request_id when reporting it', status_code: 500 });
 };
+
+/**
+ * Requests Node would refuse with an empty body, let through (`requireHostHeader: false`)
+ * to be refused here in the spec's shape: HTTP/1.1 without `Host`. Registered after the
+ * request-context and security-header hooks, so the answer carries their headers.
+ */
+async function requestSanity(app: FastifyInstance): Promise<void> {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      reply.header('connection', 'close');
+      throw new ValidationError('HTTP/1.1 requests must carry a Host header');
+    }
+  });
+}
+
+export const requestSanityPlugin = fp(requestSanity, { name: 'request-sanity' });

@@ -27,6 +27,8 @@ async function corsPlugin(app: FastifyInstance, options: CorsOptions): Promise<v
     maxAge: 600,
     // Answer preflights at once (onRequest), before identity and rate limits.
     hook: 'onRequest',
+    // An OPTIONS that is not a valid preflight gets the same 204, not the plugin's text/plain 400.
+    strictPreflight: false,
   });
 }
 

@@ -15,8 +15,20 @@ import type { FastifySchemaCompiler } from 'fastify';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const shared: Options = { useDefaults: true, removeAdditional: false, allErrors: false, strict: false };
-const coercing = addFormats(new Ajv({ ...shared, coerceTypes: 'array' }));
-const strict = addFormats(new Ajv({ ...shared, coerceTypes: false }));
+const coercing = withInstantDateTimes(addFormats(new Ajv({ ...shared, coerceTypes: 'array' })));
+const strict = withInstantDateTimes(addFormats(new Ajv({ ...shared, coerceTypes: false })));
+
+/**
+ * RFC 3339 `date-time` that is also an instant JavaScript can hold: ajv-formats accepts a
+ * leap second (`23:59:60Z`), which `Date` cannot parse — it reached the post mapper as an
+ * invalid date and became a 500. Every date-time field is checked here, once.
+ */
+function withInstantDateTimes(ajv: Ajv): Ajv {
+  const rfc3339 = ajv.formats['date-time'] as { validate?: (text: string) => boolean } | undefined;
+  const matchesRfc3339 = rfc3339?.validate;
+  if (typeof matchesRfc3339 !== 'function') throw new Error('ajv-formats no longer defines date-time as { validate }');
+  return ajv.addFormat('date-time', { type: 'string', validate: (text: string) => matchesRfc3339(text) && Number.isFinite(Date.parse(text)) });
+}
 
 /** Decimal integers as a person writes them: optional minus, digits, no spaces or signs. */
 const INTEGER_TEXT = /^-?\d{1,15}$/;

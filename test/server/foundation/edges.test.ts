@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scalePolicy, DEFAULT_RATE_LIMIT_POLICY } from '../../../src/rate-limit/policy.js';
 import { DEFAULT_HTTP_LIMITS } from '../../../server/config.js';
 import { SERVICE_VERSION } from '../../../server/version.js';
+import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { encodeRequest, openSocket, ResponseReader, sendRaw, type RawOutcome, type RawResponse } from '../../reliability/support/raw-http.js';
 
@@ -73,6 +74,31 @@ describe('parser and router errors', () => {
   it('answers an over-long path parameter with 414 in the spec body', async () => {
     const response = responseOf(await sendRaw(port, { method: 'GET', target: `/api/v1/posts/${'1'.repeat(500)}` }));
     expectSpecError(response, 414);
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 in the spec body, not Node\'s empty one', async () => {
+    const response = responseOf(await sendRaw(port, { method: 'GET', target: '/api/v1/posts', host: null }));
+    expect(expectSpecError(response, 400).message).toMatch(/Host header/);
+  });
+
+  it('answers an unsupported Expect with 417 in the spec body, not Node\'s empty one', async () => {
+    const response = responseOf(await sendRaw(port, { method: 'POST', target: '/api/v1/test/echo', headers: [['Expect', 'something-else'], ['Content-Type', 'application/json']], body: '{"name":"x"}' }));
+    expectSpecError(response, 417);
+  });
+
+  it('answers an OPTIONS that is not a CORS preflight without the CORS plugin\'s text/plain 400', async () => {
+    const response = responseOf(await sendRaw(port, { method: 'OPTIONS', target: '/api/v1/posts' }));
+    expect(response.status).toBe(204);
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('refuses a leap-second date-time that Date cannot hold with 400 naming the field, not a 500', async () => {
+    const headers = await t.adminHeaders();
+    const status = makeStatus({ n: 7, author: 'a1' });
+    const response = await t.app.inject({ method: 'POST', url: '/api/v1/posts', headers, payload: { ...status, created_at: '2026-06-30T23:59:60Z' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'Invalid request', field: 'created_at', status_code: 400 });
   });
 
   it('cuts a slow body with 408 in the spec body and closes the connection', async () => {
