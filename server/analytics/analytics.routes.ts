@@ -11,7 +11,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
     '/api/v1/analytics/events',
     {
       // Each event names its user: every one must be the token's own (or the token an admin's).
-      config: { access: { scope: 'write', user: 'resource' } },
+      config: { access: { scope: 'write', user: 'resource', owner: "each event's `user_id`" } },
       schema: {
         tags: ['analytics'],
         summary: 'Report a batch of up to 500 client events',

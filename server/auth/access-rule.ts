@@ -23,10 +23,10 @@ export interface ScopeRule {
   readonly user?: never;
 }
 
-export interface UserRule {
-  readonly scope: UserScope;
-  readonly user: UserSource;
-}
+export type UserRule =
+  | { readonly scope: UserScope; readonly user: Exclude<UserSource, 'resource'> }
+  /** `owner` says, in words, whose the resource is (the README's table of routes shows it). */
+  | { readonly scope: UserScope; readonly user: 'resource'; readonly owner: string };
 
 export type AccessRule = 'public' | ScopeRule | UserRule;
 
@@ -64,6 +64,6 @@ export function isUserRule(rule: AccessRule | undefined): rule is UserRule {
 export function describeAccessRule(rule: AccessRule): string {
   if (rule === 'public') return 'public';
   if (!isUserRule(rule)) return `\`${rule.scope}\` scope`;
-  const where = rule.user === 'resource' ? 'the resource\'s user' : rule.user === 'body.user_id ?? token' ? '`body.user_id`, else the token\'s user' : `\`${rule.user}\``;
+  const where = rule.user === 'resource' ? rule.owner : rule.user === 'body.user_id ?? token' ? '`body.user_id`, else the token\'s user' : `\`${rule.user}\``;
   return `own user (${where}) with \`${rule.scope}\`, or \`admin\``;
 }

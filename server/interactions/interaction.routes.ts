@@ -62,7 +62,7 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
     '/api/v1/interactions/:id',
     {
       // The owner is known once the interaction is loaded: the service hands it to authorizeUser.
-      config: { access: { scope: 'write', user: 'resource' } },
+      config: { access: { scope: 'write', user: 'resource', owner: "the interaction's user" } },
       schema: {
         tags: ['interactions'],
         summary: 'Undo an interaction by id',
