@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openChecksum, changedTables, type DatabaseChecksum } from './support/db-checksum.js';
-import { hostileCase } from './support/fuzz-hostile.js';
+import { hostileCase, hostileVariants } from './support/fuzz-hostile.js';
 import { nearValidDraft } from './support/fuzz-near-valid.js';
 import { renderDraft, validDraft, type FuzzCase, type FuzzTokens } from './support/fuzz-request.js';
 import { fetchOpenApi, listOperations, type Operation } from './support/openapi-operations.js';
@@ -18,7 +18,7 @@ import { killStartedServers, mintToken, startRecsvc, type RecsvcServer } from '.
 import { experimentBody, seedWorld, type World } from './support/seed-world.js';
 import type { NameHints } from './support/schema-arbitrary.js';
 import { specProblems } from './support/spec-conformance.js';
-import { SEED, byMode, seededRandom, sleep } from './support/suite-settings.js';
+import { LONG, SEED, byMode, seededRandom, sleep } from './support/suite-settings.js';
 import { makeStatus } from '../helpers/mastodon-fixtures.js';
 
 /** Cases per operation and kind. */
@@ -85,10 +85,24 @@ function casesFor(operation: Operation, seed: number): FuzzCase[] {
   for (const { draft, what } of fc.sample(nearValidDraft(operation, valid), { seed: seed + 1, numRuns: RUNS['near-valid'] })) {
     cases.push({ kind: 'near-valid', what, request: renderDraft(operation, draft) });
   }
-  for (const hostile of fc.sample(hostileCase(operation, valid, server.port), { seed: seed + 2, numRuns: RUNS.hostile })) {
+  const hostiles = fc.sample(hostileCase(operation, valid, server.port), { seed: seed + 2, numRuns: RUNS.hostile });
+  // And, on one valid draft, every variant known to have broken the service once (all of them under the long flag).
+  const [base] = fc.sample(valid, { seed: seed + 3, numRuns: 1 });
+  hostiles.push(...hostileVariants(operation, base!, server.port).filter((v) => LONG || EDGES.test(v.what)).map((v) => v.make()));
+  for (const hostile of hostiles) {
     cases.push({ kind: 'hostile', what: hostile.what, request: hostile.raw ?? renderDraft(operation, hostile.draft!), ...(hostile.pipelined ? { pipelined: true } : {}) });
   }
   return cases;
+}
+
+/** Hostile variants run on every operation by default: the holes of issue 9 and their neighbours. */
+const EDGES = /nested (4111|4113|20000) deep|1\.2 MB|__proto__|NUL|a 20 KB target|a 40 KB header|absolute-form|Expect|no Host|well-formed chunked/;
+
+/** One line naming a request, for failure examples. */
+function describeRequest(request: FuzzCase['request']): string {
+  if (Buffer.isBuffer(request)) return JSON.stringify(request.toString('latin1').slice(0, 160));
+  const body = request.body === undefined ? '' : ` ${String(request.body).slice(0, 160)}`;
+  return `${request.method} ${request.target.slice(0, 160)}${body}`;
 }
 
 function shuffled<T>(items: T[], random: () => number): T[] {
@@ -135,7 +149,7 @@ describe('fuzzing every route of the OpenAPI document', () => {
       for (const { operation, kind, what, request, pipelined } of sequence) {
         const method = Buffer.isBuffer(request) ? operation.method : request.method;
         const outcome = await sendRaw(server.port, request, { timeoutMs: 15_000, method });
-        const example = `${kind} ${operation.label}: ${what} -> ${describeOutcome(outcome).slice(0, 240)}`;
+        const example = `${kind} ${operation.label}: ${what} [${describeRequest(request)}] -> ${describeOutcome(outcome).slice(0, 240)}`;
         const status = outcome.kind === 'response' ? String(outcome.response.status) : outcome.kind;
         const byStatus = tally.get(kind) ?? new Map<string, number>();
         byStatus.set(status, (byStatus.get(status) ?? 0) + 1);

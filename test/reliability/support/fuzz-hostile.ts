@@ -42,17 +42,23 @@ const NUL = '\u0000';
 export function hostileCase(operation: Operation, valid: fc.Arbitrary<Draft>, port: number): fc.Arbitrary<HostileCase> {
   return valid.chain((draft) => {
     const variants = hostileVariants(operation, draft, port);
-    return fc.nat({ max: variants.length - 1 }).map((i) => variants[i]!());
+    return fc.nat({ max: variants.length - 1 }).map((i) => variants[i]!.make());
   });
 }
 
-type Lazy = () => HostileCase;
+/** A hostile variant, named, built on demand. */
+export interface LazyHostileCase {
+  what: string;
+  make: () => HostileCase;
+}
 
-function hostileVariants(operation: Operation, draft: Draft, port: number): Lazy[] {
-  const cases: Lazy[] = [];
-  const withRaw =
-    (what: string, raw: () => string | Buffer, contentType?: string | null): Lazy =>
-    () => ({ what, draft: { ...draft, body: { raw: raw() }, ...(contentType !== undefined ? { contentType } : {}) } });
+const lazy = (what: string, build: () => Omit<HostileCase, 'what'>): LazyHostileCase => ({ what, make: () => ({ what, ...build() }) });
+
+/** Every hostile variant of one draft of `operation`. */
+export function hostileVariants(operation: Operation, draft: Draft, port: number): LazyHostileCase[] {
+  const cases: LazyHostileCase[] = [];
+  const withRaw = (what: string, raw: () => string | Buffer, contentType?: string | null): LazyHostileCase =>
+    lazy(what, () => ({ draft: { ...draft, body: { raw: raw() }, ...(contentType !== undefined ? { contentType } : {}) } }));
   const bodyKeys = operation.body ? Object.keys((operation.body.properties ?? {}) as object) : [];
   const targetKeys = bodyKeys.includes('context') ? ['context', ...bodyKeys.slice(0, 2)] : bodyKeys.slice(0, 3);
 
@@ -86,32 +92,31 @@ function hostileVariants(operation: Operation, draft: Draft, port: number): Lazy
   cases.push(withRaw('body of invalid UTF-8', () => Buffer.concat([Buffer.from('{"user_id":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])));
   // Content types a JSON API does not take, and broken ones.
   for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=utf-16', 'application/json;;', '*/*', 'application/vnd.api+json', ';', 'application/json, text/plain']) {
-    cases.push(() => ({ what: `Content-Type ${JSON.stringify(type)}`, draft: { ...draft, body: { raw: bodyText }, contentType: type } }));
+    cases.push(lazy(`Content-Type ${JSON.stringify(type)}`, () => ({ draft: { ...draft, body: { raw: bodyText }, contentType: type } })));
   }
-  cases.push(() => ({ what: 'a body without Content-Type', draft: { ...draft, body: { raw: bodyText }, contentType: null } }));
+  cases.push(lazy('a body without Content-Type', () => ({ draft: { ...draft, body: { raw: bodyText }, contentType: null } })));
   // Query strings and paths that decode badly.
   for (const raw of ['%ff', '%', '%zz', 'a=%00', '__proto__[admin]=1', 'constructor[prototype][polluted]=1', `q=${'v'.repeat(8_000)}`, Array.from({ length: 1_000 }, (_, i) => `p${i}=1`).join('&'), 'limit=1&limit=2&limit=3']) {
-    cases.push(() => ({ what: `query ${raw.slice(0, 40)}`, draft: { ...draft, rawQuery: raw } }));
+    cases.push(lazy(`query ${raw.slice(0, 40)}`, () => ({ draft: { ...draft, rawQuery: raw } })));
   }
-  for (const [what, spell] of PATH_SPELLINGS) cases.push(() => ({ what: `path ${what}`, draft: { ...draft, spellTarget: spell } }));
+  for (const [what, spell] of PATH_SPELLINGS) cases.push(lazy(`path ${what}`, () => ({ draft: { ...draft, spellTarget: spell } })));
   for (const [name, value] of Object.entries(draft.pathValues)) {
     for (const bad of [NUL, `${value}${NUL}`, '\uFFFF', '../../health', 'x'.repeat(5_000)]) {
-      cases.push(() => ({ what: `path ${name}=${JSON.stringify(bad.slice(0, 20))}`, draft: { ...draft, pathValues: { ...draft.pathValues, [name]: bad } } }));
+      cases.push(lazy(`path ${name}=${JSON.stringify(bad.slice(0, 20))}`, () => ({ draft: { ...draft, pathValues: { ...draft.pathValues, [name]: bad } } })));
     }
   }
   // Methods and headers.
   for (const method of ['PATCH', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'HEAD', 'SEARCH']) {
-    if (method !== operation.method) cases.push(() => ({ what: `method ${method}`, draft: { ...draft, method } }));
+    if (method !== operation.method) cases.push(lazy(`method ${method}`, () => ({ draft: { ...draft, method } })));
   }
-  const header =
-    (what: string, name: string, value: string): Lazy =>
-    () => ({ what, draft: { ...draft, headers: [...draft.headers.filter(([k]) => k.toLowerCase() !== name.toLowerCase()), [name, value]] } });
+  const header = (what: string, name: string, value: string): LazyHostileCase =>
+    lazy(what, () => ({ draft: { ...draft, headers: [...draft.headers.filter(([k]) => k.toLowerCase() !== name.toLowerCase()), [name, value]] } }));
   for (const value of ['Bearer', 'Bearer  ', 'Bearer a b', 'Basic dXNlcjpwYXNz', `Bearer ${'t'.repeat(10_000)}`, 'bearer rsv_x', 'Bearer \u00ff\u00fe']) cases.push(header(`Authorization ${JSON.stringify(value.slice(0, 20))}`, 'Authorization', value));
   for (const value of ['<script>alert(1)</script>', 'x'.repeat(200), '../../etc/passwd', 'a b c', '"quoted"']) cases.push(header(`X-Request-ID ${JSON.stringify(value.slice(0, 20))}`, 'X-Request-ID', value));
   for (const value of ['127.0.0.1', 'localhost', '169.254.169.254', 'x'.repeat(300), 'evil.example:99999', '[::1]']) cases.push(header(`X-Social-Instance ${JSON.stringify(value.slice(0, 20))}`, 'X-Social-Instance', value));
   cases.push(header('Accept-Language of 4 KB', 'Accept-Language', 'en;q=0.1,'.repeat(400)));
   cases.push(header('a 40 KB header', 'X-Padding', 'p'.repeat(40_000)));
-  cases.push(() => ({ what: '300 headers', draft: { ...draft, headers: [...draft.headers, ...Array.from({ length: 300 }, (_, i) => [`X-H${i}`, 'v'] as [string, string])] } }));
+  cases.push(lazy('300 headers', () => ({ draft: { ...draft, headers: [...draft.headers, ...Array.from({ length: 300 }, (_, i) => [`X-H${i}`, 'v'] as [string, string])] } })));
   cases.push(header('Expect: 100-continue', 'Expect', '100-continue'));
   cases.push(header('Expect: something-else', 'Expect', 'something-else'));
 
@@ -121,9 +126,8 @@ function hostileVariants(operation: Operation, draft: Draft, port: number): Lazy
   const [head = '', body = ''] = bytes.split('\r\n\r\n');
   const requestLine = head.split('\r\n')[0] ?? '';
   const rest = head.split('\r\n').slice(1).join('\r\n');
-  const raw =
-    (what: string, text: string, pipelined = false): Lazy =>
-    () => ({ what, raw: Buffer.from(text, 'latin1'), ...(pipelined ? { pipelined } : {}) });
+  const raw = (what: string, text: string, pipelined = false): LazyHostileCase =>
+    lazy(what, () => ({ raw: Buffer.from(text, 'latin1'), ...(pipelined ? { pipelined } : {}) }));
   const chunked = body.length > 0 ? `${Buffer.byteLength(body, 'latin1').toString(16)}\r\n${body}\r\n0\r\n\r\n` : '0\r\n\r\n';
   cases.push(raw('absolute-form target', bytes.replace(` ${rendered.target} `, ` http://127.0.0.1:${port}${rendered.target} `)));
   cases.push(raw('absolute-form target with another host', bytes.replace(` ${rendered.target} `, ` http://evil.example${rendered.target} `)));
