@@ -40,6 +40,7 @@ describe.skipIf(!hasScript)('experiment create in a terminal', () => {
     await term.answer('Which variant is the control?', '\r');
     await term.answer('Create "typed in a tty" with control 40% (control), treatment 60%?', '\r');
     expect(await term.exited).toBe(0);
+    // eslint-disable-next-line no-control-regex -- terminal escape sequences start with ESC
     const id = /\n(?:\u001b\[\?25h)?(\d+)\r?\n/.exec(term.output())?.[1];
     expect(id, term.output()).toBeDefined();
     const shown = await runCli(['experiment', 'list', '--json'], { env: server.env });

@@ -75,7 +75,7 @@ describe('experiment analyze --file', () => {
       runCli(['experiment', 'analyze', '--file', jsonlGz, '--json']),
     ]);
     for (const output of outputs) expect(output.code, output.stderr).toBe(0);
-    const first = JSON.parse(outputs[0]?.stdout as string);
+    const first = JSON.parse(outputs[0]?.stdout);
     for (const output of outputs.slice(1)) expect(JSON.parse(output.stdout)).toEqual(first);
   });
 

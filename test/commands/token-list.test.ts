@@ -72,6 +72,7 @@ describe('token list', () => {
   it.skipIf(!hasScript)('keeps the boxed table within 80 columns on a terminal', async () => {
     const term = terminal(`${process.execPath} ${BIN} token list --all --db ${db}`, { NO_COLOR: undefined });
     expect(await term.exited).toBe(0);
+    // eslint-disable-next-line no-control-regex -- terminal escape sequences start with ESC
     const lines = term.output().replace(/\u001b\[[0-9;]*m/g, '').split(/\r?\n/).filter((line) => line !== '');
     expect(lines[0]).toMatch(/^┌─/);
     expect(lines).toHaveLength(4 * 2 + 3);

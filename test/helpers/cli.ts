@@ -34,7 +34,7 @@ function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.Proces
     ...extra,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return env as NodeJS.ProcessEnv;
+  return env;
 }
 
 /** Runs `recsvc ...args` to completion. */
@@ -92,8 +92,8 @@ export async function startServe(args: string[], env: Record<string, string | un
         resolve(match[1]!);
       }
     };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`serve exited with ${code}:\n${logs}`));

@@ -27,7 +27,7 @@ export interface TerminalSession {
 export function terminal(command: string, env: Record<string, string | undefined> = {}): TerminalSession {
   const merged: Record<string, string | undefined> = { ...process.env, TERM: 'xterm', NO_COLOR: '1', FORCE_COLOR: undefined, ...env };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: merged as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: merged, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let seen = 0;
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

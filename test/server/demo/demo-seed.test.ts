@@ -94,7 +94,7 @@ describe('demo seed', () => {
       .executeTakeFirstOrThrow();
     const res = await t.app.inject({ url: `/api/v1/recommendations?user_id=${active.user_id}&limit=20`, headers: await t.adminHeaders() });
     expect(res.statusCode).toBe(200);
-    const items = res.json() as { recommendation_metadata: { reason_code: string; reason_string: string } }[];
+    const items = res.json<{ recommendation_metadata: { reason_code: string; reason_string: string } }[]>();
     expect(items).toHaveLength(20);
     expect(items.some((i) => ['AUTHOR_INTERACTION', 'SEMANTIC_MATCH'].includes(i.recommendation_metadata.reason_code))).toBe(true);
     expect(items.every((i) => !i.recommendation_metadata.reason_string.includes('still learning'))).toBe(true);

@@ -99,9 +99,9 @@ async function simulate(user: string, i: number): Promise<void> {
   if (i % 3 === 0) {
     // A session that never ends (not counted) and a click outside any session (counted).
     events.push({ type: 'session_start', user_id: user, session_id: `s-${user}-2` });
-    events.push({ type: 'click', user_id: user, post_id: (list[7] ?? list[0] as Served).id });
+    events.push({ type: 'click', user_id: user, post_id: (list[7] ?? list[0])!.id });
     counts.clicks += 1;
-    clickedPosts.get(user)?.add((list[7] ?? list[0] as Served).id);
+    clickedPosts.get(user)?.add((list[7] ?? list[0])!.id);
   }
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: i % 2 ? admin : await t.userHeaders(user), payload: { events } });
   expect(res.statusCode).toBe(201);
@@ -171,7 +171,7 @@ describe('an experiment end to end', () => {
 
   it('analyses exactly the numbers that were sent', async () => {
     const analysis = await get('/analysis');
-    const reference = analyzeExperiment({ ...body, confidence_level: 0.95, minimum_sample_size: 5 } as never, expectedAccumulators());
+    const reference = analyzeExperiment({ ...body, confidence_level: 0.95, minimum_sample_size: 5 }, expectedAccumulators());
     expect(analysis).toEqual(reference);
     expect(analysis.sample_sizes).toEqual(Object.fromEntries(body.variants.map((v) => [v.name, USERS.filter((u) => variantOf(u) === v.name).length])));
     const bySession = await get('/analysis?metric=session_duration');

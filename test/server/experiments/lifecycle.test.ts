@@ -202,7 +202,7 @@ describe('experiment permissions', () => {
   it.each(operations)('%s %s is 401 without a token, 401 with a bad one, 403 without admin', async (method, url, payload) => {
     await createdId();
     const inject = (headers: Record<string, string>) =>
-      t.app.inject({ method: method as 'GET' | 'POST', url, headers, ...(payload ? { payload: payload as object } : {}) });
+      t.app.inject({ method: method as 'GET' | 'POST', url, headers, ...(payload ? { payload: payload } : {}) });
     const anonymous = await inject({});
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.json().error).toBe('Authentication required');

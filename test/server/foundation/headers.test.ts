@@ -61,7 +61,7 @@ describe('headers on every response', () => {
 
   it('hides internal error details behind a generic 500', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/test/boom' });
-    const body = response.json() as Record<string, unknown>;
+    const body = response.json<Record<string, unknown>>();
     expect(body.error).toBe('Internal server error');
     expect(response.body).not.toContain('secret internal detail');
   });

@@ -28,7 +28,7 @@ describe('GET /metrics', () => {
     await t.app.inject({ method: 'GET', url: '/api/v1/test/items/123', headers: await t.adminHeaders() });
     await t.app.inject({ method: 'GET', url: '/api/v1/test/items/456' });
     await t.app.inject({ method: 'GET', url: '/nowhere' });
-    await t.app.metrics.recommendationGeneration.observe({ algorithm: 'default' }, 0.002);
+    t.app.metrics.recommendationGeneration.observe({ algorithm: 'default' }, 0.002);
     t.app.metrics.recordCacheLookup('recommendations', true);
     t.app.metrics.modelPredictions.inc({ model_name: 'weighted_ranker' });
     await t.app.inject({ method: 'GET', url: '/api/v1/agents/status' });

@@ -151,7 +151,7 @@ describe('concurrent interactions (group commit)', () => {
     expect(statuses[3]).toBe(404);
     // The duplicate (u1, post 1, favorite): one is new, the other returns the same row.
     expect([statuses[0], statuses[2]].sort()).toEqual([200, 201]);
-    expect(burst[0]!.json().data.id).toBe(burst[2]!.json().data.id);
+    expect(burst[0].json().data.id).toBe(burst[2].json().data.id);
     expect([statuses[1], statuses[4], statuses[5]]).toEqual([201, 201, 201]);
 
     const stored = await t.database.db.selectFrom('interactions').select(['id', 'user_id', 'post_id', 'action_type']).execute();

@@ -112,7 +112,7 @@ describe('Link headers: path and query', () => {
 describe('GET /api/v1/posts/trending paging', () => {
   it('a paginator following rel="next" visits every trending post exactly once, in order, and stops', async () => {
     const { app } = await appWithPosts(13);
-    const all = (await app.inject({ url: '/api/v1/posts/trending?limit=40' })).json() as { id: string }[];
+    const all = (await app.inject({ url: '/api/v1/posts/trending?limit=40' })).json<{ id: string }[]>();
     expect(all).toHaveLength(13);
     const { pages, ids } = await followNext(app, '/api/v1/posts/trending?limit=5');
     expect(pages.map((p) => p.length)).toEqual([5, 5, 3]);

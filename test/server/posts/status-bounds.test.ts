@@ -65,7 +65,7 @@ describe('ingest: status bounds', () => {
 
   it.each([STATUS_BOUNDS.maxDepth + 1, 4_200, 100_000])('refuses an unknown field nested %i deep: 400 naming the path, nothing stored', async (depth) => {
     t = await createTestApp();
-    const res = await postRaw('/api/v1/posts', withField(makeStatus({ n: 1 }) as unknown as Record<string, unknown>, 'extra', nestedText(depth)));
+    const res = await postRaw('/api/v1/posts', withField(makeStatus({ n: 1 }), 'extra', nestedText(depth)));
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: 'Invalid request', status_code: 400 });
     // The status bound names extra + 9 levels; the JSON body parser (32 levels), once it refuses the body first, more.
@@ -78,7 +78,7 @@ describe('ingest: status bounds', () => {
   it('refuses a batch with one status beyond the bounds, naming it, and stores none of the batch', async () => {
     t = await createTestApp();
     const good = JSON.stringify(makeStatus({ n: 1 }));
-    const deepCard = withField(makeStatus({ n: 2 }) as unknown as Record<string, unknown>, 'card', nestedText(5_000));
+    const deepCard = withField(makeStatus({ n: 2 }), 'card', nestedText(5_000));
     const res = await postRaw('/api/v1/posts/batch', `{"statuses":[${good},${deepCard}]}`);
     expect(res.statusCode).toBe(400);
     expect(res.json().field).toMatch(new RegExp(`^statuses\\[1\\]\\.card(\\.a){${STATUS_BOUNDS.maxDepth - 1},}$`));

@@ -94,7 +94,7 @@ describe('recommended items', () => {
   it('carry the Status fields, the spec fields and metadata, sorted by score', async () => {
     const res = await recommend('u1', '&limit=10');
     expect(res.statusCode).toBe(200);
-    const items = res.json() as (Item & Record<string, unknown>)[];
+    const items = res.json<(Item & Record<string, unknown>)[]>();
     expect(items).toHaveLength(10);
     for (const item of items) {
       expect(item).toMatchObject({ is_recommendation: true, favourited: false, reblogged: false });
@@ -114,10 +114,10 @@ describe('recommended items', () => {
   });
 
   it('POST gives the same list as GET', async () => {
-    const get = (await recommend('u1', '&limit=7')).json() as Item[];
+    const get = (await recommend('u1', '&limit=7')).json<Item[]>();
     const post = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations', headers: await t.userHeaders('u1'), payload: { user_id: 'u1', limit: 7 } });
     expect(post.statusCode).toBe(200);
-    expect((post.json() as Item[]).map((i) => i.id)).toEqual(get.map((i) => i.id));
+    expect((post.json<Item[]>()).map((i) => i.id)).toEqual(get.map((i) => i.id));
   });
 
   it('POST validates the body: limit, exclude_ids, unknown fields, missing user_id', async () => {
@@ -138,22 +138,22 @@ describe('recommended items', () => {
   });
 
   it('leave out excluded ids, posts the user interacted with, and the user\'s own posts', async () => {
-    const first = ((await recommend('u1', '&limit=3')).json() as Item[]).map((i) => i.id);
-    const excluded = ((await recommend('u1', `&limit=40&exclude_ids=${first.join(',')}`)).json() as Item[]).map((i) => i.id);
+    const first = ((await recommend('u1', '&limit=3')).json<Item[]>()).map((i) => i.id);
+    const excluded = ((await recommend('u1', `&limit=40&exclude_ids=${first.join(',')}`)).json<Item[]>()).map((i) => i.id);
     for (const id of first) expect(excluded).not.toContain(id);
 
     await interact('u1', 5);
-    const after = ((await recommend('u1', '&limit=40')).json() as Item[]).map((i) => i.id);
+    const after = ((await recommend('u1', '&limit=40')).json<Item[]>()).map((i) => i.id);
     expect(after).not.toContain(postId(5));
 
     // acc-alice's own list never shows alice's posts.
-    const own = (await recommend('acc-alice', '&limit=40')).json() as Item[];
+    const own = (await recommend('acc-alice', '&limit=40')).json<Item[]>();
     expect(own.length).toBeGreaterThan(0);
     expect(own.every((i) => i.account.username !== 'alice')).toBe(true);
   });
 
   it('cap each author at 3 posts per list', async () => {
-    const items = (await recommend('u1', '&limit=40')).json() as Item[];
+    const items = (await recommend('u1', '&limit=40')).json<Item[]>();
     const perAuthor = new Map<string, number>();
     for (const i of items) perAuthor.set(i.account.username, (perAuthor.get(i.account.username) ?? 0) + 1);
     expect(Math.max(...perAuthor.values())).toBe(3);
@@ -161,10 +161,10 @@ describe('recommended items', () => {
   });
 
   it('honour max_id and since_id', async () => {
-    const older = (await recommend('u1', `&limit=40&max_id=${postId(10)}`)).json() as Item[];
+    const older = (await recommend('u1', `&limit=40&max_id=${postId(10)}`)).json<Item[]>();
     expect(older.length).toBeGreaterThan(0);
     expect(older.every((i) => BigInt(i.id) < BigInt(postId(10)))).toBe(true);
-    const newer = (await recommend('u1', `&limit=40&since_id=${postId(30)}`)).json() as Item[];
+    const newer = (await recommend('u1', `&limit=40&since_id=${postId(30)}`)).json<Item[]>();
     expect(newer.length).toBeGreaterThan(0);
     expect(newer.every((i) => BigInt(i.id) > BigInt(postId(30)))).toBe(true);
   });
@@ -172,7 +172,7 @@ describe('recommended items', () => {
 
 describe('cold start and personalisation', () => {
   it('a user without history gets engaging and trending posts, with reasons that say so', async () => {
-    const items = (await recommend('newcomer', '&limit=10')).json() as Item[];
+    const items = (await recommend('newcomer', '&limit=10')).json<Item[]>();
     for (const item of items) {
       expect(['HIGH_ENGAGEMENT', 'TRENDING_TAG']).toContain(item.recommendation_metadata.reason_code);
       expect(item.recommendation_metadata.reason_string).toContain('still learning');
@@ -181,11 +181,11 @@ describe('cold start and personalisation', () => {
 
   it('personalises once interactions arrive: the liked author rises with AUTHOR_INTERACTION', async () => {
     const rankOf = (items: Item[], author: string) => items.findIndex((i) => i.account.username === author);
-    const before = (await recommend('u9', '&limit=40')).json() as Item[];
+    const before = (await recommend('u9', '&limit=40')).json<Item[]>();
     // Favourite two of frank's posts (frank writes posts 6, 12, 18, 24, 30, 36).
     await interact('u9', 6);
     await interact('u9', 12, 'reblog');
-    const after = (await recommend('u9', '&limit=40')).json() as Item[];
+    const after = (await recommend('u9', '&limit=40')).json<Item[]>();
     expect(rankOf(after, 'frank')).toBe(0);
     expect(rankOf(after, 'frank')).toBeLessThanOrEqual(rankOf(before, 'frank'));
     expect(after[0]?.recommendation_metadata.reason_code).toBe('AUTHOR_INTERACTION');
@@ -200,7 +200,7 @@ describe('feedback', () => {
     await interact('u1', 1);
     await interact('u1', 8);
     const positions = (items: Item[], author: string) => items.flatMap((i, k) => (i.account.username === author ? [k] : []));
-    const before = (await recommend('u1', '&limit=40')).json() as Item[];
+    const before = (await recommend('u1', '&limit=40')).json<Item[]>();
     const target = before[0]?.account.username ?? '';
     const targetPost = before[0]?.id ?? '';
     const res = await t.app.inject({
@@ -211,7 +211,7 @@ describe('feedback', () => {
     });
     expect(res.statusCode).toBe(201);
     expect(res.json().data).toMatchObject({ user_id: 'u1', post_id: targetPost, feedback: 'less' });
-    const after = (await recommend('u1', '&limit=40')).json() as Item[];
+    const after = (await recommend('u1', '&limit=40')).json<Item[]>();
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const beforePos = positions(before, target).filter((k) => before[k]?.id !== targetPost);
     const afterPos = positions(after, target);
@@ -219,8 +219,8 @@ describe('feedback', () => {
     expect(mean(afterPos)).toBeGreaterThan(mean(beforePos) + 3);
     expect(after.some((i) => i.id === targetPost)).toBe(false);
     // Another user's ranking is untouched.
-    const other = (await recommend('u2', '&limit=40', await t.adminHeaders())).json() as Item[];
-    const otherAgain = (await recommend('u2', '&limit=40', await t.adminHeaders())).json() as Item[];
+    const other = (await recommend('u2', '&limit=40', await t.adminHeaders())).json<Item[]>();
+    const otherAgain = (await recommend('u2', '&limit=40', await t.adminHeaders())).json<Item[]>();
     expect(otherAgain.map((i) => i.id)).toEqual(other.map((i) => i.id));
   });
 
@@ -252,7 +252,7 @@ describe('preferences', () => {
     expect(put.statusCode).toBe(200);
     expect(put.json().data).toMatchObject({ muted_authors: ['acc-bob'], muted_tags: ['music'], recommendation_ratio: 0.5 });
 
-    const items = (await recommend('u1', '&limit=40')).json() as (Item & { tags: { name: string }[] })[];
+    const items = (await recommend('u1', '&limit=40')).json<(Item & { tags: { name: string }[] })[]>();
     expect(items.length).toBeGreaterThan(0);
     expect(items.some((i) => i.account.username === 'bob')).toBe(false);
     expect(items.some((i) => i.tags.some((tag) => tag.name === 'music'))).toBe(false);
@@ -284,7 +284,7 @@ describe('POST /api/v1/recommendations/seamless', () => {
       payload: { timeline_type: 'home', existing_statuses: existing, max_recommendations: 10 },
     });
     expect(res.statusCode).toBe(200);
-    const items = res.json() as { id: string; content: { id: string; account: { id: string; username: string }; content: string }; score: number; reason: string; insertion_point: number }[];
+    const items = res.json<{ id: string; content: { id: string; account: { id: string; username: string }; content: string }; score: number; reason: string; insertion_point: number }[]>();
     expect(items).toHaveLength(6);
     const points = items.map((i) => i.insertion_point);
     expect(points[0]).toBeGreaterThan(0);
