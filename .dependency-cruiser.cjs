@@ -1,0 +1,71 @@
+// Layering rules (`npm run lint:layers`), checked on every import, type-only ones included.
+// Tests may import anything; only src/, server/ and commands/ are cruised.
+/** Shared server infrastructure: any server module may use it. */
+const INFRASTRUCTURE = '^server/(db|http|plugins|metrics)/|^server/agents/agent-runner\\.ts$';
+/** A feature's declared interface: what other features may import from it. */
+const FEATURE_INTERFACE = '\\.(feature|service|schema|events|types)\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'src-is-pure',
+      comment: 'src/ is the domain shared by the server and the CLI: it imports neither side.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(server|commands)/' },
+    },
+    {
+      name: 'server-not-commands',
+      comment: 'The server never depends on the CLI.',
+      severity: 'error',
+      from: { path: '^server/' },
+      to: { path: '^commands/' },
+    },
+    {
+      name: 'commands-reach-the-server-over-http',
+      comment:
+        'Commands talk to a server through its API. Exceptions: `serve` starts one, and the token commands ' +
+        'write the tokens table on the server host (there is no API to mint the first admin token).',
+      severity: 'error',
+      from: { path: '^commands/', pathNot: '^commands/serve(\\.action)?\\.ts$|^commands/token/' },
+      to: { path: '^server/' },
+    },
+    {
+      name: 'features-meet-through-interfaces',
+      comment:
+        'A feature folder under server/ imports another only through its declared interface ' +
+        '(*.feature.ts, *.service.ts, *.schema.ts, *.events.ts, *.types.ts): never its repository, tables, ' +
+        'routes, mappers or other internals. Infrastructure (db, http, plugins, metrics, the agent runner) is shared.',
+      severity: 'error',
+      from: { path: '^server/([^/]+)/', pathNot: INFRASTRUCTURE },
+      to: { path: '^server/[^/]+/', pathNot: ['^server/$1/', INFRASTRUCTURE, FEATURE_INTERFACE] },
+    },
+    {
+      name: 'features-below-the-composition-root',
+      comment: 'app.ts, start.ts and features.ts assemble the features; a feature may name their types, not run them.',
+      severity: 'error',
+      from: { path: '^server/[^/]+/' },
+      to: { path: '^server/(app|start|features)\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'migrations-are-frozen',
+      comment: 'A migration never imports app code: it must mean the same thing forever.',
+      severity: 'error',
+      from: { path: '^server/db/migrations/' },
+      to: { path: '^(src|server|commands)/', pathNot: '^server/db/migrations/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves (a typo in a path is caught here, before the build).',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};

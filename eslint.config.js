@@ -1,0 +1,57 @@
+// Lint (`npm run lint`, zero warnings in CI): typescript-eslint's type-aware recommended
+// rules, which read the TypeScript program (floating promises, promises where a callback
+// must return void, `any` flowing into typed code, needless assertions), minus what fights
+// the house style; see the README's "Lint, format, layering".
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', 'node_modules/'] },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // fastify plugins and hooks, and implementations of async interfaces, are async by
+      // contract whether or not this implementation awaits anything.
+      '@typescript-eslint/require-await': 'off',
+      // `_name` marks a binding left unused on purpose (a column dropped by a rest destructuring).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+    },
+  },
+  {
+    // Tests read JSON bodies (`response.json()`, `JSON.parse`) as `any` and assert on them:
+    // typing every body would restate the response schemas the tests are there to check.
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // Published coefficients (Cody, Wichura) are quoted to their source's digits, more than a double holds.
+    files: ['src/experiments/distributions.ts'],
+    rules: { 'no-loss-of-precision': 'off' },
+  },
+  {
+    // kysely's own advice: migrations are frozen in time and use Kysely<any>, never the app's Database type.
+    files: ['server/db/migrations/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Plain Node scripts (benchmarks, this file): no TypeScript program to read.
+    files: ['**/*.js', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: globals.node },
+  },
+);
