@@ -10,7 +10,9 @@
  *   own token or an admin (403); the route then reads the same validated value.
  * - a `'resource'` user is checked by the route itself through `authorizeUser`, once
  *   it has loaded the resource (an interaction's owner, each event's user).
- * A public rule also marks the route's OpenAPI operation `security: []`.
+ * A public rule also marks the route's OpenAPI operation `security: []`. A route without
+ * a rule is logged and left unchecked; test/server/foundation/access-rules.test.ts walks
+ * every route of the app and fails on one.
  */
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { hasScope, type AuthenticatedIdentity } from '../../src/auth/identity.js';
@@ -102,8 +104,12 @@ export function registerAccessRules(app: FastifyInstance): void {
   app.decorate('accessRule', (method: string, url: string) => rules.get(`${method} ${url}`) ?? thirdPartyRule(method, url));
   app.decorateRequest('accessUserId', undefined);
   app.addHook('onRoute', (route) => {
-    const rule = route.config?.access;
-    if (rule === undefined) return;
+    const rule = route.config?.access ?? thirdPartyRule(asList(route.method)[0] ?? '', route.url);
+    if (rule === undefined) {
+      // Not enforced (test-only routes rely on that); test/server/foundation/access-rules.test.ts fails the app's own.
+      app.log.warn({ method: route.method, url: route.url }, 'route declares no access rule (config.access)');
+      return;
+    }
     for (const method of asList(route.method)) rules.set(`${method} ${route.url}`, rule);
     applyRule(route, rule);
   });
