@@ -116,7 +116,7 @@ describe('access rules', () => {
     const problems: string[] = [];
     for (const route of routes.filter((r) => r.rule !== 'public')) {
       const withBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
-      for (const headers of [{}, { authorization: 'Bearer rsv_not_a_token' }]) {
+      for (const headers of [{}, { authorization: 'Bearer rsv_not_a_token' }] as Array<Record<string, string>>) {
         const response = await send(route.method, { url: fill(route.url, '1'), ...(withBody ? { payload: { not: 'valid' } } : {}) }, headers);
         const body = route.method === 'HEAD' ? undefined : response.json();
         if (response.statusCode !== 401 || (body !== undefined && body.error !== 'Authentication required')) {
@@ -130,7 +130,7 @@ describe('access rules', () => {
   it('let anonymous callers through on public routes', async () => {
     const problems: string[] = [];
     for (const route of routes.filter((r) => r.rule === 'public')) {
-      const headers = route.method === 'OPTIONS' ? { origin: 'https://elk.zone', 'access-control-request-method': 'POST' } : {};
+      const headers: Record<string, string> = route.method === 'OPTIONS' ? { origin: 'https://elk.zone', 'access-control-request-method': 'POST' } : {};
       const response = await send(route.method, { url: route.url === '*' ? '/api/v1/interactions' : fill(route.url, postId(1)) }, headers);
       if (response.statusCode === 401 || response.statusCode === 403) problems.push(`${label(route)}: ${response.statusCode}`);
     }
