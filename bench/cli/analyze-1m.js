@@ -27,7 +27,11 @@ function measure(name, args, stdin) {
   const command = gnuTime ? '/usr/bin/time' : process.execPath;
   const argv = gnuTime ? ['-v', process.execPath, BIN, ...args] : [here('./rss-wrapper.js'), BIN, ...args];
   const start = process.hrtime.bigint();
-  const result = spawnSync(command, argv, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], input: stdin, maxBuffer: 1 << 26 });
+  const result = spawnSync(command, argv, {
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    input: stdin,
+    maxBuffer: 1 << 26,
+  });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const stderr = result.stderr.toString();
   if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${stderr}`);
@@ -39,8 +43,23 @@ const flags = ['--allocations', 'control=50,treatment=50', '--control', 'control
 const rows = [
   measure(`analyze --file CSV (${(statSync(csv).size / 1e6).toFixed(0)} MB)`, ['experiment', 'analyze', '--file', csv, ...flags]),
   measure(`analyze --file CSV.gz (${(statSync(gz).size / 1e6).toFixed(0)} MB)`, ['experiment', 'analyze', '--file', gz, ...flags]),
-  measure('gates check --file CSV', ['gates', 'check', '--file', csv, '--allocations', 'control=50,treatment=50', '--control', 'control', '--allow-inconclusive', '--json']),
-  measure('bucket - (stdin ids) --json', ['bucket', '-', '--experiment', '1', '--allocations', 'control=50,treatment=50', '--json'], execFileSync('cat', [ids], { maxBuffer: 1 << 26 })),
+  measure('gates check --file CSV', [
+    'gates',
+    'check',
+    '--file',
+    csv,
+    '--allocations',
+    'control=50,treatment=50',
+    '--control',
+    'control',
+    '--allow-inconclusive',
+    '--json',
+  ]),
+  measure(
+    'bucket - (stdin ids) --json',
+    ['bucket', '-', '--experiment', '1', '--allocations', 'control=50,treatment=50', '--json'],
+    execFileSync('cat', [ids], { maxBuffer: 1 << 26 }),
+  ),
 ];
 console.log(`${USERS.toLocaleString('en-US')} users; timing ${gnuTime ? 'with /usr/bin/time -v' : 'with the rss wrapper'}`);
 console.table(rows);
