@@ -10,7 +10,7 @@ export function postId(n: number): string {
 
 export interface StatusOptions {
   n: number;
-  author?: string;
+  author?: string | undefined;
   tags?: string[];
   text?: string;
   ageHours?: number;

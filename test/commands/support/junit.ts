@@ -3,7 +3,7 @@
 export interface JunitCase {
   classname: string;
   name: string;
-  failure?: string;
+  failure?: string | undefined;
   skipped: boolean;
 }
 

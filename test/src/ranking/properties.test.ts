@@ -39,10 +39,14 @@ const arbPost = (id: number): fc.Arbitrary<RankablePost> =>
 
 const arbPosts = fc.integer({ min: 0, max: 40 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => arbPost(i))));
 const weight = fc.double({ min: 0, max: 1, noNaN: true });
-const arbConfig: fc.Arbitrary<AlgorithmConfig> = fc.record({
-  weights: fc.record({ author_preference: weight, content_engagement: weight, recency: weight, semantic_similarity: weight }),
-  use_semantic_scoring: fc.option(fc.boolean(), { nil: undefined }),
-});
+// use_semantic_scoring is absent, true or false.
+const arbConfig: fc.Arbitrary<AlgorithmConfig> = fc.record(
+  {
+    weights: fc.record({ author_preference: weight, content_engagement: weight, recency: weight, semantic_similarity: weight }),
+    use_semantic_scoring: fc.boolean(),
+  },
+  { requiredKeys: ['weights'] },
+);
 
 describe('ranking invariants', () => {
   it('returns at most limit distinct posts, scored in [0, 1], sorted, within the author cap', () => {
