@@ -11,7 +11,7 @@ import { ExperimentCreateSchema } from '../../src/experiments/experiment.schema.
 import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
 import { ExperimentMetricsSchema } from '../../src/experiments/experiment-metrics.schema.js';
 import { ExperimentSchema, ExperimentStatusSchema } from '../../src/experiments/experiment-response.schema.js';
-import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
+import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiments/state-machine.js';
 import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
 import { envelope } from '../http/envelope.js';
@@ -155,7 +155,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
     },
     async (request) => {
       const experiment = await experiments.get(request.params.id);
-      return envelope(request, await results.analysis(experiment, request.query.metric as MetricName | undefined));
+      return envelope(request, await results.analysis(experiment, request.query.metric));
     },
   );
 

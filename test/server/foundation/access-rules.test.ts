@@ -101,7 +101,7 @@ describe('access rules', () => {
   });
 
   it('match the OpenAPI document: public operations have no security requirement, the rest need a bearer token', async () => {
-    const document = (await t.app.inject({ url: '/docs/json' })).json() as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const document = (await t.app.inject({ url: '/docs/json' })).json<{ paths: Record<string, Record<string, { security?: unknown[] }>> }>();
     const mismatched: string[] = [];
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
