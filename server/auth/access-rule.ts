@@ -64,6 +64,11 @@ export function isUserRule(rule: AccessRule | undefined): rule is UserRule {
 export function describeAccessRule(rule: AccessRule): string {
   if (rule === 'public') return 'public';
   if (!isUserRule(rule)) return `\`${rule.scope}\` scope`;
-  const where = rule.user === 'resource' ? rule.owner : rule.user === 'body.user_id ?? token' ? '`body.user_id`, else the token\'s user' : `\`${rule.user}\``;
+  const where =
+    rule.user === 'resource'
+      ? rule.owner
+      : rule.user === 'body.user_id ?? token'
+        ? "`body.user_id`, else the token's user"
+        : `\`${rule.user}\``;
   return `own user (${where}) with \`${rule.scope}\`, or \`admin\``;
 }

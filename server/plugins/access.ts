@@ -39,7 +39,9 @@ const ACCESS_HOOK = Symbol('access-hook');
 function requireAuthenticated(request: FastifyRequest): AuthenticatedIdentity {
   const identity = request.identity;
   if (identity.kind === 'anonymous') {
-    throw new AuthenticationError(identity.rejectedToken ? 'The bearer token is invalid, expired or revoked' : 'A bearer token is required');
+    throw new AuthenticationError(
+      identity.rejectedToken ? 'The bearer token is invalid, expired or revoked' : 'A bearer token is required',
+    );
   }
   return identity;
 }
@@ -48,7 +50,9 @@ function requireAuthenticated(request: FastifyRequest): AuthenticatedIdentity {
 function requireOwnerOrAdmin(identity: AuthenticatedIdentity, userId: string, field?: string): void {
   if (identity.scopes.has('admin') || identity.userId === userId) return;
   throw new ForbiddenError(
-    field === undefined ? `This token may not access the data of user ${userId}` : `${field}: this token may only act on its own user's data`,
+    field === undefined
+      ? `This token may not access the data of user ${userId}`
+      : `${field}: this token may only act on its own user's data`,
   );
 }
 

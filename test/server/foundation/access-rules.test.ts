@@ -56,18 +56,38 @@ const USER_REQUESTS: Record<string, (user: string) => Aimed> = {
     url: '/api/v1/recommendations/seamless',
     payload: { user_id: user, timeline_type: 'home', existing_statuses: [{ id: 'x1', content: 'hello' }] },
   }),
-  'POST /api/v1/recommendations/feedback': (user) => ({ url: '/api/v1/recommendations/feedback', payload: { user_id: user, post_id: postId(2), feedback: 'less' } }),
+  'POST /api/v1/recommendations/feedback': (user) => ({
+    url: '/api/v1/recommendations/feedback',
+    payload: { user_id: user, post_id: postId(2), feedback: 'less' },
+  }),
   'GET /api/v1/recommendations/preferences': (user) => ({ url: `/api/v1/recommendations/preferences?user_id=${user}` }),
-  'PUT /api/v1/recommendations/preferences': (user) => ({ url: '/api/v1/recommendations/preferences', payload: { user_id: user, muted_tags: ['dogs'] } }),
-  'POST /api/v1/interactions': (user) => ({ url: '/api/v1/interactions', payload: { user_id: user, post_id: postId(3), action_type: 'bookmark' } }),
-  'POST /api/v1/interactions/undo': (user) => ({ url: '/api/v1/interactions/undo', payload: { user_id: user, post_id: postId(1), action_type: 'reblog' } }),
+  'PUT /api/v1/recommendations/preferences': (user) => ({
+    url: '/api/v1/recommendations/preferences',
+    payload: { user_id: user, muted_tags: ['dogs'] },
+  }),
+  'POST /api/v1/interactions': (user) => ({
+    url: '/api/v1/interactions',
+    payload: { user_id: user, post_id: postId(3), action_type: 'bookmark' },
+  }),
+  'POST /api/v1/interactions/undo': (user) => ({
+    url: '/api/v1/interactions/undo',
+    payload: { user_id: user, post_id: postId(1), action_type: 'reblog' },
+  }),
   'DELETE /api/v1/interactions/:id': (user) => ({ url: `/api/v1/interactions/${interactionOf.get(user)}` }),
   'GET /api/v1/interactions': (user) => ({ url: `/api/v1/interactions?user_id=${user}` }),
-  'POST /api/v1/analytics/events': (user) => ({ url: '/api/v1/analytics/events', payload: { events: [{ type: 'session_start', user_id: user, session_id: `${user}-s` }] } }),
+  'POST /api/v1/analytics/events': (user) => ({
+    url: '/api/v1/analytics/events',
+    payload: { events: [{ type: 'session_start', user_id: user, session_id: `${user}-s` }] },
+  }),
 };
 
 const send = (method: string, aimed: Aimed, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: method as 'GET', url: aimed.url, headers, ...(aimed.payload === undefined ? {} : { payload: aimed.payload as object }) });
+  t.app.inject({
+    method: method as 'GET',
+    url: aimed.url,
+    headers,
+    ...(aimed.payload === undefined ? {} : { payload: aimed.payload as object }),
+  });
 
 /** Seeds posts and, for each user, a favourite of post 1 (which DELETE aims at) and a reblog of it (which undo aims at). */
 async function seed(users: string[]): Promise<void> {
@@ -75,10 +95,20 @@ async function seed(users: string[]): Promise<void> {
   const statuses = [1, 2, 3].map((n) => makeStatus({ n, author: `a${n}`, tags: ['cats'] }));
   expect((await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: admin, payload: { statuses } })).statusCode).toBe(201);
   for (const user of users) {
-    const logged = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers: admin, payload: { user_id: user, post_id: postId(1), action_type: 'favorite' } });
+    const logged = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers: admin,
+      payload: { user_id: user, post_id: postId(1), action_type: 'favorite' },
+    });
     expect(logged.statusCode).toBe(201);
     interactionOf.set(user, logged.json().data.id);
-    const reblog = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers: admin, payload: { user_id: user, post_id: postId(1), action_type: 'reblog' } });
+    const reblog = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers: admin,
+      payload: { user_id: user, post_id: postId(1), action_type: 'reblog' },
+    });
     expect(reblog.statusCode).toBe(201);
   }
 }
@@ -95,13 +125,17 @@ describe('access rules', () => {
     expect(routes.length).toBeGreaterThan(40);
     expect(routes.filter((route) => route.rule === undefined).map(label)).toEqual([]);
     if (process.env.PRINT_ACCESS_TABLE) {
-      const rows = routes.filter((route) => route.method !== 'HEAD').map((route) => `| \`${route.method}\` | \`${route.url}\` | ${describeAccessRule(route.rule!)} |`);
+      const rows = routes
+        .filter((route) => route.method !== 'HEAD')
+        .map((route) => `| \`${route.method}\` | \`${route.url}\` | ${describeAccessRule(route.rule!)} |`);
       console.log(['| method | path | who may call it |', '|---|---|---|', ...rows].join('\n'));
     }
   });
 
   it('match the OpenAPI document: public operations have no security requirement, the rest need a bearer token', async () => {
-    const document = (await t.app.inject({ url: '/docs/json' })).json<{ paths: Record<string, Record<string, { security?: unknown[] }>> }>();
+    const document = (await t.app.inject({ url: '/docs/json' })).json<{
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    }>();
     const mismatched: string[] = [];
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -117,7 +151,11 @@ describe('access rules', () => {
     for (const route of routes.filter((r) => r.rule !== 'public')) {
       const withBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
       for (const headers of [{}, { authorization: 'Bearer rsv_not_a_token' }] as Array<Record<string, string>>) {
-        const response = await send(route.method, { url: fill(route.url, '1'), ...(withBody ? { payload: { not: 'valid' } } : {}) }, headers);
+        const response = await send(
+          route.method,
+          { url: fill(route.url, '1'), ...(withBody ? { payload: { not: 'valid' } } : {}) },
+          headers,
+        );
         const body = route.method === 'HEAD' ? undefined : response.json();
         if (response.statusCode !== 401 || (body !== undefined && body.error !== 'Authentication required')) {
           problems.push(`${label(route)} ${JSON.stringify(headers)}: ${response.statusCode} ${response.body.slice(0, 120)}`);
@@ -130,7 +168,8 @@ describe('access rules', () => {
   it('let anonymous callers through on public routes', async () => {
     const problems: string[] = [];
     for (const route of routes.filter((r) => r.rule === 'public')) {
-      const headers: Record<string, string> = route.method === 'OPTIONS' ? { origin: 'https://elk.zone', 'access-control-request-method': 'POST' } : {};
+      const headers: Record<string, string> =
+        route.method === 'OPTIONS' ? { origin: 'https://elk.zone', 'access-control-request-method': 'POST' } : {};
       const response = await send(route.method, { url: route.url === '*' ? '/api/v1/interactions' : fill(route.url, postId(1)) }, headers);
       if (response.statusCode === 401 || response.statusCode === 403) problems.push(`${label(route)}: ${response.statusCode}`);
     }
@@ -145,8 +184,13 @@ describe('access rules', () => {
       const scope = (route.rule as { scope: string }).scope;
       const lacking = await t.token(scope === 'admin' ? ['read', 'write'] : ['read'], { userId: 'owner' });
       const withBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
-      const response = await send(route.method, { url: fill(route.url, '1'), ...(withBody ? { payload: {} } : {}) }, { authorization: `Bearer ${lacking}` });
-      if (response.statusCode !== 403 || (route.method !== 'HEAD' && response.json().error !== 'Forbidden')) problems.push(`${label(route)}: ${response.statusCode}`);
+      const response = await send(
+        route.method,
+        { url: fill(route.url, '1'), ...(withBody ? { payload: {} } : {}) },
+        { authorization: `Bearer ${lacking}` },
+      );
+      if (response.statusCode !== 403 || (route.method !== 'HEAD' && response.json().error !== 'Forbidden'))
+        problems.push(`${label(route)}: ${response.statusCode}`);
     }
     expect(problems).toEqual([]);
   });
@@ -155,7 +199,10 @@ describe('access rules', () => {
     const userRoutes = routes.filter((r) => isUserRule(r.rule));
     const requestOf = (route: RegisteredRoute) => USER_REQUESTS[`${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`];
     expect(userRoutes.filter((route) => !requestOf(route)).map(label), 'user routes without a request in USER_REQUESTS').toEqual([]);
-    expect(Object.keys(USER_REQUESTS).filter((key) => !userRoutes.some((route) => label(route) === key)), 'stale USER_REQUESTS').toEqual([]);
+    expect(
+      Object.keys(USER_REQUESTS).filter((key) => !userRoutes.some((route) => label(route) === key)),
+      'stale USER_REQUESTS',
+    ).toEqual([]);
     const intruder = await t.userHeaders('intruder');
     const admin = await t.adminHeaders();
     const owner = await t.userHeaders('owner');
@@ -171,7 +218,10 @@ describe('access rules', () => {
           problems.push(`${label(route)} by ${who}: ${refused.statusCode} ${refused.body.slice(0, 120)}`);
         }
       }
-      for (const [who, headers, user] of [['the owner', owner, 'owner'], ['an admin', admin, 'admin-target']] as const) {
+      for (const [who, headers, user] of [
+        ['the owner', owner, 'owner'],
+        ['an admin', admin, 'admin-target'],
+      ] as const) {
         const response = await send(route.method, aimed(user), headers);
         if (response.statusCode >= 400) problems.push(`${label(route)} by ${who}: ${response.statusCode} ${response.body.slice(0, 120)}`);
       }
