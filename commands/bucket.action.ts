@@ -1,4 +1,5 @@
 /** The work behind `recsvc bucket`: the pure assignment rule, fed one user or a stream of them. */
+import { EXPERIMENT_DEFAULTS } from '../src/experiments/experiment-defaults.js';
 import { createAssigner, explainBucket, variantRanges, type Assignment, type VariantRange } from '../src/experiments/assignment.js';
 import type { BucketOptions } from './bucket.js';
 import { parseAllocations, type FlagAllocation } from './support/allocations.js';
@@ -55,7 +56,7 @@ function writeUser(
 
 async function resolveDesign(options: BucketOptions): Promise<BucketDesign | undefined> {
   if (options.allocations !== undefined) {
-    return { variants: parseAllocations(options.allocations), traffic: options.traffic ?? 100, source: '--allocations' };
+    return { variants: parseAllocations(options.allocations), traffic: options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage, source: '--allocations' };
   }
   if (options.traffic !== undefined) throw usageError('--traffic needs --allocations');
   if (options.server === undefined) return undefined;

@@ -1,5 +1,6 @@
 /** `recsvc bucket`: which bucket and variant a user gets, by the spec's assignment rule. */
 import type { Command } from 'commander';
+import { EXPERIMENT_DEFAULTS } from '../src/experiments/experiment-defaults.js';
 import { parsePositiveInt, parsePositiveNumber } from './support/options.js';
 import { addServerOptions, type ServerFlags } from './support/server-options.js';
 
@@ -19,7 +20,7 @@ export function registerBucket(program: Command): void {
     .argument('<user>', 'user id, or - to read user ids from stdin, one per line')
     .requiredOption('-e, --experiment <id>', 'experiment id (part of the hash input)', parsePositiveInt)
     .option('-a, --allocations <list>', 'variants and allocations in order, e.g. control=50,treatment=50')
-    .option('--traffic <percent>', 'traffic_percentage with --allocations (default 100)', parsePositiveNumber)
+    .option('--traffic <percent>', `traffic_percentage with --allocations (default ${EXPERIMENT_DEFAULTS.traffic_percentage})`, parsePositiveNumber)
     .option('--explain', 'show every step: hash input, MD5, first 8 hex digits, integer, bucket, owning range')
     .option('--json', 'one JSON object per user: {user_id, experiment_id, bucket, variant}');
   addServerOptions(command)

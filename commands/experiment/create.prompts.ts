@@ -5,7 +5,8 @@
  */
 import { confirm, input, select } from '@inquirer/prompts';
 import type { ExperimentCreate, VariantInput, Weights } from '../../src/experiments/experiment.schema.js';
-import { METRIC_NAMES } from '../../src/experiments/metrics.js';
+import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
+import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
 import {
   WEIGHT_KEYS,
   validateAllocation,
@@ -29,10 +30,10 @@ const numeric = (text: string): number => (text.trim() === '' ? Number.NaN : Num
 export async function promptExperiment(options: CreateOptions): Promise<ExperimentCreate> {
   const name = await input({ message: 'Experiment name', default: options.name, validate: (v) => (v.trim() === '' ? 'name must not be empty' : true) });
   const description = await input({ message: 'Description', default: options.description ?? '' });
-  const traffic = numeric(await input({ message: 'Traffic percentage (users enrolled)', default: String(options.traffic ?? 100), validate: (v) => check(validateTrafficPercentage(numeric(v))) }));
-  const minimum = numeric(await input({ message: 'Minimum sample size per variant', default: String(options.minSampleSize ?? 1000), validate: (v) => check(validateMinimumSampleSize(numeric(v))) }));
-  const confidence = numeric(await input({ message: 'Confidence level', default: String(options.confidenceLevel ?? 0.95), validate: (v) => check(validateConfidenceLevel(numeric(v))) }));
-  const metric = await select({ message: 'Primary metric', choices: METRIC_NAMES.map((m) => ({ name: m, value: m })), default: options.metric ?? 'click_through_rate' });
+  const traffic = numeric(await input({ message: 'Traffic percentage (users enrolled)', default: String(options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage), validate: (v) => check(validateTrafficPercentage(numeric(v))) }));
+  const minimum = numeric(await input({ message: 'Minimum sample size per variant', default: String(options.minSampleSize ?? EXPERIMENT_DEFAULTS.minimum_sample_size), validate: (v) => check(validateMinimumSampleSize(numeric(v))) }));
+  const confidence = numeric(await input({ message: 'Confidence level', default: String(options.confidenceLevel ?? EXPERIMENT_DEFAULTS.confidence_level), validate: (v) => check(validateConfidenceLevel(numeric(v))) }));
+  const metric = await select({ message: 'Primary metric', choices: METRIC_NAMES.map((m) => ({ name: m, value: m })), default: options.metric ?? DEFAULT_PRIMARY_METRIC });
   const variants = await askVariants();
   const control = await select({ message: 'Which variant is the control?', choices: variants.map((v) => ({ name: v.name, value: v.name })) });
   for (const variant of variants) variant.is_control = variant.name === control;

@@ -1,6 +1,7 @@
 /** `recsvc experiment create`: from prompts (terminal), a JSON or YAML file, or flags. */
 import { Option, type Command } from 'commander';
-import { METRIC_NAMES } from '../../src/experiments/metrics.js';
+import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
+import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { parsePositiveInt, parsePositiveNumber } from '../support/options.js';
 import type { DefinitionFlags } from '../support/experiment-input.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
@@ -23,10 +24,10 @@ export function registerCreate(group: Command): void {
     .option('-d, --description <text>', 'what the experiment tests')
     .option('--variant <spec>', 'NAME:ALLOCATION[:AUTHOR,ENGAGEMENT,RECENCY,SEMANTIC] weights; repeat per variant', collect)
     .option('-c, --control <name>', 'the control variant')
-    .option('--traffic <percent>', 'percentage of users enrolled (default 100)', parsePositiveNumber)
-    .option('--min-sample-size <users>', 'minimum users per variant (default 1000)', parsePositiveInt)
-    .option('--confidence-level <level>', 'e.g. 0.95 (default)', parsePositiveNumber)
-    .addOption(new Option('-m, --metric <name>', 'primary metric (default click_through_rate)').choices(METRIC_NAMES))
+    .option('--traffic <percent>', `percentage of users enrolled (default ${EXPERIMENT_DEFAULTS.traffic_percentage})`, parsePositiveNumber)
+    .option('--min-sample-size <users>', `minimum users per variant (default ${EXPERIMENT_DEFAULTS.minimum_sample_size})`, parsePositiveInt)
+    .option('--confidence-level <level>', `e.g. ${EXPERIMENT_DEFAULTS.confidence_level} (default)`, parsePositiveNumber)
+    .addOption(new Option('-m, --metric <name>', `primary metric (default ${DEFAULT_PRIMARY_METRIC})`).choices(METRIC_NAMES))
     .option('--no-interactive', 'never prompt, even in a terminal')
     .option('--json', 'print the created experiment as JSON instead of its id');
   addServerOptions(command)

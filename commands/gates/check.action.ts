@@ -9,13 +9,14 @@ import {
   evaluateGates,
   resolveGateName,
   resolveThresholds,
+  variantGates,
   type GateEvaluation,
   type GateName,
   type GateVariantInput,
 } from '../../src/experiments/gates.js';
 import { sampleRatioMismatch, type SrmResult } from '../../src/experiments/srm.js';
 import { usageError } from '../support/cli-error.js';
-import { exitCodeFor, variantVerdict, type GatesReport } from '../support/gates-report.js';
+import { exitCodeFor, type GatesReport } from '../support/gates-report.js';
 import { renderGates } from '../support/gates-view.js';
 import { printJson, printLine } from '../support/output.js';
 import type { GatesCheckOptions } from './check.js';
@@ -53,9 +54,9 @@ function buildReport(evaluation: GateEvaluation, design: Design, srm: SrmResult,
     thresholds: resolveThresholds({ ...design.thresholds, ...overrides }),
     minimum_sample_size: design.minimumSampleSize,
     variants: design.variants.map((variant) => {
-      const gates = evaluation.results.filter((r) => r.variant === variant.name);
+      const { verdict, results } = variantGates(evaluation, variant.name);
       const users = inputs.find((input) => input.name === variant.name)?.users ?? 0;
-      return { name: variant.name, is_control: variant.is_control, users, verdict: variantVerdict(gates), gates };
+      return { name: variant.name, is_control: variant.is_control, users, verdict, gates: results };
     }),
   };
 }

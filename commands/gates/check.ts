@@ -1,5 +1,6 @@
 /** `recsvc gates check`: every variant against every gate, with an exit code for CI. */
 import type { Command } from 'commander';
+import { DEFAULT_GATE_THRESHOLDS as DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { addOfflineOptions } from '../support/offline-options.js';
 import type { OfflineFlags } from '../support/offline-data.js';
 import { parseFiniteNumber, parsePositiveInt } from '../support/options.js';
@@ -22,10 +23,10 @@ export function registerGatesCheck(gates: Command): void {
     .command('check')
     .description('check every variant against every gate; the exit code is the verdict')
     .argument('[id]', 'experiment id on the server (or use --file)', parsePositiveInt)
-    .option('--max-p95 <ms>', 'override max_response_time_p95 (default 200 ms)', parseFiniteNumber)
-    .option('--min-ctr <rate>', 'override min_click_through_rate (default 0.05)', parseFiniteNumber)
-    .option('--max-error-rate <rate>', 'override max_error_rate (default 0.01)', parseFiniteNumber)
-    .option('--min-satisfaction <rate>', 'override min_user_satisfaction (default 0.6)', parseFiniteNumber)
+    .option('--max-p95 <ms>', `override max_response_time_p95 (default ${DEFAULTS.max_response_time_p95} ms)`, parseFiniteNumber)
+    .option('--min-ctr <rate>', `override min_click_through_rate (default ${DEFAULTS.min_click_through_rate})`, parseFiniteNumber)
+    .option('--max-error-rate <rate>', `override max_error_rate (default ${DEFAULTS.max_error_rate})`, parseFiniteNumber)
+    .option('--min-satisfaction <rate>', `override min_user_satisfaction (default ${DEFAULTS.min_user_satisfaction})`, parseFiniteNumber)
     .option('--only <gates>', 'check only these gates: p95, ctr, error_rate, satisfaction (or full names)')
     .option('--allow-inconclusive', 'exit 0 instead of 4 when gates cannot decide (too few users, no data)')
     .option('--junit <file>', 'also write JUnit XML (one test case per variant x gate) for CI')
@@ -34,7 +35,7 @@ export function registerGatesCheck(gates: Command): void {
   addServerOptions(command).addHelpText(
     'after',
     `
-Thresholds: the experiment's own gates (defaults 200 ms, 0.05, 0.01, 0.6), overridden by flags.
+Thresholds: the experiment's own gates (defaults ${DEFAULTS.max_response_time_p95} ms, ${DEFAULTS.min_click_through_rate}, ${DEFAULTS.max_error_rate}, ${DEFAULTS.min_user_satisfaction}), overridden by flags.
 A gate the input has no data for (a CSV has no latency or errors) is "no data": inconclusive.
 Exit codes: 0 every variant passes every gate; 1 a gate failed or sample ratio mismatch;
 4 inconclusive (without --allow-inconclusive); 2 bad input; 3 server error.

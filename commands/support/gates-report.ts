@@ -21,12 +21,6 @@ export function exitCodeFor(verdict: GateVerdict, allowInconclusive: boolean): E
   return EXIT.ok;
 }
 
-/** A variant's verdict over its gates: fail beats inconclusive beats pass. */
-export function variantVerdict(results: readonly GateResult[]): GateVerdict {
-  if (results.some((r) => r.verdict === 'fail')) return 'fail';
-  return results.some((r) => r.verdict === 'inconclusive') ? 'inconclusive' : 'pass';
-}
-
 /** Why a gate result is what it is, in words (for tables and JUnit messages). */
 export function explainResult(result: GateResult): string {
   const figure = GATE_DEFINITIONS[result.gate].value;

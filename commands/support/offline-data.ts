@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { AnalysisDesign } from '../../src/experiments/analysis.js';
+import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { createJsonlExportParser, createUserCsvParser, parseChunks, type LineParser, type PerformanceRecord } from '../../src/experiments/export-format.js';
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
 import {
@@ -160,8 +161,8 @@ async function designFromFlags(flags: OfflineFlags): Promise<OfflineDesign | und
   }
   return {
     variants: allocations.map((a) => ({ ...a, is_control: a.name === flags.control })),
-    confidence_level: flags.confidenceLevel ?? 0.95,
-    minimum_sample_size: flags.minSampleSize ?? 1000,
+    confidence_level: flags.confidenceLevel ?? EXPERIMENT_DEFAULTS.confidence_level,
+    minimum_sample_size: flags.minSampleSize ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
   };
 }
 
@@ -186,8 +187,8 @@ async function readExperimentFile(path: string): Promise<OfflineDesign> {
   if (variants.length < 2) throw fail('an experiment needs at least two variants');
   if (variants.filter((v) => v.is_control === true).length !== 1) throw fail('exactly one variant must have "is_control": true');
   const sumIssue = validateAllocationSum(variants.map((v) => v.traffic_allocation as number));
-  const confidence = record.confidence_level ?? 0.95;
-  const minimum = record.minimum_sample_size ?? 1000;
+  const confidence = record.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level;
+  const minimum = record.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size;
   const issue = sumIssue ?? validateConfidenceLevel(confidence) ?? validateMinimumSampleSize(minimum);
   if (issue !== undefined) throw fail(issue);
   return { ...(record as OfflineDesign), confidence_level: confidence, minimum_sample_size: minimum };

@@ -1,5 +1,6 @@
 /** The flags describing offline input, shared by `experiment analyze` and `gates check`. */
 import { InvalidArgumentError, type Command } from 'commander';
+import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { validateConfidenceLevel } from '../../src/experiments/validate-experiment.js';
 import { parsePositiveInt } from './options.js';
 
@@ -18,6 +19,6 @@ export function addOfflineOptions(command: Command): Command {
     .option('-a, --allocations <list>', 'CSV only: variants and allocations, e.g. control=50,treatment=50')
     .option('-c, --control <name>', 'CSV only: the control variant (with --allocations)')
     .option('--experiment-file <path>', "CSV only: the experiment's creation JSON instead of --allocations/--control")
-    .option('--confidence-level <level>', 'CSV with --allocations: confidence level, strictly between 0 and 1 (default 0.95)', parseConfidenceLevel)
-    .option('--min-sample-size <users>', 'CSV with --allocations: minimum users per variant (default 1000)', parsePositiveInt);
+    .option('--confidence-level <level>', `CSV with --allocations: confidence level, strictly between 0 and 1 (default ${EXPERIMENT_DEFAULTS.confidence_level})`, parseConfidenceLevel)
+    .option('--min-sample-size <users>', `CSV with --allocations: minimum users per variant (default ${EXPERIMENT_DEFAULTS.minimum_sample_size})`, parsePositiveInt);
 }

@@ -22,11 +22,6 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Prints one JSON value on one line (JSON Lines). */
-export function printJsonLine(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
-}
-
 /** Prints a line of text. */
 export function printLine(text = ''): void {
   process.stdout.write(`${text}\n`);

@@ -4,7 +4,6 @@ import { StringEnum } from '../../src/schemas/common.schema.js';
 import { REJECT_REASONS } from './event-rules.js';
 
 export const CLIENT_EVENT_TYPES = ['click', 'view', 'session_start', 'session_end'] as const;
-export type ClientEventType = (typeof CLIENT_EVENT_TYPES)[number];
 
 export const MAX_EVENTS_PER_BATCH = 500;
 

@@ -11,7 +11,7 @@ import type { ExperimentGates } from '../../src/experiments/experiment-gates.sch
 import type { ExperimentMetrics, VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
 import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/export-format.js';
 import { gateInputsFromData } from '../../src/experiments/gate-inputs.js';
-import { evaluateGates } from '../../src/experiments/gates.js';
+import { evaluateGates, variantGates } from '../../src/experiments/gates.js';
 import { histogramQuantile } from '../../src/experiments/latency-histogram.js';
 import { COUNT_KEYS, METRIC_NAMES, emptyCounts, type MetricName, type UserCounts } from '../../src/experiments/metrics.js';
 import { sampleRatioMismatch } from '../../src/experiments/srm.js';
@@ -99,14 +99,13 @@ export class ExperimentResultsService {
       thresholds: experiment.gates,
       minimum_sample_size: experiment.minimum_sample_size,
       variants: experiment.variants.map((v, i) => {
-        const results = evaluation.results.filter((r) => r.variant === v.name);
-        const verdicts = new Set(results.map((r) => r.verdict));
+        const { verdict, results } = variantGates(evaluation, v.name);
         return {
           name: v.name,
           is_control: v.is_control,
           blocked: v.blocked,
           users: inputs[i]?.users ?? 0,
-          verdict: verdicts.has('fail') ? 'fail' : verdicts.has('inconclusive') ? 'inconclusive' : 'pass',
+          verdict,
           gates: results.map(({ variant: _variant, ...rest }) => rest),
         };
       }),

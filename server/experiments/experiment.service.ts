@@ -5,6 +5,7 @@
  * the runtime to forget its cached experiments and enrolments.
  */
 import type { Kysely } from 'kysely';
+import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
 import type { Experiment, ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
 import { sampleRatioMismatch } from '../../src/experiments/srm.js';
@@ -46,9 +47,9 @@ export class ExperimentService {
         name: input.name,
         description: input.description ?? '',
         status: 'DRAFT',
-        traffic_percentage: input.traffic_percentage ?? 100,
-        minimum_sample_size: input.minimum_sample_size ?? 1000,
-        confidence_level: input.confidence_level ?? 0.95,
+        traffic_percentage: input.traffic_percentage ?? EXPERIMENT_DEFAULTS.traffic_percentage,
+        minimum_sample_size: input.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
+        confidence_level: input.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
         primary_metric: input.primary_metric ?? DEFAULT_PRIMARY_METRIC,
         gates: input.gates === undefined ? null : JSON.stringify(input.gates),
         created_at: at,

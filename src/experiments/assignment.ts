@@ -5,6 +5,7 @@
  * The traffic gate hashes `<user_id>_<experiment_id>_traffic` the same way, so that
  * enrolment and variant choice are independent.
  */
+import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
 import { hash } from 'node:crypto';
 
 /** What assignment needs of a variant. */
@@ -78,7 +79,7 @@ export function assignVariant<V extends AllocatedVariant>(
   userId: string | number,
   experimentId: string | number,
   variants: readonly V[],
-  trafficPercentage = 100,
+  trafficPercentage: number = EXPERIMENT_DEFAULTS.traffic_percentage,
 ): Assignment<V> {
   const bucket = bucketOf(userId, experimentId);
   if (!isInTraffic(userId, experimentId, trafficPercentage)) return { bucket, variant: undefined };
@@ -89,7 +90,7 @@ export function assignVariant<V extends AllocatedVariant>(
 export function createAssigner<V extends AllocatedVariant>(
   experimentId: string | number,
   variants: readonly V[],
-  trafficPercentage = 100,
+  trafficPercentage: number = EXPERIMENT_DEFAULTS.traffic_percentage,
 ): (userId: string | number) => Assignment<V> {
   const ranges = variantRanges(variants);
   return (userId) => {

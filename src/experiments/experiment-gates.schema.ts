@@ -3,17 +3,19 @@
  * gate (gates.ts), with the overall verdict (SRM makes it fail).
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { LiteralUnion } from '../schemas/common.schema.js';
 import { ResolvedGateThresholdsSchema, SrmSchema } from './experiment-response.schema.js';
+import { COMPARATORS, GATE_VERDICTS, INCONCLUSIVE_REASONS } from './gates.js';
 
-const Verdict = Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('inconclusive')]);
+const Verdict = LiteralUnion(GATE_VERDICTS);
 
 export const GateResultSchema = Type.Object({
   gate: Type.String(),
   value: Type.Union([Type.Number(), Type.Null()]),
   threshold: Type.Number(),
-  comparator: Type.Union([Type.Literal('<='), Type.Literal('>=')]),
+  comparator: LiteralUnion(COMPARATORS),
   verdict: Verdict,
-  reason: Type.Optional(Type.Union([Type.Literal('no data'), Type.Literal('underpowered')])),
+  reason: Type.Optional(LiteralUnion(INCONCLUSIVE_REASONS)),
 });
 
 export const VariantGatesSchema = Type.Object({

@@ -3,14 +3,15 @@
  * server (validation, OpenAPI) and the CLI (types of what it reads).
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { LiteralUnion } from '../schemas/common.schema.js';
 import { AlgorithmConfigSchema } from './experiment.schema.js';
+import { EXPERIMENT_STATUSES } from './state-machine.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Number | typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const ExperimentStatusNameSchema = Type.Union(
-  [Type.Literal('DRAFT'), Type.Literal('ACTIVE'), Type.Literal('PAUSED'), Type.Literal('COMPLETED')],
-  { description: 'DRAFT -> ACTIVE (start) <-> PAUSED (pause/start) -> COMPLETED (stop)' },
-);
+export const ExperimentStatusNameSchema = LiteralUnion(EXPERIMENT_STATUSES, {
+  description: 'DRAFT -> ACTIVE (start) <-> PAUSED (pause/start) -> COMPLETED (stop)',
+});
 
 export const VariantSchema = Type.Object(
   {

@@ -5,6 +5,9 @@
  * name the exact field (`variants[2].traffic_allocation`) in a human message.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { LiteralUnion } from '../schemas/common.schema.js';
+import { DEFAULT_GATE_THRESHOLDS, EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
+import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from './metrics.js';
 
 export const WeightsSchema = Type.Object(
   {
@@ -41,34 +44,24 @@ export type VariantInput = Static<typeof VariantInputSchema>;
 
 export const GateThresholdsSchema = Type.Object(
   {
-    max_response_time_p95: Type.Optional(Type.Number({ default: 200, description: 'Milliseconds' })),
-    min_click_through_rate: Type.Optional(Type.Number({ default: 0.05 })),
-    max_error_rate: Type.Optional(Type.Number({ default: 0.01 })),
-    min_user_satisfaction: Type.Optional(Type.Number({ default: 0.6 })),
+    max_response_time_p95: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.max_response_time_p95, description: 'Milliseconds' })),
+    min_click_through_rate: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.min_click_through_rate })),
+    max_error_rate: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.max_error_rate })),
+    min_user_satisfaction: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.min_user_satisfaction })),
   },
   { additionalProperties: false, title: 'GateThresholds' },
 );
 export type GateThresholds = Static<typeof GateThresholdsSchema>;
 
-export const MetricNameSchema = Type.Union(
-  [
-    Type.Literal('click_through_rate'),
-    Type.Literal('interaction_rate'),
-    Type.Literal('session_duration'),
-    Type.Literal('bounce_rate'),
-    Type.Literal('recommendations_consumed'),
-    Type.Literal('user_satisfaction'),
-  ],
-  { default: 'click_through_rate' },
-);
+export const MetricNameSchema = LiteralUnion(METRIC_NAMES, { default: DEFAULT_PRIMARY_METRIC });
 
 export const ExperimentCreateSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ default: '' })),
-    traffic_percentage: Type.Optional(Type.Number({ default: 100, description: 'Percent of users enrolled, in (0, 100]' })),
-    minimum_sample_size: Type.Optional(Type.Integer({ default: 1000, description: 'Users per variant, at least 1' })),
-    confidence_level: Type.Optional(Type.Number({ default: 0.95, description: 'In (0, 1)' })),
+    traffic_percentage: Type.Optional(Type.Number({ default: EXPERIMENT_DEFAULTS.traffic_percentage, description: 'Percent of users enrolled, in (0, 100]' })),
+    minimum_sample_size: Type.Optional(Type.Integer({ default: EXPERIMENT_DEFAULTS.minimum_sample_size, description: 'Users per variant, at least 1' })),
+    confidence_level: Type.Optional(Type.Number({ default: EXPERIMENT_DEFAULTS.confidence_level, description: 'In (0, 1)' })),
     variants: Type.Array(VariantInputSchema),
     gates: Type.Optional(GateThresholdsSchema),
     primary_metric: Type.Optional(MetricNameSchema),

@@ -3,6 +3,7 @@
  * line, one line per enrolled user, one performance line per variant. Parsing streams
  * users into per-variant accumulators; serialising is one function per line type.
  */
+import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
 import type { AnalysisDesign } from './analysis.js';
 import { validateAllocation, validateConfidenceLevel, validateMinimumSampleSize } from './validate-experiment.js';
 import { COUNT_KEYS, type UserCounts } from './metrics.js';
@@ -124,7 +125,11 @@ function parseExperiment(ctx: LineContext, record: Json): ExperimentRecord {
   });
   if (variants.filter((v: Json) => v.is_control === true).length !== 1) throw ctx.fail('exactly one variant must have "is_control": true', 'variants');
   const { type: _type, ...rest } = record;
-  const experiment = { ...rest, confidence_level: rest.confidence_level ?? 0.95, minimum_sample_size: rest.minimum_sample_size ?? 1000 };
+  const experiment = {
+    ...rest,
+    confidence_level: rest.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
+    minimum_sample_size: rest.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
+  };
   const issue = validateConfidenceLevel(experiment.confidence_level) ?? validateMinimumSampleSize(experiment.minimum_sample_size);
   if (issue !== undefined) throw ctx.fail(issue);
   return experiment as ExperimentRecord;

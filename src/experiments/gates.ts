@@ -2,6 +2,7 @@
  * Performance gates (spec, Performance gates): a variant beyond a threshold is blocked.
  * Verdicts are three-valued: a gate cannot pass or fail on too few users or no data.
  */
+import { DEFAULT_GATE_THRESHOLDS } from './experiment-defaults.js';
 import type { GateThresholds } from './experiment.schema.js';
 
 export const GATE_NAMES = ['max_response_time_p95', 'min_click_through_rate', 'max_error_rate', 'min_user_satisfaction'] as const;
@@ -16,15 +17,10 @@ export const GATE_SHORT_NAMES = {
 } as const satisfies Record<string, GateName>;
 export type GateShortName = keyof typeof GATE_SHORT_NAMES;
 
-export const DEFAULT_GATE_THRESHOLDS: Required<GateThresholds> = {
-  max_response_time_p95: 200,
-  min_click_through_rate: 0.05,
-  max_error_rate: 0.01,
-  min_user_satisfaction: 0.6,
-};
 
 /** What a variant's value must be relative to the threshold to pass. */
-export type Comparator = '<=' | '>=';
+export const COMPARATORS = ['<=', '>='] as const;
+export type Comparator = (typeof COMPARATORS)[number];
 
 /** The per-variant figure each gate reads, and how it compares. */
 export const GATE_DEFINITIONS: Record<GateName, { value: keyof GateVariantInput; comparator: Comparator }> = {
@@ -44,7 +40,12 @@ export interface GateVariantInput {
   user_satisfaction?: number | null;
 }
 
-export type GateVerdict = 'pass' | 'fail' | 'inconclusive';
+export const GATE_VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
+export type GateVerdict = (typeof GATE_VERDICTS)[number];
+
+/** Why a gate is inconclusive: no figure for it, or fewer users than minimum_sample_size. */
+export const INCONCLUSIVE_REASONS = ['no data', 'underpowered'] as const;
+export type InconclusiveReason = (typeof INCONCLUSIVE_REASONS)[number];
 
 export interface GateResult {
   variant: string;
@@ -53,7 +54,7 @@ export interface GateResult {
   threshold: number;
   comparator: Comparator;
   verdict: GateVerdict;
-  reason?: 'no data' | 'underpowered';
+  reason?: InconclusiveReason;
 }
 
 export interface GateEvaluation {
@@ -79,7 +80,7 @@ export function resolveGateName(name: string): GateName | undefined {
 /** Defaults overridden by whichever thresholds are given. */
 export function resolveThresholds(thresholds: GateThresholds = {}): Required<GateThresholds> {
   const defined = Object.entries(thresholds).filter(([, value]) => value !== undefined);
-  return { ...DEFAULT_GATE_THRESHOLDS, ...Object.fromEntries(defined) };
+  return { ...DEFAULT_GATE_THRESHOLDS, ...Object.fromEntries(defined) } as Required<GateThresholds>;
 }
 
 /** One gate on one variant: no data ⇒ inconclusive; users < minimum ⇒ inconclusive; else value vs threshold. */
@@ -102,7 +103,18 @@ export function evaluateGates(input: GateEvaluationInput): GateEvaluation {
     gates.map((gate) => evaluateGate(variant, gate, thresholds[gate], input.minimumSampleSize)),
   );
   const srmMismatch = input.srm?.mismatch ?? false;
-  const verdicts = new Set(results.map((result) => result.verdict));
-  const verdict: GateVerdict = srmMismatch || verdicts.has('fail') ? 'fail' : verdicts.has('inconclusive') ? 'inconclusive' : 'pass';
+  const verdict = srmMismatch ? 'fail' : combineVerdicts(results.map((result) => result.verdict));
   return { verdict, srm_mismatch: srmMismatch, results };
+}
+
+/** The verdict over several gate results: fail beats inconclusive beats pass (none at all: pass). */
+export function combineVerdicts(verdicts: Iterable<GateVerdict>): GateVerdict {
+  const seen = new Set(verdicts);
+  return seen.has('fail') ? 'fail' : seen.has('inconclusive') ? 'inconclusive' : 'pass';
+}
+
+/** One variant's gate results and their combined verdict (combineVerdicts). */
+export function variantGates(evaluation: GateEvaluation, variant: string): { verdict: GateVerdict; results: GateResult[] } {
+  const results = evaluation.results.filter((result) => result.variant === variant);
+  return { verdict: combineVerdicts(results.map((result) => result.verdict)), results };
 }

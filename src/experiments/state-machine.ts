@@ -33,8 +33,3 @@ export function nextStatus(current: ExperimentStatus, action: ExperimentAction):
 export function allowedActions(current: ExperimentStatus): ExperimentAction[] {
   return EXPERIMENT_ACTIONS.filter((action) => findNextStatus(current, action) !== undefined);
 }
-
-/** Whether `value` is one of the four experiment states. */
-export function isExperimentStatus(value: unknown): value is ExperimentStatus {
-  return typeof value === 'string' && (EXPERIMENT_STATUSES as readonly string[]).includes(value);
-}

@@ -2,6 +2,12 @@
  * Types and defaults of the ranking engine. The engine is pure: the server hands it
  * posts, interactions and preferences, and it never reads a database or the network.
  */
+// Weights, algorithm_config, reason codes and interaction actions are wire vocabulary, declared once (experiment.schema.ts, src/schemas).
+import type { AlgorithmConfig, Weights } from '../experiments/experiment.schema.js';
+import type { InteractionAction } from '../schemas/interaction.schema.js';
+import type { ReasonCode } from '../schemas/recommendation.schema.js';
+
+export type { AlgorithmConfig, InteractionAction, ReasonCode, Weights };
 
 /** A post as the ranking engine sees it: plain text, lowercase tags, counts. */
 export interface RankablePost {
@@ -21,28 +27,11 @@ export interface RankablePost {
   readonly reblogOfId: string | null;
 }
 
-/** The four weights an experiment variant can set (the spec's `algorithm_config.weights`). */
-export interface Weights {
-  readonly author_preference: number;
-  readonly content_engagement: number;
-  readonly recency: number;
-  readonly semantic_similarity: number;
-}
-
 /** The names of the features, in a fixed order (also the order of `FeatureVector`). */
 export type FeatureName = keyof Weights;
 
 /** One value in [0, 1] per feature. */
 export type FeatureVector = { [K in FeatureName]: number };
-
-/** The shape of an experiment variant's `algorithm_config`. */
-export interface AlgorithmConfig {
-  readonly weights: Weights;
-  /** `false` switches the semantic component off (its weight becomes 0). */
-  readonly use_semantic_scoring?: boolean;
-  /** When given, replaces `weights.semantic_similarity` (see `effectiveWeights`). */
-  readonly semantic_weight?: number;
-}
 
 /**
  * The ranking used when no experiment applies. Author affinity leads because it is the
@@ -79,9 +68,6 @@ export const DEFAULT_PER_AUTHOR_CAP = 3;
 /** A day: a post loses half its recency score every 24 hours. */
 export const DEFAULT_RECENCY_HALF_LIFE_HOURS = 24;
 
-/** The reason codes of the spec's `recommendation_metadata.reason_code`. */
-export type ReasonCode = 'AUTHOR_INTERACTION' | 'SEMANTIC_MATCH' | 'TRENDING_TAG' | 'HIGH_ENGAGEMENT';
-
 /** One ranked post, with the numbers behind its score and the reason shown to the user. */
 export interface RankedItem {
   readonly post: RankablePost;
@@ -93,9 +79,6 @@ export interface RankedItem {
   /** True when the user had no history and the cold-start ranking was used. */
   readonly coldStart: boolean;
 }
-
-/** What the user did with a post. */
-export type InteractionAction = 'favorite' | 'bookmark' | 'reblog';
 
 /** What a profile learns from a post: its author, tags and words. */
 export type EngagedPost = Pick<RankablePost, 'id' | 'accountId' | 'tags' | 'text'>;

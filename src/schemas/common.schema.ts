@@ -2,7 +2,7 @@
  * Wire schemas every endpoint shares: the spec's error body and the success
  * envelope. The server validates and documents with these; the CLI reads them.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 
 export const ErrorBodySchema = Type.Object(
   {
@@ -64,4 +64,9 @@ export type ResponseHeaderName = keyof typeof ResponseHeaderSchemas;
 /** A string limited to listed values, emitted as JSON Schema `enum` (so a bad value is 400 `Invalid parameter`). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** One of the listed strings, as a union of literals (JSON Schema `anyOf` of `const`): the schema of a vocabulary declared once as a const array. */
+export function LiteralUnion<T extends string>(values: readonly T[], options: SchemaOptions = {}): TUnion<TLiteral<T>[]> {
+  return Type.Union(values.map((value) => Type.Literal(value)), options) as TUnion<TLiteral<T>[]>;
 }

@@ -4,7 +4,8 @@ import { CONTEXT_BOUNDS } from './bounded-json.js';
 import { StringEnum } from './common.schema.js';
 
 export const ACTION_TYPES = ['favorite', 'bookmark', 'reblog'] as const;
-export type ActionType = (typeof ACTION_TYPES)[number];
+/** What the user did with a post. */
+export type InteractionAction = (typeof ACTION_TYPES)[number];
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 

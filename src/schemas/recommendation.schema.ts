@@ -6,7 +6,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './common.schema.js';
 import { StatusSchema, statusFields, ReblogSchema } from './post.schema.js';
 
+/** The reason codes of the spec's `recommendation_metadata.reason_code`. */
 export const REASON_CODES = ['AUTHOR_INTERACTION', 'HIGH_ENGAGEMENT', 'SEMANTIC_MATCH', 'TRENDING_TAG'] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** Most ids a caller may exclude from one list (decisions.md). */
 export const MAX_EXCLUDE_IDS = 200;
