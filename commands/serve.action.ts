@@ -1,7 +1,5 @@
 /** The work behind `recsvc serve` (loaded only when that command runs). */
-import { ConfigError, loadServerConfig } from '../server/config.js';
-import { DatabaseOpenError } from '../server/db/connection.js';
-import { MigrationError } from '../server/db/migrate.js';
+import { loadServerConfig } from '../server/config.js';
 import { startServer, stopOnSignals } from '../server/start.js';
 import { seedDemoIfEmpty } from '../server/demo/demo.seed.js';
 import { CliError } from './support/cli-error.js';
@@ -19,18 +17,12 @@ const LISTEN_ERRORS: Record<string, string> = {
 
 /** Starts the server and keeps running until a signal stops it. */
 export async function runServe(options: ServeOptions): Promise<void> {
-  let config;
-  try {
-    config = loadServerConfig(options);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message, EXIT.usage);
-    throw error;
-  }
+  // Bad settings, an unreadable database and a refused migration are InputErrors: exit 2 through the funnel.
+  const config = loadServerConfig(options);
   try {
     const server = await startServer(config, seedDemoIfEmpty);
     stopOnSignals(server);
   } catch (error) {
-    if (error instanceof DatabaseOpenError || error instanceof MigrationError) throw new CliError(error.message, EXIT.usage);
     const listenProblem = LISTEN_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
     if (listenProblem) throw new CliError(`cannot listen on ${config.host}:${config.port}: ${listenProblem}`, EXIT.usage);
     throw error;

@@ -3,6 +3,7 @@
  * then defaults. Every value is validated here so `serve` fails fast and clearly.
  */
 import { getHeapStatistics } from 'node:v8';
+import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -84,7 +85,8 @@ export interface ServeFlags {
   demo?: boolean;
 }
 
-export class ConfigError extends Error {}
+/** A bad setting: `serve` exits 2 with its message (an InputError for the CLI's error funnel). */
+export class ConfigError extends InputError {}
 
 type Env = Record<string, string | undefined>;
 

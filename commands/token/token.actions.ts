@@ -1,9 +1,8 @@
 /** The work behind `recsvc token ...`, against the server's database file. */
 import { parseScopes } from '../../src/auth/identity.js';
-import { openSqlite, DatabaseOpenError, type DatabaseHandle } from '../../server/db/connection.js';
-import { MigrationError, migrateToLatest } from '../../server/db/migrate.js';
+import { openSqlite, type DatabaseHandle } from '../../server/db/connection.js';
+import { migrateToLatest } from '../../server/db/migrate.js';
 import { createToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
-import { usageError } from '../support/cli-error.js';
 import { printJson, printLine } from '../support/output.js';
 import { parseDuration, parseFlag } from '../support/options.js';
 import { renderTokenList } from '../support/token-view.js';
@@ -12,15 +11,10 @@ import type { TokenListOptions } from './list.js';
 
 async function withDatabase<T>(path: string | undefined, work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
   const dbPath = path ?? process.env.RECSVC_DB ?? './recsvc.db';
-  let database: DatabaseHandle;
+  // An unreadable database or a refused migration is an InputError: exit 2 through the funnel.
+  const database = openSqlite(dbPath);
   try {
-    database = openSqlite(dbPath);
     await migrateToLatest(database.db);
-  } catch (error) {
-    if (error instanceof DatabaseOpenError || error instanceof MigrationError) throw usageError(error.message);
-    throw error;
-  }
-  try {
     return await work(database);
   } finally {
     await database.close();

@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { startBackgroundCheckpointer } from './background-checkpointer.js';
 import type { Database } from './database.js';
 import { withStatementCache } from './statement-cache.js';
+import { InputError } from '../../src/errors.js';
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
@@ -22,7 +23,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export class DatabaseOpenError extends Error {}
+export class DatabaseOpenError extends InputError {}
 
 /**
  * Opens (creating if needed) the SQLite file at `path` (`:memory:` for tests) with

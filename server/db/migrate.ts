@@ -4,8 +4,9 @@
  */
 import { Migrator, type Kysely, type MigrationProvider } from 'kysely';
 import { MIGRATIONS } from './migrations/index.js';
+import { InputError } from '../../src/errors.js';
 
-export class MigrationError extends Error {}
+export class MigrationError extends InputError {}
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
 
