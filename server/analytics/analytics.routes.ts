@@ -1,7 +1,7 @@
 /** `POST /api/v1/analytics/events`: a batch of client events (clicks, views, sessions). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
-import { authorizeUser, callerIdentity } from '../plugins/access.js';
+import { authorizeUser } from '../plugins/access.js';
 import { envelope } from '../http/envelope.js';
 import { EventBatchResultSchema, EventBatchSchema } from './analytics.schema.js';
 import type { AnalyticsService } from './analytics.service.js';
@@ -25,7 +25,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
     async (request, reply) => {
       const { events } = request.body;
       events.forEach((event, i) => authorizeUser(request, event.user_id, `events[${i}].user_id`));
-      const result = await analytics.record(callerIdentity(request), events);
+      const result = await analytics.record(events);
       return reply.code(201).send(envelope(request, result));
     },
   );

@@ -11,8 +11,7 @@
  * judged in batch order against what is stored plus what the batch accepted before them.
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
-import { ForbiddenError, ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/errors.js';
 import type { Database } from '../db/database.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { AnalyticsEvent, EventBatchResult } from './analytics.schema.js';
@@ -33,8 +32,8 @@ export class AnalyticsService {
   ) {}
 
   /** Validates the batch, judges each event, stores them all atomically; returns the verdicts. */
-  async record(identity: AuthenticatedIdentity, events: readonly AnalyticsEvent[]): Promise<EventBatchResult> {
-    events.forEach((event, i) => checkEvent(identity, event, i));
+  async record(events: readonly AnalyticsEvent[]): Promise<EventBatchResult> {
+    events.forEach((event, i) => checkEvent(event, i));
     const receivedAt = this.now();
     const judged: EventToJudge[] = events.map((event) => ({
       type: event.type,
@@ -92,10 +91,8 @@ function summarise(rows: readonly Row[]): EventBatchResult {
   return { accepted: rows.length - rejections.length, rejected: rejections.length, rejected_by_reason: byReason, rejections };
 }
 
-function checkEvent(identity: AuthenticatedIdentity, event: AnalyticsEvent, i: number): void {
-  if (!identity.scopes.has('admin') && identity.userId !== event.user_id) {
-    throw new ForbiddenError(`events[${i}].user_id: this token may only report events of its own user`);
-  }
+/** Shape rules beyond the schema (who may report each event is the route's access rule). */
+function checkEvent(event: AnalyticsEvent, i: number): void {
   if (NEEDS_POST.has(event.type) && event.post_id === undefined) {
     throw new ValidationError(`events[${i}].post_id is required for a ${event.type} event`, `events[${i}].post_id`);
   }

@@ -6,6 +6,7 @@
  */
 import { createRandom, randomInt } from '../../src/random.js';
 import { FILLER, LANGUAGES, TOPIC_NAMES, TOPICS } from './demo-content.js';
+import type { InteractionAction } from '../../src/schemas/interaction.schema.js';
 
 export interface DemoSizes {
   authors: number;
@@ -43,7 +44,7 @@ export interface DemoInteraction {
   id: string;
   userId: string;
   postIndex: number;
-  action: 'favorite' | 'bookmark' | 'reblog';
+  action: InteractionAction;
   createdAtMs: number;
 }
 
