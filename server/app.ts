@@ -15,7 +15,7 @@ import type { DatabaseHandle } from './db/connection.js';
 import { registerFeatures } from './features.js';
 import { healthRoutes } from './health/health.routes.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config.js';
+import { DEFAULT_HTTP_LIMITS, type CacheLimits, type HttpLimits } from './config.js';
 import { authPlugin } from './plugins/auth.js';
 import { clientErrorHandler, expectationFailed, frameworkErrorHandler, requestSanityPlugin } from './plugins/client-errors.js';
 import { corsPluginFp } from './plugins/cors.js';
@@ -46,6 +46,8 @@ export interface AppOptions {
   loadShedding?: LoadSheddingOptions | null;
   /** Browser origins allowed by CORS (default: any). */
   corsOrigins?: '*' | readonly string[];
+  /** Bounds of the ranking state's caches (defaults in server/ranking-state). */
+  caches?: Partial<CacheLimits>;
   agentIntervalSeconds?: number;
   /** Schedule the background agents (off in most tests, which run them by hand). */
   startAgents?: boolean;
@@ -72,6 +74,8 @@ export interface AppContext {
   metrics: ServiceMetrics;
   agents: AgentRunner;
   agentIntervalSeconds: number;
+  /** Bounds of the ranking state's caches; unset ones take the state's defaults. */
+  caches: Partial<CacheLimits>;
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */
@@ -118,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics,
     agents,
     agentIntervalSeconds: options.agentIntervalSeconds ?? 60,
+    caches: options.caches ?? {},
   };
 
   await app.register(requestContextPlugin);

@@ -5,6 +5,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
+import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -31,7 +32,25 @@ export interface ServerConfig {
   loadShedding: LoadSheddingLimits | null;
   /** Origins allowed to call the API from a browser: `*` (any) or an exact list. */
   corsOrigins: '*' | string[];
+  /** Bounds of the in-memory ranking caches (server/ranking-state). */
+  caches: CacheLimits;
 }
+
+/** Entries (or characters) the ranking state may hold in memory. */
+export interface CacheLimits {
+  profileCapacity: number;
+  resultCapacity: number;
+  statusCapacity: number;
+  jsonMaxChars: number;
+}
+
+/** The ranking state's own defaults (one definition, there). */
+export const DEFAULT_CACHE_LIMITS: CacheLimits = {
+  profileCapacity: DEFAULT_RANKING_STATE_OPTIONS.profileCapacity,
+  resultCapacity: DEFAULT_RANKING_STATE_OPTIONS.resultCapacity,
+  statusCapacity: DEFAULT_RANKING_STATE_OPTIONS.statusCapacity,
+  jsonMaxChars: DEFAULT_RANKING_STATE_OPTIONS.jsonMaxChars,
+};
 
 /** The HTTP server's protections (README, Configuration). */
 export interface HttpLimits {
@@ -105,6 +124,7 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const http = parseHttpLimits(env);
   const loadShedding = parseLoadShedding(env);
   const corsOrigins = parseCorsOrigins(flags.corsOrigins ?? env.RECSVC_CORS_ORIGINS ?? '*');
+  const caches = parseCacheLimits(env);
   return {
     port,
     host,
@@ -119,6 +139,17 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
     http,
     loadShedding,
     corsOrigins,
+    caches,
+  };
+}
+
+function parseCacheLimits(env: Env): CacheLimits {
+  const limit = (name: string, fallback: number): number => parseWholeNumber(name, env[name], fallback, 1);
+  return {
+    profileCapacity: limit('RECSVC_PROFILE_CACHE', DEFAULT_CACHE_LIMITS.profileCapacity),
+    resultCapacity: limit('RECSVC_RESULT_CACHE', DEFAULT_CACHE_LIMITS.resultCapacity),
+    statusCapacity: limit('RECSVC_STATUS_CACHE', DEFAULT_CACHE_LIMITS.statusCapacity),
+    jsonMaxChars: limit('RECSVC_STATUS_JSON_MAX_CHARS', DEFAULT_CACHE_LIMITS.jsonMaxChars),
   };
 }
 

@@ -16,7 +16,7 @@ import { registerRecommendations } from './recommendations/recommendations.featu
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
   // The one owner of the in-memory ranking state; features announce their writes to it.
   const db = context.database.db;
-  const ranking = await loadRankingState((limits) => candidatePosts(db, limits));
+  const ranking = await loadRankingState((limits) => candidatePosts(db, limits), context.caches);
   context.metrics.watchCaches(() => ranking.cacheSizes());
   const { posts } = await registerPosts(app, context, ranking);
   const interactions = await registerInteractions(app, context, { ranking, posts });

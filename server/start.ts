@@ -50,6 +50,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     http: config.http,
     loadShedding: config.loadShedding,
     corsOrigins: config.corsOrigins,
+    caches: config.caches,
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,
     // A served process also reports Node's own metrics (memory, CPU, event-loop lag, GC).

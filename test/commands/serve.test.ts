@@ -45,6 +45,8 @@ describe('recsvc serve start-up checks', () => {
       [[], { RECSVC_HEADERS_TIMEOUT_MS: '60000', RECSVC_REQUEST_TIMEOUT_MS: '1000' }, /must not exceed RECSVC_REQUEST_TIMEOUT_MS/],
       [[], { RECSVC_MAX_CONNECTIONS: '0' }, /RECSVC_MAX_CONNECTIONS must be a whole number ≥ 1/],
       [[], { RECSVC_LOAD_SHEDDING: 'maybe' }, /RECSVC_LOAD_SHEDDING must be "on" or "off"/],
+      [[], { RECSVC_PROFILE_CACHE: '10k' }, /RECSVC_PROFILE_CACHE must be a whole number ≥ 1/],
+      [[], { RECSVC_STATUS_JSON_MAX_CHARS: '0' }, /RECSVC_STATUS_JSON_MAX_CHARS must be a whole number ≥ 1/],
     ];
     for (const [args, env, message] of cases) {
       const result = await runCli(['serve', '--db', join(tempDir(), 'x.db'), ...args], { env });

@@ -39,3 +39,23 @@ describe('cache size gauges', () => {
     expect(after.bytes.status_json).toBeGreaterThan(300);
   });
 });
+
+describe('configured cache bounds', () => {
+  it('hold: a status cache of 2 keeps at most 2 rendered statuses however many are read', async () => {
+    const small = await createTestApp({ caches: { statusCapacity: 2, profileCapacity: 1 } });
+    try {
+      const statuses = Array.from({ length: 5 }, (_, i) => makeStatus({ n: i + 1, ageHours: 1 + i }));
+      expect((await small.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await small.adminHeaders(), payload: { statuses } })).statusCode).toBe(201);
+      for (const user of ['u1', 'u2', 'u3']) {
+        const res = await small.app.inject({ method: 'GET', url: `/api/v1/recommendations?user_id=${user}&limit=5`, headers: await small.userHeaders(user) });
+        expect(res.statusCode).toBe(200);
+      }
+      const families = parsePrometheusText((await small.app.inject({ method: 'GET', url: '/metrics' })).body);
+      const entries = Object.fromEntries((families.get('service_cache_entries')?.samples ?? []).map((s) => [s.labels.cache ?? '', s.value]));
+      expect(entries.statuses).toBe(2);
+      expect(entries.profiles).toBe(1);
+    } finally {
+      await small.close();
+    }
+  });
+});
