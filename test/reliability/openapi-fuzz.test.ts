@@ -13,7 +13,7 @@ import { hostileCase, hostileVariants } from './support/fuzz-hostile.js';
 import { nearValidDraft } from './support/fuzz-near-valid.js';
 import { renderDraft, validDraft, type FuzzCase, type FuzzTokens } from './support/fuzz-request.js';
 import { fetchOpenApi, listOperations, type Operation } from './support/openapi-operations.js';
-import { describeOutcome, sendRaw } from './support/raw-http.js';
+import { describeOutcome, sendRaw, type RawRequest } from './support/raw-http.js';
 import { killStartedServers, mintToken, startRecsvc, type RecsvcServer } from './support/recsvc-server.js';
 import { experimentBody, seedWorld, type World } from './support/seed-world.js';
 import type { NameHints } from './support/schema-arbitrary.js';
@@ -88,9 +88,13 @@ function casesFor(operation: Operation, seed: number): FuzzCase[] {
   const hostiles = fc.sample(hostileCase(operation, valid, server.port), { seed: seed + 2, numRuns: RUNS.hostile });
   // And, on one valid draft, every variant known to have broken the service once (all of them under the long flag).
   const [base] = fc.sample(valid, { seed: seed + 3, numRuns: 1 });
-  hostiles.push(...hostileVariants(operation, base!, server.port).filter((v) => LONG || EDGES.test(v.what)).map((v) => v.make()));
+  hostiles.push(...hostileVariants(operation, base!, server.port).filter((v) => LONG || EDGES.test(v.what)));
   for (const hostile of hostiles) {
-    cases.push({ kind: 'hostile', what: hostile.what, request: hostile.raw ?? renderDraft(operation, hostile.draft!), ...(hostile.pipelined ? { pipelined: true } : {}) });
+    const request = (): RawRequest | Buffer => {
+      const built = hostile.make();
+      return built.raw ?? renderDraft(operation, built.draft!);
+    };
+    cases.push({ kind: 'hostile', what: hostile.what, request, ...(hostile.pipelined ? { pipelined: true } : {}) });
   }
   return cases;
 }
@@ -99,7 +103,7 @@ function casesFor(operation: Operation, seed: number): FuzzCase[] {
 const EDGES = /nested (4111|4113|20000) deep|1\.2 MB|__proto__|NUL|a 20 KB target|a 40 KB header|absolute-form|Expect|no Host|well-formed chunked/;
 
 /** One line naming a request, for failure examples. */
-function describeRequest(request: FuzzCase['request']): string {
+function describeRequest(request: RawRequest | Buffer): string {
   if (Buffer.isBuffer(request)) return JSON.stringify(request.toString('latin1').slice(0, 160));
   const body = request.body === undefined ? '' : ` ${String(request.body).slice(0, 160)}`;
   return `${request.method} ${request.target.slice(0, 160)}${body}`;
@@ -146,7 +150,8 @@ describe('fuzzing every route of the OpenAPI document', () => {
     const tally = new Map<string, Map<string, number>>();
     let before = checksum.tables();
     try {
-      for (const { operation, kind, what, request, pipelined } of sequence) {
+      for (const { operation, kind, what, request: pending, pipelined } of sequence) {
+        const request = typeof pending === 'function' ? pending() : pending;
         const method = Buffer.isBuffer(request) ? operation.method : request.method;
         const outcome = await sendRaw(server.port, request, { timeoutMs: 15_000, method });
         const example = `${kind} ${operation.label}: ${what} [${describeRequest(request)}] -> ${describeOutcome(outcome).slice(0, 240)}`;

@@ -31,8 +31,8 @@ export interface FuzzCase {
   kind: FuzzKind;
   /** What was done to the request, for failure messages and tallies. */
   what: string;
-  /** The request, or raw bytes for cases below HTTP's grammar. */
-  request: RawRequest | Buffer;
+  /** The request, or raw bytes for cases below HTTP's grammar (built when sent, for the big ones). */
+  request: RawRequest | Buffer | (() => RawRequest | Buffer);
   /** Garbage follows a complete request: its writes may be legitimate whatever the first answer. */
   pipelined?: boolean;
 }
