@@ -68,7 +68,7 @@ export const statusFields = {
   card: Nullable(FreeObject),
   language: Nullable(Type.String()),
   text: Nullable(Type.String()),
-  edited_at: Nullable(Type.String()),
+  edited_at: Nullable(Type.String({ format: 'date-time' })),
   favourited: Type.Boolean(),
   reblogged: Type.Boolean(),
   muted: Type.Boolean(),
@@ -125,7 +125,7 @@ const statusInputFields = {
   favourites_count: Type.Optional(Type.Integer({ minimum: 0 })),
   reblogs_count: Type.Optional(Type.Integer({ minimum: 0 })),
   replies_count: Type.Optional(Type.Integer({ minimum: 0 })),
-  edited_at: Type.Optional(Nullable(Type.String())),
+  edited_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
 };
 
 /**

@@ -101,6 +101,19 @@ describe('parser and router errors', () => {
     expect(response.json()).toMatchObject({ error: 'Invalid request', field: 'created_at', status_code: 400 });
   });
 
+  it('refuses an edited_at that is not a date-time with 400 naming the field, not a 500', async () => {
+    const headers = await t.adminHeaders();
+    const status = makeStatus({ n: 8, author: 'a1' });
+    for (const [url, payload, field] of [
+      ['/api/v1/posts', { ...status, edited_at: 'x' }, 'edited_at'],
+      ['/api/v1/posts/batch', { statuses: [{ ...status, edited_at: 'yesterday' }] }, 'statuses[0].edited_at'],
+    ] as const) {
+      const response = await t.app.inject({ method: 'POST', url, headers, payload });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json(), url).toMatchObject({ error: 'Invalid request', field, status_code: 400 });
+    }
+  });
+
   it('cuts a slow body with 408 in the spec body and closes the connection', async () => {
     const socket = await openSocket(port);
     const reader = new ResponseReader(socket, 'POST');
