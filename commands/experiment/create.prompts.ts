@@ -28,7 +28,7 @@ const numeric = (text: string): number => (text.trim() === '' ? Number.NaN : Num
 
 /** Asks for every field; flags already given become the defaults. Ctrl-C (ExitPromptError) is mapped to exit 130 by run.ts. */
 export async function promptExperiment(options: CreateOptions): Promise<ExperimentCreate> {
-  const name = await input({ message: 'Experiment name', default: options.name, validate: (v) => (v.trim() === '' ? 'name must not be empty' : true) });
+  const name = await input({ message: 'Experiment name', ...(options.name !== undefined ? { default: options.name } : {}), validate: (v) => (v.trim() === '' ? 'name must not be empty' : true) });
   const description = await input({ message: 'Description', default: options.description ?? '' });
   const traffic = numeric(await input({ message: 'Traffic percentage (users enrolled)', default: String(options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage), validate: (v) => check(validateTrafficPercentage(numeric(v))) }));
   const minimum = numeric(await input({ message: 'Minimum sample size per variant', default: String(options.minSampleSize ?? EXPERIMENT_DEFAULTS.minimum_sample_size), validate: (v) => check(validateMinimumSampleSize(numeric(v))) }));

@@ -12,6 +12,7 @@ import {
   variantGates,
   type GateEvaluation,
   type GateName,
+  type GateThresholdOverrides,
   type GateVariantInput,
 } from '../../src/experiments/gates.js';
 import { sampleRatioMismatch, type SrmResult } from '../../src/experiments/srm.js';
@@ -110,7 +111,7 @@ function overridesFromFlags(options: GatesCheckOptions): GateThresholds {
     return value;
   };
   if (options.maxP95 !== undefined && options.maxP95 <= 0) throw usageError(`--max-p95: a positive number of milliseconds (got ${options.maxP95})`);
-  const overrides: GateThresholds = {
+  const overrides: GateThresholdOverrides = {
     max_response_time_p95: options.maxP95,
     min_click_through_rate: rate(options.minCtr, '--min-ctr'),
     max_error_rate: rate(options.maxErrorRate, '--max-error-rate'),

@@ -77,7 +77,7 @@ export class ApiClient {
       response = await request(`${this.baseUrl}${path}`, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? null : JSON.stringify(body),
         headersTimeout: this.timeoutMs,
         bodyTimeout: streaming ? 0 : this.timeoutMs,
       });

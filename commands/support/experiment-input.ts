@@ -91,7 +91,7 @@ export function bodyFromFlags(flags: DefinitionFlags): ExperimentCreate {
   if (flags.traffic !== undefined) body.traffic_percentage = flags.traffic;
   if (flags.minSampleSize !== undefined) body.minimum_sample_size = flags.minSampleSize;
   if (flags.confidenceLevel !== undefined) body.confidence_level = flags.confidenceLevel;
-  if (flags.metric !== undefined) body.primary_metric = flags.metric as ExperimentCreate['primary_metric'];
+  if (flags.metric !== undefined) body.primary_metric = flags.metric as NonNullable<ExperimentCreate['primary_metric']>;
   return body;
 }
 

@@ -96,9 +96,9 @@ function applyRule(route: RouteOptions, rule: AccessRule): void {
   }
   const onRequest = asList(route.onRequest);
   if (onRequest.some((hook) => ACCESS_HOOK in hook)) return;
-  route.onRequest = [marked(credentialsHook(rule)), ...onRequest] as RouteOptions['onRequest'];
+  route.onRequest = [marked(credentialsHook(rule)), ...onRequest] as NonNullable<RouteOptions['onRequest']>;
   if (isUserRule(rule) && rule.user !== 'resource') {
-    route.preHandler = [marked(ownerHook(rule)), ...asList(route.preHandler)] as RouteOptions['preHandler'];
+    route.preHandler = [marked(ownerHook(rule)), ...asList(route.preHandler)] as NonNullable<RouteOptions['preHandler']>;
   }
 }
 

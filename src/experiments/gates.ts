@@ -5,6 +5,9 @@
 import { DEFAULT_GATE_THRESHOLDS } from './experiment-defaults.js';
 import type { GateThresholds } from './experiment.schema.js';
 
+/** Threshold overrides as callers hold them: a field that is undefined keeps its default. */
+export type GateThresholdOverrides = { [K in keyof GateThresholds]?: GateThresholds[K] | undefined };
+
 export const GATE_NAMES = ['max_response_time_p95', 'min_click_through_rate', 'max_error_rate', 'min_user_satisfaction'] as const;
 export type GateName = (typeof GATE_NAMES)[number];
 
@@ -34,10 +37,10 @@ export const GATE_DEFINITIONS: Record<GateName, { value: keyof GateVariantInput;
 export interface GateVariantInput {
   name: string;
   users: number;
-  response_time_p95?: number | null;
-  click_through_rate?: number | null;
-  error_rate?: number | null;
-  user_satisfaction?: number | null;
+  response_time_p95?: number | null | undefined;
+  click_through_rate?: number | null | undefined;
+  error_rate?: number | null | undefined;
+  user_satisfaction?: number | null | undefined;
 }
 
 export const GATE_VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
@@ -66,7 +69,7 @@ export interface GateEvaluation {
 export interface GateEvaluationInput {
   variants: readonly GateVariantInput[];
   minimumSampleSize: number;
-  thresholds?: GateThresholds;
+  thresholds?: GateThresholdOverrides | undefined;
   srm?: { mismatch: boolean };
   only?: readonly GateName[];
 }
@@ -78,7 +81,7 @@ export function resolveGateName(name: string): GateName | undefined {
 }
 
 /** Defaults overridden by whichever thresholds are given. */
-export function resolveThresholds(thresholds: GateThresholds = {}): Required<GateThresholds> {
+export function resolveThresholds(thresholds: GateThresholdOverrides = {}): Required<GateThresholds> {
   const defined = Object.entries(thresholds).filter(([, value]) => value !== undefined);
   return { ...DEFAULT_GATE_THRESHOLDS, ...Object.fromEntries(defined) } as Required<GateThresholds>;
 }

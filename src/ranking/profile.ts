@@ -164,7 +164,7 @@ export function buildProfileFromAffinities(
 
 /** Replaces the explicit preferences (missing fields keep their current value). */
 export function setPreferences(profile: UserProfile, preferences: Partial<UserPreferences>): void {
-  const lower = (xs: readonly string[] | undefined): string[] | undefined => xs?.map(normaliseTag);
+  const lower = (xs: readonly string[]): string[] => xs.map(normaliseTag);
   profile.preferences = {
     ...profile.preferences,
     ...preferences,
