@@ -117,5 +117,5 @@ function overridesFromFlags(options: GatesCheckOptions): GateThresholds {
     max_error_rate: rate(options.maxErrorRate, '--max-error-rate'),
     min_user_satisfaction: rate(options.minSatisfaction, '--min-satisfaction'),
   };
-  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as GateThresholds;
+  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
 }

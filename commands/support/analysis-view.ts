@@ -24,7 +24,7 @@ export function renderAnalysis(result: AnalysisResult, context: AnalysisContext)
   } else if (new Set(result.comparisons.map((row) => row.variant)).size > 1) {
     parts.push(c.dim('Intervals are Holm-adjusted like the p-values: one excludes 0 exactly when its verdict is significant.'), '');
   }
-  const order = [result.primary_metric as MetricName, ...METRIC_NAMES.filter((m) => m !== result.primary_metric)];
+  const order = [result.primary_metric, ...METRIC_NAMES.filter((m) => m !== result.primary_metric)];
   for (const metric of order) {
     const rows = result.comparisons.filter((comparison) => comparison.metric === metric);
     parts.push(c.bold(metric === result.primary_metric ? `${metric} (primary)` : metric), renderMetric(rows, result), '');

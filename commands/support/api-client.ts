@@ -59,13 +59,13 @@ export class ApiClient {
     if (parsed === null || typeof parsed !== 'object' || !('data' in parsed)) {
       throw serverError(`${this.describe(method, path)} answered ${response.statusCode} without the {data, meta} envelope`, requestIdOf(response.headers));
     }
-    const data = (parsed as { data: unknown }).data;
+    const data = (parsed).data;
     const mismatch = findWireMismatch(schema, data);
     if (mismatch !== undefined) {
       const where = `${this.describe(method, path)} answered data that does not match the API: ${mismatch.field}: ${mismatch.message}`;
       throw serverError(`${where} (is ${this.baseUrl} a recsvc server of this version?)`, requestIdOf(response.headers));
     }
-    return data as Static<S>;
+    return data;
   }
 
   private async send(method: Method, path: string, body: unknown, streaming: boolean) {

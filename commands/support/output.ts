@@ -46,6 +46,7 @@ function renderPlainTable(head: string[], rows: string[][]): string {
 }
 
 // The colour escapes chalk writes (none off a terminal; stripped so widths stay right if any slip in).
+// eslint-disable-next-line no-control-regex -- terminal escape sequences start with ESC
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** Terminal columns of a cell: colour escapes take none, each code point one. */

@@ -66,7 +66,7 @@ export class AgentRunner {
       clearInterval(entry.timer);
       entry.status.status = 'stopped';
     }
-    await Promise.all([...this.agents.values()].map((entry) => entry.running));
+    await Promise.all([...this.agents.values()].map((entry) => entry.running ?? Promise.resolve()));
   }
 
   /** The status record of every agent. */

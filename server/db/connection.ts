@@ -12,15 +12,15 @@ import { InputError } from '../../src/errors.js';
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   /** A cheap round trip, used by health checks. */
-  ping(): void;
+  ping: () => void;
   /**
    * A number that changes whenever ANOTHER connection (another process, such as
    * `recsvc token revoke`) has committed to the database since the last call; this
    * connection's own writes do not change it. Caches of rarely written tables use it to
    * notice outside writes. SQLite: PRAGMA data_version.
    */
-  externalWrites(): number;
-  close(): Promise<void>;
+  externalWrites: () => number;
+  close: () => Promise<void>;
 }
 
 export class DatabaseOpenError extends InputError {}

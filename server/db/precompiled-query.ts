@@ -24,7 +24,7 @@ export function queryTemplate<DB, O>(build: (db: Kysely<DB>, args: readonly unkn
   function compiled(db: Kysely<DB>, count: number): Compiled {
     const adapter = db.getExecutor().adapter;
     let byCount = byAdapter.get(adapter);
-    if (!byCount) byAdapter.set(adapter, (byCount = new Map()));
+    if (!byCount) byAdapter.set(adapter, (byCount = new Map<number, Compiled>()));
     let entry = byCount.get(count);
     if (!entry) {
       entry = compile(db, count);
@@ -48,6 +48,6 @@ export function queryTemplate<DB, O>(build: (db: Kysely<DB>, args: readonly unkn
   return function execute(db: Kysely<DB>, args: readonly unknown[]): Promise<QueryResult<O>> {
     const { sql, slots } = compiled(db, args.length);
     const parameters = slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    return db.executeQuery<O>(CompiledQuery.raw(sql, parameters) as CompiledQuery<O>);
+    return db.executeQuery<O>(CompiledQuery.raw(sql, parameters));
   };
 }

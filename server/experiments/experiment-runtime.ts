@@ -125,7 +125,7 @@ export class ExperimentRuntime {
         .filter((v) => v.experiment_id === row.id)
         .map(toVariant)
         .map((v) => ({ name: v.name, traffic_allocation: v.traffic_allocation, config: v.algorithm_config, isControl: v.is_control, blocked: v.blocked }));
-      const control = variants.find((v) => v.isControl) ?? (variants[0] as RuntimeVariant);
+      const control: RuntimeVariant = variants.find((v) => v.isControl) ?? variants[0]!;
       return { id: row.id, status: row.status as 'ACTIVE' | 'PAUSED', variants, control, assign: createAssigner(row.id, variants, row.traffic_percentage) };
     });
   }

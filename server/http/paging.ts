@@ -18,7 +18,7 @@ export interface PageLink {
 /** The route's path pattern with this request's parameters filled in, each encoded. */
 export function canonicalPath(request: FastifyRequest): string {
   const pattern = request.routeOptions.url ?? '/';
-  const params = (request.params ?? {}) as Record<string, unknown>;
+  const params = (request.params ?? {}) as Record<string, string | undefined>;
   return pattern.replace(/:([A-Za-z0-9_]+)|\*/g, (token, name: string | undefined) => encodeURIComponent(String(params[name ?? '*'] ?? token)));
 }
 

@@ -141,8 +141,8 @@ const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
         // The stored value decays to the later of the two instants before the new amount
         // (decayed likewise) is added: half-life `halfLifeMs`.
         score: sql<number>`CASE WHEN ${NEW_AS_OF} >= ${OLD_AS_OF}
-          THEN ${OLD_SCORE} * ${power(2, sql`-(${NEW_AS_OF} - ${OLD_AS_OF}) / ${asFloat(halfLifeMs as number)}`)} + ${NEW_SCORE}
-          ELSE ${OLD_SCORE} + ${NEW_SCORE} * ${power(2, sql`-(${OLD_AS_OF} - ${NEW_AS_OF}) / ${asFloat(halfLifeMs as number)}`)} END`,
+          THEN ${OLD_SCORE} * ${power(2, sql`-(${NEW_AS_OF} - ${OLD_AS_OF}) / ${asFloat(halfLifeMs)}`)} + ${NEW_SCORE}
+          ELSE ${OLD_SCORE} + ${NEW_SCORE} * ${power(2, sql`-(${OLD_AS_OF} - ${NEW_AS_OF}) / ${asFloat(halfLifeMs)}`)} END`,
         as_of_ms: greatest(OLD_AS_OF, NEW_AS_OF),
       }),
     );

@@ -70,13 +70,13 @@ export const frameworkErrorHandler: NonNullable<FastifyServerOptions['frameworkE
   reply.header('x-api-version', API_VERSION);
   for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return sendError(request, reply, { error: 'URI too long', message: 'A path segment is longer than the service accepts', status_code: 414 });
+    return void sendError(request, reply, { error: 'URI too long', message: 'A path segment is longer than the service accepts', status_code: 414 });
   }
   if (error.code === 'FST_ERR_BAD_URL') {
-    return sendError(request, reply, { error: 'Invalid request', message: 'The path is not valid percent-encoding', status_code: 400 });
+    return void sendError(request, reply, { error: 'Invalid request', message: 'The path is not valid percent-encoding', status_code: 400 });
   }
   request.log.error({ err: error }, 'router error');
-  return sendError(request, reply, { error: 'Internal server error', message: 'An unexpected error occurred; quote the request_id when reporting it', status_code: 500 });
+  return void sendError(request, reply, { error: 'Internal server error', message: 'An unexpected error occurred; quote the request_id when reporting it', status_code: 500 });
 };
 
 /**

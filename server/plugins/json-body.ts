@@ -21,7 +21,7 @@ async function jsonBody(app: FastifyInstance, options: JsonBodyOptions): Promise
   const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parseJson(request, body as string, (error, value) => {
+    void parseJson(request, body as string, (error, value) => {
       if (error) return done(error, undefined);
       const violation = findJsonBoundsViolation(value, bounds);
       if (violation) return done(new ValidationError(violation.message, violation.path || undefined), undefined);

@@ -127,7 +127,7 @@ function headersFor(status: string, traits: OperationTraits): Record<string, unk
 function headerComponents(): Record<string, unknown> {
   const entries = Object.entries(ResponseHeaderSchemas).map(([name, typebox]) => {
     const { description, ...schema } = JSON.parse(JSON.stringify(typebox)) as { description: string };
-    return [name, { description, schema }];
+    return [name, { description, schema }] as const;
   });
   return Object.fromEntries(entries);
 }

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { API_VERSION, SERVICE_VERSION } from '../version.js';
 
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** fastify `genReqId`: keep a client's trace id when it is safe to echo. */
 export function generateRequestId(request: { headers: Record<string, string | string[] | undefined> }): string {

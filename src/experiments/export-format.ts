@@ -142,7 +142,7 @@ function parsePerformance(ctx: LineContext, record: Json, known: ReadonlyMap<str
   if (errors > requests) throw ctx.fail(`errors (${errors}) exceed requests (${requests}): an error is a failed request`, 'errors');
   if (cache_hits > cache_lookups) throw ctx.fail(`cache_hits (${cache_hits}) exceed cache_lookups (${cache_lookups}): a hit is a lookup`, 'cache_hits');
   const latency = record.latency_ms_p95 === null || record.latency_ms_p95 === undefined ? null : ctx.count(record, 'latency_ms_p95', true);
-  return { variant, requests, errors, latency_ms_p95: latency, cache_hits, cache_lookups } as PerformanceRecord;
+  return { variant, requests, errors, latency_ms_p95: latency, cache_hits, cache_lookups };
 }
 
 class JsonlExportParser implements LineParser<ParsedExport> {

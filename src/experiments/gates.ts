@@ -83,7 +83,7 @@ export function resolveGateName(name: string): GateName | undefined {
 /** Defaults overridden by whichever thresholds are given. */
 export function resolveThresholds(thresholds: GateThresholdOverrides = {}): Required<GateThresholds> {
   const defined = Object.entries(thresholds).filter(([, value]) => value !== undefined);
-  return { ...DEFAULT_GATE_THRESHOLDS, ...Object.fromEntries(defined) } as Required<GateThresholds>;
+  return { ...DEFAULT_GATE_THRESHOLDS, ...Object.fromEntries(defined) };
 }
 
 /** One gate on one variant: no data ⇒ inconclusive; users < minimum ⇒ inconclusive; else value vs threshold. */

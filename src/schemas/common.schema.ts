@@ -68,5 +68,5 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 /** One of the listed strings, as a union of literals (JSON Schema `anyOf` of `const`): the schema of a vocabulary declared once as a const array. */
 export function LiteralUnion<T extends string>(values: readonly T[], options: SchemaOptions = {}): TUnion<TLiteral<T>[]> {
-  return Type.Union(values.map((value) => Type.Literal(value)), options) as TUnion<TLiteral<T>[]>;
+  return Type.Union<TLiteral<T>[]>(values.map((value) => Type.Literal(value)), options);
 }
