@@ -57,7 +57,7 @@ const TEMPLATES: Record<string, (user: string, w: World) => Aimed> = {
 function mentionsUserId(schema: unknown): boolean {
   if (!schema || typeof schema !== 'object') return false;
   const node = schema as JsonSchema;
-  if (node.properties && typeof node.properties === 'object' && 'user_id' in (node.properties as object)) return true;
+  if (node.properties && typeof node.properties === 'object' && 'user_id' in (node.properties)) return true;
   return Object.values(node).some((value) => mentionsUserId(value));
 }
 

@@ -59,7 +59,7 @@ export function hostileVariants(operation: Operation, draft: Draft, port: number
   const cases: LazyHostileCase[] = [];
   const withRaw = (what: string, raw: () => string | Buffer, contentType?: string | null): LazyHostileCase =>
     lazy(what, () => ({ draft: { ...draft, body: { raw: raw() }, ...(contentType !== undefined ? { contentType } : {}) } }));
-  const bodyKeys = operation.body ? Object.keys((operation.body.properties ?? {}) as object) : [];
+  const bodyKeys = operation.body ? Object.keys((operation.body.properties ?? {})) : [];
   const targetKeys = bodyKeys.includes('context') ? ['context', ...bodyKeys.slice(0, 2)] : bodyKeys.slice(0, 3);
 
   // Values nested deep, in the body itself and in its properties (an interaction's context first).

@@ -68,7 +68,7 @@ function bodySlots(value: unknown, schema: JsonSchema, path: Array<string | numb
   return slots;
 }
 
-function setAt(value: unknown, path: Array<string | number>, replace: (old: unknown) => unknown | typeof DELETE): unknown {
+function setAt(value: unknown, path: Array<string | number>, replace: (old: unknown) => unknown /* or DELETE */): unknown {
   if (path.length === 0) return replace(value);
   const [head, ...rest] = path;
   const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) }) as Record<string | number, unknown>;

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { fillPath, type Operation } from './openapi-operations.js';
-import type { HeaderList, RawRequest } from './raw-http.js';
+import type { RawRequest } from './raw-http.js';
 import { validValue, type NameHints } from './schema-arbitrary.js';
 
 export type FuzzKind = 'valid' | 'near-valid' | 'hostile';
@@ -68,7 +68,7 @@ export function validDraft(operation: Operation, hints: NameHints, tokens: FuzzT
   const bodyArb = operation.body ? validValue(operation.body, hints).map((json) => ({ json })) : fc.constant(undefined);
   return fc.record({ pathValues: pathArb, query: queryArb, body: bodyArb, auth: authorizationArbitrary(tokens) }).map(({ pathValues, query, body, auth }) => ({
     method: operation.method,
-    pathValues: pathValues as Record<string, string>,
+    pathValues: pathValues,
     query: query.flat(),
     ...(body ? { body } : {}),
     headers: auth.headers,
@@ -93,5 +93,5 @@ export function renderDraft(operation: Operation, draft: Draft): RawRequest {
   } else if (draft.contentType) {
     headers.push(['Content-Type', draft.contentType]);
   }
-  return { method: draft.method, target, headers: headers as HeaderList, ...(body !== undefined ? { body } : {}) };
+  return { method: draft.method, target, headers: headers, ...(body !== undefined ? { body } : {}) };
 }

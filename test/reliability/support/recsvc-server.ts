@@ -99,8 +99,8 @@ export async function startRecsvc(options: StartOptions = {}): Promise<RecsvcSer
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {

@@ -53,7 +53,7 @@ export async function seedWorld(baseUrl: string, adminToken: string, users: stri
         action_type: action,
         context: { source: 'seed', note: secretOf(user) },
       });
-      interactionIds[user]!.push(String(json.data.id));
+      interactionIds[user].push(String(json.data.id));
     }
     await call(baseUrl, adminToken, 'POST', '/api/v1/recommendations/feedback', { user_id: user, post_id: postIds[(u + 7) % postIds.length], feedback: 'more' });
     await call(baseUrl, adminToken, 'PUT', '/api/v1/recommendations/preferences', { user_id: user, favoured_tags: [`${secretOf(user)}-tag`] });

@@ -79,6 +79,7 @@ describe('demo seed', () => {
   it('a server started on a seeded database personalises for demo users', async () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- node:path's functions do not use `this`
     const { join } = await import('node:path');
     const dbPath = join(mkdtempSync(join(tmpdir(), 'recsvc-demo-')), 'demo.db');
     const first = await createTestApp({ dbPath });

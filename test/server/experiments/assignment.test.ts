@@ -111,7 +111,7 @@ describe('the experiment ranking policy', () => {
     const policy = t.app.experiments.rankingPolicy;
     const who = users(60, 'racer');
     const choices = await Promise.all(
-      who.flatMap((user) => [policy.choose(user), policy.choose(user), ...runtimes.map((r) => r.choose(user)), ...runtimes.map((r) => r.choose(user))]),
+      who.flatMap((user) => [Promise.resolve(policy.choose(user)), Promise.resolve(policy.choose(user)), ...runtimes.map((r) => r.choose(user)), ...runtimes.map((r) => r.choose(user))]),
     );
     const rows = await assignmentRows(t);
     expect(rows).toHaveLength(60);
