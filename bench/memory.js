@@ -46,7 +46,10 @@ try {
   const warm = measure();
   const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   const caches = Object.fromEntries(
-    [...metrics.matchAll(/^service_cache_(entries|bytes)\{cache="([a-z_]+)"\} (\d+)/gm)].map(([, what, cache, value]) => [`${cache}_${what}`, Number(value)]),
+    [...metrics.matchAll(/^service_cache_(entries|bytes)\{cache="([a-z_]+)"\} (\d+)/gm)].map(([, what, cache, value]) => [
+      `${cache}_${what}`,
+      Number(value),
+    ]),
   );
   console.log(JSON.stringify({ sizes, before_app: base, pool_loaded: loaded, after_every_user: warm, caches }));
   await app.close();

@@ -104,15 +104,21 @@ try {
   console.error(`seeded ${JSON.stringify(sizes)} in ${Date.now() - started} ms`);
 
   const token = JSON.parse(
-    execFileSync(process.execPath, [bin, 'token', 'create', '--scopes', 'read,write,admin', '--label', 'bench', '--db', dbPath, '--json'], { encoding: 'utf8' }),
+    execFileSync(process.execPath, [bin, 'token', 'create', '--scopes', 'read,write,admin', '--label', 'bench', '--db', dbPath, '--json'], {
+      encoding: 'utf8',
+    }),
   ).token;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--rate-limit', 'off', '--db', dbPath, '--port', String(port), '--log-level', 'warn'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  child = spawn(
+    process.execPath,
+    [...nodeArgs, bin, 'serve', '--rate-limit', 'off', '--db', dbPath, '--port', String(port), '--log-level', 'warn'],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   await waitForHealth(base, child);
 
   const randomUser = () => `user${1 + Math.floor(Math.random() * sizes.users)}`;

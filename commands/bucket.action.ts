@@ -14,8 +14,7 @@ export async function runBucket(user: string, options: BucketOptions): Promise<v
   const assign = design === undefined ? undefined : createAssigner(options.experiment, design.variants, design.traffic);
   const ranges = design === undefined ? undefined : variantRanges(design.variants);
   const writer = createLineWriter();
-  const emit = (userId: string): Promise<void> | undefined =>
-    writeUser(writer, userId, options, assign?.(userId), ranges, design);
+  const emit = (userId: string): Promise<void> | undefined => writeUser(writer, userId, options, assign?.(userId), ranges, design);
   if (user !== '-') {
     await emit(user);
   } else {
@@ -48,7 +47,8 @@ function writeUser(
   }
   if (options.explain) {
     let pending: Promise<void> | undefined;
-    for (const text of explanationLines(explainBucket(userId, options.experiment), variant, ranges, design)) pending = writer.line(text) ?? pending;
+    for (const text of explanationLines(explainBucket(userId, options.experiment), variant, ranges, design))
+      pending = writer.line(text) ?? pending;
     return pending;
   }
   return writer.line(bucketLine(userId, bucket, variant));
@@ -56,11 +56,18 @@ function writeUser(
 
 async function resolveDesign(options: BucketOptions): Promise<BucketDesign | undefined> {
   if (options.allocations !== undefined) {
-    return { variants: parseAllocations(options.allocations), traffic: options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage, source: '--allocations' };
+    return {
+      variants: parseAllocations(options.allocations),
+      traffic: options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage,
+      source: '--allocations',
+    };
   }
   if (options.traffic !== undefined) throw usageError('--traffic needs --allocations');
   if (options.server === undefined) return undefined;
-  const [{ ApiClient }, { ExperimentSchema }] = await Promise.all([import('./support/api-client.js'), import('../src/experiments/experiment-response.schema.js')]);
+  const [{ ApiClient }, { ExperimentSchema }] = await Promise.all([
+    import('./support/api-client.js'),
+    import('../src/experiments/experiment-response.schema.js'),
+  ]);
   const experiment = await new ApiClient(options).get(ApiClient.experimentsPath(options.experiment), ExperimentSchema);
   return {
     variants: experiment.variants.map((v) => ({ name: v.name, traffic_allocation: v.traffic_allocation })),

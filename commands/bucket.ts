@@ -20,7 +20,11 @@ export function registerBucket(program: Command): void {
     .argument('<user>', 'user id, or - to read user ids from stdin, one per line')
     .requiredOption('-e, --experiment <id>', 'experiment id (part of the hash input)', parsePositiveInt)
     .option('-a, --allocations <list>', 'variants and allocations in order, e.g. control=50,treatment=50')
-    .option('--traffic <percent>', `traffic_percentage with --allocations (default ${EXPERIMENT_DEFAULTS.traffic_percentage})`, parsePositiveNumber)
+    .option(
+      '--traffic <percent>',
+      `traffic_percentage with --allocations (default ${EXPERIMENT_DEFAULTS.traffic_percentage})`,
+      parsePositiveNumber,
+    )
     .option('--explain', 'show every step: hash input, MD5, first 8 hex digits, integer, bucket, owning range')
     .option('--json', 'one JSON object per user: {user_id, experiment_id, bucket, variant}');
   addServerOptions(command)

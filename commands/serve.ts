@@ -25,7 +25,10 @@ export function registerServe(program: Command): void {
     .option('--rate-limit <on|off>', 'switch rate limiting off for benchmarks (env RECSVC_RATE_LIMIT)')
     .option('--trust-proxy <addresses>', 'trust X-Forwarded-For from these proxies (env RECSVC_TRUST_PROXY)')
     .option('--public-url <url>', 'base of absolute URLs in Link headers, e.g. https://recs.example.org (env RECSVC_PUBLIC_URL)')
-    .option('--cors-origins <origins>', 'browser origins allowed to call the API: * or a list such as https://elk.zone,https://phanpy.social (env RECSVC_CORS_ORIGINS)')
+    .option(
+      '--cors-origins <origins>',
+      'browser origins allowed to call the API: * or a list such as https://elk.zone,https://phanpy.social (env RECSVC_CORS_ORIGINS)',
+    )
     .option('--demo', 'load the deterministic demo data set when the database has no posts yet')
     .addHelpText(
       'after',

@@ -177,7 +177,12 @@ function parseLoadShedding(env: Env): LoadSheddingLimits | null {
   const defaults = defaultLoadShedding(heapSizeLimit());
   const mib = 1024 * 1024;
   return {
-    maxEventLoopDelayMs: parseWholeNumber('RECSVC_MAX_EVENT_LOOP_DELAY_MS', env.RECSVC_MAX_EVENT_LOOP_DELAY_MS, defaults.maxEventLoopDelayMs, 0),
+    maxEventLoopDelayMs: parseWholeNumber(
+      'RECSVC_MAX_EVENT_LOOP_DELAY_MS',
+      env.RECSVC_MAX_EVENT_LOOP_DELAY_MS,
+      defaults.maxEventLoopDelayMs,
+      0,
+    ),
     maxHeapUsedBytes: parseWholeNumber('RECSVC_MAX_HEAP_MB', env.RECSVC_MAX_HEAP_MB, Math.round(defaults.maxHeapUsedBytes / mib), 0) * mib,
     maxRssBytes: parseWholeNumber('RECSVC_MAX_RSS_MB', env.RECSVC_MAX_RSS_MB, 0, 0) * mib,
     retryAfterSeconds: defaults.retryAfterSeconds,
@@ -186,7 +191,10 @@ function parseLoadShedding(env: Env): LoadSheddingLimits | null {
 
 function parseCorsOrigins(text: string): '*' | string[] {
   if (text.trim() === '*') return '*';
-  const origins = text.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   for (const origin of origins) {
     let url: URL | undefined;
     try {
@@ -195,7 +203,9 @@ function parseCorsOrigins(text: string): '*' | string[] {
       url = undefined;
     }
     if (!url || url.origin !== origin) {
-      throw new ConfigError(`--cors-origins/RECSVC_CORS_ORIGINS must be * or a comma-separated list of origins such as https://elk.zone, got "${origin}"`);
+      throw new ConfigError(
+        `--cors-origins/RECSVC_CORS_ORIGINS must be * or a comma-separated list of origins such as https://elk.zone, got "${origin}"`,
+      );
     }
   }
   if (origins.length === 0) throw new ConfigError('--cors-origins/RECSVC_CORS_ORIGINS must not be empty (use * for any origin)');
@@ -218,7 +228,13 @@ function parsePublicUrl(text: string | undefined): string | undefined {
   } catch {
     throw new ConfigError(`--public-url/RECSVC_PUBLIC_URL must be an absolute URL such as https://recs.example.org, got "${text}"`);
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
     throw new ConfigError(`--public-url/RECSVC_PUBLIC_URL must be an http(s) URL without credentials, query or fragment, got "${text}"`);
   }
   return url.href.replace(/\/+$/, '');

@@ -10,7 +10,9 @@ import type { AnalyzeOptions } from './analyze.js';
 export async function runAnalyze(id: number | undefined, options: AnalyzeOptions): Promise<void> {
   const { result, context } = options.file !== undefined ? await offline(id, options) : await online(id, options);
   if (result.srm.mismatch) {
-    warn(`sample ratio mismatch (chi-square ${result.srm.chi_square?.toFixed(2)}, p = ${result.srm.p_value?.toExponential(2)}): users are not split as allocated; do not trust these results`);
+    warn(
+      `sample ratio mismatch (chi-square ${result.srm.chi_square?.toFixed(2)}, p = ${result.srm.p_value?.toExponential(2)}): users are not split as allocated; do not trust these results`,
+    );
   }
   if (options.json) printJson(result);
   else printLine(renderAnalysis(result, context));
@@ -31,7 +33,8 @@ async function offline(id: number | undefined, options: AnalyzeOptions): Promise
 async function online(id: number | undefined, options: AnalyzeOptions): Promise<{ result: AnalysisResult; context: AnalysisContext }> {
   if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
   for (const flag of ['allocations', 'control', 'experimentFile'] as const) {
-    if (options[flag] !== undefined) throw usageError(`--${flag === 'experimentFile' ? 'experiment-file' : flag} is only for --file with a CSV`);
+    if (options[flag] !== undefined)
+      throw usageError(`--${flag === 'experimentFile' ? 'experiment-file' : flag} is only for --file with a CSV`);
   }
   const [{ ApiClient }, { ExperimentSchema }, { ExperimentAnalysisSchema }] = await Promise.all([
     import('../support/api-client.js'),

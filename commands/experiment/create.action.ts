@@ -24,7 +24,8 @@ export async function runCreate(options: CreateOptions): Promise<void> {
 
 async function buildBody(options: CreateOptions, client: ApiClient): Promise<ExperimentCreate> {
   if (options.file !== undefined) {
-    if (hasDefinitionFlags(options)) throw usageError('give either --file or the definition flags (--name, --variant, --control), not both');
+    if (hasDefinitionFlags(options))
+      throw usageError('give either --file or the definition flags (--name, --variant, --control), not both');
     const body = await readExperimentBody(options.file);
     assertValidBody(body, `--file ${options.file}`);
     return body;

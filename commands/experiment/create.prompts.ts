@@ -28,19 +28,57 @@ const numeric = (text: string): number => (text.trim() === '' ? Number.NaN : Num
 
 /** Asks for every field; flags already given become the defaults. Ctrl-C (ExitPromptError) is mapped to exit 130 by run.ts. */
 export async function promptExperiment(options: CreateOptions): Promise<ExperimentCreate> {
-  const name = await input({ message: 'Experiment name', ...(options.name !== undefined ? { default: options.name } : {}), validate: (v) => (v.trim() === '' ? 'name must not be empty' : true) });
+  const name = await input({
+    message: 'Experiment name',
+    ...(options.name !== undefined ? { default: options.name } : {}),
+    validate: (v) => (v.trim() === '' ? 'name must not be empty' : true),
+  });
   const description = await input({ message: 'Description', default: options.description ?? '' });
-  const traffic = numeric(await input({ message: 'Traffic percentage (users enrolled)', default: String(options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage), validate: (v) => check(validateTrafficPercentage(numeric(v))) }));
-  const minimum = numeric(await input({ message: 'Minimum sample size per variant', default: String(options.minSampleSize ?? EXPERIMENT_DEFAULTS.minimum_sample_size), validate: (v) => check(validateMinimumSampleSize(numeric(v))) }));
-  const confidence = numeric(await input({ message: 'Confidence level', default: String(options.confidenceLevel ?? EXPERIMENT_DEFAULTS.confidence_level), validate: (v) => check(validateConfidenceLevel(numeric(v))) }));
-  const metric = await select({ message: 'Primary metric', choices: METRIC_NAMES.map((m) => ({ name: m, value: m })), default: options.metric ?? DEFAULT_PRIMARY_METRIC });
+  const traffic = numeric(
+    await input({
+      message: 'Traffic percentage (users enrolled)',
+      default: String(options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage),
+      validate: (v) => check(validateTrafficPercentage(numeric(v))),
+    }),
+  );
+  const minimum = numeric(
+    await input({
+      message: 'Minimum sample size per variant',
+      default: String(options.minSampleSize ?? EXPERIMENT_DEFAULTS.minimum_sample_size),
+      validate: (v) => check(validateMinimumSampleSize(numeric(v))),
+    }),
+  );
+  const confidence = numeric(
+    await input({
+      message: 'Confidence level',
+      default: String(options.confidenceLevel ?? EXPERIMENT_DEFAULTS.confidence_level),
+      validate: (v) => check(validateConfidenceLevel(numeric(v))),
+    }),
+  );
+  const metric = await select({
+    message: 'Primary metric',
+    choices: METRIC_NAMES.map((m) => ({ name: m, value: m })),
+    default: options.metric ?? DEFAULT_PRIMARY_METRIC,
+  });
   const variants = await askVariants();
-  const control = await select({ message: 'Which variant is the control?', choices: variants.map((v) => ({ name: v.name, value: v.name })) });
+  const control = await select({
+    message: 'Which variant is the control?',
+    choices: variants.map((v) => ({ name: v.name, value: v.name })),
+  });
   for (const variant of variants) variant.is_control = variant.name === control;
-  const body: ExperimentCreate = { name: name.trim(), description, traffic_percentage: traffic, minimum_sample_size: minimum, confidence_level: confidence, primary_metric: metric, variants };
+  const body: ExperimentCreate = {
+    name: name.trim(),
+    description,
+    traffic_percentage: traffic,
+    minimum_sample_size: minimum,
+    confidence_level: confidence,
+    primary_metric: metric,
+    variants,
+  };
   assertValidBody(body, 'experiment create');
   const summary = variants.map((v) => `${v.name} ${v.traffic_allocation}%${v.is_control ? ' (control)' : ''}`).join(', ');
-  if (!(await confirm({ message: `Create "${body.name}" with ${summary}?`, default: true }))) throw usageError('experiment create: cancelled');
+  if (!(await confirm({ message: `Create "${body.name}" with ${summary}?`, default: true })))
+    throw usageError('experiment create: cancelled');
   return body;
 }
 
@@ -52,14 +90,20 @@ async function askVariants(): Promise<VariantInput[]> {
     const n = variants.length + 1;
     const name = await input({
       message: `Variant ${n} name`,
-      validate: (v) => check(validateVariantName(v) ?? (variants.some((x) => x.name === v.trim()) ? `variant name "${v.trim()}" is used twice` : undefined)),
+      validate: (v) =>
+        check(
+          validateVariantName(v) ?? (variants.some((x) => x.name === v.trim()) ? `variant name "${v.trim()}" is used twice` : undefined),
+        ),
     });
     const left = 100 - used;
     const allocation = numeric(
       await input({
         message: `Traffic allocation of ${name.trim()} (%; ${left} left)`,
         default: variants.length >= 1 ? String(left) : String(left / 2),
-        validate: (v) => check(validateAllocation(numeric(v)) ?? (numeric(v) > left + 1e-9 ? `only ${left}% is left (allocations add up to 100)` : undefined)),
+        validate: (v) =>
+          check(
+            validateAllocation(numeric(v)) ?? (numeric(v) > left + 1e-9 ? `only ${left}% is left (allocations add up to 100)` : undefined),
+          ),
       }),
     );
     const weights = await askWeights(name.trim());
@@ -77,7 +121,13 @@ async function askWeights(variant: string): Promise<Weights> {
     for (const [i, key] of WEIGHT_KEYS.entries()) {
       const last = i === WEIGHT_KEYS.length - 1;
       const fallback = last ? Math.round((1 - sum) * 1e6) / 1e6 : DEFAULT_ALGORITHM_CONFIG.weights[key];
-      const value = numeric(await input({ message: `${variant}: weight ${key}`, default: String(fallback), validate: (v) => check(validateWeight(numeric(v), `weight ${key}`)) }));
+      const value = numeric(
+        await input({
+          message: `${variant}: weight ${key}`,
+          default: String(fallback),
+          validate: (v) => check(validateWeight(numeric(v), `weight ${key}`)),
+        }),
+      );
       weights[key] = value;
       sum += value;
     }

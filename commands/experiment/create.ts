@@ -19,7 +19,7 @@ export function registerCreate(group: Command): void {
   const command = group
     .command('create')
     .description('create an experiment (DRAFT): interactively in a terminal, or from --file or flags')
-    .option('-f, --file <path>', 'the creation body (the API\'s POST body) as JSON, or YAML for .yaml/.yml; - reads JSON from stdin')
+    .option('-f, --file <path>', "the creation body (the API's POST body) as JSON, or YAML for .yaml/.yml; - reads JSON from stdin")
     .option('-n, --name <name>', 'experiment name')
     .option('-d, --description <text>', 'what the experiment tests')
     .option('--variant <spec>', 'NAME:ALLOCATION[:AUTHOR,ENGAGEMENT,RECENCY,SEMANTIC] weights; repeat per variant', collect)

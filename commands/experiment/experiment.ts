@@ -14,7 +14,10 @@ export function registerExperiment(program: Command): void {
   const experiment = program
     .command('experiment')
     .description('create, start, pause, stop, inspect, export and analyse A/B experiments')
-    .addHelpText('after', '\nServer commands read --server/RECSVC_SERVER (default http://127.0.0.1:8080) and need an admin --token/RECSVC_TOKEN.');
+    .addHelpText(
+      'after',
+      '\nServer commands read --server/RECSVC_SERVER (default http://127.0.0.1:8080) and need an admin --token/RECSVC_TOKEN.',
+    );
   registerCreate(experiment);
   registerStart(experiment);
   registerPause(experiment);

@@ -26,7 +26,8 @@ export async function runExport(id: number, options: ExportOptions): Promise<voi
     if (partial !== undefined) await rm(partial, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EPIPE') return;
-    if (partial !== undefined && code !== undefined && !code.startsWith('UND_ERR')) throw usageError(`-o ${target}: cannot write the file (${code})`);
+    if (partial !== undefined && code !== undefined && !code.startsWith('UND_ERR'))
+      throw usageError(`-o ${target}: cannot write the file (${code})`);
     throw new CliError(`the export stream from ${client.baseUrl} broke off: ${(error as Error).message}`, EXIT.server);
   } finally {
     progressDone();

@@ -4,5 +4,10 @@ import { registerTransition } from './transition.js';
 
 /** Registers `experiment pause`. */
 export function registerPause(group: Command): void {
-  registerTransition(group, 'pause', 'pause an active experiment: its users get the default ranking meanwhile', 'recsvc experiment pause 7');
+  registerTransition(
+    group,
+    'pause',
+    'pause an active experiment: its users get the default ranking meanwhile',
+    'recsvc experiment pause 7',
+  );
 }

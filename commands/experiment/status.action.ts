@@ -9,7 +9,8 @@ import type { StatusOptions } from './status.js';
 export async function runStatus(id: number, options: StatusOptions): Promise<void> {
   const client = new ApiClient(options);
   const report = await client.get(ApiClient.experimentsPath(id, 'status'), ExperimentStatusSchema);
-  if (report.srm.mismatch) warn(`experiment ${id}: sample ratio mismatch (p = ${report.srm.p_value?.toExponential(2)}): users are not split as allocated`);
+  if (report.srm.mismatch)
+    warn(`experiment ${id}: sample ratio mismatch (p = ${report.srm.p_value?.toExponential(2)}): users are not split as allocated`);
   if (options.json) printJson(report);
   else printLine(renderStatus(report));
 }

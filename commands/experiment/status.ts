@@ -15,7 +15,10 @@ export function registerStatus(group: Command): void {
     .argument('<id>', 'experiment id', parsePositiveInt)
     .option('--json', 'print the status report as JSON');
   addServerOptions(command)
-    .addHelpText('after', '\nA sample ratio mismatch (chi-square p < 0.001) is shown prominently and warned about on stderr.\n\nExample:\n  $ recsvc experiment status 7')
+    .addHelpText(
+      'after',
+      '\nA sample ratio mismatch (chi-square p < 0.001) is shown prominently and warned about on stderr.\n\nExample:\n  $ recsvc experiment status 7',
+    )
     .action(async (id: number, options: StatusOptions) => {
       const { runStatus } = await import('./status.action.js');
       await runStatus(id, options);

@@ -16,7 +16,10 @@ export function registerTransition(group: Command, action: ExperimentAction, des
     .argument('<id>', 'experiment id', parsePositiveInt)
     .option('--json', 'print the updated experiment as JSON');
   addServerOptions(command)
-    .addHelpText('after', `\nStates: DRAFT -> ACTIVE (start) <-> PAUSED (pause/start) -> COMPLETED (stop); any other move fails (exit 3).\n\nExample:\n  $ ${example}`)
+    .addHelpText(
+      'after',
+      `\nStates: DRAFT -> ACTIVE (start) <-> PAUSED (pause/start) -> COMPLETED (stop); any other move fails (exit 3).\n\nExample:\n  $ ${example}`,
+    )
     .action(async (id: number, options: TransitionOptions) => {
       const { runTransition } = await import('./transition.action.js');
       await runTransition(action, id, options);

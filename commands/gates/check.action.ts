@@ -45,7 +45,15 @@ interface Design {
   thresholds: GateThresholds | undefined;
 }
 
-function buildReport(evaluation: GateEvaluation, design: Design, srm: SrmResult, meta: { id: number | string | null; source: string }, options: GatesCheckOptions, overrides: GateThresholds, inputs: GateVariantInput[]): GatesReport {
+function buildReport(
+  evaluation: GateEvaluation,
+  design: Design,
+  srm: SrmResult,
+  meta: { id: number | string | null; source: string },
+  options: GatesCheckOptions,
+  overrides: GateThresholds,
+  inputs: GateVariantInput[],
+): GatesReport {
   return {
     experiment_id: meta.id,
     source: meta.source,
@@ -62,20 +70,43 @@ function buildReport(evaluation: GateEvaluation, design: Design, srm: SrmResult,
   };
 }
 
-async function offline(id: number | undefined, options: GatesCheckOptions, only: GateName[] | undefined, overrides: GateThresholds): Promise<GatesReport> {
+async function offline(
+  id: number | undefined,
+  options: GatesCheckOptions,
+  only: GateName[] | undefined,
+  overrides: GateThresholds,
+): Promise<GatesReport> {
   if (id !== undefined) throw usageError('give an experiment id (server) or --file (offline), not both');
   const { loadOfflineData } = await import('../support/offline-data.js');
   const data = await loadOfflineData({ ...options, file: options.file as string });
   const names = data.design.variants.map((v) => v.name);
   const inputs = gateInputsFromData(names, data.accumulators, data.performance);
-  const srm = sampleRatioMismatch(inputs.map((input) => input.users), data.design.variants.map((v) => v.traffic_allocation));
-  const design: Design = { variants: data.design.variants, minimumSampleSize: data.design.minimum_sample_size, thresholds: data.design.gates };
-  const evaluation = evaluateGates({ variants: inputs, minimumSampleSize: design.minimumSampleSize, thresholds: { ...design.thresholds, ...overrides }, srm, ...(only ? { only } : {}) });
+  const srm = sampleRatioMismatch(
+    inputs.map((input) => input.users),
+    data.design.variants.map((v) => v.traffic_allocation),
+  );
+  const design: Design = {
+    variants: data.design.variants,
+    minimumSampleSize: data.design.minimum_sample_size,
+    thresholds: data.design.gates,
+  };
+  const evaluation = evaluateGates({
+    variants: inputs,
+    minimumSampleSize: design.minimumSampleSize,
+    thresholds: { ...design.thresholds, ...overrides },
+    srm,
+    ...(only ? { only } : {}),
+  });
   return buildReport(evaluation, design, srm, { id: data.design.id ?? null, source: data.file }, options, overrides, inputs);
 }
 
 /** The server evaluates with the experiment's thresholds; its per-gate values are re-judged here so flags can override thresholds and select gates. */
-async function online(id: number | undefined, options: GatesCheckOptions, only: GateName[] | undefined, overrides: GateThresholds): Promise<GatesReport> {
+async function online(
+  id: number | undefined,
+  options: GatesCheckOptions,
+  only: GateName[] | undefined,
+  overrides: GateThresholds,
+): Promise<GatesReport> {
   if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
   const { ApiClient } = await import('../support/api-client.js');
   const client = new ApiClient(options);
@@ -89,16 +120,26 @@ async function online(id: number | undefined, options: GatesCheckOptions, only: 
     return input;
   });
   const design: Design = { variants: served.variants, minimumSampleSize: served.minimum_sample_size, thresholds: served.thresholds };
-  const evaluation = evaluateGates({ variants: inputs, minimumSampleSize: design.minimumSampleSize, thresholds: { ...design.thresholds, ...overrides }, srm: served.srm, ...(only ? { only } : {}) });
+  const evaluation = evaluateGates({
+    variants: inputs,
+    minimumSampleSize: design.minimumSampleSize,
+    thresholds: { ...design.thresholds, ...overrides },
+    srm: served.srm,
+    ...(only ? { only } : {}),
+  });
   return buildReport(evaluation, design, served.srm, { id, source: client.baseUrl }, options, overrides, inputs);
 }
 
 function parseOnly(text: string | undefined): GateName[] | undefined {
   if (text === undefined) return undefined;
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const gates = names.map((name) => {
     const gate = resolveGateName(name);
-    if (gate === undefined) throw usageError(`--only: unknown gate "${name}" (expected ${Object.keys(GATE_SHORT_NAMES).join(', ')} or ${GATE_NAMES.join(', ')})`);
+    if (gate === undefined)
+      throw usageError(`--only: unknown gate "${name}" (expected ${Object.keys(GATE_SHORT_NAMES).join(', ')} or ${GATE_NAMES.join(', ')})`);
     return gate;
   });
   if (gates.length === 0) throw usageError('--only: name at least one gate');
@@ -110,7 +151,8 @@ function overridesFromFlags(options: GatesCheckOptions): GateThresholds {
     if (value !== undefined && (value < 0 || value > 1)) throw usageError(`${flag}: a rate between 0 and 1 (got ${value})`);
     return value;
   };
-  if (options.maxP95 !== undefined && options.maxP95 <= 0) throw usageError(`--max-p95: a positive number of milliseconds (got ${options.maxP95})`);
+  if (options.maxP95 !== undefined && options.maxP95 <= 0)
+    throw usageError(`--max-p95: a positive number of milliseconds (got ${options.maxP95})`);
   const overrides: GateThresholdOverrides = {
     max_response_time_p95: options.maxP95,
     min_click_through_rate: rate(options.minCtr, '--min-ctr'),

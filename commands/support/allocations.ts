@@ -10,7 +10,10 @@ export interface FlagAllocation {
 
 /** Parses `a=40,b=20,c=40` with the server's rules (each > 0, sum 100, unique names); throws a usage error naming the flag. */
 export function parseAllocations(text: string, flag = '--allocations'): FlagAllocation[] {
-  const parts = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   const result: FlagAllocation[] = [];
   for (const part of parts) {
     const match = /^([^=]+)=(.*)$/.exec(part);

@@ -17,10 +17,19 @@ export interface AnalysisContext {
 export function renderAnalysis(result: AnalysisResult, context: AnalysisContext): string {
   const c = colours();
   const total = Object.values(result.sample_sizes).reduce((a, b) => a + b, 0);
-  const parts = [c.bold(context.title), `${total.toLocaleString('en-US')} users; control ${c.bold(result.control)}; confidence ${result.confidence_level}; primary metric ${result.primary_metric}`, ''];
+  const parts = [
+    c.bold(context.title),
+    `${total.toLocaleString('en-US')} users; control ${c.bold(result.control)}; confidence ${result.confidence_level}; primary metric ${result.primary_metric}`,
+    '',
+  ];
   parts.push(renderSampleSizes(result, context, total), '', ...srmLines(result), '');
   if (result.underpowered) {
-    parts.push(c.yellow(`Underpowered: ${result.underpowered_variants.join(', ')} below minimum_sample_size ${result.minimum_sample_size}; nothing is called significant.`), '');
+    parts.push(
+      c.yellow(
+        `Underpowered: ${result.underpowered_variants.join(', ')} below minimum_sample_size ${result.minimum_sample_size}; nothing is called significant.`,
+      ),
+      '',
+    );
   } else if (new Set(result.comparisons.map((row) => row.variant)).size > 1) {
     parts.push(c.dim('Intervals are Holm-adjusted like the p-values: one excludes 0 exactly when its verdict is significant.'), '');
   }
@@ -73,7 +82,10 @@ function renderMetric(rows: Comparison[], result: AnalysisResult): string {
     formatP(row.adjusted_p_value),
     verdict(row, result),
   ]);
-  return renderTable(['variant', `control (${rows[0]?.control ?? result.control})`, 'variant value', 'lift', level, 'adj. p', 'verdict'], body);
+  return renderTable(
+    ['variant', `control (${rows[0]?.control ?? result.control})`, 'variant value', 'lift', level, 'adj. p', 'verdict'],
+    body,
+  );
 }
 
 function verdict(row: Comparison, result: AnalysisResult): string {

@@ -57,9 +57,12 @@ export class ApiClient {
     const response = await this.send(method, path, body, false);
     const parsed = await this.readJson(response.body, response.statusCode, response.headers);
     if (parsed === null || typeof parsed !== 'object' || !('data' in parsed)) {
-      throw serverError(`${this.describe(method, path)} answered ${response.statusCode} without the {data, meta} envelope`, requestIdOf(response.headers));
+      throw serverError(
+        `${this.describe(method, path)} answered ${response.statusCode} without the {data, meta} envelope`,
+        requestIdOf(response.headers),
+      );
     }
-    const data = (parsed).data;
+    const data = parsed.data;
     const mismatch = findWireMismatch(schema, data);
     if (mismatch !== undefined) {
       const where = `${this.describe(method, path)} answered data that does not match the API: ${mismatch.field}: ${mismatch.message}`;
@@ -85,7 +88,9 @@ export class ApiClient {
       throw this.connectionError(error);
     }
     if (response.statusCode >= 400) {
-      const parsed = (await this.readJson(response.body, response.statusCode, response.headers).catch(() => null)) as Partial<ErrorBody> | null;
+      const parsed = (await this.readJson(response.body, response.statusCode, response.headers).catch(
+        () => null,
+      )) as Partial<ErrorBody> | null;
       throw this.httpError(method, path, response.statusCode, parsed, requestIdOf(response.headers));
     }
     return response;
@@ -105,7 +110,13 @@ export class ApiClient {
     }
   }
 
-  private httpError(method: Method, path: string, status: number, body: Partial<ErrorBody> | null, headerRequestId: string | undefined): CliError {
+  private httpError(
+    method: Method,
+    path: string,
+    status: number,
+    body: Partial<ErrorBody> | null,
+    headerRequestId: string | undefined,
+  ): CliError {
     const requestId = body?.request_id ?? headerRequestId;
     if (body === null || typeof body !== 'object') {
       return serverError(`${this.describe(method, path)} failed with HTTP ${status}`, requestId);
@@ -118,12 +129,19 @@ export class ApiClient {
 
   private connectionError(error: unknown): CliError {
     if (error instanceof CliError) return error;
-    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError) {
+    if (
+      error instanceof undiciErrors.HeadersTimeoutError ||
+      error instanceof undiciErrors.BodyTimeoutError ||
+      error instanceof undiciErrors.ConnectTimeoutError
+    ) {
       return new CliError(`the server at ${this.baseUrl} did not answer within ${this.timeoutMs / 1000}s (raise --timeout?)`, EXIT.server);
     }
     const code = errorCode(error);
     const reason = code ?? (error as Error).message;
-    return new CliError(`cannot reach the server at ${this.baseUrl} (${reason}): is \`recsvc serve\` running? Set --server or RECSVC_SERVER`, EXIT.server);
+    return new CliError(
+      `cannot reach the server at ${this.baseUrl} (${reason}): is \`recsvc serve\` running? Set --server or RECSVC_SERVER`,
+      EXIT.server,
+    );
   }
 
   private describe(method: Method, path: string): string {

@@ -38,9 +38,13 @@ export async function readExperimentBody(path: string): Promise<ExperimentCreate
   } catch (error) {
     throw usageError(`--file ${path}: not valid ${yaml ? 'YAML' : 'JSON'} (${(error as Error).message.split('\n')[0]})`);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw usageError(`--file ${path}: expected an object (the creation body)`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw usageError(`--file ${path}: expected an object (the creation body)`);
   const variants = (body as { variants?: unknown }).variants;
-  if (!Array.isArray(variants) || variants.some((v) => typeof v !== 'object' || v === null || typeof (v as VariantInput).algorithm_config?.weights !== 'object')) {
+  if (
+    !Array.isArray(variants) ||
+    variants.some((v) => typeof v !== 'object' || v === null || typeof (v as VariantInput).algorithm_config?.weights !== 'object')
+  ) {
     throw usageError(`--file ${path}: "variants" must be an array of variants, each with algorithm_config.weights`);
   }
   return body as ExperimentCreate;
@@ -85,7 +89,8 @@ function parseWeights(text: string, spec: string): VariantInput['algorithm_confi
 export function bodyFromFlags(flags: DefinitionFlags): ExperimentCreate {
   const variants = (flags.variant ?? []).map((spec) => parseVariantSpec(spec, false));
   const control = variants.find((v) => v.name === flags.control);
-  if (control === undefined) throw usageError(`--control: "${flags.control}" is not one of the --variant names (${variants.map((v) => v.name).join(', ')})`);
+  if (control === undefined)
+    throw usageError(`--control: "${flags.control}" is not one of the --variant names (${variants.map((v) => v.name).join(', ')})`);
   control.is_control = true;
   const body: ExperimentCreate = { name: flags.name as string, description: flags.description ?? '', variants };
   if (flags.traffic !== undefined) body.traffic_percentage = flags.traffic;

@@ -48,7 +48,8 @@ export function shareBar(share: number, allocation: number, width = 20): string 
   const filled = Math.max(0, Math.min(width, Math.round(share * width)));
   const tick = Math.max(0, Math.min(width - 1, Math.round((allocation / 100) * width) - 1));
   let bar = '';
-  for (let i = 0; i < width; i++) bar += i === tick ? (i < filled ? glyph.tickFilled : glyph.tickEmpty) : i < filled ? glyph.filled : glyph.empty;
+  for (let i = 0; i < width; i++)
+    bar += i === tick ? (i < filled ? glyph.tickFilled : glyph.tickEmpty) : i < filled ? glyph.filled : glyph.empty;
   return c.cyan(bar);
 }
 

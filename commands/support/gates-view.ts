@@ -35,11 +35,18 @@ export function renderGates(report: GatesReport, allowInconclusive: boolean): st
       verdict(result),
     ]),
   );
-  const title = report.experiment_id === null ? `Gates (${report.source})` : `Gates of experiment ${report.experiment_id} (${report.source})`;
+  const title =
+    report.experiment_id === null ? `Gates (${report.source})` : `Gates of experiment ${report.experiment_id} (${report.source})`;
   const lines = [c.bold(title), renderTable(['variant', 'users', 'gate', 'value', 'threshold', 'verdict'], rows), ...srmLines(report)];
   const failed = rows.filter((row) => row[5]?.includes('FAIL')).length;
   if (report.verdict === 'pass') lines.push(c.green.bold(`PASS: every variant passes every gate (${rows.length} checks).`));
-  else if (report.verdict === 'fail') lines.push(c.red.bold(`FAIL: ${failed} gate check(s) failed${report.srm.mismatch ? ' and the sample ratio mismatches' : ''}.`));
-  else lines.push(c.yellow.bold(`INCONCLUSIVE: some gates cannot decide yet (too few users or no data)${allowInconclusive ? '; allowed by --allow-inconclusive' : '; pass --allow-inconclusive to accept'}.`));
+  else if (report.verdict === 'fail')
+    lines.push(c.red.bold(`FAIL: ${failed} gate check(s) failed${report.srm.mismatch ? ' and the sample ratio mismatches' : ''}.`));
+  else
+    lines.push(
+      c.yellow.bold(
+        `INCONCLUSIVE: some gates cannot decide yet (too few users or no data)${allowInconclusive ? '; allowed by --allow-inconclusive' : '; pass --allow-inconclusive to accept'}.`,
+      ),
+    );
   return lines.join('\n');
 }

@@ -22,8 +22,10 @@ function gateCase(suite: string, variant: string, result: GateResult): Case {
   const classname = `${suite}.${variant}`;
   const name = `${variant} ${result.gate}`;
   const message = escape(explainResult(result));
-  if (result.verdict === 'fail') return { classname, name, outcome: 'fail', body: `<failure type="GateFailed" message="${message}">${message}</failure>` };
-  if (result.verdict === 'inconclusive') return { classname, name, outcome: 'skip', body: `<skipped message="${escape(result.reason ?? 'inconclusive')}: ${message}"/>` };
+  if (result.verdict === 'fail')
+    return { classname, name, outcome: 'fail', body: `<failure type="GateFailed" message="${message}">${message}</failure>` };
+  if (result.verdict === 'inconclusive')
+    return { classname, name, outcome: 'skip', body: `<skipped message="${escape(result.reason ?? 'inconclusive')}: ${message}"/>` };
   return { classname, name, outcome: 'pass', body: '' };
 }
 
@@ -47,7 +49,12 @@ export function junitXml(report: GatesReport, now = new Date()): string {
   const srm = report.srm;
   const srmMessage = escape(srm.p_value === null ? 'no users' : `chi-square ${srm.chi_square}, p = ${srm.p_value}`);
   const srmCase: Case = srm.mismatch
-    ? { classname: suite, name: 'sample ratio mismatch', outcome: 'fail', body: `<failure type="SampleRatioMismatch" message="users are not split as allocated: ${srmMessage}">${srmMessage}</failure>` }
+    ? {
+        classname: suite,
+        name: 'sample ratio mismatch',
+        outcome: 'fail',
+        body: `<failure type="SampleRatioMismatch" message="users are not split as allocated: ${srmMessage}">${srmMessage}</failure>`,
+      }
     : { classname: suite, name: 'sample ratio mismatch', outcome: 'pass', body: '' };
   const all = [...gateCases, srmCase];
   const totals = `tests="${all.length}" failures="${all.filter((c) => c.outcome === 'fail').length}" errors="0" skipped="${all.filter((c) => c.outcome === 'skip').length}"`;

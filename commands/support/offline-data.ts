@@ -7,7 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import type { AnalysisDesign } from '../../src/experiments/analysis.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
-import { createJsonlExportParser, createUserCsvParser, parseChunks, type LineParser, type PerformanceRecord } from '../../src/experiments/export-format.js';
+import {
+  createJsonlExportParser,
+  createUserCsvParser,
+  parseChunks,
+  type LineParser,
+  type PerformanceRecord,
+} from '../../src/experiments/export-format.js';
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
 import {
   validateAllocation,
@@ -108,7 +114,8 @@ class SniffingParser implements LineParser<void> {
     const trimmed = first.charCodeAt(0) === 0xfeff ? first.slice(1) : first;
     if (trimmed.trimStart().startsWith('{')) {
       const given = CSV_ONLY.filter((key) => this.flags[key] !== undefined).map((key) => FLAG_NAMES[key]);
-      if (given.length > 0) throw usageError(`${given.join(', ')}: only for a CSV; ${this.file} is a JSON Lines export, which carries the experiment`);
+      if (given.length > 0)
+        throw usageError(`${given.join(', ')}: only for a CSV; ${this.file} is a JSON Lines export, which carries the experiment`);
       this.format = 'jsonl';
       return createJsonlExportParser(this.file);
     }
@@ -123,9 +130,23 @@ class SniffingParser implements LineParser<void> {
       | { experiment: OfflineDesign; accumulators: Map<string, VariantAccumulator>; performance: PerformanceRecord[]; users: number }
       | { accumulators: Map<string, VariantAccumulator>; users: number };
     if (this.format === 'jsonl' && 'experiment' in parsed) {
-      return { file: this.file, format: 'jsonl', design: parsed.experiment, accumulators: parsed.accumulators, performance: parsed.performance, users: parsed.users };
+      return {
+        file: this.file,
+        format: 'jsonl',
+        design: parsed.experiment,
+        accumulators: parsed.accumulators,
+        performance: parsed.performance,
+        users: parsed.users,
+      };
     }
-    return { file: this.file, format: 'csv', design: this.csvDesign as OfflineDesign, accumulators: parsed.accumulators, performance: [], users: parsed.users };
+    return {
+      file: this.file,
+      format: 'csv',
+      design: this.csvDesign as OfflineDesign,
+      accumulators: parsed.accumulators,
+      performance: [],
+      users: parsed.users,
+    };
   }
 }
 
@@ -149,7 +170,10 @@ async function designFromFlags(flags: OfflineFlags): Promise<OfflineDesign | und
       throw usageError('give either --experiment-file or --allocations/--control, not both');
     }
     const ignored = (['confidenceLevel', 'minSampleSize'] as const).filter((key) => flags[key] !== undefined).map((key) => FLAG_NAMES[key]);
-    if (ignored.length > 0) throw usageError(`${ignored.join(', ')}: only with --allocations; with --experiment-file, set confidence_level and minimum_sample_size in the file`);
+    if (ignored.length > 0)
+      throw usageError(
+        `${ignored.join(', ')}: only with --allocations; with --experiment-file, set confidence_level and minimum_sample_size in the file`,
+      );
     return readExperimentFile(flags.experimentFile);
   }
   if (flags.allocations === undefined && flags.control === undefined) return undefined;
@@ -157,7 +181,9 @@ async function designFromFlags(flags: OfflineFlags): Promise<OfflineDesign | und
   if (flags.control === undefined) throw usageError('--allocations needs --control <name> as well (which variant is the control?)');
   const allocations = parseAllocations(flags.allocations);
   if (!allocations.some((a) => a.name === flags.control)) {
-    throw usageError(`--control: "${flags.control}" is not one of the variants in --allocations (${allocations.map((a) => a.name).join(', ')})`);
+    throw usageError(
+      `--control: "${flags.control}" is not one of the variants in --allocations (${allocations.map((a) => a.name).join(', ')})`,
+    );
   }
   return {
     variants: allocations.map((a) => ({ ...a, is_control: a.name === flags.control })),
@@ -172,12 +198,16 @@ async function readExperimentFile(path: string): Promise<OfflineDesign> {
   try {
     value = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    const reason = error instanceof SyntaxError ? `not valid JSON: ${error.message}` : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+    const reason =
+      error instanceof SyntaxError
+        ? `not valid JSON: ${error.message}`
+        : `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
     throw usageError(`--experiment-file ${path}: ${reason}`);
   }
   const record = value as Partial<OfflineDesign> & { variants?: unknown };
   const fail = (message: string) => usageError(`--experiment-file ${path}: ${message}`);
-  if (typeof record !== 'object' || record === null || !Array.isArray(record.variants)) throw fail('expected an experiment object with a "variants" array');
+  if (typeof record !== 'object' || record === null || !Array.isArray(record.variants))
+    throw fail('expected an experiment object with a "variants" array');
   const variants = record.variants as Array<{ name?: unknown; traffic_allocation?: unknown; is_control?: unknown }>;
   variants.forEach((v, i) => {
     if (typeof v?.name !== 'string' || typeof v.is_control !== 'boolean') throw fail(`variants[${i}] needs "name" and "is_control"`);

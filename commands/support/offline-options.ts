@@ -19,6 +19,14 @@ export function addOfflineOptions(command: Command): Command {
     .option('-a, --allocations <list>', 'CSV only: variants and allocations, e.g. control=50,treatment=50')
     .option('-c, --control <name>', 'CSV only: the control variant (with --allocations)')
     .option('--experiment-file <path>', "CSV only: the experiment's creation JSON instead of --allocations/--control")
-    .option('--confidence-level <level>', `CSV with --allocations: confidence level, strictly between 0 and 1 (default ${EXPERIMENT_DEFAULTS.confidence_level})`, parseConfidenceLevel)
-    .option('--min-sample-size <users>', `CSV with --allocations: minimum users per variant (default ${EXPERIMENT_DEFAULTS.minimum_sample_size})`, parsePositiveInt);
+    .option(
+      '--confidence-level <level>',
+      `CSV with --allocations: confidence level, strictly between 0 and 1 (default ${EXPERIMENT_DEFAULTS.confidence_level})`,
+      parseConfidenceLevel,
+    )
+    .option(
+      '--min-sample-size <users>',
+      `CSV with --allocations: minimum users per variant (default ${EXPERIMENT_DEFAULTS.minimum_sample_size})`,
+      parsePositiveInt,
+    );
 }

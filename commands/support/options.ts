@@ -15,7 +15,8 @@ export function parseFlag<T>(flag: string, text: string, parse: (text: string) =
 export function parseDuration(text: string): number | null {
   if (text === 'never') return null;
   const match = /^(\d+)([smhd])$/.exec(text.trim());
-  if (!match || Number(match[1]) === 0) throw new InvalidArgumentError(`expected a positive duration like 30m, 24h, 7d, or "never", got "${text}"`);
+  if (!match || Number(match[1]) === 0)
+    throw new InvalidArgumentError(`expected a positive duration like 30m, 24h, 7d, or "never", got "${text}"`);
   const unit = { s: 1, m: 60, h: 3600, d: 86400 }[match[2] as 's' | 'm' | 'h' | 'd'];
   return Number(match[1]) * unit;
 }

@@ -41,7 +41,12 @@ function renderPlainTable(head: string[], rows: string[][]): string {
   const lines = [head, ...rows];
   const widths = head.map((_, column) => Math.max(...lines.map((line) => displayWidth(line[column] ?? ''))));
   return lines
-    .map((line) => widths.map((width, column) => pad(line[column] ?? '', width)).join('  ').trimEnd())
+    .map((line) =>
+      widths
+        .map((width, column) => pad(line[column] ?? '', width))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 

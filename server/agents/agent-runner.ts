@@ -23,7 +23,10 @@ export interface AgentStatus {
 }
 
 export class AgentRunner {
-  private readonly agents = new Map<string, { agent: Agent; status: AgentStatus; timer?: NodeJS.Timeout; running?: Promise<void> | undefined }>();
+  private readonly agents = new Map<
+    string,
+    { agent: Agent; status: AgentStatus; timer?: NodeJS.Timeout; running?: Promise<void> | undefined }
+  >();
 
   constructor(
     private readonly metrics: ServiceMetrics,

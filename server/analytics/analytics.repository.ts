@@ -7,7 +7,10 @@ import type { AnalyticsEventsTable } from './analytics.tables.js';
 export async function insertEvents(db: Kysely<Database>, rows: Insertable<AnalyticsEventsTable>[]): Promise<void> {
   // 8 columns per row: 500 rows stay well under SQLite's bound-parameter limit.
   for (let i = 0; i < rows.length; i += 500) {
-    await db.insertInto('analytics_events').values(rows.slice(i, i + 500)).execute();
+    await db
+      .insertInto('analytics_events')
+      .values(rows.slice(i, i + 500))
+      .execute();
   }
 }
 
@@ -52,7 +55,11 @@ export interface SessionEventRow {
 }
 
 /** Accepted starts and ends stored for any of `userIds` with any of `sessionIds` (a superset of the pairs asked about). */
-export async function findSessionEvents(db: Kysely<Database>, userIds: readonly string[], sessionIds: readonly string[]): Promise<SessionEventRow[]> {
+export async function findSessionEvents(
+  db: Kysely<Database>,
+  userIds: readonly string[],
+  sessionIds: readonly string[],
+): Promise<SessionEventRow[]> {
   if (userIds.length === 0 || sessionIds.length === 0) return [];
   const rows = await db
     .selectFrom('analytics_events')

@@ -16,7 +16,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ analytics: AnalyticsSe
         tags: ['analytics'],
         summary: 'Report a batch of up to 500 client events',
         description:
-          'All or nothing: a malformed event is 400 naming `events[i].field` and nothing is stored. A well-formed event that cannot be true (a click or view without an impression of that post served to that user, a second click on one impression, a timestamp more than 5 min ahead or 24 h behind, a session over 12 h...) is stored as rejected with its reason and never counts; the result says how many were accepted and why the rest were not. A user token may report its own user\'s events; an admin token anyone\'s.',
+          "All or nothing: a malformed event is 400 naming `events[i].field` and nothing is stored. A well-formed event that cannot be true (a click or view without an impression of that post served to that user, a second click on one impression, a timestamp more than 5 min ahead or 24 h behind, a session over 12 h...) is stored as rejected with its reason and never counts; the result says how many were accepted and why the rest were not. A user token may report its own user's events; an admin token anyone's.",
         operationId: 'postAnalyticsEvents',
         body: EventBatchSchema,
         response: { 201: Envelope(EventBatchResultSchema), ...errorResponses(400, 401, 403) },

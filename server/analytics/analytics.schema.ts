@@ -11,7 +11,9 @@ const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, 
 
 export const AnalyticsEventSchema = Type.Object(
   {
-    type: StringEnum(CLIENT_EVENT_TYPES, { description: '`click` and `view` need `post_id`; `session_start` and `session_end` need `session_id`' }),
+    type: StringEnum(CLIENT_EVENT_TYPES, {
+      description: '`click` and `view` need `post_id`; `session_start` and `session_end` need `session_id`',
+    }),
     user_id: Id('The user the event is about'),
     post_id: Type.Optional(Id('The recommended post clicked or viewed')),
     session_id: Type.Optional(Id('Groups events of one session; a click carrying it makes the session not a bounce')),
@@ -38,7 +40,10 @@ export const EventBatchResultSchema = Type.Object(
       { additionalProperties: false, description: 'Refused events per reason (reasons with none are left out)' },
     ),
     rejections: Type.Array(
-      Type.Object({ index: Count('Position of the event in the batch'), reason: StringEnum(REJECT_REASONS) }, { additionalProperties: false }),
+      Type.Object(
+        { index: Count('Position of the event in the batch'), reason: StringEnum(REJECT_REASONS) },
+        { additionalProperties: false },
+      ),
       { description: 'Each refused event, in batch order' },
     ),
   },

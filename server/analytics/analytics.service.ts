@@ -72,11 +72,27 @@ async function knownState(db: Kysely<Database>, events: readonly EventToJudge[],
   const distinct = (values: (string | undefined)[]) => [...new Set(values.filter((v): v is string => v !== undefined))];
   const claims = events.filter((e) => e.type === 'click' || e.type === 'view');
   const sessions = events.filter((e) => e.type === 'session_start' || e.type === 'session_end');
-  const impressions = await findClaimableImpressions(db, distinct(claims.map((e) => e.userId)), distinct(claims.map((e) => e.postId)), receivedAt);
+  const impressions = await findClaimableImpressions(
+    db,
+    distinct(claims.map((e) => e.userId)),
+    distinct(claims.map((e) => e.postId)),
+    receivedAt,
+  );
   const stored = await findSessionEvents(db, distinct(sessions.map((e) => e.userId)), distinct(sessions.map((e) => e.sessionId)));
   return [
-    impressions.map((row) => ({ id: row.id, userId: row.user_id, postId: row.post_id, clickClaimed: Number(row.click_claimed) === 1, viewClaimed: Number(row.view_claimed) === 1 })),
-    stored.map((row): StoredSessionEvent => ({ userId: row.user_id, sessionId: row.session_id, type: row.type as StoredSessionEvent['type'], occurredAtMs: Number(row.occurred_at_ms) })),
+    impressions.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      postId: row.post_id,
+      clickClaimed: Number(row.click_claimed) === 1,
+      viewClaimed: Number(row.view_claimed) === 1,
+    })),
+    stored.map((row): StoredSessionEvent => ({
+      userId: row.user_id,
+      sessionId: row.session_id,
+      type: row.type as StoredSessionEvent['type'],
+      occurredAtMs: Number(row.occurred_at_ms),
+    })),
   ] as const;
 }
 

@@ -92,7 +92,12 @@ const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
  * claims the newest impression of that post served to that user that no click (view)
  * claimed yet.
  */
-export function judgeEvents(events: readonly EventToJudge[], receivedAtMs: number, impressions: readonly ClaimableImpression[], sessionEvents: readonly StoredSessionEvent[]): Verdict[] {
+export function judgeEvents(
+  events: readonly EventToJudge[],
+  receivedAtMs: number,
+  impressions: readonly ClaimableImpression[],
+  sessionEvents: readonly StoredSessionEvent[],
+): Verdict[] {
   const impressionsByPair = new Map<string, ClaimableImpression[]>();
   for (const impression of impressions) {
     const key = pairKey(impression.userId, impression.postId);
@@ -115,7 +120,11 @@ export function judgeEvents(events: readonly EventToJudge[], receivedAtMs: numbe
       const served = impressionsByPair.get(pairKey(event.userId, event.postId)) ?? [];
       const claimedFlag = event.type === 'click' ? 'clickClaimed' : 'viewClaimed';
       const free = served.find((impression) => !impression[claimedFlag]);
-      if (!free) return { reason: served.length === 0 ? 'no_impression' : event.type === 'click' ? 'duplicate_click' : 'duplicate_view', impressionId: null };
+      if (!free)
+        return {
+          reason: served.length === 0 ? 'no_impression' : event.type === 'click' ? 'duplicate_click' : 'duplicate_view',
+          impressionId: null,
+        };
       free[claimedFlag] = true;
       return { reason: null, impressionId: free.id };
     }
@@ -123,7 +132,11 @@ export function judgeEvents(events: readonly EventToJudge[], receivedAtMs: numbe
       const key = pairKey(event.userId, event.sessionId);
       const bounds = sessions.get(key) ?? { startMs: null, endMs: null };
       const reason = sessionVerdict(event.type, event.occurredAtMs, bounds) ?? null;
-      if (reason === null) sessions.set(key, event.type === 'session_start' ? { ...bounds, startMs: event.occurredAtMs } : { ...bounds, endMs: event.occurredAtMs });
+      if (reason === null)
+        sessions.set(
+          key,
+          event.type === 'session_start' ? { ...bounds, startMs: event.occurredAtMs } : { ...bounds, endMs: event.occurredAtMs },
+        );
       return { reason, impressionId: null };
     }
     return { reason: null, impressionId: null };

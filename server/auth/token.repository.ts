@@ -18,7 +18,10 @@ export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): 
 
 // Runs on every authenticated request: built once (see queryTemplate).
 const tokenByHashQuery = queryTemplate((db: Kysely<Database>, [tokenHash]) =>
-  db.selectFrom('tokens').selectAll().where('token_hash', '=', tokenHash as string),
+  db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash as string),
 );
 
 /** Tokens newest first: all of them, or with `liveAt` (ISO time) only those neither revoked nor expired then. */

@@ -113,7 +113,10 @@ export class BatchedTransactionRunner<DB> {
       await trx.commit().execute();
     } catch (error) {
       // A failed COMMIT (e.g. busy) can leave the transaction open: end it, then fail every unit.
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       throw error;
     }
     return outcomes;

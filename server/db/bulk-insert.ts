@@ -15,7 +15,10 @@ export async function bulkInsert(db: Kysely<any>, table: string, columns: readon
   let fullSql: string | undefined;
   for (let start = 0; start < rows.length; start += perBatch) {
     const batch = rows.slice(start, start + perBatch);
-    const text = batch.length === perBatch ? (fullSql ??= head + Array(perBatch).fill(tuple).join(',')) : head + Array(batch.length).fill(tuple).join(',');
+    const text =
+      batch.length === perBatch
+        ? (fullSql ??= head + Array(perBatch).fill(tuple).join(','))
+        : head + Array(batch.length).fill(tuple).join(',');
     await db.executeQuery(CompiledQuery.raw(text, batch.flat()));
   }
 }

@@ -26,10 +26,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
 async function refuseNewerDatabase(db: Kysely<any>): Promise<void> {
   const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
   if (!tables.some((t) => t.name === 'kysely_migration')) return;
-  const applied = await (db as Kysely<{ kysely_migration: { name: string } }>)
-    .selectFrom('kysely_migration')
-    .select('name')
-    .execute();
+  const applied = await (db as Kysely<{ kysely_migration: { name: string } }>).selectFrom('kysely_migration').select('name').execute();
   const unknown = applied.map((row) => row.name).filter((name) => !(name in MIGRATIONS));
   if (unknown.length > 0) {
     throw new MigrationError(

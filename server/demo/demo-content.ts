@@ -26,8 +26,26 @@ export const TOPICS: Readonly<Record<string, readonly string[]>> = {
 export const TOPIC_NAMES = Object.keys(TOPICS);
 
 export const FILLER = [
-  'today', 'finally', 'tried', 'amazing', 'learned', 'sharing', 'favourite', 'weekend', 'morning', 'little',
-  'project', 'thread', 'thoughts', 'great', 'quick', 'question', 'update', 'small', 'big', 'lovely',
+  'today',
+  'finally',
+  'tried',
+  'amazing',
+  'learned',
+  'sharing',
+  'favourite',
+  'weekend',
+  'morning',
+  'little',
+  'project',
+  'thread',
+  'thoughts',
+  'great',
+  'quick',
+  'question',
+  'update',
+  'small',
+  'big',
+  'lovely',
 ];
 
 /** Language codes and their shares of posts. */

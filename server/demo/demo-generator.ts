@@ -147,7 +147,9 @@ export function generateDemoData(sizes: DemoSizes, anchorMs: number, seed = 2025
       byTopic.set(tag, list);
     }
   });
-  const topicCumulative = new Map([...byTopic].map(([topic, idx]) => [topic, { idx, cum: cumulate(idx.map((i) => posts[i]?.weight ?? 1)) }]));
+  const topicCumulative = new Map(
+    [...byTopic].map(([topic, idx]) => [topic, { idx, cum: cumulate(idx.map((i) => posts[i]?.weight ?? 1)) }]),
+  );
   const globalCumulative = cumulate(posts.map((p) => p.weight));
 
   const users = Array.from({ length: sizes.users }, (_, i) => `user${i + 1}`);
@@ -181,6 +183,7 @@ export function generateDemoData(sizes: DemoSizes, anchorMs: number, seed = 2025
   });
   // Rounding and saturated users leave a few short: top up with popular posts for random users.
   const capacity = users.length * posts.length * 3;
-  while (interactions.length < Math.min(sizes.interactions, capacity)) add(randomInt(random, users.length), drawWeighted(random, globalCumulative));
+  while (interactions.length < Math.min(sizes.interactions, capacity))
+    add(randomInt(random, users.length), drawWeighted(random, globalCumulative));
   return { authors, posts, users, interactions };
 }

@@ -30,7 +30,9 @@ export async function seedDemoIfEmpty(database: DatabaseHandle, log: (message: s
   }
   const started = Date.now();
   const result = await seedDemo(database);
-  log(`demo data: ${result.posts} posts by ${result.authors} authors, ${result.interactions} interactions by ${result.users} users (user1…user${result.users}) in ${Date.now() - started} ms`);
+  log(
+    `demo data: ${result.posts} posts by ${result.authors} authors, ${result.interactions} interactions by ${result.users} users (user1…user${result.users}) in ${Date.now() - started} ms`,
+  );
 }
 
 /** Writes a demo data set of the given sizes (anchored at `anchorMs`) in one transaction. */
@@ -42,37 +44,103 @@ export async function seedDemo(
 ): Promise<DemoSeedResult> {
   const full = { ...DEFAULT_DEMO_SIZES, ...sizes };
   const data = generateDemoData(full, anchorMs, seed);
-  await withBulkLoadCache(database.db, () => database.db.transaction().execute(async (trx) => {
-    await bulkInsert(trx, 'accounts', ACCOUNT_COLUMNS, accountRows(data, anchorMs));
-    await bulkInsert(trx, 'posts', POST_COLUMNS, postRows(data, anchorMs));
-    await bulkInsert(trx, 'post_tags', ['post_id', 'tag', 'sort_key'], data.posts.flatMap((p) => p.tags.map((tag) => [p.id, tag, sortKeyOf(p.id)])));
-    await bulkInsert(trx, 'interactions', INTERACTION_COLUMNS, interactionRows(data));
-    await bulkInsert(trx, 'user_affinities', ['user_id', 'kind', 'target', 'score', 'as_of_ms'], affinityRows(data, anchorMs));
-  }));
+  await withBulkLoadCache(database.db, () =>
+    database.db.transaction().execute(async (trx) => {
+      await bulkInsert(trx, 'accounts', ACCOUNT_COLUMNS, accountRows(data, anchorMs));
+      await bulkInsert(trx, 'posts', POST_COLUMNS, postRows(data, anchorMs));
+      await bulkInsert(
+        trx,
+        'post_tags',
+        ['post_id', 'tag', 'sort_key'],
+        data.posts.flatMap((p) => p.tags.map((tag) => [p.id, tag, sortKeyOf(p.id)])),
+      );
+      await bulkInsert(trx, 'interactions', INTERACTION_COLUMNS, interactionRows(data));
+      await bulkInsert(trx, 'user_affinities', ['user_id', 'kind', 'target', 'score', 'as_of_ms'], affinityRows(data, anchorMs));
+    }),
+  );
   return { authors: data.authors.length, posts: data.posts.length, users: data.users.length, interactions: data.interactions.length };
 }
 
 const ACCOUNT_COLUMNS = [
-  'id', 'username', 'acct', 'display_name', 'note', 'url', 'uri', 'avatar', 'header', 'locked', 'bot', 'group',
-  'followers_count', 'following_count', 'statuses_count', 'created_at', 'extras_json', 'original_json',
+  'id',
+  'username',
+  'acct',
+  'display_name',
+  'note',
+  'url',
+  'uri',
+  'avatar',
+  'header',
+  'locked',
+  'bot',
+  'group',
+  'followers_count',
+  'following_count',
+  'statuses_count',
+  'created_at',
+  'extras_json',
+  'original_json',
 ];
 
 function accountRows(data: DemoData, anchorMs: number): unknown[][] {
   const statuses = new Map<number, number>();
   for (const post of data.posts) statuses.set(post.authorIndex, (statuses.get(post.authorIndex) ?? 0) + 1);
-  const extras = JSON.stringify({ avatar_static: null, header_static: null, discoverable: true, last_status_at: null, emojis: [], fields: [] });
+  const extras = JSON.stringify({
+    avatar_static: null,
+    header_static: null,
+    discoverable: true,
+    last_status_at: null,
+    emojis: [],
+    fields: [],
+  });
   return data.authors.map((a, i) => [
-    a.id, a.username, a.username, `Author ${i} (${a.topics[0]})`, `<p>Posts about ${a.topics.join(', ')}</p>`,
-    `${DEMO_ORIGIN}/@${a.username}`, `${DEMO_ORIGIN}/users/${a.username}`, `${DEMO_ORIGIN}/avatars/${a.username}.png`,
-    `${DEMO_ORIGIN}/headers/original/missing.png`, 0, 0, 0, Math.floor(a.popularity * 40), 50 + (i % 200), statuses.get(i) ?? 0,
-    new Date(anchorMs - 365 * 86_400_000).toISOString(), extras, null,
+    a.id,
+    a.username,
+    a.username,
+    `Author ${i} (${a.topics[0]})`,
+    `<p>Posts about ${a.topics.join(', ')}</p>`,
+    `${DEMO_ORIGIN}/@${a.username}`,
+    `${DEMO_ORIGIN}/users/${a.username}`,
+    `${DEMO_ORIGIN}/avatars/${a.username}.png`,
+    `${DEMO_ORIGIN}/headers/original/missing.png`,
+    0,
+    0,
+    0,
+    Math.floor(a.popularity * 40),
+    50 + (i % 200),
+    statuses.get(i) ?? 0,
+    new Date(anchorMs - 365 * 86_400_000).toISOString(),
+    extras,
+    null,
   ]);
 }
 
 const POST_COLUMNS = [
-  'id', 'sort_key', 'account_id', 'uri', 'url', 'content', 'plain_text', 'spoiler_text', 'visibility', 'sensitive',
-  'language', 'in_reply_to_id', 'in_reply_to_account_id', 'reblog_of_id', 'tag_names', 'created_at', 'created_at_ms',
-  'edited_at', 'favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count', 'extras_json', 'original_json', 'ingested_at',
+  'id',
+  'sort_key',
+  'account_id',
+  'uri',
+  'url',
+  'content',
+  'plain_text',
+  'spoiler_text',
+  'visibility',
+  'sensitive',
+  'language',
+  'in_reply_to_id',
+  'in_reply_to_account_id',
+  'reblog_of_id',
+  'tag_names',
+  'created_at',
+  'created_at_ms',
+  'edited_at',
+  'favourites_count',
+  'reblogs_count',
+  'replies_count',
+  'bookmarks_count',
+  'extras_json',
+  'original_json',
+  'ingested_at',
 ];
 
 function postRows(data: DemoData, anchorMs: number): unknown[][] {
@@ -86,13 +154,36 @@ function postRows(data: DemoData, anchorMs: number): unknown[][] {
   return data.posts.map((p, i) => {
     const author = data.authors[p.authorIndex];
     const username = author?.username ?? 'unknown';
-    const hashtags = p.tags.map((t) => `<a href="${DEMO_ORIGIN}/tags/${t}" class="mention hashtag" rel="tag">#<span>${t}</span></a>`).join(' ');
+    const hashtags = p.tags
+      .map((t) => `<a href="${DEMO_ORIGIN}/tags/${t}" class="mention hashtag" rel="tag">#<span>${t}</span></a>`)
+      .join(' ');
     const c = counts[i] ?? { favorite: 0, reblog: 0, bookmark: 0 };
     return [
-      p.id, sortKeyOf(p.id), author?.id, `${DEMO_ORIGIN}/users/${username}/statuses/${p.id}`, `${DEMO_ORIGIN}/@${username}/${p.id}`,
-      `<p>${p.text} ${hashtags}</p>`, `${p.text} ${p.tags.map((t) => `#${t}`).join(' ')}`, '', 'public', 0, p.language, null, null, null,
-      p.tags.join(' '), new Date(p.createdAtMs).toISOString(), p.createdAtMs, null, p.remoteFavourites + c.favorite,
-      p.remoteReblogs + c.reblog, p.replies, c.bookmark, extras, null, ingested,
+      p.id,
+      sortKeyOf(p.id),
+      author?.id,
+      `${DEMO_ORIGIN}/users/${username}/statuses/${p.id}`,
+      `${DEMO_ORIGIN}/@${username}/${p.id}`,
+      `<p>${p.text} ${hashtags}</p>`,
+      `${p.text} ${p.tags.map((t) => `#${t}`).join(' ')}`,
+      '',
+      'public',
+      0,
+      p.language,
+      null,
+      null,
+      null,
+      p.tags.join(' '),
+      new Date(p.createdAtMs).toISOString(),
+      p.createdAtMs,
+      null,
+      p.remoteFavourites + c.favorite,
+      p.remoteReblogs + c.reblog,
+      p.replies,
+      c.bookmark,
+      extras,
+      null,
+      ingested,
     ];
   });
 }
@@ -102,7 +193,13 @@ const INTERACTION_COLUMNS = ['id', 'user_id', 'post_id', 'action_type', 'context
 function interactionRows(data: DemoData): unknown[][] {
   const byTime = [...data.interactions].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1));
   return byTime.map((i) => [
-    i.id, i.userId, data.posts[i.postIndex]?.id, i.action, null, new Date(i.createdAtMs).toISOString(), i.createdAtMs,
+    i.id,
+    i.userId,
+    data.posts[i.postIndex]?.id,
+    i.action,
+    null,
+    new Date(i.createdAtMs).toISOString(),
+    i.createdAtMs,
   ]);
 }
 

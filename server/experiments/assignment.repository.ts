@@ -6,7 +6,11 @@ import type { ExperimentAssignmentsTable } from './experiment.tables.js';
 export type AssignmentRow = Selectable<ExperimentAssignmentsTable>;
 
 /** The user's recorded assignments in any of these experiments. */
-export async function findUserAssignments(db: Kysely<Database>, userId: string, experimentIds: readonly number[]): Promise<AssignmentRow[]> {
+export async function findUserAssignments(
+  db: Kysely<Database>,
+  userId: string,
+  experimentIds: readonly number[],
+): Promise<AssignmentRow[]> {
   if (experimentIds.length === 0) return [];
   return db
     .selectFrom('experiment_assignments')

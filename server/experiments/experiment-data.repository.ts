@@ -56,7 +56,12 @@ function inWindow(time: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /** Up to `limit` enrolled users with ids after `afterUserId`, by user id. */
-export async function pageAssignments(db: Kysely<Database>, experimentId: number, afterUserId: string | null, limit: number): Promise<AssignmentPageRow[]> {
+export async function pageAssignments(
+  db: Kysely<Database>,
+  experimentId: number,
+  afterUserId: string | null,
+  limit: number,
+): Promise<AssignmentPageRow[]> {
   const after = afterUserId === null ? sql`` : sql`AND a.user_id > ${afterUserId}`;
   const result = await sql<AssignmentPageRow>`
     SELECT a.user_id, a.variant, a.assigned_at_ms,
@@ -200,7 +205,10 @@ export async function performanceRows(db: Kysely<Database>, experimentId: number
 }
 
 /** The latency histogram per variant: bucket index -> count. */
-export async function latencyBucketRows(db: Kysely<Database>, experimentId: number): Promise<{ variant: string; bucket: number; count: number }[]> {
+export async function latencyBucketRows(
+  db: Kysely<Database>,
+  experimentId: number,
+): Promise<{ variant: string; bucket: number; count: number }[]> {
   return db
     .selectFrom('experiment_latency_buckets')
     .select(['variant', 'bucket', 'count'])

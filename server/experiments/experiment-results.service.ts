@@ -90,8 +90,16 @@ export class ExperimentResultsService {
     const performance = await this.performance(experiment);
     const names = experiment.variants.map((v) => v.name);
     const inputs = gateInputsFromData(names, accumulators, performance);
-    const srm = sampleRatioMismatch(inputs.map((i) => i.users), experiment.variants.map((v) => v.traffic_allocation));
-    const evaluation = evaluateGates({ variants: inputs, minimumSampleSize: experiment.minimum_sample_size, thresholds: experiment.gates, srm });
+    const srm = sampleRatioMismatch(
+      inputs.map((i) => i.users),
+      experiment.variants.map((v) => v.traffic_allocation),
+    );
+    const evaluation = evaluateGates({
+      variants: inputs,
+      minimumSampleSize: experiment.minimum_sample_size,
+      thresholds: experiment.gates,
+      srm,
+    });
     return {
       experiment_id: experiment.id,
       verdict: evaluation.verdict,

@@ -118,15 +118,30 @@ export class ExperimentRuntime {
 
   private async loadOpen(): Promise<OpenExperiment[]> {
     const rows = await listExperimentRows(this.db, ['ACTIVE', 'PAUSED']);
-    const variantRows = await listVariantRows(this.db, rows.map((row) => row.id));
+    const variantRows = await listVariantRows(
+      this.db,
+      rows.map((row) => row.id),
+    );
     rows.sort((a, b) => (a.started_at ?? '').localeCompare(b.started_at ?? '') || a.id - b.id);
     return rows.map((row) => {
       const variants = variantRows
         .filter((v) => v.experiment_id === row.id)
         .map(toVariant)
-        .map((v) => ({ name: v.name, traffic_allocation: v.traffic_allocation, config: v.algorithm_config, isControl: v.is_control, blocked: v.blocked }));
+        .map((v) => ({
+          name: v.name,
+          traffic_allocation: v.traffic_allocation,
+          config: v.algorithm_config,
+          isControl: v.is_control,
+          blocked: v.blocked,
+        }));
       const control: RuntimeVariant = variants.find((v) => v.isControl) ?? variants[0]!;
-      return { id: row.id, status: row.status as 'ACTIVE' | 'PAUSED', variants, control, assign: createAssigner(row.id, variants, row.traffic_percentage) };
+      return {
+        id: row.id,
+        status: row.status as 'ACTIVE' | 'PAUSED',
+        variants,
+        control,
+        assign: createAssigner(row.id, variants, row.traffic_percentage),
+      };
     });
   }
 
@@ -144,7 +159,11 @@ export class ExperimentRuntime {
   }
 
   private async resolveEnrolment(userId: string, experiments: readonly OpenExperiment[]): Promise<Enrolment | null> {
-    const recorded = await findUserAssignments(this.db, userId, experiments.map((e) => e.id));
+    const recorded = await findUserAssignments(
+      this.db,
+      userId,
+      experiments.map((e) => e.id),
+    );
     for (const experiment of experiments) {
       const row = recorded.find((r) => r.experiment_id === experiment.id);
       if (row) return { experimentId: row.experiment_id, variant: row.variant };

@@ -30,7 +30,11 @@ export interface ExperimentPage {
 }
 
 /** Experiments, oldest first, optionally of some statuses, optionally one page of them. */
-export async function listExperimentRows(db: Kysely<Database>, statuses?: readonly string[], page?: ExperimentPage): Promise<ExperimentRow[]> {
+export async function listExperimentRows(
+  db: Kysely<Database>,
+  statuses?: readonly string[],
+  page?: ExperimentPage,
+): Promise<ExperimentRow[]> {
   let query = db.selectFrom('experiments').selectAll();
   if (statuses) query = query.where('status', 'in', statuses.length > 0 ? [...statuses] : ['']);
   if (page?.afterId !== undefined) query = query.where('id', '>', page.afterId);
@@ -61,7 +65,10 @@ export async function updateExperimentStatus(
 
 /** Opens an ACTIVE period now. */
 export async function openActivePeriod(db: Kysely<Database>, experimentId: number, nowMs: number): Promise<void> {
-  await db.insertInto('experiment_active_periods').values({ experiment_id: experimentId, started_at_ms: nowMs, ended_at_ms: null }).execute();
+  await db
+    .insertInto('experiment_active_periods')
+    .values({ experiment_id: experimentId, started_at_ms: nowMs, ended_at_ms: null })
+    .execute();
 }
 
 /** Closes the open ACTIVE period, if any. */
@@ -85,7 +92,13 @@ export async function listActivePeriods(db: Kysely<Database>, experimentId: numb
 }
 
 /** Marks a variant blocked (once: an already blocked variant keeps its first reason); true when it changed. */
-export async function blockVariant(db: Kysely<Database>, experimentId: number, variant: string, reason: string, at: string): Promise<boolean> {
+export async function blockVariant(
+  db: Kysely<Database>,
+  experimentId: number,
+  variant: string,
+  reason: string,
+  at: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('experiment_variants')
     .set({ blocked: 1, blocked_at: at, blocked_reason: reason })

@@ -34,7 +34,9 @@ export const MAX_EXPERIMENTS_PAGE = 100;
 
 const ExperimentListQuery = Type.Object({
   status: Type.Optional(StringEnum(EXPERIMENT_STATUSES)),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPERIMENTS_PAGE, default: MAX_EXPERIMENTS_PAGE, description: `1..${MAX_EXPERIMENTS_PAGE}` })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_EXPERIMENTS_PAGE, default: MAX_EXPERIMENTS_PAGE, description: `1..${MAX_EXPERIMENTS_PAGE}` }),
+  ),
   min_id: Type.Optional(Type.Integer({ minimum: 0, description: 'Only experiments with a larger id (the rel="next" page)' })),
 });
 
@@ -100,7 +102,8 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
         schema: {
           tags,
           summary: `${action[0]?.toUpperCase()}${action.slice(1)} an experiment`,
-          description: 'DRAFT -> ACTIVE (start) <-> PAUSED (pause, start) -> COMPLETED (stop); any other move is 409 naming the current state.',
+          description:
+            'DRAFT -> ACTIVE (start) <-> PAUSED (pause, start) -> COMPLETED (stop); any other move is 409 naming the current state.',
           operationId: `${action}Experiment`,
           params: IdParams,
           response: { 200: Envelope(ExperimentSchema), ...errorResponses(400, 401, 403, 404, 409) },
@@ -185,7 +188,10 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
         params: IdParams,
         produces: ['application/x-ndjson'],
         response: {
-          200: { description: 'JSON Lines (application/x-ndjson), streamed', content: { 'application/x-ndjson': { schema: Type.Unsafe<Readable>({ type: 'string' }) } } },
+          200: {
+            description: 'JSON Lines (application/x-ndjson), streamed',
+            content: { 'application/x-ndjson': { schema: Type.Unsafe<Readable>({ type: 'string' }) } },
+          },
           ...errorResponses(400, 401, 403, 404),
         },
       },

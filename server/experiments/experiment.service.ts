@@ -80,7 +80,10 @@ export class ExperimentService {
   /** Experiments (optionally of one status), oldest first; `page` bounds the list (the HTTP list always pages). */
   async list(status?: ExperimentStatus, page?: ExperimentPage): Promise<Experiment[]> {
     const rows = await listExperimentRows(this.deps.db, status ? [status] : undefined, page);
-    const variants = await listVariantRows(this.deps.db, rows.map((row) => row.id));
+    const variants = await listVariantRows(
+      this.deps.db,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => toExperiment(row, variants));
   }
 
@@ -131,7 +134,10 @@ export class ExperimentService {
         traffic_allocation: v.traffic_allocation,
         blocked: v.blocked,
       })),
-      srm: sampleRatioMismatch(users, experiment.variants.map((v) => v.traffic_allocation)),
+      srm: sampleRatioMismatch(
+        users,
+        experiment.variants.map((v) => v.traffic_allocation),
+      ),
     };
   }
 }

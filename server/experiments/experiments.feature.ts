@@ -28,7 +28,11 @@ export interface ExperimentsFeature {
 }
 
 /** Experiments routes, the gates agent, and the ranking policy. */
-export async function registerExperiments(app: FastifyInstance, context: AppContext, now: () => number = Date.now): Promise<ExperimentsFeature> {
+export async function registerExperiments(
+  app: FastifyInstance,
+  context: AppContext,
+  now: () => number = Date.now,
+): Promise<ExperimentsFeature> {
   const db = context.database.db;
   const runtime = new ExperimentRuntime(db, { now });
   const recorder = new ServingRecorder(db, app.log, now);

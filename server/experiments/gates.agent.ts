@@ -28,7 +28,9 @@ export async function enforceGates(deps: GatesAgentDeps): Promise<{ experimentId
     const report = await deps.results.gates(experiment);
     for (const variant of report.variants) {
       if (variant.is_control || variant.blocked || variant.verdict !== 'fail') continue;
-      const failing = variant.gates.filter((g) => g.verdict === 'fail').map((g) => `${g.gate}: ${g.value} vs ${g.comparator} ${g.threshold}`);
+      const failing = variant.gates
+        .filter((g) => g.verdict === 'fail')
+        .map((g) => `${g.gate}: ${g.value} vs ${g.comparator} ${g.threshold}`);
       const at = new Date(deps.now()).toISOString();
       if (await blockVariant(deps.db, experiment.id, variant.name, `failed ${failing.join('; ')}`, at)) {
         blocked.push({ experimentId: experiment.id, variant: variant.name });

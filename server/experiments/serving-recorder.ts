@@ -86,7 +86,15 @@ export class ServingRecorder {
       const key = `${enrolment.experimentId}\u0000${enrolment.variant}`;
       let d = deltas.get(key);
       if (!d) {
-        d = { experimentId: enrolment.experimentId, variant: enrolment.variant, requests: 0, errors: 0, cacheHits: 0, cacheLookups: 0, latency: new Map() };
+        d = {
+          experimentId: enrolment.experimentId,
+          variant: enrolment.variant,
+          requests: 0,
+          errors: 0,
+          cacheHits: 0,
+          cacheLookups: 0,
+          latency: new Map(),
+        };
         deltas.set(key, d);
       }
       d.requests += 1;

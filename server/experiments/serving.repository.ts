@@ -7,7 +7,10 @@ import type { ExperimentImpressionsTable, ExperimentPerformanceTable } from './e
 export async function insertImpressions(db: Kysely<Database>, rows: Insertable<ExperimentImpressionsTable>[]): Promise<void> {
   // 8 columns per row keeps each statement well under SQLite's 32766 bound parameters.
   for (let i = 0; i < rows.length; i += 500) {
-    await db.insertInto('experiment_impressions').values(rows.slice(i, i + 500)).execute();
+    await db
+      .insertInto('experiment_impressions')
+      .values(rows.slice(i, i + 500))
+      .execute();
   }
 }
 
@@ -28,13 +31,20 @@ export async function addPerformance(db: Kysely<Database>, row: ExperimentPerfor
 }
 
 /** Adds counts to a variant's latency histogram buckets. */
-export async function addLatencyCounts(db: Kysely<Database>, experimentId: number, variant: string, counts: ReadonlyMap<number, number>): Promise<void> {
+export async function addLatencyCounts(
+  db: Kysely<Database>,
+  experimentId: number,
+  variant: string,
+  counts: ReadonlyMap<number, number>,
+): Promise<void> {
   for (const [bucket, count] of counts) {
     await db
       .insertInto('experiment_latency_buckets')
       .values({ experiment_id: experimentId, variant, bucket, count })
       .onConflict((oc) =>
-        oc.columns(['experiment_id', 'variant', 'bucket']).doUpdateSet((eb) => ({ count: eb('experiment_latency_buckets.count', '+', eb.ref('excluded.count')) })),
+        oc
+          .columns(['experiment_id', 'variant', 'bucket'])
+          .doUpdateSet((eb) => ({ count: eb('experiment_latency_buckets.count', '+', eb.ref('excluded.count')) })),
       )
       .execute();
   }

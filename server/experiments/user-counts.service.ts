@@ -37,7 +37,11 @@ export const USER_PAGE_SIZE = 1000;
 const byUser = (rows: readonly UserCountRow[]): Map<string, number> => new Map(rows.map((row) => [row.user_id, Number(row.value)]));
 
 /** The experiment's enrolled users and their counts, by user id. */
-export async function* iterateEnrolledUsers(db: Kysely<Database>, experimentId: number, pageSize = USER_PAGE_SIZE): AsyncGenerator<EnrolledUser> {
+export async function* iterateEnrolledUsers(
+  db: Kysely<Database>,
+  experimentId: number,
+  pageSize = USER_PAGE_SIZE,
+): AsyncGenerator<EnrolledUser> {
   let after: string | null = null;
   for (;;) {
     const page = await pageAssignments(db, experimentId, after, pageSize);

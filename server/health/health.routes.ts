@@ -11,7 +11,10 @@ export interface HealthRoutesOptions {
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, options) => {
   app.get(
     '/health',
-    { config: { access: 'public' }, schema: { tags: ['operations'], summary: 'Liveness check', operationId: 'getHealth', response: { 200: LivenessSchema } } },
+    {
+      config: { access: 'public' },
+      schema: { tags: ['operations'], summary: 'Liveness check', operationId: 'getHealth', response: { 200: LivenessSchema } },
+    },
     async () => ({ status: 'healthy', timestamp: new Date().toISOString() }),
   );
 

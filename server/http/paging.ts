@@ -19,7 +19,9 @@ export interface PageLink {
 export function canonicalPath(request: FastifyRequest): string {
   const pattern = request.routeOptions.url ?? '/';
   const params = (request.params ?? {}) as Record<string, string | undefined>;
-  return pattern.replace(/:([A-Za-z0-9_]+)|\*/g, (token, name: string | undefined) => encodeURIComponent(String(params[name ?? '*'] ?? token)));
+  return pattern.replace(/:([A-Za-z0-9_]+)|\*/g, (token, name: string | undefined) =>
+    encodeURIComponent(String(params[name ?? '*'] ?? token)),
+  );
 }
 
 /**
@@ -58,7 +60,10 @@ export function linkHeader(request: FastifyRequest, links: readonly PageLink[]):
  * Mastodon's id paging for a page of `limit` items, newest first: rel="next" (older,
  * `max_id`) only when the page is full, rel="prev" (newer, `min_id`) whenever it has items.
  */
-export function idPageLinks(request: FastifyRequest, page: { newestId?: string | undefined; oldestId?: string | undefined; count: number; limit: number }): PageLink[] {
+export function idPageLinks(
+  request: FastifyRequest,
+  page: { newestId?: string | undefined; oldestId?: string | undefined; count: number; limit: number },
+): PageLink[] {
   if (page.newestId === undefined || page.oldestId === undefined) return [];
   const kept = keptQuery(request, ['max_id', 'since_id', 'min_id']);
   const links: PageLink[] = [];
@@ -77,7 +82,11 @@ export function offsetPageLinks(request: FastifyRequest, page: { offset: number;
 }
 
 /** Sets the Link header when there are links. */
-export function setLinkHeader(reply: { header(name: string, value: string): unknown }, request: FastifyRequest, links: readonly PageLink[]): void {
+export function setLinkHeader(
+  reply: { header(name: string, value: string): unknown },
+  request: FastifyRequest,
+  links: readonly PageLink[],
+): void {
   const value = linkHeader(request, links);
   if (value !== undefined) reply.header('link', value);
 }

@@ -26,6 +26,8 @@ export function errorResponseHeaders(body: ErrorBody, json: string): Array<reado
 /** The bytes of a complete `Connection: close` error response. */
 export function rawErrorResponse(body: ErrorBody): string {
   const json = JSON.stringify(body);
-  const head = errorResponseHeaders(body, json).map(([name, value]) => `${name}: ${value}`).join('\r\n');
+  const head = errorResponseHeaders(body, json)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
   return `HTTP/1.1 ${body.status_code} ${STATUS_CODES[body.status_code] ?? 'Error'}\r\n${head}\r\n\r\n${json}`;
 }

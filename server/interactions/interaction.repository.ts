@@ -22,9 +22,15 @@ const insertInteractionQuery = queryTemplate((db: Kysely<Database>, args) =>
  * Inserts an interaction unless (user, post, action) exists. The post's foreign key
  * answers whether the post exists, so the write path needs no lookup first.
  */
-export async function insertInteraction(db: Kysely<Database>, row: Insertable<InteractionsTable>): Promise<'inserted' | 'exists' | 'no-post'> {
+export async function insertInteraction(
+  db: Kysely<Database>,
+  row: Insertable<InteractionsTable>,
+): Promise<'inserted' | 'exists' | 'no-post'> {
   try {
-    const result = await insertInteractionQuery(db, INSERT_COLUMNS.map((c) => row[c] ?? null));
+    const result = await insertInteractionQuery(
+      db,
+      INSERT_COLUMNS.map((c) => row[c] ?? null),
+    );
     return Number(result.numAffectedRows ?? 0n) > 0 ? 'inserted' : 'exists';
   } catch (error) {
     if (isForeignKeyViolation(error)) return 'no-post';
@@ -48,7 +54,12 @@ const READ_COLUMNS = [
 ] as const;
 
 /** The interaction of (user, post, action), if any. */
-export async function findInteraction(db: Kysely<Database>, userId: string, postId: string, actionType: string): Promise<InteractionRow | undefined> {
+export async function findInteraction(
+  db: Kysely<Database>,
+  userId: string,
+  postId: string,
+  actionType: string,
+): Promise<InteractionRow | undefined> {
   return db
     .selectFrom('interactions')
     .select(READ_COLUMNS)

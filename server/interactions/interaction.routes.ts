@@ -71,8 +71,7 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
         response: { 200: Envelope(InteractionSchema), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) =>
-      envelope(request, await interactions.undoById(request.params.id, (userId) => authorizeUser(request, userId))),
+    async (request) => envelope(request, await interactions.undoById(request.params.id, (userId) => authorizeUser(request, userId))),
   );
 
   app.get(

@@ -80,7 +80,13 @@ export class InteractionService {
       const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
       if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
       const post = toEngagedPost(adjusted);
-      await repo.addAffinities(trx, input.userId, affinityChanges(post, INTERACTION_STRENGTH[input.actionType]), nowMs, AFFINITY_HALF_LIFE_MS);
+      await repo.addAffinities(
+        trx,
+        input.userId,
+        affinityChanges(post, INTERACTION_STRENGTH[input.actionType]),
+        nowMs,
+        AFFINITY_HALF_LIFE_MS,
+      );
       return { created: true as const, post, counts: adjusted };
     });
     if (!outcome.created) {
@@ -146,7 +152,13 @@ export class InteractionService {
       const counts = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
       if (!counts) return undefined;
       const post = toEngagedPost(counts);
-      await repo.addAffinities(trx, row.user_id, affinityChanges(post, -INTERACTION_STRENGTH[action]), row.created_at_ms, AFFINITY_HALF_LIFE_MS);
+      await repo.addAffinities(
+        trx,
+        row.user_id,
+        affinityChanges(post, -INTERACTION_STRENGTH[action]),
+        row.created_at_ms,
+        AFFINITY_HALF_LIFE_MS,
+      );
       return { post, counts };
     });
     if (outcome) this.announce(row.user_id, outcome.counts, { post: outcome.post, action, createdAtMs: row.created_at_ms }, true);
@@ -155,7 +167,11 @@ export class InteractionService {
 
   /** After the commit: the post's new counts and the user's signal, as events. */
   private announce(userId: string, counts: AdjustedPostRow, interaction: ProfileInteraction, undo: boolean): void {
-    this.state.postCountsChanged(counts.id, { favourites: counts.favourites_count, reblogs: counts.reblogs_count, replies: counts.replies_count });
+    this.state.postCountsChanged(counts.id, {
+      favourites: counts.favourites_count,
+      reblogs: counts.reblogs_count,
+      replies: counts.replies_count,
+    });
     this.state.userSignalsChanged(userId, { kind: 'interaction', interaction, ...(undo ? { undo: true } : {}) });
   }
 }

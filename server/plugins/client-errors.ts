@@ -25,7 +25,11 @@ function describeParserError(error: ParserError): Omit<ErrorBody, 'request_id'> 
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { error: 'Request timeout', message: 'The request was not received completely in time', status_code: 408 };
     case 'HPE_HEADER_OVERFLOW':
-      return { error: 'Request header fields too large', message: 'The request line and headers are larger than the service accepts', status_code: 431 };
+      return {
+        error: 'Request header fields too large',
+        message: 'The request line and headers are larger than the service accepts',
+        status_code: 431,
+      };
     default:
       return { error: 'Invalid request', message: 'The request is not well-formed HTTP', status_code: 400 };
   }
@@ -70,13 +74,25 @@ export const frameworkErrorHandler: NonNullable<FastifyServerOptions['frameworkE
   reply.header('x-api-version', API_VERSION);
   for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return void sendError(request, reply, { error: 'URI too long', message: 'A path segment is longer than the service accepts', status_code: 414 });
+    return void sendError(request, reply, {
+      error: 'URI too long',
+      message: 'A path segment is longer than the service accepts',
+      status_code: 414,
+    });
   }
   if (error.code === 'FST_ERR_BAD_URL') {
-    return void sendError(request, reply, { error: 'Invalid request', message: 'The path is not valid percent-encoding', status_code: 400 });
+    return void sendError(request, reply, {
+      error: 'Invalid request',
+      message: 'The path is not valid percent-encoding',
+      status_code: 400,
+    });
   }
   request.log.error({ err: error }, 'router error');
-  return void sendError(request, reply, { error: 'Internal server error', message: 'An unexpected error occurred; quote the request_id when reporting it', status_code: 500 });
+  return void sendError(request, reply, {
+    error: 'Internal server error',
+    message: 'An unexpected error occurred; quote the request_id when reporting it',
+    status_code: 500,
+  });
 };
 
 /**

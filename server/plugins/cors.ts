@@ -15,7 +15,14 @@ export interface CorsOptions {
 /** Request headers a browser client may send. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Social-Instance', 'X-Request-ID', 'Accept-Language'];
 /** Response headers a browser client may read. */
-export const CORS_EXPOSED_HEADERS = ['Link', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-ID', 'Retry-After'];
+export const CORS_EXPOSED_HEADERS = [
+  'Link',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Request-ID',
+  'Retry-After',
+];
 
 async function corsPlugin(app: FastifyInstance, options: CorsOptions): Promise<void> {
   await app.register(cors, {

@@ -50,7 +50,11 @@ function toErrorBody(error: FastifyError | AppError, request: FastifyRequest): O
     return { error: FRAMEWORK_ERRORS[status] ?? 'Invalid request', message: clientMessage(fastifyError), status_code: status };
   }
   request.log.error({ err: error }, 'unhandled error');
-  return { error: 'Internal server error', message: 'An unexpected error occurred; quote the request_id when reporting it', status_code: 500 };
+  return {
+    error: 'Internal server error',
+    message: 'An unexpected error occurred; quote the request_id when reporting it',
+    status_code: 500,
+  };
 }
 
 function clientMessage(error: FastifyError): string {

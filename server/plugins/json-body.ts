@@ -18,7 +18,10 @@ export interface JsonBodyOptions {
 
 async function jsonBody(app: FastifyInstance, options: JsonBodyOptions): Promise<void> {
   const bounds = depthOnlyBounds(options.maxDepth ?? MAX_BODY_DEPTH);
-  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     void parseJson(request, body as string, (error, value) => {

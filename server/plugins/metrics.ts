@@ -24,7 +24,9 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics: ServiceMe
     // Requests answered before identity was resolved (a refused preflight, a shed request) have none.
     if (request.identity?.kind === 'authenticated') metrics.touchUser(request.identity.subjectKey);
   });
-  app.get('/metrics', {
+  app.get(
+    '/metrics',
+    {
       config: { access: 'public' },
       schema: {
         tags: ['operations'],
@@ -32,10 +34,12 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics: ServiceMe
         operationId: 'getMetrics',
         response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
       },
-    }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
+    },
+    async (_request, reply) => {
+      reply.type(metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
 }
 
 export const metricsPluginFp = fp(metricsPlugin, { name: 'metrics' });

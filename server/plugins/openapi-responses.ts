@@ -88,7 +88,10 @@ function traitsOf(document: OpenapiDocument, path: string, method: string, opera
     takesBody: operation.requestBody !== undefined,
     rateLimited: isRateLimitedPath(path),
     // Paged lists (a bare Mastodon array, or an envelope whose `data` is an array, bounded by `limit`) carry `Link`.
-    paged: method === 'get' && query.some((p) => p.name === 'limit') && isListSchema(operation.responses?.['200']?.content?.['application/json']?.schema),
+    paged:
+      method === 'get' &&
+      query.some((p) => p.name === 'limit') &&
+      isListSchema(operation.responses?.['200']?.content?.['application/json']?.schema),
   };
 }
 

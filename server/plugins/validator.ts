@@ -27,7 +27,10 @@ function withInstantDateTimes(ajv: Ajv): Ajv {
   const rfc3339 = ajv.formats['date-time'] as { validate?: (text: string) => boolean } | undefined;
   const matchesRfc3339 = rfc3339?.validate;
   if (typeof matchesRfc3339 !== 'function') throw new Error('ajv-formats no longer defines date-time as { validate }');
-  return ajv.addFormat('date-time', { type: 'string', validate: (text: string) => matchesRfc3339(text) && Number.isFinite(Date.parse(text)) });
+  return ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => matchesRfc3339(text) && Number.isFinite(Date.parse(text)),
+  });
 }
 
 /** Decimal integers as a person writes them: optional minus, digits, no spaces or signs. */

@@ -15,7 +15,6 @@ export function isoMs(value: string | number): string {
   return new Date(value).toISOString();
 }
 
-
 function origin(url: string | undefined): string {
   try {
     return url ? new URL(url).origin : 'https://localhost';
@@ -62,7 +61,9 @@ type StatusCore = Omit<StatusInput, 'reblog'>;
 
 /** Tags of a status: its `tags` entries, normalised and deduplicated. */
 export function statusTags(input: StatusCore): string[] {
-  const names = (input.tags ?? []).map((t) => normaliseTag(typeof t === 'string' ? t : t.name)).filter((t) => /^[\p{L}\p{N}_]{1,100}$/u.test(t));
+  const names = (input.tags ?? [])
+    .map((t) => normaliseTag(typeof t === 'string' ? t : t.name))
+    .filter((t) => /^[\p{L}\p{N}_]{1,100}$/u.test(t));
   return [...new Set(names)];
 }
 
@@ -131,7 +132,14 @@ interface PostExtras {
   application: Record<string, unknown> | null;
 }
 
-const NO_ACCOUNT_EXTRAS: AccountExtras = { avatar_static: null, header_static: null, discoverable: null, last_status_at: null, emojis: [], fields: [] };
+const NO_ACCOUNT_EXTRAS: AccountExtras = {
+  avatar_static: null,
+  header_static: null,
+  discoverable: null,
+  last_status_at: null,
+  emojis: [],
+  fields: [],
+};
 const NO_POST_EXTRAS: PostExtras = { media_attachments: [], mentions: [], emojis: [], card: null, poll: null, application: null };
 
 /**

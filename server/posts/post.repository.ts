@@ -38,14 +38,48 @@ type RenderedAccountColumn = Exclude<keyof AccountRow, 'original_json'>;
 
 // Records, so that a column added to the tables must be listed here (or the build fails).
 const RENDERED_POST: Record<RenderedPostColumn, true> = {
-  id: true, sort_key: true, account_id: true, uri: true, url: true, content: true, plain_text: true, spoiler_text: true,
-  visibility: true, sensitive: true, language: true, in_reply_to_id: true, in_reply_to_account_id: true, reblog_of_id: true,
-  tag_names: true, created_at: true, created_at_ms: true, edited_at: true, favourites_count: true, reblogs_count: true,
-  replies_count: true, bookmarks_count: true, extras_json: true, ingested_at: true,
+  id: true,
+  sort_key: true,
+  account_id: true,
+  uri: true,
+  url: true,
+  content: true,
+  plain_text: true,
+  spoiler_text: true,
+  visibility: true,
+  sensitive: true,
+  language: true,
+  in_reply_to_id: true,
+  in_reply_to_account_id: true,
+  reblog_of_id: true,
+  tag_names: true,
+  created_at: true,
+  created_at_ms: true,
+  edited_at: true,
+  favourites_count: true,
+  reblogs_count: true,
+  replies_count: true,
+  bookmarks_count: true,
+  extras_json: true,
+  ingested_at: true,
 };
 const RENDERED_ACCOUNT: Record<RenderedAccountColumn, true> = {
-  id: true, username: true, acct: true, display_name: true, note: true, url: true, uri: true, avatar: true, header: true,
-  locked: true, bot: true, group: true, followers_count: true, following_count: true, statuses_count: true, created_at: true,
+  id: true,
+  username: true,
+  acct: true,
+  display_name: true,
+  note: true,
+  url: true,
+  uri: true,
+  avatar: true,
+  header: true,
+  locked: true,
+  bot: true,
+  group: true,
+  followers_count: true,
+  following_count: true,
+  statuses_count: true,
+  created_at: true,
   extras_json: true,
 };
 const POST_COLUMNS = Object.keys(RENDERED_POST) as RenderedPostColumn[];
@@ -62,13 +96,21 @@ function withAccount(db: Kysely<Database>) {
 /** Inserts or replaces an account. */
 export async function upsertAccount(db: Kysely<Database>, row: Insertable<AccountsTable>): Promise<void> {
   const { id: _id, ...rest } = row;
-  await db.insertInto('accounts').values(row).onConflict((oc) => oc.column('id').doUpdateSet(rest)).execute();
+  await db
+    .insertInto('accounts')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doUpdateSet(rest))
+    .execute();
 }
 
 /** Inserts or replaces a post and its tags. */
 export async function upsertPost(db: Kysely<Database>, row: Insertable<PostsTable>, tags: readonly string[]): Promise<void> {
   const { id: _id, ...rest } = row;
-  await db.insertInto('posts').values(row).onConflict((oc) => oc.column('id').doUpdateSet(rest)).execute();
+  await db
+    .insertInto('posts')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doUpdateSet(rest))
+    .execute();
   await db.deleteFrom('post_tags').where('post_id', '=', row.id).execute();
   if (tags.length > 0) {
     await db
@@ -122,8 +164,18 @@ export async function deletePost(db: Kysely<Database>, id: string): Promise<stri
 }
 
 const RANKABLE = [
-  'posts.id', 'posts.account_id', 'accounts.username', 'posts.plain_text', 'posts.tag_names', 'posts.language',
-  'posts.created_at_ms', 'posts.favourites_count', 'posts.reblogs_count', 'posts.replies_count', 'posts.reblog_of_id', 'posts.visibility',
+  'posts.id',
+  'posts.account_id',
+  'accounts.username',
+  'posts.plain_text',
+  'posts.tag_names',
+  'posts.language',
+  'posts.created_at_ms',
+  'posts.favourites_count',
+  'posts.reblogs_count',
+  'posts.replies_count',
+  'posts.reblog_of_id',
+  'posts.visibility',
 ] as const;
 
 function rankable(db: Kysely<Database>) {
@@ -132,13 +184,21 @@ function rankable(db: Kysely<Database>) {
 
 /** The candidate pool: the `recent` newest public posts and the `popular` most engaging ones. */
 export async function loadCandidateRows(db: Kysely<Database>, recent: number, popular: number): Promise<RankableRow[]> {
-  const newest = await rankable(db).where('posts.visibility', 'in', ['public', 'unlisted']).orderBy('posts.created_at_ms', 'desc').limit(recent).execute();
+  const newest = await rankable(db)
+    .where('posts.visibility', 'in', ['public', 'unlisted'])
+    .orderBy('posts.created_at_ms', 'desc')
+    .limit(recent)
+    .execute();
   const engaging = await rankable(db)
     .where('posts.visibility', 'in', ['public', 'unlisted'])
     .orderBy(
       (eb) =>
         eb(
-          eb(eb('posts.favourites_count', '*', ENGAGEMENT_WEIGHTS.favourites), '+', eb('posts.reblogs_count', '*', ENGAGEMENT_WEIGHTS.reblogs)),
+          eb(
+            eb('posts.favourites_count', '*', ENGAGEMENT_WEIGHTS.favourites),
+            '+',
+            eb('posts.reblogs_count', '*', ENGAGEMENT_WEIGHTS.reblogs),
+          ),
           '+',
           eb('posts.replies_count', '*', ENGAGEMENT_WEIGHTS.replies),
         ),
@@ -207,7 +267,10 @@ export async function recentEngagementRows(
 
 /** Number of stored posts. */
 export async function countPosts(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('posts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('posts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

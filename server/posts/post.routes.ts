@@ -78,7 +78,11 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
         ...(q.min_id !== undefined ? { minId: q.min_id } : {}),
         limit,
       });
-      setLinkHeader(reply, request, idPageLinks(request, { newestId: statuses[0]?.id, oldestId: statuses.at(-1)?.id, count: statuses.length, limit }));
+      setLinkHeader(
+        reply,
+        request,
+        idPageLinks(request, { newestId: statuses[0]?.id, oldestId: statuses.at(-1)?.id, count: statuses.length, limit }),
+      );
       return statuses;
     },
   );

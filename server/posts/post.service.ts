@@ -184,7 +184,9 @@ export class PostService {
   }
 
   /** A post's counters; NotFoundError when the post does not exist. */
-  async counts(postId: string): Promise<{ favourites_count: number; reblogs_count: number; replies_count: number; bookmarks_count: number }> {
+  async counts(
+    postId: string,
+  ): Promise<{ favourites_count: number; reblogs_count: number; replies_count: number; bookmarks_count: number }> {
     const counts = await repo.findPostCounts(this.db, postId);
     if (!counts) throw new NotFoundError(`No post with id ${postId}`);
     return counts;

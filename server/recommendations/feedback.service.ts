@@ -24,7 +24,14 @@ export class FeedbackService {
 
   /** Records feedback on a post: its author and tags move up ("more") or down ("less"). */
   async feedback(userId: string, postId: string, feedback: 'more' | 'less', nowMs = Date.now()): Promise<Feedback> {
-    const row = { id: generatePostId(nowMs), user_id: userId, post_id: postId, feedback, created_at: new Date(nowMs).toISOString(), created_at_ms: nowMs };
+    const row = {
+      id: generatePostId(nowMs),
+      user_id: userId,
+      post_id: postId,
+      feedback,
+      created_at: new Date(nowMs).toISOString(),
+      created_at_ms: nowMs,
+    };
     const post = await this.db.transaction().execute(async (trx) => {
       const engaged = await this.sources.posts.engagedPost(trx, postId);
       if (!engaged) throw new NotFoundError(`No post with id ${postId}`);

@@ -24,5 +24,9 @@ export async function findPreferences(db: Kysely<Database>, userId: string): Pro
 /** Inserts or replaces a user's explicit preferences. */
 export async function upsertPreferences(db: Kysely<Database>, row: PreferencesRow): Promise<void> {
   const { user_id: _userId, ...rest } = row;
-  await db.insertInto('user_preferences').values(row).onConflict((oc) => oc.column('user_id').doUpdateSet(rest)).execute();
+  await db
+    .insertInto('user_preferences')
+    .values(row)
+    .onConflict((oc) => oc.column('user_id').doUpdateSet(rest))
+    .execute();
 }

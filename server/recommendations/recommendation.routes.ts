@@ -48,11 +48,16 @@ interface RecommendationParams {
 const RecommendationPageQuerySchema = Type.Object({
   ...RecommendationQuerySchema.properties,
   min_id: Type.Optional(Type.String({ maxLength: 64 })),
-  cursor: Type.Optional(Type.String({ maxLength: MAX_RECOMMENDATION_CURSOR_LENGTH, description: 'Opaque: copy it from the Link header\'s rel="next"' })),
+  cursor: Type.Optional(
+    Type.String({ maxLength: MAX_RECOMMENDATION_CURSOR_LENGTH, description: 'Opaque: copy it from the Link header\'s rel="next"' }),
+  ),
 });
 
 /** rel="next" continues the ranked list after this page; rel="prev" asks for posts newer than any on it. */
-function recommendationLinks(request: FastifyRequest, page: { next: RecommendationCursor | undefined; newestId: string | undefined }): PageLink[] {
+function recommendationLinks(
+  request: FastifyRequest,
+  page: { next: RecommendationCursor | undefined; newestId: string | undefined },
+): PageLink[] {
   const links: PageLink[] = [];
   if (page.next !== undefined) {
     links.push({ rel: 'next', query: { ...keptQuery(request, ['cursor']), cursor: encodeRecommendationCursor(page.next) } });

@@ -81,7 +81,8 @@ export function encodeRecommendationCursor(cursor: RecommendationCursor): string
 /** The cursor a `next` link carried; 400 naming `cursor` for anything this service did not write. */
 export function parseRecommendationCursor(value: string | undefined): RecommendationCursor | undefined {
   if (value === undefined) return undefined;
-  const bytes = /^[A-Za-z0-9_-]+$/.test(value) && value.length <= MAX_RECOMMENDATION_CURSOR_LENGTH ? Buffer.from(value, 'base64url') : Buffer.alloc(0);
+  const bytes =
+    /^[A-Za-z0-9_-]+$/.test(value) && value.length <= MAX_RECOMMENDATION_CURSOR_LENGTH ? Buffer.from(value, 'base64url') : Buffer.alloc(0);
   const count = (bytes.length - 7) / 4;
   if (bytes.length < 11 || !Number.isInteger(count) || bytes.readUInt8(0) !== CURSOR_VERSION || bytes.toString('base64url') !== value) {
     throw new ValidationError('cursor is not one this service wrote: follow the Link header\'s rel="next" as given', 'cursor');
@@ -132,7 +133,11 @@ export class RecommendationService {
    * posts (each post's status JSON is cached, so a response is string concatenation),
    * with what the Link header needs.
    */
-  async recommendJson(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<RecommendationPage<string> & { json: string }> {
+  async recommendJson(
+    userId: string,
+    options: RecommendOptions,
+    nowMs = Date.now(),
+  ): Promise<RecommendationPage<string> & { json: string }> {
     const page = await this.serve(userId, options, nowMs, async (items) => {
       const prefixes = await this.posts.statusJsonPrefixes(items.map((i) => i.post.id));
       return items.flatMap((item) => {
@@ -161,7 +166,14 @@ export class RecommendationService {
       const after = options.after;
       const { items, more } = after === undefined ? firstPage(list.ranked, options.limit) : pageAfter(list.ranked, after, options.limit);
       const out = await render(items);
-      await this.report(userId, choice, out.map((o) => o.item), started, cacheHit, false);
+      await this.report(
+        userId,
+        choice,
+        out.map((o) => o.item),
+        started,
+        cacheHit,
+        false,
+      );
       const served = [...(after?.served ?? []), ...items.map((item) => servedHash(item.post.id))];
       const next = more && served.length < MAX_RECOMMENDATION_DEPTH ? { rankedAtMs: list.rankedAtMs, served } : undefined;
       return { items: out, newestId: newestIdOf(items), next };
@@ -194,7 +206,13 @@ export class RecommendationService {
     return { ranked, rankedAtMs: rankAtMs, cacheHit: false };
   }
 
-  private async rank(userId: string, choice: RankingChoice, options: RecommendOptions, limit: number, nowMs: number): Promise<RankedItem[]> {
+  private async rank(
+    userId: string,
+    choice: RankingChoice,
+    options: RecommendOptions,
+    limit: number,
+    nowMs: number,
+  ): Promise<RankedItem[]> {
     const profile = await loadProfile(this.sources, userId);
     const index = this.state.index;
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
@@ -218,7 +236,14 @@ export class RecommendationService {
     return out;
   }
 
-  private async report(userId: string, choice: RankingChoice, out: RankedItem[], started: number, cacheHit: boolean, failed: boolean): Promise<void> {
+  private async report(
+    userId: string,
+    choice: RankingChoice,
+    out: RankedItem[],
+    started: number,
+    cacheHit: boolean,
+    failed: boolean,
+  ): Promise<void> {
     const latencyMs = performance.now() - started;
     this.metrics.recommendationGeneration.observe({ algorithm: choice.algorithm }, latencyMs / 1000);
     try {

@@ -21,7 +21,11 @@ export interface RecommendationsDeps {
 }
 
 /** Recommendation, seamless, feedback and preferences routes. */
-export async function registerRecommendations(app: FastifyInstance, context: AppContext, deps: RecommendationsDeps): Promise<RecommendationService> {
+export async function registerRecommendations(
+  app: FastifyInstance,
+  context: AppContext,
+  deps: RecommendationsDeps,
+): Promise<RecommendationService> {
   const policy = deps.policy ?? defaultRankingPolicy;
   const sources = { db: context.database.db, state: deps.ranking, posts: deps.posts, interactions: deps.interactions };
   const recommendations = new RecommendationService(sources, context.metrics, policy);

@@ -52,7 +52,10 @@ export function hasScope(identity: Identity, scope: Scope): boolean {
 
 /** Parses a comma-separated scope list such as `read,write`; throws on an unknown scope. */
 export function parseScopes(text: string): Scope[] {
-  const parts = text.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+  const parts = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
   if (parts.length === 0) throw new Error('at least one scope is required (read, write, admin)');
   for (const part of parts) {
     if (!(SCOPES as readonly string[]).includes(part)) {

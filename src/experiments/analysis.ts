@@ -145,7 +145,8 @@ function controlOf(design: AnalysisDesign): string {
 function checkVariants(design: AnalysisDesign, accumulators: ReadonlyMap<string, VariantAccumulator>): void {
   const known = new Set(design.variants.map((variant) => variant.name));
   for (const name of accumulators.keys()) {
-    if (!known.has(name)) throw new ValidationError(`the data has users in variant "${name}", which the experiment does not define`, 'variants');
+    if (!known.has(name))
+      throw new ValidationError(`the data has users in variant "${name}", which the experiment does not define`, 'variants');
   }
 }
 
@@ -193,7 +194,8 @@ function significanceShapes(comparisons: readonly Comparison[], primary: MetricN
   for (const c of primaryComparisons) {
     const name = comparisonName(c.variant, c.control);
     const interval: [number, number] | null = c.ci_low !== null && c.ci_high !== null ? [c.ci_low, c.ci_high] : null;
-    const adjusted: [number, number] | null = c.adjusted_ci_low !== null && c.adjusted_ci_high !== null ? [c.adjusted_ci_low, c.adjusted_ci_high] : null;
+    const adjusted: [number, number] | null =
+      c.adjusted_ci_low !== null && c.adjusted_ci_high !== null ? [c.adjusted_ci_low, c.adjusted_ci_high] : null;
     statistical[name] = {
       metric: primary,
       p_value: c.adjusted_p_value,

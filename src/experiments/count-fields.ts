@@ -89,7 +89,9 @@ export function findImpossibleCounts(row: ArrayLike<number>): CountIssue | undef
   const bounces = row[BOUNCES] as number;
   const seconds = row[SESSION_SECONDS] as number;
   if (clicks <= impressions && bounces <= sessions && (sessions > 0 || seconds === 0)) return undefined;
-  if (clicks > impressions) return { key: 'clicks', message: `clicks (${clicks}) exceed impressions (${impressions}): a click needs an impression of the post` };
-  if (bounces > sessions) return { key: 'bounces', message: `bounces (${bounces}) exceed sessions (${sessions}): a bounce is a session without a click` };
+  if (clicks > impressions)
+    return { key: 'clicks', message: `clicks (${clicks}) exceed impressions (${impressions}): a click needs an impression of the post` };
+  if (bounces > sessions)
+    return { key: 'bounces', message: `bounces (${bounces}) exceed sessions (${sessions}): a bounce is a session without a click` };
   return { key: 'session_seconds', message: `session_seconds is ${seconds} with 0 sessions: time is only counted inside sessions` };
 }

@@ -10,7 +10,8 @@ import { SrmSchema } from './experiment-response.schema.js';
 
 const NullableNumber = () => Type.Union([Type.Number(), Type.Null()]);
 /** [low, high] of a difference (treatment − control). */
-const Interval = () => Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[low, high] of the difference treatment − control' });
+const Interval = () =>
+  Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[low, high] of the difference treatment − control' });
 
 export const ComparisonSchema = Type.Object({
   metric: Type.String(),

@@ -34,7 +34,7 @@ export const ResolvedGateThresholdsSchema = Type.Object(
     max_error_rate: Type.Number(),
     min_user_satisfaction: Type.Number(),
   },
-  { title: 'ResolvedGateThresholds', description: 'The thresholds in force: the creation body\'s `gates` over the spec\'s defaults' },
+  { title: 'ResolvedGateThresholds', description: "The thresholds in force: the creation body's `gates` over the spec's defaults" },
 );
 
 export const ExperimentSchema = Type.Object(

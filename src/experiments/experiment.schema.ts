@@ -44,7 +44,9 @@ export type VariantInput = Static<typeof VariantInputSchema>;
 
 export const GateThresholdsSchema = Type.Object(
   {
-    max_response_time_p95: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.max_response_time_p95, description: 'Milliseconds' })),
+    max_response_time_p95: Type.Optional(
+      Type.Number({ default: DEFAULT_GATE_THRESHOLDS.max_response_time_p95, description: 'Milliseconds' }),
+    ),
     min_click_through_rate: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.min_click_through_rate })),
     max_error_rate: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.max_error_rate })),
     min_user_satisfaction: Type.Optional(Type.Number({ default: DEFAULT_GATE_THRESHOLDS.min_user_satisfaction })),
@@ -59,8 +61,12 @@ export const ExperimentCreateSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ default: '' })),
-    traffic_percentage: Type.Optional(Type.Number({ default: EXPERIMENT_DEFAULTS.traffic_percentage, description: 'Percent of users enrolled, in (0, 100]' })),
-    minimum_sample_size: Type.Optional(Type.Integer({ default: EXPERIMENT_DEFAULTS.minimum_sample_size, description: 'Users per variant, at least 1' })),
+    traffic_percentage: Type.Optional(
+      Type.Number({ default: EXPERIMENT_DEFAULTS.traffic_percentage, description: 'Percent of users enrolled, in (0, 100]' }),
+    ),
+    minimum_sample_size: Type.Optional(
+      Type.Integer({ default: EXPERIMENT_DEFAULTS.minimum_sample_size, description: 'Users per variant, at least 1' }),
+    ),
     confidence_level: Type.Optional(Type.Number({ default: EXPERIMENT_DEFAULTS.confidence_level, description: 'In (0, 1)' })),
     variants: Type.Array(VariantInputSchema),
     gates: Type.Optional(GateThresholdsSchema),

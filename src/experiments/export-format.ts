@@ -64,7 +64,11 @@ export function performanceLine(p: PerformanceRecord): string {
 }
 
 /** The whole export, line by line (without newlines): experiment, users, performance. */
-export function* toJsonlLines(experiment: object, users: Iterable<UserRecord>, performance: Iterable<PerformanceRecord>): Generator<string> {
+export function* toJsonlLines(
+  experiment: object,
+  users: Iterable<UserRecord>,
+  performance: Iterable<PerformanceRecord>,
+): Generator<string> {
   yield experimentLine(experiment);
   for (const user of users) yield userLine(user);
   for (const p of performance) yield performanceLine(p);
@@ -117,13 +121,15 @@ function parseJson(ctx: LineContext): Json {
 
 function parseExperiment(ctx: LineContext, record: Json): ExperimentRecord {
   const variants = record.variants;
-  if (!Array.isArray(variants) || variants.length < 2) throw ctx.fail('the experiment needs a "variants" array of at least two variants', 'variants');
+  if (!Array.isArray(variants) || variants.length < 2)
+    throw ctx.fail('the experiment needs a "variants" array of at least two variants', 'variants');
   variants.forEach((v: Json, i) => {
     const ok = typeof v === 'object' && v !== null && typeof v.name === 'string' && typeof v.is_control === 'boolean';
     const issue = ok ? validateAllocation(v.traffic_allocation) : 'needs "name", "traffic_allocation" and "is_control"';
     if (issue !== undefined) throw ctx.fail(`variants[${i}]: ${issue}`, 'variants');
   });
-  if (variants.filter((v: Json) => v.is_control === true).length !== 1) throw ctx.fail('exactly one variant must have "is_control": true', 'variants');
+  if (variants.filter((v: Json) => v.is_control === true).length !== 1)
+    throw ctx.fail('exactly one variant must have "is_control": true', 'variants');
   const { type: _type, ...rest } = record;
   const experiment = {
     ...rest,
@@ -135,12 +141,24 @@ function parseExperiment(ctx: LineContext, record: Json): ExperimentRecord {
   return experiment as ExperimentRecord;
 }
 
-function parsePerformance(ctx: LineContext, record: Json, known: ReadonlyMap<string, unknown>, seen: readonly PerformanceRecord[]): PerformanceRecord {
+function parsePerformance(
+  ctx: LineContext,
+  record: Json,
+  known: ReadonlyMap<string, unknown>,
+  seen: readonly PerformanceRecord[],
+): PerformanceRecord {
   const variant = ctx.variant(record, known);
-  if (seen.some((p) => p.variant === variant)) throw ctx.fail(`a second performance line for variant ${JSON.stringify(variant)}`, 'variant');
-  const [requests, errors, cache_hits, cache_lookups] = PERFORMANCE_COUNTS.map((key) => ctx.count(record, key)) as [number, number, number, number];
+  if (seen.some((p) => p.variant === variant))
+    throw ctx.fail(`a second performance line for variant ${JSON.stringify(variant)}`, 'variant');
+  const [requests, errors, cache_hits, cache_lookups] = PERFORMANCE_COUNTS.map((key) => ctx.count(record, key)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   if (errors > requests) throw ctx.fail(`errors (${errors}) exceed requests (${requests}): an error is a failed request`, 'errors');
-  if (cache_hits > cache_lookups) throw ctx.fail(`cache_hits (${cache_hits}) exceed cache_lookups (${cache_lookups}): a hit is a lookup`, 'cache_hits');
+  if (cache_hits > cache_lookups)
+    throw ctx.fail(`cache_hits (${cache_hits}) exceed cache_lookups (${cache_lookups}): a hit is a lookup`, 'cache_hits');
   const latency = record.latency_ms_p95 === null || record.latency_ms_p95 === undefined ? null : ctx.count(record, 'latency_ms_p95', true);
   return { variant, requests, errors, latency_ms_p95: latency, cache_hits, cache_lookups };
 }
@@ -169,7 +187,10 @@ class JsonlExportParser implements LineParser<ParsedExport> {
     } else if (record.type === 'performance') {
       this.performance.push(parsePerformance(ctx, record, this.accumulators, this.performance));
     } else {
-      const message = record.type === 'experiment' ? 'a second experiment line' : `unknown line type ${JSON.stringify(record.type)} (expected "user" or "performance")`;
+      const message =
+        record.type === 'experiment'
+          ? 'a second experiment line'
+          : `unknown line type ${JSON.stringify(record.type)} (expected "user" or "performance")`;
       throw ctx.fail(message, 'type');
     }
   }
@@ -187,7 +208,8 @@ class JsonlExportParser implements LineParser<ParsedExport> {
   }
 
   finish(): ParsedExport {
-    if (this.experiment === undefined) throw new InputFileError(this.file, Math.max(this.lineNumber, 1), 1, 'the file has no experiment line');
+    if (this.experiment === undefined)
+      throw new InputFileError(this.file, Math.max(this.lineNumber, 1), 1, 'the file has no experiment line');
     return { experiment: this.experiment, accumulators: this.accumulators, performance: this.performance, users: this.users };
   }
 }

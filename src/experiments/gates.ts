@@ -20,7 +20,6 @@ export const GATE_SHORT_NAMES = {
 } as const satisfies Record<string, GateName>;
 export type GateShortName = keyof typeof GATE_SHORT_NAMES;
 
-
 /** What a variant's value must be relative to the threshold to pass. */
 export const COMPARATORS = ['<=', '>='] as const;
 export type Comparator = (typeof COMPARATORS)[number];

@@ -6,7 +6,8 @@
 
 /** Upper bounds (ms) of the buckets; the last bucket is everything above the last bound. */
 export const LATENCY_BUCKETS_MS = [
-  1, 2, 3, 5, 7.5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 100, 125, 150, 175, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000,
+  1, 2, 3, 5, 7.5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 100, 125, 150, 175, 200, 250, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 5000,
+  10000,
 ] as const;
 
 /** Index of the bucket holding `ms`: the first bound ≥ ms, or LATENCY_BUCKETS_MS.length for the overflow bucket. */

@@ -110,7 +110,10 @@ function variantChecks(input: ExperimentCreate): Check[] {
     seen.add(variant.name);
     checks.push([`${at}.traffic_allocation`, own(validateAllocation(variant.traffic_allocation))]);
     const config = variant.algorithm_config;
-    const weightIssues = WEIGHT_KEYS.map((key): Check => [`${at}.algorithm_config.weights.${key}`, own(validateWeight(config.weights[key], `weight ${key}`))]);
+    const weightIssues = WEIGHT_KEYS.map((key): Check => [
+      `${at}.algorithm_config.weights.${key}`,
+      own(validateWeight(config.weights[key], `weight ${key}`)),
+    ]);
     checks.push(...weightIssues);
     if (weightIssues.every(([, message]) => message === undefined)) {
       checks.push([`${at}.algorithm_config.weights`, own(validateWeightSum(config.weights))]);
@@ -146,7 +149,12 @@ function gateChecks(input: ExperimentCreate): Check[] {
     value === undefined || (isNumber(value) && value >= 0 && value <= 1) ? undefined : `${name} must be between 0 and 1 (got ${value})`;
   const p95 = gates.max_response_time_p95;
   return [
-    ['gates.max_response_time_p95', p95 === undefined || (isNumber(p95) && p95 > 0) ? undefined : `p95 response time threshold must be a positive number of milliseconds (got ${p95})`],
+    [
+      'gates.max_response_time_p95',
+      p95 === undefined || (isNumber(p95) && p95 > 0)
+        ? undefined
+        : `p95 response time threshold must be a positive number of milliseconds (got ${p95})`,
+    ],
     ['gates.min_click_through_rate', rate(gates.min_click_through_rate, 'click-through rate threshold')],
     ['gates.max_error_rate', rate(gates.max_error_rate, 'error rate threshold')],
     ['gates.min_user_satisfaction', rate(gates.min_user_satisfaction, 'user satisfaction threshold')],

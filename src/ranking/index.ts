@@ -15,12 +15,7 @@ export {
   AFFINITY_HALF_LIFE_DAYS,
   AFFINITY_HALF_LIFE_MS,
 } from './features.js';
-export {
-  CandidateIndex,
-  DEFAULT_CANDIDATE_INDEX_OPTIONS,
-  primaryLanguage,
-  type CandidateIndexOptions,
-} from './candidate-index.js';
+export { CandidateIndex, DEFAULT_CANDIDATE_INDEX_OPTIONS, primaryLanguage, type CandidateIndexOptions } from './candidate-index.js';
 export {
   computeTrendingPosts,
   TRENDING_HALF_LIFE_HOURS,

@@ -83,8 +83,7 @@ function scoreAll(p: Pass): number {
     if (slot.tagIds.length > 0 && hasMutedTag(slot.tagIds, tagMuted)) continue;
     createdAt[i] = post.createdAtMs;
     let total =
-      w.content_engagement * slot.engagement * invMaxEngagement +
-      w.recency * recencyFeature(nowMs - post.createdAtMs, halfLifeHours);
+      w.content_engagement * slot.engagement * invMaxEngagement + w.recency * recencyFeature(nowMs - post.createdAtMs, halfLifeHours);
     if (cold) total += COLD_START_WEIGHTS.trending * trendOf(p, slot);
     else total += w.author_preference * (authorFeature[slot.authorIdx] ?? 0.5);
     if (useSemantic) total += w.semantic_similarity * semantic(p, slot);

@@ -40,12 +40,7 @@ export function featureLifts(features: FeatureVector, weights: Weights): Feature
  * lifted the score most; otherwise engagement or recency did, and the post is shown as
  * TRENDING_TAG when it carries a trending tag, else HIGH_ENGAGEMENT.
  */
-export function explainRanking(
-  post: RankablePost,
-  features: FeatureVector,
-  weights: Weights,
-  context: ReasonContext,
-): Reason {
+export function explainRanking(post: RankablePost, features: FeatureVector, weights: Weights, context: ReasonContext): Reason {
   if (context.coldStart) {
     return context.trendingTag !== undefined
       ? { reasonCode: 'TRENDING_TAG', reasonText: `Trending now: #${context.trendingTag} — ${STILL_LEARNING}` }

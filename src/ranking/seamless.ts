@@ -26,10 +26,7 @@ export function planSeamlessInsertions(
 ): number[] {
   const length = Math.max(0, Math.floor(timelineLength));
   const safeRatio = Number.isFinite(ratio) ? Math.min(1, Math.max(0, ratio)) : DEFAULT_INJECTION_RATIO;
-  const count = Math.max(
-    0,
-    Math.min(Math.round(safeRatio * length), Math.floor(available), Math.floor(maxRecommendations), length),
-  );
+  const count = Math.max(0, Math.min(Math.round(safeRatio * length), Math.floor(available), Math.floor(maxRecommendations), length));
   if (count === length) return Array.from({ length: count }, (_, k) => k + 1);
   return Array.from({ length: count }, (_, k) => Math.round(((k + 1) * length) / (count + 1)));
 }

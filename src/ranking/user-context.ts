@@ -39,12 +39,7 @@ export interface UserContext {
 }
 
 /** Lays the profile (and the request's excluded ids) over the index's scratch arrays. */
-export function prepareUserContext(
-  index: CandidateIndex,
-  profile: UserProfile,
-  nowMs: number,
-  excludeIds: Iterable<string>,
-): UserContext {
+export function prepareUserContext(index: CandidateIndex, profile: UserProfile, nowMs: number, excludeIds: Iterable<string>): UserContext {
   const s = scratchFor(index);
   const touchedAuthors: number[] = [];
   const touchedTerms: number[] = [];

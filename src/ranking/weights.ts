@@ -28,7 +28,10 @@ export function effectiveWeights(config: AlgorithmConfig): Weights {
   if (config.use_semantic_scoring !== false && config.semantic_weight === undefined) {
     const total = traditionalSum + semantic;
     if (total <= 0) return effectiveWeights(DEFAULT_ALGORITHM_CONFIG);
-    return build(traditional.map((x) => x / total), semantic / total);
+    return build(
+      traditional.map((x) => x / total),
+      semantic / total,
+    );
   }
   const room = 1 - semantic;
   if (room <= 0) return build([0, 0, 0], 1);

@@ -25,14 +25,32 @@ const HOUR = 3600;
 /** The spec's limits: tiers 20/1000, 60/2000, 120/5000; groups 30/500, 20/200, 10/100 per minute/hour. */
 export const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = {
   tiers: {
-    anonymous: [{ seconds: MINUTE, max: 20 }, { seconds: HOUR, max: 1000 }],
-    authenticated: [{ seconds: MINUTE, max: 60 }, { seconds: HOUR, max: 2000 }],
-    premium: [{ seconds: MINUTE, max: 120 }, { seconds: HOUR, max: 5000 }],
+    anonymous: [
+      { seconds: MINUTE, max: 20 },
+      { seconds: HOUR, max: 1000 },
+    ],
+    authenticated: [
+      { seconds: MINUTE, max: 60 },
+      { seconds: HOUR, max: 2000 },
+    ],
+    premium: [
+      { seconds: MINUTE, max: 120 },
+      { seconds: HOUR, max: 5000 },
+    ],
   },
   groups: {
-    recommendations: [{ seconds: MINUTE, max: 30 }, { seconds: HOUR, max: 500 }],
-    analytics: [{ seconds: MINUTE, max: 20 }, { seconds: HOUR, max: 200 }],
-    rag: [{ seconds: MINUTE, max: 10 }, { seconds: HOUR, max: 100 }],
+    recommendations: [
+      { seconds: MINUTE, max: 30 },
+      { seconds: HOUR, max: 500 },
+    ],
+    analytics: [
+      { seconds: MINUTE, max: 20 },
+      { seconds: HOUR, max: 200 },
+    ],
+    rag: [
+      { seconds: MINUTE, max: 10 },
+      { seconds: HOUR, max: 100 },
+    ],
   },
 };
 
@@ -63,7 +81,15 @@ export function scalePolicy(policy: RateLimitPolicy, factor: number): RateLimitP
   const scale = (windows: readonly WindowLimit[]): WindowLimit[] =>
     windows.map((w) => ({ seconds: w.seconds, max: Math.max(1, Math.floor(w.max * factor)) }));
   return {
-    tiers: { anonymous: scale(policy.tiers.anonymous), authenticated: scale(policy.tiers.authenticated), premium: scale(policy.tiers.premium) },
-    groups: { recommendations: scale(policy.groups.recommendations), analytics: scale(policy.groups.analytics), rag: scale(policy.groups.rag) },
+    tiers: {
+      anonymous: scale(policy.tiers.anonymous),
+      authenticated: scale(policy.tiers.authenticated),
+      premium: scale(policy.tiers.premium),
+    },
+    groups: {
+      recommendations: scale(policy.groups.recommendations),
+      analytics: scale(policy.groups.analytics),
+      rag: scale(policy.groups.rag),
+    },
   };
 }

@@ -110,7 +110,8 @@ function violationAt(frame: Frame, root: string, problem: string): JsonBoundsVio
  */
 export function findJsonBoundsViolation(value: unknown, bounds: JsonBounds, root = ''): JsonBoundsViolation | undefined {
   const top: Frame = { value, depth: 1, parent: undefined, segment: undefined };
-  if (typeof value === 'string' && value.length > bounds.maxStringLength) return violationAt(top, root, `is longer than ${bounds.maxStringLength} characters`);
+  if (typeof value === 'string' && value.length > bounds.maxStringLength)
+    return violationAt(top, root, `is longer than ${bounds.maxStringLength} characters`);
   const stack: Frame[] = isContainer(value) ? [top] : [];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
     if (frame.depth > bounds.maxDepth) return violationAt(frame, root, `is nested deeper than ${bounds.maxDepth} levels`);
@@ -123,10 +124,15 @@ export function findJsonBoundsViolation(value: unknown, bounds: JsonBounds, root
     const nested: Frame[] = [];
     for (let i = 0; i < count; i++) {
       const key = keys ? (keys[i] as string) : undefined;
-      if (key !== undefined && key.length > bounds.maxKeyLength) return violationAt(frame, root, `has a key longer than ${bounds.maxKeyLength} characters`);
+      if (key !== undefined && key.length > bounds.maxKeyLength)
+        return violationAt(frame, root, `has a key longer than ${bounds.maxKeyLength} characters`);
       const child = key !== undefined ? (current as Record<string, unknown>)[key] : (current as unknown[])[i];
       if (typeof child === 'string' && child.length > bounds.maxStringLength) {
-        return violationAt({ value: child, depth: frame.depth + 1, parent: frame, segment: key ?? i }, root, `is longer than ${bounds.maxStringLength} characters`);
+        return violationAt(
+          { value: child, depth: frame.depth + 1, parent: frame, segment: key ?? i },
+          root,
+          `is longer than ${bounds.maxStringLength} characters`,
+        );
       }
       if (isContainer(child)) nested.push({ value: child, depth: frame.depth + 1, parent: frame, segment: key ?? i });
     }

@@ -44,8 +44,15 @@ export function errorResponses(...codes: number[]): Record<number, typeof ErrorB
  * 429 and 503 `Retry-After`; 401 `WWW-Authenticate`; Mastodon-shaped lists `Link`.
  */
 export const ResponseHeaderSchemas = {
-  'X-Request-ID': Type.String({ description: "The request's id: the client's own X-Request-ID when it is 1-128 characters of `[A-Za-z0-9._:-]`, else a new UUID; equals `request_id` in error bodies" }),
-  'X-Process-Time': Type.String({ description: 'Seconds the service spent on the request, as a decimal', pattern: '^[0-9]+\\.[0-9]+$', example: '0.001234' }),
+  'X-Request-ID': Type.String({
+    description:
+      "The request's id: the client's own X-Request-ID when it is 1-128 characters of `[A-Za-z0-9._:-]`, else a new UUID; equals `request_id` in error bodies",
+  }),
+  'X-Process-Time': Type.String({
+    description: 'Seconds the service spent on the request, as a decimal',
+    pattern: '^[0-9]+\\.[0-9]+$',
+    example: '0.001234',
+  }),
   'X-Service-Version': Type.String({ description: 'Version of the recsvc package answering' }),
   'X-API-Version': Type.String({ description: 'Version of this API', example: 'v1' }),
   'X-RateLimit-Limit': Type.Integer({ description: 'Requests allowed in the tightest rate-limit window that applies', minimum: 1 }),
@@ -53,7 +60,8 @@ export const ResponseHeaderSchemas = {
   'X-RateLimit-Reset': Type.Integer({ description: 'When that window resets, in epoch seconds' }),
   'Retry-After': Type.Integer({ description: 'Seconds to wait before retrying' }),
   'WWW-Authenticate': Type.String({
-    description: 'The Bearer challenge of a 401 (RFC 6750): `Bearer realm="recsvc"`, with `error="invalid_token"` when a token was sent and refused',
+    description:
+      'The Bearer challenge of a 401 (RFC 6750): `Bearer realm="recsvc"`, with `error="invalid_token"` when a token was sent and refused',
   }),
   Link: Type.String({
     description: 'Mastodon paging: absolute URLs of the next (older) and previous (newer) pages, `<…>; rel="next", <…>; rel="prev"`',
@@ -68,5 +76,8 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 /** One of the listed strings, as a union of literals (JSON Schema `anyOf` of `const`): the schema of a vocabulary declared once as a const array. */
 export function LiteralUnion<T extends string>(values: readonly T[], options: SchemaOptions = {}): TUnion<TLiteral<T>[]> {
-  return Type.Union<TLiteral<T>[]>(values.map((value) => Type.Literal(value)), options);
+  return Type.Union<TLiteral<T>[]>(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
 }

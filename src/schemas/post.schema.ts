@@ -121,7 +121,9 @@ const statusInputFields = {
   language: Type.Optional(Nullable(Type.String({ maxLength: 16 }))),
   in_reply_to_id: Type.Optional(Nullable(Type.String())),
   in_reply_to_account_id: Type.Optional(Nullable(Type.String())),
-  tags: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Object({ name: Type.String() }, { additionalProperties: true })]), { maxItems: 100 })),
+  tags: Type.Optional(
+    Type.Array(Type.Union([Type.String(), Type.Object({ name: Type.String() }, { additionalProperties: true })]), { maxItems: 100 }),
+  ),
   favourites_count: Type.Optional(Type.Integer({ minimum: 0 })),
   reblogs_count: Type.Optional(Type.Integer({ minimum: 0 })),
   replies_count: Type.Optional(Type.Integer({ minimum: 0 })),

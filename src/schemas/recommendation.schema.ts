@@ -99,7 +99,13 @@ export const FeedbackBodySchema = Type.Object(
 export type FeedbackBody = Static<typeof FeedbackBodySchema>;
 
 export const FeedbackSchema = Type.Object(
-  { id: Type.String(), user_id: Type.String(), post_id: Type.String(), feedback: Type.String(), created_at: Type.String({ format: 'date-time' }) },
+  {
+    id: Type.String(),
+    user_id: Type.String(),
+    post_id: Type.String(),
+    feedback: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+  },
   { title: 'Feedback' },
 );
 export type Feedback = Static<typeof FeedbackSchema>;

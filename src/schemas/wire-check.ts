@@ -18,7 +18,10 @@ export interface WireMismatch {
 
 /** A JSON pointer (`/variants/0/name`) as a field path (`variants[0].name`); the root is `(body)`. */
 export function pointerToField(pointer: string): string {
-  const parts = pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (parts.length === 0) return '(body)';
   return parts.reduce((field, part) => (/^\d+$/.test(part) ? `${field}[${part}]` : field === '' ? part : `${field}.${part}`), '');
 }

@@ -16,7 +16,15 @@ const SRM = { chi_square: 0.1, p_value: 0.75, mismatch: false };
 const WEIGHTS = { author_preference: 0.35, content_engagement: 0.25, recency: 0.25, semantic_similarity: 0.15 };
 
 function variant(name: string, allocation: unknown, control: boolean) {
-  return { name, description: '', traffic_allocation: allocation, algorithm_config: { weights: WEIGHTS }, is_control: control, blocked: false, blocked_reason: null };
+  return {
+    name,
+    description: '',
+    traffic_allocation: allocation,
+    algorithm_config: { weights: WEIGHTS },
+    is_control: control,
+    blocked: false,
+    blocked_reason: null,
+  };
 }
 
 function experiment(allocation: unknown) {
@@ -62,7 +70,10 @@ const ANSWERS: Record<string, [number, unknown]> = {
     200,
     { data: { experiment_id: 1, verdict: 'pass', srm: SRM, thresholds: experiment(50).gates, variants: [] }, meta: META },
   ],
-  '/api/v1/analytics/experiments/2/status': [401, { error: 'Authentication required', message: 'A valid bearer token is required', request_id: 'req-401', status_code: 401 }],
+  '/api/v1/analytics/experiments/2/status': [
+    401,
+    { error: 'Authentication required', message: 'A valid bearer token is required', request_id: 'req-401', status_code: 401 },
+  ],
 };
 
 let server: Server;
@@ -70,7 +81,10 @@ let base: string;
 
 beforeAll(async () => {
   server = createServer((request, response) => {
-    const [status, body] = ANSWERS[(request.url ?? '').split('?')[0] ?? ''] ?? [404, { error: 'Resource not found', message: 'no', request_id: 'req-404', status_code: 404 }];
+    const [status, body] = ANSWERS[(request.url ?? '').split('?')[0] ?? ''] ?? [
+      404,
+      { error: 'Resource not found', message: 'no', request_id: 'req-404', status_code: 404 },
+    ];
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -19,7 +19,15 @@ describe('recsvc bucket', () => {
     const result = await runCli(['bucket', ref.user_id, '--experiment', ref.experiment_id, '--json', '--explain']);
     expect(result.code).toBe(0);
     const [line] = jsonLines(result.stdout);
-    expect(line).toMatchObject({ user_id: ref.user_id, experiment_id: Number(ref.experiment_id), bucket: ref.bucket, variant: null, md5: ref.md5, hex8: ref.hex8, integer: ref.integer });
+    expect(line).toMatchObject({
+      user_id: ref.user_id,
+      experiment_id: Number(ref.experiment_id),
+      bucket: ref.bucket,
+      variant: null,
+      md5: ref.md5,
+      hex8: ref.hex8,
+      integer: ref.integer,
+    });
   });
 
   it('names the owning variant from --allocations by consecutive ranges (40/20/20/20)', async () => {
@@ -36,9 +44,14 @@ describe('recsvc bucket', () => {
 
   it('buckets thousands of stdin users exactly like an independent md5 computation, one line each', async () => {
     const users = Array.from({ length: 5000 }, (_, i) => `user-${i * 7919}`);
-    const result = await runCli(['bucket', '-', '-e', '42', '-a', 'control=50,treatment=30,canary=20'], { input: `${users.join('\r\n')}\r\n\n` });
+    const result = await runCli(['bucket', '-', '-e', '42', '-a', 'control=50,treatment=30,canary=20'], {
+      input: `${users.join('\r\n')}\r\n\n`,
+    });
     expect(result.code).toBe(0);
-    const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    const rows = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
     expect(rows).toHaveLength(users.length);
     rows.forEach(([user, bucket, variant], i) => {
       const expectedBucket = Number.parseInt(createHash('md5').update(`${users[i]}_42`).digest('hex').slice(0, 8), 16) % 100;
@@ -58,7 +71,9 @@ describe('recsvc bucket', () => {
   });
 
   it('marks users outside --traffic as not enrolled', async () => {
-    const result = await runCli(['bucket', '-', '-e', '1', '-a', 'a=50,b=50', '--traffic', '1', '--json'], { input: Array.from({ length: 300 }, (_, i) => `u${i}`).join('\n') });
+    const result = await runCli(['bucket', '-', '-e', '1', '-a', 'a=50,b=50', '--traffic', '1', '--json'], {
+      input: Array.from({ length: 300 }, (_, i) => `u${i}`).join('\n'),
+    });
     expect(result.code).toBe(0);
     const lines = jsonLines<{ variant: string | null }>(result.stdout);
     const enrolled = lines.filter((l) => l.variant !== null).length;

@@ -29,7 +29,8 @@ describe.skipIf(!hasScript)('experiment create in a terminal', () => {
     await term.answer('Variant 1 name', 'control\r');
     await term.answer('Traffic allocation of control', '\x7f\x7f120\r');
     await term.answer('traffic allocation must be greater than 0 and at most 100', '\x7f\x7f\x7f40\r');
-    for (const key of ['author_preference', 'content_engagement', 'recency', 'semantic_similarity']) await term.answer(`control: weight ${key}`, '\r');
+    for (const key of ['author_preference', 'content_engagement', 'recency', 'semantic_similarity'])
+      await term.answer(`control: weight ${key}`, '\r');
     await term.answer('Variant 2 name', 'control\r');
     await term.answer('is used twice', '\x7f\x7f\x7f\x7f\x7f\x7f\x7ftreatment\r');
     await term.answer('Traffic allocation of treatment (%; 60 left)', '\r');
@@ -45,9 +46,29 @@ describe.skipIf(!hasScript)('experiment create in a terminal', () => {
     expect(id, term.output()).toBeDefined();
     const shown = await runCli(['experiment', 'list', '--json'], { env: server.env });
     const experiment = JSON.parse(shown.stdout).find((e: { id: number }) => e.id === Number(id));
-    expect(experiment).toMatchObject({ name: 'typed in a tty', description: 'made by the pty test', confidence_level: 0.9, traffic_percentage: 100, minimum_sample_size: 1000 });
-    expect(experiment.variants.map((v: { name: string; traffic_allocation: number; is_control: boolean }) => [v.name, v.traffic_allocation, v.is_control])).toEqual([['control', 40, true], ['treatment', 60, false]]);
-    expect(experiment.variants[1].algorithm_config.weights).toEqual({ author_preference: 0.4, content_engagement: 0.3, recency: 0.2, semantic_similarity: 0.1 });
+    expect(experiment).toMatchObject({
+      name: 'typed in a tty',
+      description: 'made by the pty test',
+      confidence_level: 0.9,
+      traffic_percentage: 100,
+      minimum_sample_size: 1000,
+    });
+    expect(
+      experiment.variants.map((v: { name: string; traffic_allocation: number; is_control: boolean }) => [
+        v.name,
+        v.traffic_allocation,
+        v.is_control,
+      ]),
+    ).toEqual([
+      ['control', 40, true],
+      ['treatment', 60, false],
+    ]);
+    expect(experiment.variants[1].algorithm_config.weights).toEqual({
+      author_preference: 0.4,
+      content_engagement: 0.3,
+      recency: 0.2,
+      semantic_similarity: 0.1,
+    });
   });
 
   it('never prompts with --no-interactive, even in a terminal', async () => {

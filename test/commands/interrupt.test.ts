@@ -9,10 +9,14 @@ import { BIN } from '../helpers/cli.js';
 
 describe('SIGINT', () => {
   it('exits 130 from `bucket -` waiting on a stdin that never closes', async () => {
-    const child = spawn(process.execPath, [BIN, 'bucket', '-', '--experiment', '7', '--allocations', 'a=50,b=50'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'bucket', '-', '--experiment', '7', '--allocations', 'a=50,b=50'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, signal) => resolve([code, signal])));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (code, signal) => resolve([code, signal])),
+    );
     // Output is flushed every 64 KB: once some arrives, the command is running (its handler installed).
     const running = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     child.stdout.resume();

@@ -59,7 +59,21 @@ describe('experiment analyze --file', () => {
     expect(analysis.metrics.treatment.user_satisfaction).toBeCloseTo(ratio('treatment', 6, [6, 7]), 12);
     expect(analysis.comparisons).toHaveLength(6);
     for (const c of analysis.comparisons) {
-      for (const key of ['metric', 'variant', 'control', 'control_value', 'variant_value', 'difference', 'ci_low', 'ci_high', 'effect_size', 'p_value', 'adjusted_p_value', 'significant']) expect(c).toHaveProperty(key);
+      for (const key of [
+        'metric',
+        'variant',
+        'control',
+        'control_value',
+        'variant_value',
+        'difference',
+        'ci_low',
+        'ci_high',
+        'effect_size',
+        'p_value',
+        'adjusted_p_value',
+        'significant',
+      ])
+        expect(c).toHaveProperty(key);
     }
     expect(analysis.srm).toMatchObject({ mismatch: false });
     expect(analysis.statistical_significance.treatment_vs_control.significance).toBe('statistically_significant');
@@ -90,7 +104,15 @@ describe('experiment analyze --file', () => {
     const result = await runCli(['experiment', 'analyze', '--file', jsonl]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Experiment 12 "ranking v2"');
-    for (const metric of ['click_through_rate (primary)', 'interaction_rate', 'session_duration', 'bounce_rate', 'recommendations_consumed', 'user_satisfaction']) expect(result.stdout).toContain(metric);
+    for (const metric of [
+      'click_through_rate (primary)',
+      'interaction_rate',
+      'session_duration',
+      'bounce_rate',
+      'recommendations_consumed',
+      'user_satisfaction',
+    ])
+      expect(result.stdout).toContain(metric);
     expect(result.stdout).toMatch(/lift.*95% CI \(diff\).*adj\. p.*verdict/);
     expect(result.stdout).toMatch(/treatment.*better ↑/);
     expect(result.stdout).not.toContain('\u001b[');
@@ -98,7 +120,15 @@ describe('experiment analyze --file', () => {
   });
 
   it('warns loudly about a sample ratio mismatch', async () => {
-    const skewed = writeData(join(dir, 'skewed.csv'), csvText(makeUsers([{ ...VARIANTS[0]!, users: 1400 }, { ...VARIANTS[1]!, users: 1000 }])));
+    const skewed = writeData(
+      join(dir, 'skewed.csv'),
+      csvText(
+        makeUsers([
+          { ...VARIANTS[0]!, users: 1400 },
+          { ...VARIANTS[1]!, users: 1000 },
+        ]),
+      ),
+    );
     const result = await runCli(['experiment', 'analyze', '--file', skewed, ...CSV_FLAGS]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('SAMPLE RATIO MISMATCH');
@@ -106,12 +136,32 @@ describe('experiment analyze --file', () => {
   });
 
   it.each([
-    ['a bad count', (text: string) => text.replace(/\ncontrol-3,control,(\d+),/, '\ncontrol-3,control,x$1,'), /users-bad\.csv:5:19: impressions must be a non-negative whole number/],
-    ['a missing field', (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,1,2'), /users-bad\.csv:5:1: expected 10 comma-separated fields, found 4/],
-    ['an unknown variant', (text: string) => text.replace('\ncontrol-3,control,', '\ncontrol-3,contrl,'), /users-bad\.csv:5:11: unknown variant "contrl"/],
+    [
+      'a bad count',
+      (text: string) => text.replace(/\ncontrol-3,control,(\d+),/, '\ncontrol-3,control,x$1,'),
+      /users-bad\.csv:5:19: impressions must be a non-negative whole number/,
+    ],
+    [
+      'a missing field',
+      (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,1,2'),
+      /users-bad\.csv:5:1: expected 10 comma-separated fields, found 4/,
+    ],
+    [
+      'an unknown variant',
+      (text: string) => text.replace('\ncontrol-3,control,', '\ncontrol-3,contrl,'),
+      /users-bad\.csv:5:11: unknown variant "contrl"/,
+    ],
     ['a wrong header', (text: string) => text.replace('user_id,', 'uid,'), /users-bad\.csv:1:1: expected the header/],
-    ['clicks without an impression', (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,0,2,0,1,10,0,0,0'), /users-bad\.csv:5:21: clicks \(2\) exceed impressions \(0\)/],
-    ['more bounces than sessions', (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,4,2,0,1,10,3,0,0'), /users-bad\.csv:5:\d+: bounces \(3\) exceed sessions \(1\)/],
+    [
+      'clicks without an impression',
+      (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,0,2,0,1,10,0,0,0'),
+      /users-bad\.csv:5:21: clicks \(2\) exceed impressions \(0\)/,
+    ],
+    [
+      'more bounces than sessions',
+      (text: string) => text.replace(/\ncontrol-3,control,[^\n]*/, '\ncontrol-3,control,4,2,0,1,10,3,0,0'),
+      /users-bad\.csv:5:\d+: bounces \(3\) exceed sessions \(1\)/,
+    ],
   ])('exits 2 naming file:line:column on %s', async (_name, corrupt, message) => {
     const bad = writeData(join(dir, 'users-bad.csv'), corrupt(csvText(users)));
     const result = await runCli(['experiment', 'analyze', '--file', bad, ...CSV_FLAGS]);
@@ -124,7 +174,10 @@ describe('experiment analyze --file', () => {
     const lines = jsonlText(experiment, users, performance).split('\n');
     lines[6] = lines[6]!.replace(/"impressions":\d+,"clicks":\d+/, '"impressions":1,"clicks":3');
     const bad = writeData(join(dir, 'impossible.jsonl'), lines.join('\n'));
-    for (const command of [['experiment', 'analyze'], ['gates', 'check']]) {
+    for (const command of [
+      ['experiment', 'analyze'],
+      ['gates', 'check'],
+    ]) {
       const result = await runCli([...command, '--file', bad, '--json']);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/impossible\.jsonl:7:\d+: clicks \(3\) exceed impressions \(1\)/);
@@ -132,7 +185,10 @@ describe('experiment analyze --file', () => {
     }
   });
 
-  it.each([['experiment', 'analyze'], ['gates', 'check']])('%s %s: --confidence-level is checked by the server rule (90 is exit 2, not "9000%% CI [NaN, NaN]")', async (...command) => {
+  it.each([
+    ['experiment', 'analyze'],
+    ['gates', 'check'],
+  ])('%s %s: --confidence-level is checked by the server rule (90 is exit 2, not "9000%% CI [NaN, NaN]")', async (...command) => {
     for (const level of ['90', '1', '0', 'abc']) {
       const result = await runCli([...command, '--file', csv, ...CSV_FLAGS, '--confidence-level', level]);
       expect(result.code, level).toBe(2);
@@ -164,7 +220,9 @@ describe('experiment analyze --file', () => {
     for (const c of comparisons) {
       const excludes = (c.adjusted_ci_low as number) > 0 || (c.adjusted_ci_high as number) < 0;
       expect(excludes, `${c.metric} ${c.variant}`).toBe(c.significant);
-      expect(c.adjusted_ci_high as number - (c.adjusted_ci_low as number)).toBeGreaterThanOrEqual((c.ci_high as number) - (c.ci_low as number));
+      expect((c.adjusted_ci_high as number) - (c.adjusted_ci_low as number)).toBeGreaterThanOrEqual(
+        (c.ci_high as number) - (c.ci_low as number),
+      );
     }
     const table = await runCli(['experiment', 'analyze', ...flags]);
     expect(table.stdout).toContain('95% CI (diff, Holm-adj.)');
@@ -237,12 +295,25 @@ describe('gates check --file', () => {
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
     expect(report.thresholds.max_response_time_p95).toBe(130);
-    expect(report.variants.map((v: { name: string; verdict: string }) => [v.name, v.verdict])).toEqual([['control', 'pass'], ['treatment', 'fail']]);
+    expect(report.variants.map((v: { name: string; verdict: string }) => [v.name, v.verdict])).toEqual([
+      ['control', 'pass'],
+      ['treatment', 'fail'],
+    ]);
     expect(report.variants[1].gates.map((g: { gate: string }) => g.gate)).toEqual(['max_response_time_p95', 'min_click_through_rate']);
   });
 
   it('exits 1 on a sample ratio mismatch even when the gates pass', async () => {
-    const skewed = writeData(join(dir, 'skewed-export.jsonl'), jsonlText(experiment, makeUsers([{ ...VARIANTS[0]!, users: 1400 }, { ...VARIANTS[1]!, users: 1000 }]), performance));
+    const skewed = writeData(
+      join(dir, 'skewed-export.jsonl'),
+      jsonlText(
+        experiment,
+        makeUsers([
+          { ...VARIANTS[0]!, users: 1400 },
+          { ...VARIANTS[1]!, users: 1000 },
+        ]),
+        performance,
+      ),
+    );
     const result = await runCli(['gates', 'check', '--file', skewed]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('SAMPLE RATIO MISMATCH');
@@ -269,13 +340,24 @@ describe('gates check --file', () => {
     const [gates, srm] = doc.suites;
     expect(gates?.attributes).toMatchObject({ tests: '8', failures: '1', skipped: '4' });
     expect(gates?.cases.map((c) => c.name)).toEqual([
-      'control max_response_time_p95', 'control min_click_through_rate', 'control max_error_rate', 'control min_user_satisfaction',
-      'treatment max_response_time_p95', 'treatment min_click_through_rate', 'treatment max_error_rate', 'treatment min_user_satisfaction',
+      'control max_response_time_p95',
+      'control min_click_through_rate',
+      'control max_error_rate',
+      'control min_user_satisfaction',
+      'treatment max_response_time_p95',
+      'treatment min_click_through_rate',
+      'treatment max_error_rate',
+      'treatment min_user_satisfaction',
     ]);
     const failing = gates?.cases.filter((c) => c.failure !== undefined);
     expect(failing?.map((c) => c.name)).toEqual(['control min_click_through_rate']);
     expect(failing?.[0]?.failure).toMatch(/is below the minimum 0\.09/);
-    expect(gates?.cases.filter((c) => c.skipped).map((c) => c.name)).toEqual(['control max_response_time_p95', 'control max_error_rate', 'treatment max_response_time_p95', 'treatment max_error_rate']);
+    expect(gates?.cases.filter((c) => c.skipped).map((c) => c.name)).toEqual([
+      'control max_response_time_p95',
+      'control max_error_rate',
+      'treatment max_response_time_p95',
+      'treatment max_error_rate',
+    ]);
     expect(srm?.cases).toHaveLength(1);
     expect(srm?.cases[0]?.failure).toBeUndefined();
   });

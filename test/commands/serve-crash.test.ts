@@ -29,7 +29,11 @@ describe('recsvc serve killed with SIGKILL under write load', () => {
     let stop = false;
     const writer = async (w: number): Promise<void> => {
       for (let i = 0; !stop; i++) {
-        const body = { user_id: `u${(w * 7 + i) % 60}`, post_id: postId(1 + ((w * 13 + i * 7) % POSTS)), action_type: ACTIONS[(w + i) % 3] };
+        const body = {
+          user_id: `u${(w * 7 + i) % 60}`,
+          post_id: postId(1 + ((w * 13 + i * 7) % POSTS)),
+          action_type: ACTIONS[(w + i) % 3],
+        };
         try {
           const response = await fetch(`${server.baseUrl}/api/v1/interactions`, { method: 'POST', headers, body: JSON.stringify(body) });
           if (response.status === 201 || response.status === 200) acknowledged.add(`${body.user_id}|${body.post_id}|${body.action_type}`);
@@ -48,9 +52,13 @@ describe('recsvc serve killed with SIGKILL under write load', () => {
     const sqlite = new SQLite(db);
     expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
     const stored = new Set(
-      (sqlite.prepare('SELECT user_id, post_id, action_type FROM interactions').all() as { user_id: string; post_id: string; action_type: string }[]).map(
-        (r) => `${r.user_id}|${r.post_id}|${r.action_type}`,
-      ),
+      (
+        sqlite.prepare('SELECT user_id, post_id, action_type FROM interactions').all() as {
+          user_id: string;
+          post_id: string;
+          action_type: string;
+        }[]
+      ).map((r) => `${r.user_id}|${r.post_id}|${r.action_type}`),
     );
     for (const key of acknowledged) expect(stored.has(key), key).toBe(true);
     const mismatched = sqlite

@@ -8,7 +8,9 @@ describe('recsvc serve --demo', () => {
     const server = await startServe(['--db', db, '--demo', '--log-level', 'info']);
     try {
       const { token } = JSON.parse((await runCli(['token', 'create', '--scopes', 'read', '--user', 'user1', '--db', db, '--json'])).stdout);
-      const response = await fetch(`${server.baseUrl}/api/v1/recommendations?user_id=user1&limit=10`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${server.baseUrl}/api/v1/recommendations?user_id=user1&limit=10`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(response.status).toBe(200);
       const items = (await response.json()) as Array<{ is_recommendation: boolean; recommendation_metadata: { reason_code: string } }>;
       expect(items).toHaveLength(10);

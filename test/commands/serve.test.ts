@@ -40,7 +40,11 @@ describe('recsvc serve start-up checks', () => {
       [['--rate-limit', 'maybe'], {}, /--rate-limit\/RECSVC_RATE_LIMIT must be "on" or "off"/],
       [['--public-url', 'recs.example.org'], {}, /--public-url\/RECSVC_PUBLIC_URL must be an absolute URL/],
       [['--public-url', 'https://recs.example.org/?x=1'], {}, /without credentials, query or fragment/],
-      [['--cors-origins', 'https://elk.zone/path'], {}, /--cors-origins\/RECSVC_CORS_ORIGINS must be \* or a comma-separated list of origins/],
+      [
+        ['--cors-origins', 'https://elk.zone/path'],
+        {},
+        /--cors-origins\/RECSVC_CORS_ORIGINS must be \* or a comma-separated list of origins/,
+      ],
       [[], { RECSVC_REQUEST_TIMEOUT_MS: '30s' }, /RECSVC_REQUEST_TIMEOUT_MS must be a whole number/],
       [[], { RECSVC_HEADERS_TIMEOUT_MS: '60000', RECSVC_REQUEST_TIMEOUT_MS: '1000' }, /must not exceed RECSVC_REQUEST_TIMEOUT_MS/],
       [[], { RECSVC_MAX_CONNECTIONS: '0' }, /RECSVC_MAX_CONNECTIONS must be a whole number ≥ 1/],
@@ -89,7 +93,9 @@ describe('recsvc serve when it cannot listen', () => {
     try {
       const result = await runCli(['serve', '--db', db, '--port', String(port), '--log-level', 'silent']);
       expect(result.code).toBe(2);
-      expect(result.stderr.trim().split('\n')).toEqual([`recsvc: cannot listen on 127.0.0.1:${port}: the port is already in use (choose another with --port)`]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `recsvc: cannot listen on 127.0.0.1:${port}: the port is already in use (choose another with --port)`,
+      ]);
     } finally {
       holder.close();
     }
@@ -100,9 +106,21 @@ describe('recsvc serve when it cannot listen', () => {
 
   it('exits 2 when the address is not on this machine', async () => {
     // 192.0.2.1 is TEST-NET-1 (RFC 5737): binding to it fails locally; nothing is sent anywhere.
-    const result = await runCli(['serve', '--db', join(tempDir(), 'addr.db'), '--host', '192.0.2.1', '--port', '0', '--log-level', 'silent']);
+    const result = await runCli([
+      'serve',
+      '--db',
+      join(tempDir(), 'addr.db'),
+      '--host',
+      '192.0.2.1',
+      '--port',
+      '0',
+      '--log-level',
+      'silent',
+    ]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^recsvc: cannot listen on 192\.0\.2\.1:0: the address is not available on this machine \(check --host\)$/m);
+    expect(result.stderr).toMatch(
+      /^recsvc: cannot listen on 192\.0\.2\.1:0: the address is not available on this machine \(check --host\)$/m,
+    );
   });
 });
 
@@ -126,14 +144,28 @@ describe('recsvc serve', () => {
 describe('recsvc token', () => {
   it('creates (shown once), lists (no secret) and revokes tokens that the server honours', async () => {
     const db = join(tempDir(), 'tokens.db');
-    const created = await runCli(['token', 'create', '--scopes', 'read,write', '--user', 'alice', '--tier', 'premium', '--db', db, '--json']);
+    const created = await runCli([
+      'token',
+      'create',
+      '--scopes',
+      'read,write',
+      '--user',
+      'alice',
+      '--tier',
+      'premium',
+      '--db',
+      db,
+      '--json',
+    ]);
     expect(created.code).toBe(0);
     const { token, id } = JSON.parse(created.stdout) as { token: string; id: string };
     expect(token).toMatch(/^rsv_[A-Za-z0-9_-]{40,}$/);
 
     const listed = await runCli(['token', 'list', '--db', db, '--json']);
     expect(listed.stdout).not.toContain(token);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id, user_id: 'alice', scopes: ['read', 'write'], tier: 'premium', revoked_at: null })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ id, user_id: 'alice', scopes: ['read', 'write'], tier: 'premium', revoked_at: null }),
+    ]);
 
     const server = await startServe(['--db', db, '--log-level', 'info']);
     try {

@@ -52,16 +52,51 @@ describe('experiment create', () => {
     expect(result.code, result.stderr).toBe(0);
     const experiment = JSON.parse(result.stdout);
     expect(experiment).toMatchObject({ name: 'recency boost (yaml)', status: 'DRAFT', traffic_percentage: 100 });
-    expect(experiment.variants[1].algorithm_config.weights).toEqual({ author_preference: 0.2, content_engagement: 0.2, recency: 0.5, semantic_similarity: 0.1 });
+    expect(experiment.variants[1].algorithm_config.weights).toEqual({
+      author_preference: 0.2,
+      content_engagement: 0.2,
+      recency: 0.5,
+      semantic_similarity: 0.1,
+    });
   });
 
   it('creates from flags with --json, filling default weights', async () => {
-    const result = await cli(['experiment', 'create', '--name', 'flags', '--variant', 'a:40', '--variant', 'b:60:0.1,0.2,0.3,0.4', '--control', 'a', '--min-sample-size', '10', '--metric', 'user_satisfaction', '--json']);
+    const result = await cli([
+      'experiment',
+      'create',
+      '--name',
+      'flags',
+      '--variant',
+      'a:40',
+      '--variant',
+      'b:60:0.1,0.2,0.3,0.4',
+      '--control',
+      'a',
+      '--min-sample-size',
+      '10',
+      '--metric',
+      'user_satisfaction',
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const experiment = JSON.parse(result.stdout);
     expect(experiment).toMatchObject({ name: 'flags', status: 'DRAFT', minimum_sample_size: 10, primary_metric: 'user_satisfaction' });
-    expect(experiment.variants.map((v: { name: string; is_control: boolean; traffic_allocation: number }) => [v.name, v.is_control, v.traffic_allocation])).toEqual([['a', true, 40], ['b', false, 60]]);
-    expect(experiment.variants[1].algorithm_config.weights).toEqual({ author_preference: 0.1, content_engagement: 0.2, recency: 0.3, semantic_similarity: 0.4 });
+    expect(
+      experiment.variants.map((v: { name: string; is_control: boolean; traffic_allocation: number }) => [
+        v.name,
+        v.is_control,
+        v.traffic_allocation,
+      ]),
+    ).toEqual([
+      ['a', true, 40],
+      ['b', false, 60],
+    ]);
+    expect(experiment.variants[1].algorithm_config.weights).toEqual({
+      author_preference: 0.1,
+      content_engagement: 0.2,
+      recency: 0.3,
+      semantic_similarity: 0.4,
+    });
   });
 
   it.each([
@@ -71,7 +106,10 @@ describe('experiment create', () => {
     [['--name', 'x', '--variant', 'a:50', '--variant', 'b:40', '--control', 'a'], /variants: traffic allocations must add up to 100/],
     [['--name', 'x', '--variant', 'a:50', '--variant', 'b:50', '--control', 'c'], /--control: "c" is not one of/],
     [['--name', 'x', '--variant', 'a:50', '--variant', 'b:50:1,1', '--control', 'a'], /give four weights/],
-    [['--file', `${REPO_ROOT}test/fixtures/cli/experiment-bad-weights.json`], /variants\[1\]\.algorithm_config\.weights: variant "heavy": weights must add up to 1\.0/],
+    [
+      ['--file', `${REPO_ROOT}test/fixtures/cli/experiment-bad-weights.json`],
+      /variants\[1\]\.algorithm_config\.weights: variant "heavy": weights must add up to 1\.0/,
+    ],
     [['--file', 'nope.json'], /--file nope\.json: cannot read the file \(ENOENT\)/],
     [['--file', `${REPO_ROOT}test/fixtures/cli/experiment-bad.yaml`], /--file .*experiment-bad\.yaml: not valid YAML/],
     [['--file', FIXTURE, '--name', 'x'], /either --file or the definition flags/],
@@ -166,7 +204,10 @@ describe('with users in the experiment', () => {
     const report = JSON.parse(json.stdout);
     const counts = [...assigned.values()].reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<string, number>());
     expect(report.users_assigned).toBe(600);
-    expect(report.variants.map((v: { name: string; users_assigned: number }) => [v.name, v.users_assigned])).toEqual([['control', counts.get('control')], ['recency', counts.get('recency')]]);
+    expect(report.variants.map((v: { name: string; users_assigned: number }) => [v.name, v.users_assigned])).toEqual([
+      ['control', counts.get('control')],
+      ['recency', counts.get('recency')],
+    ]);
     const human = await cli(['experiment', 'status', String(id)]);
     expect(human.stdout).toContain('Users assigned: 600');
     expect(human.stdout).toMatch(/^control\s+\d+\s+\d+\.\d%\s+50%\s+[#.|]{20}$/m);
@@ -237,10 +278,25 @@ describe('with users in the experiment', () => {
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toMatch(/^control \(control\)\s+[\d,]+\s+min_click_through_rate\s/m);
     expect(allowed.stdout).not.toMatch(DRAWING);
-    const failing = await cli(['gates', 'check', String(id), '--only', 'ctr,satisfaction', '--min-ctr', '0.99', '--junit', join(dir, 'online.xml')]);
+    const failing = await cli([
+      'gates',
+      'check',
+      String(id),
+      '--only',
+      'ctr,satisfaction',
+      '--min-ctr',
+      '0.99',
+      '--junit',
+      join(dir, 'online.xml'),
+    ]);
     expect(failing.code).toBe(1);
     const junit = parseJunit(readFileSync(join(dir, 'online.xml'), 'utf8'));
-    expect(junit.suites[0]?.cases.map((c) => c.name)).toEqual(['control min_click_through_rate', 'control min_user_satisfaction', 'recency min_click_through_rate', 'recency min_user_satisfaction']);
+    expect(junit.suites[0]?.cases.map((c) => c.name)).toEqual([
+      'control min_click_through_rate',
+      'control min_user_satisfaction',
+      'recency min_click_through_rate',
+      'recency min_user_satisfaction',
+    ]);
     expect(junit.totals.failures).toBe(2);
   });
 
@@ -253,23 +309,38 @@ describe('with users in the experiment', () => {
   });
 });
 
-describe('bucket against the server\'s own assignment', () => {
+describe("bucket against the server's own assignment", () => {
   it('agrees for 2,000 users served recommendations', async () => {
     // The oldest running experiment enrols a user first: stop the others so this one gets everyone.
     const active = JSON.parse((await cli(['experiment', 'list', '--status', 'ACTIVE', '--json'])).stdout) as { id: number }[];
     for (const experiment of active) expect((await cli(['experiment', 'stop', String(experiment.id)])).code).toBe(0);
     const id = await createFromFixture();
     expect((await cli(['experiment', 'start', String(id)])).code).toBe(0);
-    const probe = await fetch(`${server.url}/api/v1/recommendations?user_id=probe&limit=1`, { headers: { authorization: `Bearer ${server.token}` } });
+    const probe = await fetch(`${server.url}/api/v1/recommendations?user_id=probe&limit=1`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
     expect(probe.status).toBe(200);
     const users = Array.from({ length: 2000 }, (_, i) => `reader-${i}`);
     for (let i = 0; i < users.length; i += 50) {
-      await Promise.all(users.slice(i, i + 50).map((user) => fetch(`${server.url}/api/v1/recommendations?user_id=${user}&limit=1`, { headers: { authorization: `Bearer ${server.token}` } }).then((r) => r.arrayBuffer())));
+      await Promise.all(
+        users.slice(i, i + 50).map((user) =>
+          fetch(`${server.url}/api/v1/recommendations?user_id=${user}&limit=1`, {
+            headers: { authorization: `Bearer ${server.token}` },
+          }).then((r) => r.arrayBuffer()),
+        ),
+      );
     }
     const exported = await cli(['experiment', 'export', String(id)]);
-    const recorded = new Map(jsonLines(exported.stdout).filter((l) => l.type === 'user').map((l) => [l.user_id as string, l.variant as string]));
+    const recorded = new Map(
+      jsonLines(exported.stdout)
+        .filter((l) => l.type === 'user')
+        .map((l) => [l.user_id as string, l.variant as string]),
+    );
     expect(recorded.size).toBeGreaterThan(0);
-    const run = await runCli(['bucket', '-', '--experiment', String(id), '--json'], { env: server.env, input: [...recorded.keys()].join('\n') });
+    const run = await runCli(['bucket', '-', '--experiment', String(id), '--json'], {
+      env: server.env,
+      input: [...recorded.keys()].join('\n'),
+    });
     expect(run.code).toBe(0);
     expect(new Map(jsonLines<{ user_id: string; variant: string }>(run.stdout).map((l) => [l.user_id, l.variant]))).toEqual(recorded);
   });

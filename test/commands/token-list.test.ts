@@ -32,7 +32,14 @@ async function list(args: string[] = []): Promise<ListedToken[]> {
 }
 
 beforeAll(async () => {
-  ids.live = await create(['--scopes', 'read,write,admin', '--user', 'a-user-with-a-rather-long-identifier', '--label', 'the operator token of the night shift']);
+  ids.live = await create([
+    '--scopes',
+    'read,write,admin',
+    '--user',
+    'a-user-with-a-rather-long-identifier',
+    '--label',
+    'the operator token of the night shift',
+  ]);
   ids.forever = await create(['--scopes', 'read', '--tier', 'premium', '--expires', 'never', '--label', 'reader']);
   ids.revoked = await create(['--scopes', 'read', '--label', 'gone']);
   ids.expired = await create(['--scopes', 'read', '--label', 'stale']);
@@ -58,9 +65,11 @@ describe('token list', () => {
     expect(tokens.find((t) => t.id === ids.live)?.label).toBe('the operator token of the night shift');
   });
 
-  it('prints short ids, cut labels, and dead tokens\' states only with --all', async () => {
+  it("prints short ids, cut labels, and dead tokens' states only with --all", async () => {
     const plain = await runCli(['token', 'list', '--db', db]);
-    expect(plain.stdout).toMatch(new RegExp(`^${ids.live.slice(0, 8)}\\s+the operato…\\s+read,write,admin\\s+auth\\s+a-user-wi…\\s+in 2[34]h$`, 'm'));
+    expect(plain.stdout).toMatch(
+      new RegExp(`^${ids.live.slice(0, 8)}\\s+the operato…\\s+read,write,admin\\s+auth\\s+a-user-wi…\\s+in 2[34]h$`, 'm'),
+    );
     expect(plain.stdout).toMatch(new RegExp(`^${ids.forever.slice(0, 8)}\\s+reader\\s+read\\s+premium\\s+-\\s+never$`, 'm'));
     expect(plain.stdout).not.toMatch(/gone|stale/);
     const all = await runCli(['token', 'list', '--all', '--db', db]);
@@ -72,8 +81,12 @@ describe('token list', () => {
   it.skipIf(!hasScript)('keeps the boxed table within 80 columns on a terminal', async () => {
     const term = terminal(`${process.execPath} ${BIN} token list --all --db ${db}`, { NO_COLOR: undefined });
     expect(await term.exited).toBe(0);
-    // eslint-disable-next-line no-control-regex -- terminal escape sequences start with ESC
-    const lines = term.output().replace(/\u001b\[[0-9;]*m/g, '').split(/\r?\n/).filter((line) => line !== '');
+    const lines = term
+      .output()
+      // eslint-disable-next-line no-control-regex -- terminal escape sequences start with ESC
+      .replace(/\u001b\[[0-9;]*m/g, '')
+      .split(/\r?\n/)
+      .filter((line) => line !== '');
     expect(lines[0]).toMatch(/^┌─/);
     expect(lines).toHaveLength(4 * 2 + 3);
     for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(80);

@@ -40,13 +40,19 @@ function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.Proces
 /** Runs `recsvc ...args` to completion. */
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: childEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
@@ -54,7 +60,10 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
 
 /** Parses stdout as JSON Lines. */
 export function jsonLines<T = Record<string, unknown>>(text: string): T[] {
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as T);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
 }
 
 /** A fresh temporary directory. */

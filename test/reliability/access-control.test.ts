@@ -43,12 +43,18 @@ interface Aimed {
 const TEMPLATES: Record<string, (user: string, w: World) => Aimed> = {
   'GET /api/v1/interactions': (user) => ({ query: [['user_id', user]] }),
   'POST /api/v1/interactions': (user, w) => ({ body: { user_id: user, post_id: w.postIds[15], action_type: 'favorite' } }),
-  'POST /api/v1/interactions/undo': (user, w) => ({ body: { user_id: user, post_id: w.postIds[w.users.indexOf(user) * 3], action_type: 'favorite' } }),
+  'POST /api/v1/interactions/undo': (user, w) => ({
+    body: { user_id: user, post_id: w.postIds[w.users.indexOf(user) * 3], action_type: 'favorite' },
+  }),
   'DELETE /api/v1/interactions/{id}': (user, w) => ({ pathValues: { id: w.interactionIds[user]![2]! } }),
-  'POST /api/v1/analytics/events': (user) => ({ body: { events: [{ type: 'session_start', user_id: user, session_id: `${user}-ac-session` }] } }),
+  'POST /api/v1/analytics/events': (user) => ({
+    body: { events: [{ type: 'session_start', user_id: user, session_id: `${user}-ac-session` }] },
+  }),
   'GET /api/v1/recommendations': (user) => ({ query: [['user_id', user]] }),
   'POST /api/v1/recommendations': (user) => ({ body: { user_id: user, limit: 5 } }),
-  'POST /api/v1/recommendations/seamless': (user) => ({ body: { user_id: user, timeline_type: 'home', existing_statuses: [{ id: 'x1', content: 'hello' }] } }),
+  'POST /api/v1/recommendations/seamless': (user) => ({
+    body: { user_id: user, timeline_type: 'home', existing_statuses: [{ id: 'x1', content: 'hello' }] },
+  }),
   'POST /api/v1/recommendations/feedback': (user, w) => ({ body: { user_id: user, post_id: w.postIds[12], feedback: 'less' } }),
   'GET /api/v1/recommendations/preferences': (user) => ({ query: [['user_id', user]] }),
   'PUT /api/v1/recommendations/preferences': (user) => ({ body: { user_id: user, muted_tags: ['ac-muted'] } }),
@@ -57,7 +63,7 @@ const TEMPLATES: Record<string, (user: string, w: World) => Aimed> = {
 function mentionsUserId(schema: unknown): boolean {
   if (!schema || typeof schema !== 'object') return false;
   const node = schema as JsonSchema;
-  if (node.properties && typeof node.properties === 'object' && 'user_id' in (node.properties)) return true;
+  if (node.properties && typeof node.properties === 'object' && 'user_id' in node.properties) return true;
   return Object.values(node).some((value) => mentionsUserId(value));
 }
 
@@ -73,7 +79,10 @@ function isAdminOnly(op: Operation): boolean {
 
 async function send(op: Operation, aimed: Aimed, rawQuery?: string): Promise<RawResponse> {
   const path = fillPath(op.path, Object.fromEntries(Object.entries(aimed.pathValues ?? {}).map(([k, v]) => [k, encodeURIComponent(v)])));
-  const query = [...(aimed.query ?? []).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), ...(rawQuery ? [rawQuery] : [])].join('&');
+  const query = [
+    ...(aimed.query ?? []).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
+    ...(rawQuery ? [rawQuery] : []),
+  ].join('&');
   const response = await fetch(`${server.baseUrl}${path}${query ? `?${query}` : ''}`, {
     method: op.method,
     headers: { authorization: `Bearer ${attackerToken}`, ...(aimed.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -85,7 +94,8 @@ async function send(op: Operation, aimed: Aimed, rawQuery?: string): Promise<Raw
 /** Path values for admin-only routes: an existing experiment or post. */
 function adminPathValues(op: Operation): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const p of op.parameters.filter((x) => x.in === 'path')) values[p.name] = op.path.includes('/experiments/') ? String(world.experimentIds[1]) : world.postIds[0]!;
+  for (const p of op.parameters.filter((x) => x.in === 'path'))
+    values[p.name] = op.path.includes('/experiments/') ? String(world.experimentIds[1]) : world.postIds[0]!;
   return values;
 }
 
@@ -101,7 +111,8 @@ describe('a user-bound token against another user', () => {
 
     const expectRefused = async (label: string, response: RawResponse, before: Record<string, string>): Promise<void> => {
       const text = response.body.toString('utf8');
-      if (response.status !== 403 && response.status !== 404) problems.push(`${label}: ${response.status}, not 403/404: ${text.slice(0, 200)}`);
+      if (response.status !== 403 && response.status !== 404)
+        problems.push(`${label}: ${response.status}, not 403/404: ${text.slice(0, 200)}`);
       if (text.includes(victimSecret)) problems.push(`${label}: the response shows the victim's data`);
       for (const p of specProblems(response)) problems.push(`${label}: ${p}`);
       const changed = changedTables(before, checksum.tables());
@@ -117,7 +128,8 @@ describe('a user-bound token against another user', () => {
         }
         // The same request for the attacker's own data is fine: the request itself is valid.
         const own = await send(op, template(ATTACKER, world));
-        if (own.status >= 400) problems.push(`${op.label} for the token's own user: ${own.status} ${own.body.toString('utf8').slice(0, 200)}`);
+        if (own.status >= 400)
+          problems.push(`${op.label} for the token's own user: ${own.status} ${own.body.toString('utf8').slice(0, 200)}`);
 
         const aimed = template(VICTIM, world);
         let before = checksum.tables();
@@ -138,14 +150,26 @@ describe('a user-bound token against another user', () => {
         const events = (aimed.body as { events?: unknown[] } | undefined)?.events;
         if (events) {
           // The victim's event hidden behind one of the attacker's own.
-          const mixed = { ...(aimed.body as object), events: [...(template(ATTACKER, world).body as { events: unknown[] }).events, ...events] };
+          const mixed = {
+            ...(aimed.body as object),
+            events: [...(template(ATTACKER, world).body as { events: unknown[] }).events, ...events],
+          };
           before = checksum.tables();
           await expectRefused(`${op.label} with the victim's event second in the batch`, await send(op, { ...aimed, body: mixed }), before);
         }
       }
 
       for (const op of adminOnly) {
-        const body = op.method === 'GET' || op.method === 'DELETE' ? undefined : op.path === '/api/v1/analytics/experiments' ? experimentBody('ac') : op.path.endsWith('/batch') ? { statuses: [] } : op.body ? {} : undefined;
+        const body =
+          op.method === 'GET' || op.method === 'DELETE'
+            ? undefined
+            : op.path === '/api/v1/analytics/experiments'
+              ? experimentBody('ac')
+              : op.path.endsWith('/batch')
+                ? { statuses: [] }
+                : op.body
+                  ? {}
+                  : undefined;
         const before = checksum.tables();
         const response = await send(op, { pathValues: adminPathValues(op), ...(body !== undefined ? { body } : {}) });
         // Admin-only: 403 whatever the body (credentials and scope come before validation).

@@ -63,100 +63,109 @@ async function demoPostIds(baseUrl: string): Promise<string[]> {
 }
 
 describe(`load at ${CONNECTIONS} connections over a mix of routes`, () => {
-  it(`serves ${SECONDS} s without a 5xx or a connection error, RSS recorded`, async () => {
-    const dbPath = freshDbPath('load.db');
-    const token = await mintToken(dbPath);
-    const server = await startRecsvc({ dbPath, args: ['--demo', '--rate-limit', 'off'], shedding: true, readyTimeoutMs: 180_000 });
-    const postIds = await demoPostIds(server.baseUrl);
-    expect(postIds.length).toBeGreaterThan(100);
-    const random = seededRandom(SEED);
-    const user = (): string => `user${1 + Math.floor(random() * DEMO_USERS)}`;
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const build: Record<string, () => AutocannonRequest> = {
-      'GET /api/v1/recommendations': () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=${user()}&limit=20` }),
-      'POST /api/v1/interactions': () => ({
-        method: 'POST',
-        path: '/api/v1/interactions',
-        body: JSON.stringify({ user_id: user(), post_id: pick(postIds), action_type: pick(ACTIONS) }),
-      }),
-      'GET /api/v1/posts': () => ({ method: 'GET', path: `/api/v1/posts?limit=20&max_id=${pick(postIds)}` }),
-      'GET /api/v1/posts/trending': () => ({ method: 'GET', path: '/api/v1/posts/trending?limit=20' }),
-      'GET /api/v1/interactions': () => ({ method: 'GET', path: `/api/v1/interactions?user_id=${user()}&limit=20` }),
-      'GET /health': () => ({ method: 'GET', path: '/health' }),
-    };
-    // A complete request with its own headers object each time: autocannon writes Content-Length
-    // into the headers it is handed, and a shared object would carry it over to the next GET.
-    const nextRequest = (): AutocannonRequest => {
-      let r = random();
-      const route = MIX.find(([, share]) => (r -= share) < 0)?.[0] ?? 'GET /health';
-      const request = build[route]!();
-      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-      if (request.body !== undefined) headers['content-type'] = 'application/json';
-      return { ...request, headers };
-    };
+  it(
+    `serves ${SECONDS} s without a 5xx or a connection error, RSS recorded`,
+    async () => {
+      const dbPath = freshDbPath('load.db');
+      const token = await mintToken(dbPath);
+      const server = await startRecsvc({ dbPath, args: ['--demo', '--rate-limit', 'off'], shedding: true, readyTimeoutMs: 180_000 });
+      const postIds = await demoPostIds(server.baseUrl);
+      expect(postIds.length).toBeGreaterThan(100);
+      const random = seededRandom(SEED);
+      const user = (): string => `user${1 + Math.floor(random() * DEMO_USERS)}`;
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+      const build: Record<string, () => AutocannonRequest> = {
+        'GET /api/v1/recommendations': () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=${user()}&limit=20` }),
+        'POST /api/v1/interactions': () => ({
+          method: 'POST',
+          path: '/api/v1/interactions',
+          body: JSON.stringify({ user_id: user(), post_id: pick(postIds), action_type: pick(ACTIONS) }),
+        }),
+        'GET /api/v1/posts': () => ({ method: 'GET', path: `/api/v1/posts?limit=20&max_id=${pick(postIds)}` }),
+        'GET /api/v1/posts/trending': () => ({ method: 'GET', path: '/api/v1/posts/trending?limit=20' }),
+        'GET /api/v1/interactions': () => ({ method: 'GET', path: `/api/v1/interactions?user_id=${user()}&limit=20` }),
+        'GET /health': () => ({ method: 'GET', path: '/health' }),
+      };
+      // A complete request with its own headers object each time: autocannon writes Content-Length
+      // into the headers it is handed, and a shared object would carry it over to the next GET.
+      const nextRequest = (): AutocannonRequest => {
+        let r = random();
+        const route = MIX.find(([, share]) => (r -= share) < 0)?.[0] ?? 'GET /health';
+        const request = build[route]!();
+        const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+        if (request.body !== undefined) headers['content-type'] = 'application/json';
+        return { ...request, headers };
+      };
 
-    await sleep(1_000);
-    await eventLoopLagMs(server.baseUrl);
-    const before = readProcessMemory(server.pid);
-    const cpuBefore = cpuSeconds(server.pid);
-    const statuses = new Map<number, number>();
-    const latencies: number[] = [];
-    const instance = autocannon({
-      url: server.baseUrl,
-      connections: CONNECTIONS,
-      duration: SECONDS,
-      timeout: 30,
-      requests: [{ setupRequest: () => nextRequest() }],
-    });
-    instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      latencies.push(responseTime);
-    });
-    const result = await instance;
-    const cpuUsed = cpuSeconds(server.pid) - cpuBefore;
-    const after = readProcessMemory(server.pid);
-    const lag = await eventLoopLagMs(server.baseUrl);
-    await sleep(2_000);
-    const settled = readProcessMemory(server.pid);
-    const health = await fetch(`${server.baseUrl}/health`);
-    expect(health.status).toBe(200);
-    expect(await server.stop('SIGTERM')).toBe(0);
+      await sleep(1_000);
+      await eventLoopLagMs(server.baseUrl);
+      const before = readProcessMemory(server.pid);
+      const cpuBefore = cpuSeconds(server.pid);
+      const statuses = new Map<number, number>();
+      const latencies: number[] = [];
+      const instance = autocannon({
+        url: server.baseUrl,
+        connections: CONNECTIONS,
+        duration: SECONDS,
+        timeout: 30,
+        requests: [{ setupRequest: () => nextRequest() }],
+      });
+      instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        latencies.push(responseTime);
+      });
+      const result = await instance;
+      const cpuUsed = cpuSeconds(server.pid) - cpuBefore;
+      const after = readProcessMemory(server.pid);
+      const lag = await eventLoopLagMs(server.baseUrl);
+      await sleep(2_000);
+      const settled = readProcessMemory(server.pid);
+      const health = await fetch(`${server.baseUrl}/health`);
+      expect(health.status).toBe(200);
+      expect(await server.stop('SIGTERM')).toBe(0);
 
-    latencies.sort((a, b) => a - b);
-    const percentile = (p: number): number => Math.round((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0) * 10) / 10;
-    const serverErrors = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
-    const figures = {
-      mode: LONG ? 'long' : 'short',
-      measured_at: new Date().toISOString(),
-      node: process.version,
-      cpus: cpus().length,
-      connections: CONNECTIONS,
-      seconds: SECONDS,
-      mix: Object.fromEntries(MIX),
-      requests: latencies.length,
-      requests_per_second: Math.round(result.requests.average),
-      latency_ms: { p50: percentile(50), p95: percentile(95), p99: percentile(99), max: Math.round(result.latency.max) },
-      statuses: Object.fromEntries(statuses),
-      server_errors_5xx: serverErrors,
-      connection_errors: result.errors,
-      timeouts: result.timeouts,
-      shed_503: statuses.get(503) ?? 0,
-      server_cpu_seconds: Math.round(cpuUsed * 10) / 10,
-      event_loop_lag_ms: lag,
-      rss_mib: { before: before.rssMiB, after: after.rssMiB, after_2s: settled.rssMiB, peak: after.peakRssMiB },
-    };
-    mkdirSync(`${REPO_ROOT}test/reliability/results`, { recursive: true });
-    writeFileSync(`${REPO_ROOT}test/reliability/results/load-${figures.mode}.json`, `${JSON.stringify(figures, null, 2)}\n`);
-    console.log(
-      [
-        `load: ${CONNECTIONS} connections, ${SECONDS} s, mix ${MIX.map(([r, s]) => `${r} ${s * 100}%`).join(', ')}`,
-        '| requests | req/s | p50 | p95 | p99 | 5xx | errors | RSS before | RSS after | peak RSS |',
-        '|---|---|---|---|---|---|---|---|---|---|',
-        `| ${figures.requests} | ${figures.requests_per_second} | ${figures.latency_ms.p50} ms | ${figures.latency_ms.p95} ms | ${figures.latency_ms.p99} ms | ${serverErrors} | ${result.errors} | ${before.rssMiB} MiB | ${after.rssMiB} MiB | ${after.peakRssMiB} MiB |`,
-        `statuses ${JSON.stringify(figures.statuses)}; server CPU ${figures.server_cpu_seconds} s; event-loop lag p99 ${lag.p99} ms, max ${lag.max} ms`,
-      ].join('\n'),
-    );
-    expect({ serverErrors, connectionErrors: result.errors, timeouts: result.timeouts }).toEqual({ serverErrors: 0, connectionErrors: 0, timeouts: 0 });
-    expect(latencies.length).toBeGreaterThan(SECONDS * 50);
-  }, (SECONDS + 240) * 1000);
+      latencies.sort((a, b) => a - b);
+      const percentile = (p: number): number =>
+        Math.round((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0) * 10) / 10;
+      const serverErrors = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
+      const figures = {
+        mode: LONG ? 'long' : 'short',
+        measured_at: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        mix: Object.fromEntries(MIX),
+        requests: latencies.length,
+        requests_per_second: Math.round(result.requests.average),
+        latency_ms: { p50: percentile(50), p95: percentile(95), p99: percentile(99), max: Math.round(result.latency.max) },
+        statuses: Object.fromEntries(statuses),
+        server_errors_5xx: serverErrors,
+        connection_errors: result.errors,
+        timeouts: result.timeouts,
+        shed_503: statuses.get(503) ?? 0,
+        server_cpu_seconds: Math.round(cpuUsed * 10) / 10,
+        event_loop_lag_ms: lag,
+        rss_mib: { before: before.rssMiB, after: after.rssMiB, after_2s: settled.rssMiB, peak: after.peakRssMiB },
+      };
+      mkdirSync(`${REPO_ROOT}test/reliability/results`, { recursive: true });
+      writeFileSync(`${REPO_ROOT}test/reliability/results/load-${figures.mode}.json`, `${JSON.stringify(figures, null, 2)}\n`);
+      console.log(
+        [
+          `load: ${CONNECTIONS} connections, ${SECONDS} s, mix ${MIX.map(([r, s]) => `${r} ${s * 100}%`).join(', ')}`,
+          '| requests | req/s | p50 | p95 | p99 | 5xx | errors | RSS before | RSS after | peak RSS |',
+          '|---|---|---|---|---|---|---|---|---|---|',
+          `| ${figures.requests} | ${figures.requests_per_second} | ${figures.latency_ms.p50} ms | ${figures.latency_ms.p95} ms | ${figures.latency_ms.p99} ms | ${serverErrors} | ${result.errors} | ${before.rssMiB} MiB | ${after.rssMiB} MiB | ${after.peakRssMiB} MiB |`,
+          `statuses ${JSON.stringify(figures.statuses)}; server CPU ${figures.server_cpu_seconds} s; event-loop lag p99 ${lag.p99} ms, max ${lag.max} ms`,
+        ].join('\n'),
+      );
+      expect({ serverErrors, connectionErrors: result.errors, timeouts: result.timeouts }).toEqual({
+        serverErrors: 0,
+        connectionErrors: 0,
+        timeouts: 0,
+      });
+      expect(latencies.length).toBeGreaterThan(SECONDS * 50);
+    },
+    (SECONDS + 240) * 1000,
+  );
 });

@@ -66,10 +66,12 @@ function hintsFor(operation: Operation): NameHints {
 
 /** Whole bodies that pass the server's cross-field rules (weights summing to 1, ...), for some routes. */
 function bodyHint(operation: Operation): fc.Arbitrary<unknown> | undefined {
-  if (operation.label === 'POST /api/v1/analytics/experiments') return fc.string({ minLength: 1, maxLength: 20 }).map((name) => experimentBody(name));
+  if (operation.label === 'POST /api/v1/analytics/experiments')
+    return fc.string({ minLength: 1, maxLength: 20 }).map((name) => experimentBody(name));
   const status = fc.integer({ min: 1_000, max: 9_999 }).map((n) => makeStatus({ n, author: `fz-author${n % 3}`, tags: ['fuzz'] }));
   if (operation.label === 'POST /api/v1/posts') return status;
-  if (operation.label === 'POST /api/v1/posts/batch') return fc.array(status, { minLength: 1, maxLength: 3 }).map((statuses) => ({ statuses }));
+  if (operation.label === 'POST /api/v1/posts/batch')
+    return fc.array(status, { minLength: 1, maxLength: 3 }).map((statuses) => ({ statuses }));
   return undefined;
 }
 
@@ -77,7 +79,12 @@ function casesFor(operation: Operation, seed: number): FuzzCase[] {
   const hints = hintsFor(operation);
   const schemaValid = validDraft(operation, hints, tokens);
   const hinted = bodyHint(operation);
-  const valid = hinted ? fc.oneof(schemaValid, fc.tuple(schemaValid, hinted).map(([draft, json]) => ({ ...draft, body: { json } }))) : schemaValid;
+  const valid = hinted
+    ? fc.oneof(
+        schemaValid,
+        fc.tuple(schemaValid, hinted).map(([draft, json]) => ({ ...draft, body: { json } })),
+      )
+    : schemaValid;
   const cases: FuzzCase[] = [];
   for (const draft of fc.sample(valid, { seed, numRuns: RUNS.valid })) {
     cases.push({ kind: 'valid', what: 'valid', request: renderDraft(operation, draft) });
@@ -100,7 +107,8 @@ function casesFor(operation: Operation, seed: number): FuzzCase[] {
 }
 
 /** Hostile variants run on every operation by default: the holes of issue 9 and their neighbours. */
-const EDGES = /nested (4111|4113|20000) deep|1\.2 MB|__proto__|NUL|a 20 KB target|a 40 KB header|absolute-form|Expect|no Host|well-formed chunked/;
+const EDGES =
+  /nested (4111|4113|20000) deep|1\.2 MB|__proto__|NUL|a 20 KB target|a 40 KB header|absolute-form|Expect|no Host|well-formed chunked/;
 
 /** One line naming a request, for failure examples. */
 function describeRequest(request: RawRequest | Buffer): string {
@@ -136,72 +144,98 @@ interface Failure {
 }
 
 describe('fuzzing every route of the OpenAPI document', () => {
-  it('answers valid, near-valid and hostile requests below 500, in the spec, and rejects without writing', async () => {
-    console.log(`OpenAPI fuzz: seed ${SEED}, ${operations.length} operations, per operation ${JSON.stringify(RUNS)}`);
-    const all = operations.flatMap((operation, i) => casesFor(operation, SEED + i * 7).map((c) => ({ operation, ...c })));
-    const sequence = shuffled(all, seededRandom(SEED));
-    const checksum: DatabaseChecksum = openChecksum(server.dbPath);
-    const failures = new Map<string, Failure>();
-    const fail = (problem: string, example: string): void => {
-      const entry = failures.get(problem) ?? { count: 0, example };
-      entry.count += 1;
-      failures.set(problem, entry);
-    };
-    const tally = new Map<string, Map<string, number>>();
-    let before = checksum.tables();
-    try {
-      for (const { operation, kind, what, request: pending, pipelined } of sequence) {
-        const request = typeof pending === 'function' ? pending() : pending;
-        const method = Buffer.isBuffer(request) ? operation.method : request.method;
-        const outcome = await sendRaw(server.port, request, { timeoutMs: 15_000, method });
-        const example = `${kind} ${operation.label}: ${what} [${describeRequest(request)}] -> ${describeOutcome(outcome).slice(0, 240)}`;
-        const status = outcome.kind === 'response' ? String(outcome.response.status) : outcome.kind;
-        const byStatus = tally.get(kind) ?? new Map<string, number>();
-        byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-        tally.set(kind, byStatus);
-        if (outcome.kind !== 'response') {
-          fail(`no response (${outcome.kind}) to ${what}`, example);
-        } else {
-          const response = outcome.response;
-          const problems = method === 'HEAD' ? specProblems(response).filter((p) => !p.startsWith('error ')) : specProblems(response);
-          if (response.status === 503) problems.unshift('server error 503');
-          // One entry per distinct set of problems, so a root cause shows once with its count.
-          if (problems.length > 0) fail(`${response.status}: ${problems.join('; ')}`, example);
+  it(
+    'answers valid, near-valid and hostile requests below 500, in the spec, and rejects without writing',
+    async () => {
+      console.log(`OpenAPI fuzz: seed ${SEED}, ${operations.length} operations, per operation ${JSON.stringify(RUNS)}`);
+      const all = operations.flatMap((operation, i) => casesFor(operation, SEED + i * 7).map((c) => ({ operation, ...c })));
+      const sequence = shuffled(all, seededRandom(SEED));
+      const checksum: DatabaseChecksum = openChecksum(server.dbPath);
+      const failures = new Map<string, Failure>();
+      const fail = (problem: string, example: string): void => {
+        const entry = failures.get(problem) ?? { count: 0, example };
+        entry.count += 1;
+        failures.set(problem, entry);
+      };
+      const tally = new Map<string, Map<string, number>>();
+      let before = checksum.tables();
+      try {
+        for (const { operation, kind, what, request: pending, pipelined } of sequence) {
+          const request = typeof pending === 'function' ? pending() : pending;
+          const method = Buffer.isBuffer(request) ? operation.method : request.method;
+          const outcome = await sendRaw(server.port, request, { timeoutMs: 15_000, method });
+          const example = `${kind} ${operation.label}: ${what} [${describeRequest(request)}] -> ${describeOutcome(outcome).slice(0, 240)}`;
+          const status = outcome.kind === 'response' ? String(outcome.response.status) : outcome.kind;
+          const byStatus = tally.get(kind) ?? new Map<string, number>();
+          byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+          tally.set(kind, byStatus);
+          if (outcome.kind !== 'response') {
+            fail(`no response (${outcome.kind}) to ${what}`, example);
+          } else {
+            const response = outcome.response;
+            const problems = method === 'HEAD' ? specProblems(response).filter((p) => !p.startsWith('error ')) : specProblems(response);
+            if (response.status === 503) problems.unshift('server error 503');
+            // One entry per distinct set of problems, so a root cause shows once with its count.
+            if (problems.length > 0) fail(`${response.status}: ${problems.join('; ')}`, example);
+          }
+          const rejected = outcome.kind !== 'response' || outcome.response.status >= 400;
+          // An accepted request may still record its timing just after answering: let it land.
+          const after = rejected ? checksum.tables() : await settledTables(checksum);
+          if (rejected && !pipelined) {
+            const changed = changedTables(before, after);
+            if (changed.length > 0) fail(`a rejected request changed ${changed.join(', ')}`, example);
+          }
+          before = after;
         }
-        const rejected = outcome.kind !== 'response' || outcome.response.status >= 400;
-        // An accepted request may still record its timing just after answering: let it land.
-        const after = rejected ? checksum.tables() : await settledTables(checksum);
-        if (rejected && !pipelined) {
-          const changed = changedTables(before, after);
-          if (changed.length > 0) fail(`a rejected request changed ${changed.join(', ')}`, example);
+
+        // Nothing accepted above may make a later read fail.
+        const admin = { authorization: `Bearer ${tokens.admin}` };
+        const reads = [
+          ...USERS.flatMap((u) => [
+            `/api/v1/interactions?user_id=${u}`,
+            `/api/v1/recommendations?user_id=${u}`,
+            `/api/v1/recommendations/preferences?user_id=${u}`,
+          ]),
+          '/api/v1/posts',
+          '/api/v1/posts/trending',
+          '/api/v1/analytics/experiments',
+          ...world.experimentIds.flatMap((id) =>
+            ['status', 'metrics', 'analysis', 'gates', 'export'].map((part) => `/api/v1/analytics/experiments/${id}/${part}`),
+          ),
+        ];
+        for (const path of reads) {
+          const response = await fetch(`${server.baseUrl}${path}`, { headers: admin });
+          if (response.status >= 500)
+            fail(`a read after the fuzz failed`, `GET ${path} -> ${response.status} ${(await response.text()).slice(0, 200)}`);
+          else await response.arrayBuffer();
         }
-        before = after;
+      } finally {
+        checksum.close();
       }
 
-      // Nothing accepted above may make a later read fail.
-      const admin = { authorization: `Bearer ${tokens.admin}` };
-      const reads = [
-        ...USERS.flatMap((u) => [`/api/v1/interactions?user_id=${u}`, `/api/v1/recommendations?user_id=${u}`, `/api/v1/recommendations/preferences?user_id=${u}`]),
-        '/api/v1/posts',
-        '/api/v1/posts/trending',
-        '/api/v1/analytics/experiments',
-        ...world.experimentIds.flatMap((id) => ['status', 'metrics', 'analysis', 'gates', 'export'].map((part) => `/api/v1/analytics/experiments/${id}/${part}`)),
-      ];
-      for (const path of reads) {
-        const response = await fetch(`${server.baseUrl}${path}`, { headers: admin });
-        if (response.status >= 500) fail(`a read after the fuzz failed`, `GET ${path} -> ${response.status} ${(await response.text()).slice(0, 200)}`);
-        else await response.arrayBuffer();
-      }
-    } finally {
-      checksum.close();
-    }
-
-    const logged = server.output().split('\n').filter((line) => line.includes('"level":50'));
-    if (logged.length > 0) console.log(`server errors logged (last 5 of ${logged.length}):\n${logged.slice(-5).map((l) => l.slice(0, 800)).join('\n')}`);
-    const table = [...tally].map(([kind, statuses]) => `${kind.padEnd(10)} ${[...statuses].sort().map(([s, n]) => `${s}:${n}`).join(' ')}`);
-    console.log(`OpenAPI fuzz: ${sequence.length} requests (seed ${SEED})\n${table.join('\n')}`);
-    const covered = new Set(sequence.map((c) => c.operation.label));
-    expect(operations.filter((op) => !covered.has(op.label)).map((op) => op.label)).toEqual([]);
-    expect(Object.fromEntries([...failures].sort((a, b) => b[1].count - a[1].count)), `seed ${SEED}`).toEqual({});
-  }, byMode(300_000, 1_800_000));
+      const logged = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"level":50'));
+      if (logged.length > 0)
+        console.log(
+          `server errors logged (last 5 of ${logged.length}):\n${logged
+            .slice(-5)
+            .map((l) => l.slice(0, 800))
+            .join('\n')}`,
+        );
+      const table = [...tally].map(
+        ([kind, statuses]) =>
+          `${kind.padEnd(10)} ${[...statuses]
+            .sort()
+            .map(([s, n]) => `${s}:${n}`)
+            .join(' ')}`,
+      );
+      console.log(`OpenAPI fuzz: ${sequence.length} requests (seed ${SEED})\n${table.join('\n')}`);
+      const covered = new Set(sequence.map((c) => c.operation.label));
+      expect(operations.filter((op) => !covered.has(op.label)).map((op) => op.label)).toEqual([]);
+      expect(Object.fromEntries([...failures].sort((a, b) => b[1].count - a[1].count)), `seed ${SEED}`).toEqual({});
+    },
+    byMode(300_000, 1_800_000),
+  );
 });

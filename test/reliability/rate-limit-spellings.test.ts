@@ -41,7 +41,13 @@ function spellingsOf(path: string, query: string, port: number): Array<[string, 
     ['/%61pi/v1', `/%61${first.slice(1)}/${second}/${tail}${query}`],
     ['/api/v%31', `/${first}/v%31/${tail}${query}`],
     ['first letter of the resource encoded', `/${first}/${second}/${encodedFirstLetter}${query}`],
-    ['last letter encoded', `${path.slice(0, -1)}%${path.charCodeAt(path.length - 1).toString(16).toUpperCase()}${query}`],
+    [
+      'last letter encoded',
+      `${path.slice(0, -1)}%${path
+        .charCodeAt(path.length - 1)
+        .toString(16)
+        .toUpperCase()}${query}`,
+    ],
     ['double slash in front', `/${path}${query}`],
     ['double slash inside', `/${first}//${second}/${tail}${query}`],
     ['trailing slash', `${path}/${query}`],
@@ -78,10 +84,12 @@ function burstProblems(label: string, outcomes: RawOutcome[], limit: number): st
   const problems: string[] = [];
   if (passed > limit) problems.push(`${label}: ${passed} of ${statuses.length} passed, limit ${limit} (${statuses.join(' ')})`);
   const last = outcomes[outcomes.length - 1]!;
-  if (last.kind !== 'response' || last.response.status !== 429) problems.push(`${label}: last answer ${describeOutcome(last).slice(0, 160)}`);
+  if (last.kind !== 'response' || last.response.status !== 429)
+    problems.push(`${label}: last answer ${describeOutcome(last).slice(0, 160)}`);
   else {
     for (const p of errorBodyProblems(last.response)) problems.push(`${label}: 429 ${p}`);
-    if (last.response.headers['x-ratelimit-remaining'] !== '0') problems.push(`${label}: 429 with X-RateLimit-Remaining ${last.response.headers['x-ratelimit-remaining']}`);
+    if (last.response.headers['x-ratelimit-remaining'] !== '0')
+      problems.push(`${label}: 429 with X-RateLimit-Remaining ${last.response.headers['x-ratelimit-remaining']}`);
   }
   return problems;
 }
@@ -102,18 +110,36 @@ describe('rate limits under every spelling of a path', () => {
     });
     for (const [label, target] of spellingsOf('/api/v1/posts', '?limit=1', server.port)) {
       const address = freshAddress();
-      problems.push(...burstProblems(`anonymous GET ${label} (${target})`, await burst(ANONYMOUS_PER_MINUTE + 3, () => anonymous(target, address)), ANONYMOUS_PER_MINUTE));
+      problems.push(
+        ...burstProblems(
+          `anonymous GET ${label} (${target})`,
+          await burst(ANONYMOUS_PER_MINUTE + 3, () => anonymous(target, address)),
+          ANONYMOUS_PER_MINUTE,
+        ),
+      );
     }
     // A path that is not valid percent-encoding (`/%ff`) never reaches routing or a hook: the
     // router answers 400 at once and nothing runs, so it is deliberately not counted (README).
     for (const target of ['/api/v1/no-such-route', '/no-such-route', '/api/v2/posts', '/api/v1/posts/../../x']) {
       const address = freshAddress();
-      problems.push(...burstProblems(`anonymous unmatched ${target}`, await burst(ANONYMOUS_PER_MINUTE + 3, () => anonymous(target, address)), ANONYMOUS_PER_MINUTE));
+      problems.push(
+        ...burstProblems(
+          `anonymous unmatched ${target}`,
+          await burst(ANONYMOUS_PER_MINUTE + 3, () => anonymous(target, address)),
+          ANONYMOUS_PER_MINUTE,
+        ),
+      );
     }
     for (const [label, target] of spellingsOf('/api/v1/recommendations', '?user_id=u1', server.port)) {
       const address = freshAddress();
       const bad: Array<[string, string]> = [['Authorization', 'Bearer rsv_bogus-token']];
-      problems.push(...burstProblems(`bad token ${label} (${target})`, await burst(ANONYMOUS_PER_MINUTE + 3, () => anonymous(target, address, bad)), ANONYMOUS_PER_MINUTE));
+      problems.push(
+        ...burstProblems(
+          `bad token ${label} (${target})`,
+          await burst(ANONYMOUS_PER_MINUTE + 3, () => anonymous(target, address, bad)),
+          ANONYMOUS_PER_MINUTE,
+        ),
+      );
     }
     expect(problems).toEqual([]);
   }, 240_000);
@@ -130,7 +156,9 @@ describe('rate limits under every spelling of a path', () => {
       const outcomes = await burst(AUTHENTICATED_PER_MINUTE + 2, () => ({ method: 'GET', target, headers: [authorization] }));
       // Routed to recommendations: its group's limit; anything else: the caller's tier limit.
       const routed = outcomes.some((o) => o.kind === 'response' && o.response.status === 200);
-      problems.push(...burstProblems(`token GET ${label} (${target})`, outcomes, routed ? RECOMMENDATIONS_PER_MINUTE : AUTHENTICATED_PER_MINUTE));
+      problems.push(
+        ...burstProblems(`token GET ${label} (${target})`, outcomes, routed ? RECOMMENDATIONS_PER_MINUTE : AUTHENTICATED_PER_MINUTE),
+      );
     }
     expect(problems).toEqual([]);
   }, 240_000);
@@ -139,20 +167,25 @@ describe('rate limits under every spelling of a path', () => {
     const problems: string[] = [];
     const address = freshAddress();
     await awayFromMinuteEdge();
-    for (let i = 0; i < ANONYMOUS_PER_MINUTE; i++) await sendRaw(server.port, { method: 'GET', target: '/api/v1/posts?limit=1', headers: [['X-Forwarded-For', address]] });
+    for (let i = 0; i < ANONYMOUS_PER_MINUTE; i++)
+      await sendRaw(server.port, { method: 'GET', target: '/api/v1/posts?limit=1', headers: [['X-Forwarded-For', address]] });
     for (const [label, target] of spellingsOf('/api/v1/posts', '?limit=1', server.port)) {
       const outcome = await sendRaw(server.port, { method: 'GET', target, headers: [['X-Forwarded-For', address]] });
-      if (statusOf(outcome) !== '429') problems.push(`anonymous ${label} (${target}) after the budget: ${describeOutcome(outcome).slice(0, 160)}`);
-      else if (outcome.kind === 'response' && !Number.isInteger((jsonBody(outcome.response) as { retry_after?: unknown })?.retry_after)) problems.push(`${label}: 429 without retry_after`);
+      if (statusOf(outcome) !== '429')
+        problems.push(`anonymous ${label} (${target}) after the budget: ${describeOutcome(outcome).slice(0, 160)}`);
+      else if (outcome.kind === 'response' && !Number.isInteger((jsonBody(outcome.response) as { retry_after?: unknown })?.retry_after))
+        problems.push(`${label}: 429 without retry_after`);
     }
     const token = await mintToken(server.dbPath, { scopes: 'read,write,admin' });
     const authorization: [string, string] = ['Authorization', `Bearer ${token}`];
     await awayFromMinuteEdge();
-    for (let i = 0; i < RECOMMENDATIONS_PER_MINUTE; i++) await sendRaw(server.port, { method: 'GET', target: '/api/v1/recommendations?user_id=u1', headers: [authorization] });
+    for (let i = 0; i < RECOMMENDATIONS_PER_MINUTE; i++)
+      await sendRaw(server.port, { method: 'GET', target: '/api/v1/recommendations?user_id=u1', headers: [authorization] });
     for (const [label, target] of spellingsOf('/api/v1/recommendations', '?user_id=u1', server.port)) {
       const outcome = await sendRaw(server.port, { method: 'GET', target, headers: [authorization] });
       // Past the recommendations budget: a spelling that reaches recommendations must be refused.
-      if (outcome.kind === 'response' && outcome.response.status === 200) problems.push(`token ${label} (${target}) after the recommendations budget: 200`);
+      if (outcome.kind === 'response' && outcome.response.status === 200)
+        problems.push(`token ${label} (${target}) after the recommendations budget: 200`);
     }
     expect(problems).toEqual([]);
   }, 120_000);

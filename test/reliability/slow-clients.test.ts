@@ -67,7 +67,9 @@ describe('slow clients and idle connections', () => {
       ['with a token', [['Authorization', `Bearer ${token}`]]],
       ['anonymous', []],
     ] as Array<[string, Array<[string, string]>]>) {
-      const body = Buffer.from(JSON.stringify({ user_id: 'slow', post_id: '1', action_type: 'favorite', context: { pad: 'x'.repeat(200) } }));
+      const body = Buffer.from(
+        JSON.stringify({ user_id: 'slow', post_id: '1', action_type: 'favorite', context: { pad: 'x'.repeat(200) } }),
+      );
       const head = encodeRequest(server.port, {
         method: 'POST',
         target: '/api/v1/interactions',
@@ -104,7 +106,10 @@ describe('slow clients and idle connections', () => {
     expect(first.kind === 'response' ? first.response.status : describeOutcome(first)).toBe(200);
     const silent = await openSocket(server.port);
     const silentReader = new ResponseReader(silent, 'GET');
-    const [keepAliveClosed, silentClosed] = await Promise.all([reader.waitClosed(CUT_DEADLINE_MS), silentReader.waitClosed(CUT_DEADLINE_MS)]);
+    const [keepAliveClosed, silentClosed] = await Promise.all([
+      reader.waitClosed(CUT_DEADLINE_MS),
+      silentReader.waitClosed(CUT_DEADLINE_MS),
+    ]);
     idleAfterRequest.destroy();
     silent.destroy();
     expect({ keepAliveClosed, silentClosed }).toEqual({ keepAliveClosed: true, silentClosed: true });
@@ -122,8 +127,9 @@ describe('slow clients and idle connections', () => {
           ),
         ),
       );
-      for (const reader of opened) if (reader) idle.push(reader);
-      else refused += 1;
+      for (const reader of opened)
+        if (reader) idle.push(reader);
+        else refused += 1;
     }
     const problems: string[] = [];
     let answered = false;

@@ -69,14 +69,23 @@ export async function up(db: Kysely<any>): Promise<void> {
   // One column per statement: SQLite's ALTER TABLE adds one at a time.
   await db.schema.alterTable('analytics_events').addColumn('impression_id', 'integer').execute();
   await db.schema.alterTable('analytics_events').addColumn('rejected_reason', 'text').execute();
-  await db.schema.createIndex('experiment_impressions_user_post').on('experiment_impressions').columns(['user_id', 'post_id', 'served_at_ms']).execute();
+  await db.schema
+    .createIndex('experiment_impressions_user_post')
+    .on('experiment_impressions')
+    .columns(['user_id', 'post_id', 'served_at_ms'])
+    .execute();
 
   await judgeTimestamps(db);
   await judgeClicksAndViews(db);
   await judgeSessions(db);
 
   // NULLs are distinct in a unique index (SQLite and PostgreSQL): only claims are constrained.
-  await db.schema.createIndex('analytics_events_impression_type').on('analytics_events').columns(['impression_id', 'type']).unique().execute();
+  await db.schema
+    .createIndex('analytics_events_impression_type')
+    .on('analytics_events')
+    .columns(['impression_id', 'type'])
+    .unique()
+    .execute();
   await db.schema
     .createIndex('analytics_events_accepted_session')
     .on('analytics_events')

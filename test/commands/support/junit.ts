@@ -13,7 +13,13 @@ export interface JunitDocument {
 }
 
 function attributes(tag: string): Record<string, string> {
-  const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  const unescape = (s: string) =>
+    s
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&');
   return Object.fromEntries([...tag.matchAll(/([\w:-]+)="([^"]*)"/g)].map((m) => [m[1] as string, unescape(m[2] as string)]));
 }
 
@@ -29,7 +35,12 @@ export function parseJunit(xml: string): JunitDocument {
       const a = attributes(testcase[1] as string);
       const inner = testcase[2] ?? '';
       const failure = /<failure\b([^>]*)>/.exec(inner);
-      return { classname: a.classname ?? '', name: a.name ?? '', failure: failure ? attributes(failure[1] as string).message : undefined, skipped: /<skipped\b/.test(inner) };
+      return {
+        classname: a.classname ?? '',
+        name: a.name ?? '',
+        failure: failure ? attributes(failure[1] as string).message : undefined,
+        skipped: /<skipped\b/.test(inner),
+      };
     }),
   }));
   const number = (key: string) => Number(rootAttributes[key]);

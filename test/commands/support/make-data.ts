@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
-export const CSV_HEADER = 'user_id,variant,impressions,clicks,interactions,sessions,session_seconds,bounces,feedback_positive,feedback_negative';
+export const CSV_HEADER =
+  'user_id,variant,impressions,clicks,interactions,sessions,session_seconds,bounces,feedback_positive,feedback_negative';
 
 export interface SyntheticVariant {
   name: string;
@@ -48,7 +49,11 @@ export function makeUsers(variants: SyntheticVariant[], seed = 7): SyntheticUser
       const feedback = Math.floor(next() * 4);
       let positive = 0;
       for (let k = 0; k < feedback; k++) if (next() < variant.satisfaction) positive++;
-      users.push({ user_id: `${variant.name}-${i}`, variant: variant.name, counts: [impressions, clicks, interactions, sessions, seconds, bounces, positive, feedback - positive] });
+      users.push({
+        user_id: `${variant.name}-${i}`,
+        variant: variant.name,
+        counts: [impressions, clicks, interactions, sessions, seconds, bounces, positive, feedback - positive],
+      });
     }
   }
   return users;
@@ -64,7 +69,10 @@ const KEYS = ['impressions', 'clicks', 'interactions', 'sessions', 'session_seco
 /** A JSON Lines export of users, with performance lines when given. */
 export function jsonlText(experiment: object, users: SyntheticUser[], performance: object[] = []): string {
   const lines = [JSON.stringify({ type: 'experiment', ...experiment })];
-  for (const u of users) lines.push(JSON.stringify({ type: 'user', user_id: u.user_id, variant: u.variant, ...Object.fromEntries(KEYS.map((k, i) => [k, u.counts[i]])) }));
+  for (const u of users)
+    lines.push(
+      JSON.stringify({ type: 'user', user_id: u.user_id, variant: u.variant, ...Object.fromEntries(KEYS.map((k, i) => [k, u.counts[i]])) }),
+    );
   for (const p of performance) lines.push(JSON.stringify({ type: 'performance', ...p }));
   return `${lines.join('\n')}\n`;
 }

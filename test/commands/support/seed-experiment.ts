@@ -24,7 +24,9 @@ export async function seedExperiment(server: ServerProcess, options: SeedOptions
   const db = new Database(server.dbPath);
   db.pragma('busy_timeout = 5000');
   const now = Date.now() - 60_000;
-  const insertAssignment = db.prepare('INSERT INTO experiment_assignments (experiment_id, user_id, variant, assigned_at_ms) VALUES (?, ?, ?, ?)');
+  const insertAssignment = db.prepare(
+    'INSERT INTO experiment_assignments (experiment_id, user_id, variant, assigned_at_ms) VALUES (?, ?, ?, ?)',
+  );
   const insertImpression = db.prepare(
     'INSERT INTO experiment_impressions (experiment_id, variant, user_id, post_id, score, reason_code, served_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
@@ -33,13 +35,15 @@ export async function seedExperiment(server: ServerProcess, options: SeedOptions
     for (let i = 0; i < options.users; i++) {
       const user = `seed-${options.experimentId}-${String(i).padStart(5, '0')}`;
       let variant = assign(user).variant?.name as string;
-      if (options.skewEvery && variant === options.variants[1]?.name && i % options.skewEvery === 0) variant = options.variants[0]?.name as string;
+      if (options.skewEvery && variant === options.variants[1]?.name && i % options.skewEvery === 0)
+        variant = options.variants[0]?.name as string;
       assigned.set(user, variant);
       insertAssignment.run(options.experimentId, user, variant, now);
       const impressions = 1 + (i % 9);
-      for (let k = 0; k < impressions; k++) insertImpression.run(options.experimentId, variant, user, `p${k}`, 0.5, 'HIGH_ENGAGEMENT', now + k);
+      for (let k = 0; k < impressions; k++)
+        insertImpression.run(options.experimentId, variant, user, `p${k}`, 0.5, 'HIGH_ENGAGEMENT', now + k);
       const extra = options.lift?.[variant] ?? 0;
-      const clicks = Math.min(impressions, Math.floor(((i * 7919) % 100) / 100 * impressions * (0.3 + extra)));
+      const clicks = Math.min(impressions, Math.floor((((i * 7919) % 100) / 100) * impressions * (0.3 + extra)));
       const session = `s-${user}`;
       const start = new Date(now + 1000).toISOString();
       const end = new Date(now + 1000 + (10 + (i % 50)) * 1000).toISOString();

@@ -36,7 +36,8 @@ export function terminal(command: string, env: Record<string, string | undefined
     async waitFor(text, timeoutMs = 10_000) {
       const start = Date.now();
       while (!output.slice(seen).includes(text)) {
-        if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${output.slice(seen)}`);
+        if (Date.now() - start > timeoutMs)
+          throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${output.slice(seen)}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       seen = output.indexOf(text, seen) + text.length;

@@ -19,13 +19,20 @@ export function openChecksum(dbPath: string): DatabaseChecksum {
   const db = new SQLite(dbPath, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   const names = (): string[] =>
-    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name);
   const tables = (): Record<string, string> => {
     const out: Record<string, string> = {};
     // One read transaction, so every table is read at the same commit.
     db.transaction(() => {
       for (const name of names()) {
-        const rows = db.prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`).raw().all() as unknown[][];
+        const rows = db
+          .prepare(`SELECT * FROM "${name.replace(/"/g, '""')}"`)
+          .raw()
+          .all() as unknown[][];
         const lines = rows.map((row) => JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : v))).sort();
         out[name] = `${rows.length}:${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}`;
       }

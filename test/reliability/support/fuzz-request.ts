@@ -47,10 +47,19 @@ export interface FuzzTokens {
 /** Who sends a request: mostly an admin (to get past authorization into validation). */
 export function authorizationArbitrary(tokens: FuzzTokens): fc.Arbitrary<{ who: string; headers: Array<[string, string]> }> {
   return fc.oneof(
-    { weight: 12, arbitrary: fc.constant({ who: 'admin', headers: [['Authorization', `Bearer ${tokens.admin}`]] as Array<[string, string]> }) },
-    { weight: 3, arbitrary: fc.constant({ who: 'user', headers: [['Authorization', `Bearer ${tokens.user}`]] as Array<[string, string]> }) },
+    {
+      weight: 12,
+      arbitrary: fc.constant({ who: 'admin', headers: [['Authorization', `Bearer ${tokens.admin}`]] as Array<[string, string]> }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.constant({ who: 'user', headers: [['Authorization', `Bearer ${tokens.user}`]] as Array<[string, string]> }),
+    },
     { weight: 2, arbitrary: fc.constant({ who: 'anonymous', headers: [] as Array<[string, string]> }) },
-    { weight: 2, arbitrary: fc.constant({ who: 'bad token', headers: [['Authorization', 'Bearer rsv_not-a-real-token']] as Array<[string, string]> }) },
+    {
+      weight: 2,
+      arbitrary: fc.constant({ who: 'bad token', headers: [['Authorization', 'Bearer rsv_not-a-real-token']] as Array<[string, string]> }),
+    },
   );
 }
 
@@ -66,13 +75,15 @@ export function validDraft(operation: Operation, hints: NameHints, tokens: FuzzT
     }),
   );
   const bodyArb = operation.body ? validValue(operation.body, hints).map((json) => ({ json })) : fc.constant(undefined);
-  return fc.record({ pathValues: pathArb, query: queryArb, body: bodyArb, auth: authorizationArbitrary(tokens) }).map(({ pathValues, query, body, auth }) => ({
-    method: operation.method,
-    pathValues: pathValues,
-    query: query.flat(),
-    ...(body ? { body } : {}),
-    headers: auth.headers,
-  }));
+  return fc
+    .record({ pathValues: pathArb, query: queryArb, body: bodyArb, auth: authorizationArbitrary(tokens) })
+    .map(({ pathValues, query, body, auth }) => ({
+      method: operation.method,
+      pathValues: pathValues,
+      query: query.flat(),
+      ...(body ? { body } : {}),
+      headers: auth.headers,
+    }));
 }
 
 /** The raw request of a draft. */

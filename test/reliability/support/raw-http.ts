@@ -42,7 +42,8 @@ const has = (headers: HeaderList, name: string): boolean => headers.some(([key])
 /** The bytes of a request: request line, headers (Host, Content-Length, Connection added unless given), body. */
 export function encodeRequest(port: number, request: RawRequest): Buffer {
   const headers: Array<readonly [string, string]> = [...(request.headers ?? [])];
-  const body = request.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
+  const body =
+    request.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
   if (request.host !== null && !has(headers, 'host')) headers.unshift(['Host', request.host ?? `127.0.0.1:${port}`]);
   const sendsLength = request.contentLength ?? true;
   if (sendsLength && request.body !== undefined && !has(headers, 'content-length') && !has(headers, 'transfer-encoding')) {
@@ -165,7 +166,11 @@ export class ResponseReader {
 }
 
 /** Parses one response at the start of `buffer`; undefined while incomplete. */
-export function parseResponse(buffer: Buffer, method: string, connectionEnded: boolean): { response: RawResponse; consumed: number } | undefined {
+export function parseResponse(
+  buffer: Buffer,
+  method: string,
+  connectionEnded: boolean,
+): { response: RawResponse; consumed: number } | undefined {
   const headEnd = buffer.indexOf('\r\n\r\n');
   if (headEnd < 0) return undefined;
   const lines = buffer.subarray(0, headEnd).toString('latin1').split('\r\n');

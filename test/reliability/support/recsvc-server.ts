@@ -60,7 +60,10 @@ export function freshDbPath(name = 'reliability.db'): string {
 }
 
 /** Mints a token on the server host with `recsvc token create`; creates and migrates the file if needed. */
-export async function mintToken(dbPath: string, options: { scopes: string; user?: string; tier?: 'premium' } = { scopes: 'read,write,admin' }): Promise<string> {
+export async function mintToken(
+  dbPath: string,
+  options: { scopes: string; user?: string; tier?: 'premium' } = { scopes: 'read,write,admin' },
+): Promise<string> {
   const args = ['token', 'create', '--scopes', options.scopes, '--db', dbPath, '--json', '--expires', 'never'];
   if (options.user) args.push('--user', options.user);
   if (options.tier) args.push('--tier', options.tier);
@@ -91,7 +94,19 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export async function startRecsvc(options: StartOptions = {}): Promise<RecsvcServer> {
   const dbPath = options.dbPath ?? freshDbPath();
   const port = await freePort();
-  const args = [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--db', dbPath, '--log-level', 'warn', ...(options.args ?? [])];
+  const args = [
+    BIN,
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--db',
+    dbPath,
+    '--log-level',
+    'warn',
+    ...(options.args ?? []),
+  ];
   const env = { ...(options.shedding ? {} : { RECSVC_LOAD_SHEDDING: 'off' }), ...options.env };
   const child = spawn(process.execPath, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);

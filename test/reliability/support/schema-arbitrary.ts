@@ -30,7 +30,8 @@ function coreArbitrary(schema: JsonSchema, hints: NameHints): fc.Arbitrary<unkno
   if ('const' in schema) return fc.constant(schema.const);
   const choices = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (Array.isArray(choices) && choices.length > 0) return fc.oneof(...choices.map((choice) => fromSchema(choice, hints)));
-  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return fromSchema(Object.assign({}, ...(schema.allOf as JsonSchema[])), hints);
+  if (Array.isArray(schema.allOf) && schema.allOf.length > 0)
+    return fromSchema(Object.assign({}, ...(schema.allOf as JsonSchema[])), hints);
   const type = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type === undefined ? undefined : [schema.type as string];
   if (type && type.length > 1) return fc.oneof(...type.map((t) => fromSchema({ ...schema, type: t }, hints)));
   switch (type?.[0] ?? (schema.properties ? 'object' : undefined)) {
@@ -68,7 +69,9 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = Number(schema.minLength ?? 0);
   const maxLength = Math.max(minLength, Math.min(Number(schema.maxLength ?? MAX_STRING), MAX_STRING));
   if (schema.format === 'date-time') {
-    return fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    return fc
+      .date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-01-01T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   }
   if (typeof schema.pattern === 'string') {
     return fc
@@ -86,7 +89,9 @@ function objectArbitrary(schema: JsonSchema, hints: NameHints): fc.Arbitrary<unk
   if (names.length === 0) {
     // A free-form object (e.g. an interaction's `context`): a few small JSON values.
     const maxKeys = Math.min(Number(schema.maxProperties ?? 4), 4);
-    return schema.additionalProperties === false ? fc.constant({}) : fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys });
+    return schema.additionalProperties === false
+      ? fc.constant({})
+      : fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys });
   }
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const name of names) model[name] = validValue(properties[name]!, hints, name);

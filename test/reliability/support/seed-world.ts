@@ -55,8 +55,15 @@ export async function seedWorld(baseUrl: string, adminToken: string, users: stri
       });
       interactionIds[user].push(String(json.data.id));
     }
-    await call(baseUrl, adminToken, 'POST', '/api/v1/recommendations/feedback', { user_id: user, post_id: postIds[(u + 7) % postIds.length], feedback: 'more' });
-    await call(baseUrl, adminToken, 'PUT', '/api/v1/recommendations/preferences', { user_id: user, favoured_tags: [`${secretOf(user)}-tag`] });
+    await call(baseUrl, adminToken, 'POST', '/api/v1/recommendations/feedback', {
+      user_id: user,
+      post_id: postIds[(u + 7) % postIds.length],
+      feedback: 'more',
+    });
+    await call(baseUrl, adminToken, 'PUT', '/api/v1/recommendations/preferences', {
+      user_id: user,
+      favoured_tags: [`${secretOf(user)}-tag`],
+    });
     await call(baseUrl, adminToken, 'POST', '/api/v1/analytics/events', {
       events: [
         { type: 'session_start', user_id: user, session_id: `${secretOf(user)}-session` },

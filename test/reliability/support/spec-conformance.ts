@@ -21,7 +21,8 @@ export function headerProblems(response: RawResponse): string[] {
   if (!h['x-request-id']) problems.push('no X-Request-ID');
   if (!h['x-service-version']) problems.push('no X-Service-Version');
   if (h['x-api-version'] !== 'v1') problems.push(`X-API-Version is ${JSON.stringify(h['x-api-version'])}, not "v1"`);
-  if (h['x-process-time'] === undefined || !/^\d+(\.\d+)?$/.test(h['x-process-time'])) problems.push(`X-Process-Time is ${JSON.stringify(h['x-process-time'])}`);
+  if (h['x-process-time'] === undefined || !/^\d+(\.\d+)?$/.test(h['x-process-time']))
+    problems.push(`X-Process-Time is ${JSON.stringify(h['x-process-time'])}`);
   for (const [name, ok] of SECURITY_HEADERS) {
     const value = h[name];
     if (value === undefined || !ok(value)) problems.push(`${name} is ${JSON.stringify(value)}`);
@@ -32,7 +33,8 @@ export function headerProblems(response: RawResponse): string[] {
 /** Problems with an error response's body and error-specific headers. */
 export function errorBodyProblems(response: RawResponse): string[] {
   const problems: string[] = [];
-  if (!/^application\/json/i.test(response.headers['content-type'] ?? '')) problems.push(`error Content-Type is ${JSON.stringify(response.headers['content-type'])}`);
+  if (!/^application\/json/i.test(response.headers['content-type'] ?? ''))
+    problems.push(`error Content-Type is ${JSON.stringify(response.headers['content-type'])}`);
   const body = jsonBody(response) as Record<string, unknown> | undefined;
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     return [...problems, `error body is not the spec's JSON object: ${response.body.toString('utf8').slice(0, 200)}`];
@@ -40,19 +42,24 @@ export function errorBodyProblems(response: RawResponse): string[] {
   if (typeof body.error !== 'string' || body.error === '') problems.push('error body without "error"');
   if (typeof body.message !== 'string') problems.push('error body without "message"');
   if (typeof body.request_id !== 'string' || body.request_id === '') problems.push('error body without "request_id"');
-  else if (body.request_id !== response.headers['x-request-id']) problems.push(`request_id ${body.request_id} differs from X-Request-ID ${response.headers['x-request-id']}`);
-  if (body.status_code !== response.status) problems.push(`status_code ${JSON.stringify(body.status_code)} differs from the status ${response.status}`);
+  else if (body.request_id !== response.headers['x-request-id'])
+    problems.push(`request_id ${body.request_id} differs from X-Request-ID ${response.headers['x-request-id']}`);
+  if (body.status_code !== response.status)
+    problems.push(`status_code ${JSON.stringify(body.status_code)} differs from the status ${response.status}`);
   if (body.field !== undefined && typeof body.field !== 'string') problems.push('"field" is not a string');
   if ('stack' in body || 'trace' in body) problems.push('error body leaks a stack trace');
   if (response.status === 429 || response.status === 503) {
     const retryHeader = response.headers['retry-after'];
-    if (retryHeader === undefined || !/^\d+$/.test(retryHeader)) problems.push(`${response.status} without a Retry-After header of seconds`);
+    if (retryHeader === undefined || !/^\d+$/.test(retryHeader))
+      problems.push(`${response.status} without a Retry-After header of seconds`);
     if (response.status === 429) {
       if (!Number.isInteger(body.retry_after) || (body.retry_after as number) < 0) problems.push('429 without an integer retry_after');
-      else if (retryHeader !== undefined && Number(retryHeader) !== body.retry_after) problems.push(`retry_after ${String(body.retry_after)} differs from Retry-After ${retryHeader}`);
+      else if (retryHeader !== undefined && Number(retryHeader) !== body.retry_after)
+        problems.push(`retry_after ${String(body.retry_after)} differs from Retry-After ${retryHeader}`);
     }
   } else if (body.retry_after !== undefined) problems.push(`retry_after on a ${response.status}`);
-  if (response.status === 401 && !/^Bearer\b/i.test(response.headers['www-authenticate'] ?? '')) problems.push('401 without WWW-Authenticate: Bearer');
+  if (response.status === 401 && !/^Bearer\b/i.test(response.headers['www-authenticate'] ?? ''))
+    problems.push('401 without WWW-Authenticate: Bearer');
   return problems;
 }
 

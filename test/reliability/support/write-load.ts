@@ -63,7 +63,8 @@ export function startWriteLoad(options: WriteLoadOptions): WriteLoad {
           const response = await fetch(`${options.baseUrl}/api/v1/interactions`, { method: 'POST', headers, body: JSON.stringify(body) });
           count(String(response.status));
           await response.arrayBuffer();
-          if (response.status === 201 || response.status === 200) acknowledged.interactions.add(`${body.user_id}|${body.post_id}|${body.action_type}`);
+          if (response.status === 201 || response.status === 200)
+            acknowledged.interactions.add(`${body.user_id}|${body.post_id}|${body.action_type}`);
         }
       } catch {
         count('network');
@@ -124,7 +125,9 @@ export function checkDurability(dbPath: string, acknowledged: AcknowledgedWrites
         .all() as { id: string }[]
     ).map((r) => r.id);
     const usersWithoutAffinities = (
-      db.prepare('SELECT DISTINCT user_id FROM interactions WHERE user_id NOT IN (SELECT user_id FROM user_affinities)').all() as { user_id: string }[]
+      db.prepare('SELECT DISTINCT user_id FROM interactions WHERE user_id NOT IN (SELECT user_id FROM user_affinities)').all() as {
+        user_id: string;
+      }[]
     ).map((r) => r.user_id);
     return { integrity, missing, duplicated, counterMismatches, usersWithoutAffinities };
   } finally {

@@ -24,14 +24,20 @@ beforeEach(async () => {
   admin = await t.adminHeaders();
   const statuses = Array.from({ length: 20 }, (_, i) => makeStatus({ n: i + 1, author: `author${1 + (i % 5)}`, ageHours: 1 + i }));
   expect((await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: admin, payload: { statuses } })).statusCode).toBe(201);
-  experimentId = (await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: experimentBody({ minimum_sample_size: 1 }) })).json().data.id;
+  experimentId = (
+    await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: experimentBody({ minimum_sample_size: 1 }) })
+  ).json().data.id;
   expect((await t.app.inject({ method: 'POST', url: `${BASE}/${experimentId}/start`, headers: admin })).statusCode).toBe(200);
 });
 afterEach(async () => t.close());
 
 /** Serves `limit` recommendations to `user` (each an impression); returns the post ids. */
 async function serve(user: string, limit = 4): Promise<string[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/v1/recommendations?user_id=${user}&limit=${limit}`, headers: await t.userHeaders(user) });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/recommendations?user_id=${user}&limit=${limit}`,
+    headers: await t.userHeaders(user),
+  });
   expect(res.statusCode).toBe(200);
   return res.json().map((p: { id: string }) => p.id);
 }
@@ -46,7 +52,11 @@ async function send(events: object[]) {
 async function countsOf(user: string): Promise<Record<string, number>> {
   const res = await t.app.inject({ method: 'GET', url: `${BASE}/${experimentId}/export`, headers: admin });
   expect(res.statusCode).toBe(200);
-  const line = res.body.trimEnd().split('\n').map((l) => JSON.parse(l)).find((l) => l.type === 'user' && l.user_id === user);
+  const line = res.body
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .find((l) => l.type === 'user' && l.user_id === user);
   expect(line, user).toBeDefined();
   return line;
 }
@@ -184,14 +194,27 @@ describe('client timestamps and sessions', () => {
 describe('refused events are visible', () => {
   it('stores them with their reason and counts them in service_analytics_events_rejected_total{type,reason}', async () => {
     const served = await serve('alice');
-    await send([click('alice', served[0]!), click('alice', served[0]!), click('alice', 'nope'), click('alice', 'nope2'), { type: 'session_start', user_id: 'alice', session_id: 's', timestamp: '2001-01-01T00:00:00Z' }]);
+    await send([
+      click('alice', served[0]!),
+      click('alice', served[0]!),
+      click('alice', 'nope'),
+      click('alice', 'nope2'),
+      { type: 'session_start', user_id: 'alice', session_id: 's', timestamp: '2001-01-01T00:00:00Z' },
+    ]);
     const rows = await t.database.db.selectFrom('analytics_events').select(['type', 'post_id', 'rejected_reason']).orderBy('id').execute();
-    expect(rows.map((r) => r.rejected_reason)).toEqual([null, 'duplicate_click', 'no_impression', 'no_impression', 'timestamp_out_of_window']);
+    expect(rows.map((r) => r.rejected_reason)).toEqual([
+      null,
+      'duplicate_click',
+      'no_impression',
+      'no_impression',
+      'timestamp_out_of_window',
+    ]);
 
     const families = parsePrometheusText((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
     const rejected = families.get('service_analytics_events_rejected_total');
     expect(rejected?.type).toBe('counter');
-    const sample = (type: string, reason: string) => rejected?.samples.find((s) => s.labels.type === type && s.labels.reason === reason)?.value;
+    const sample = (type: string, reason: string) =>
+      rejected?.samples.find((s) => s.labels.type === type && s.labels.reason === reason)?.value;
     expect(sample('click', 'no_impression')).toBe(2);
     expect(sample('click', 'duplicate_click')).toBe(1);
     expect(sample('session_start', 'timestamp_out_of_window')).toBe(1);
@@ -201,7 +224,12 @@ describe('refused events are visible', () => {
 
   it('still refuses a malformed batch whole with 400 (malformed is not untrue)', async () => {
     const served = await serve('alice');
-    const res = await t.app.inject({ method: 'POST', url: EVENTS, headers: admin, payload: { events: [click('alice', served[0]!), { type: 'click', user_id: 'alice' }] } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: EVENTS,
+      headers: admin,
+      payload: { events: [click('alice', served[0]!), { type: 'click', user_id: 'alice' }] },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().field).toBe('events[1].post_id');
     expect(await t.database.db.selectFrom('analytics_events').selectAll().execute()).toEqual([]);

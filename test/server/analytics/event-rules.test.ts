@@ -42,8 +42,20 @@ describe('sessions', () => {
 });
 
 describe('judging a batch', () => {
-  const click = (postId: string, userId = 'u'): EventToJudge => ({ type: 'click', userId, postId, sessionId: undefined, occurredAtMs: NOW });
-  const impression = (id: number, postId: string, claimed = false): ClaimableImpression => ({ id, userId: 'u', postId, clickClaimed: claimed, viewClaimed: false });
+  const click = (postId: string, userId = 'u'): EventToJudge => ({
+    type: 'click',
+    userId,
+    postId,
+    sessionId: undefined,
+    occurredAtMs: NOW,
+  });
+  const impression = (id: number, postId: string, claimed = false): ClaimableImpression => ({
+    id,
+    userId: 'u',
+    postId,
+    clickClaimed: claimed,
+    viewClaimed: false,
+  });
 
   it('lets each click claim the newest unclaimed impression of that post and user, once', () => {
     const impressions = [impression(3, 'p'), impression(2, 'p', true), impression(1, 'p')];
@@ -62,8 +74,17 @@ describe('judging a batch', () => {
       { reason: 'timestamp_out_of_window', impressionId: null },
       { reason: null, impressionId: 1 },
     ]);
-    const session = (type: 'session_start' | 'session_end', at: number): EventToJudge => ({ type, userId: 'u', postId: undefined, sessionId: 's', occurredAtMs: at });
+    const session = (type: 'session_start' | 'session_end', at: number): EventToJudge => ({
+      type,
+      userId: 'u',
+      postId: undefined,
+      sessionId: 's',
+      occurredAtMs: at,
+    });
     const stored = [{ userId: 'u', sessionId: 's', type: 'session_start' as const, occurredAtMs: NOW - 1000 }];
-    expect(judgeEvents([session('session_end', NOW + 10), session('session_end', NOW)], NOW, [], stored).map((v) => v.reason)).toEqual([null, 'duplicate_session_end']);
+    expect(judgeEvents([session('session_end', NOW + 10), session('session_end', NOW)], NOW, [], stored).map((v) => v.reason)).toEqual([
+      null,
+      'duplicate_session_end',
+    ]);
   });
 });

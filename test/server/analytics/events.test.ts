@@ -14,7 +14,15 @@ const stored = () => t.database.db.selectFrom('analytics_events').selectAll().or
 
 /** Records impressions of `posts` for `user`, as the serving path does for an enrolled user (clicks and views need one). */
 async function served(user: string, posts: string[]): Promise<void> {
-  const rows = posts.map((post_id) => ({ experiment_id: 1, variant: 'control', user_id: user, post_id, score: 0.5, reason_code: 'HIGH_ENGAGEMENT', served_at_ms: Date.now() }));
+  const rows = posts.map((post_id) => ({
+    experiment_id: 1,
+    variant: 'control',
+    user_id: user,
+    post_id,
+    score: 0.5,
+    reason_code: 'HIGH_ENGAGEMENT',
+    served_at_ms: Date.now(),
+  }));
   await t.database.db.insertInto('experiment_impressions').values(rows).execute();
 }
 
@@ -60,8 +68,18 @@ describe('POST /api/v1/analytics/events', () => {
 
   it('takes up to 500 events and rejects 501 naming events', async () => {
     const admin = await t.adminHeaders();
-    expect((await post(admin, Array.from({ length: 500 }, (_, i) => click(`u${i}`)))).statusCode).toBe(201);
-    const response = await post(admin, Array.from({ length: 501 }, (_, i) => click(`u${i}`)));
+    expect(
+      (
+        await post(
+          admin,
+          Array.from({ length: 500 }, (_, i) => click(`u${i}`)),
+        )
+      ).statusCode,
+    ).toBe(201);
+    const response = await post(
+      admin,
+      Array.from({ length: 501 }, (_, i) => click(`u${i}`)),
+    );
     expect(response.statusCode).toBe(400);
     expect(response.json().field).toBe('events');
     expect(await stored()).toHaveLength(500);
@@ -75,7 +93,7 @@ describe('POST /api/v1/analytics/events', () => {
     expect(missing.json().field).toBe('events');
   });
 
-  it('lets a user token post only its own user\'s events (403, nothing stored), an admin anyone\'s', async () => {
+  it("lets a user token post only its own user's events (403, nothing stored), an admin anyone's", async () => {
     const forbidden = await post(await t.userHeaders('alice'), [click('alice'), click('bob')]);
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json().message).toContain('events[1].user_id');

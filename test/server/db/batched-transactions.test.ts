@@ -15,7 +15,10 @@ beforeEach(async () => {
     dialect: new SqliteDialect({ database: new SQLite(':memory:') }),
     log: (event) => void statements.push(event.query.sql.toLowerCase()),
   });
-  await db.schema.createTable('items').addColumn('name', 'text', (c) => c.primaryKey()).execute();
+  await db.schema
+    .createTable('items')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .execute();
   statements = [];
 });
 afterEach(async () => {

@@ -6,7 +6,9 @@ describe('isForeignKeyViolation', () => {
   it('recognises a real SQLite foreign-key failure and nothing else', () => {
     const db = new SQLite(':memory:');
     db.pragma('foreign_keys = ON');
-    db.exec('CREATE TABLE parent (id TEXT PRIMARY KEY); CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent(id));');
+    db.exec(
+      'CREATE TABLE parent (id TEXT PRIMARY KEY); CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent(id));',
+    );
     db.exec("INSERT INTO parent VALUES ('p')");
     const failure = (statement: string): unknown => {
       try {

@@ -72,7 +72,14 @@ describe('migration 0014: analytics events judged by the rules that now decide w
       .values(impressions.map((i) => ({ ...i, experiment_id: 1, variant: 'A', score: 0.5, reason_code: 'HIGH_ENGAGEMENT' })))
       .execute();
     const impressionIds = (await db.selectFrom('experiment_impressions').select('id').orderBy('id').execute()).map((r) => r.id);
-    const rows = events.map(([type, user_id, post_id, session_id, occurred_at_ms, received_at_ms]) => ({ type, user_id, post_id, session_id, occurred_at_ms, received_at_ms }));
+    const rows = events.map(([type, user_id, post_id, session_id, occurred_at_ms, received_at_ms]) => ({
+      type,
+      user_id,
+      post_id,
+      session_id,
+      occurred_at_ms,
+      received_at_ms,
+    }));
     await db.insertInto('analytics_events').values(rows).execute();
 
     expect(await migrateToLatest(db)).toEqual(['0014-analytics-event-verdicts']);
@@ -82,9 +89,17 @@ describe('migration 0014: analytics events judged by the rules that now decide w
     expect(after.map(({ impression_id: _i, rejected_reason: _r, id: _id, ...rest }) => rest)).toEqual(rows);
 
     // The database now holds the rules itself: one click per impression, one accepted start per session.
-    await expect(db.insertInto('analytics_events').values({ ...rows[0]!, impression_id: impressionIds[0] }).execute()).rejects.toThrow(/UNIQUE/);
+    await expect(
+      db
+        .insertInto('analytics_events')
+        .values({ ...rows[0]!, impression_id: impressionIds[0] })
+        .execute(),
+    ).rejects.toThrow(/UNIQUE/);
     await expect(db.insertInto('analytics_events').values(rows[7]!).execute()).rejects.toThrow(/UNIQUE/);
-    await db.insertInto('analytics_events').values({ ...rows[7]!, rejected_reason: 'duplicate_session_start' }).execute();
+    await db
+      .insertInto('analytics_events')
+      .values({ ...rows[7]!, rejected_reason: 'duplicate_session_start' })
+      .execute();
 
     expect((await migrator(db).migrateTo('0013-affinities-clustered')).error).toBeUndefined();
     const down = await db.selectFrom('analytics_events').selectAll().orderBy('id').execute();

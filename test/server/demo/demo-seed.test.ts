@@ -18,7 +18,10 @@ async function app(): Promise<TestApp> {
 }
 
 async function count(t: TestApp, table: 'posts' | 'accounts' | 'interactions' | 'post_tags'): Promise<number> {
-  const row = await t.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await t.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -31,13 +34,20 @@ describe('demo seed', () => {
     expect(await count(t, 'accounts')).toBe(40);
     expect(await count(t, 'interactions')).toBe(3000);
     expect(await count(t, 'post_tags')).toBeGreaterThanOrEqual(400);
-    const users = await t.database.db.selectFrom('interactions').select((eb) => eb.fn.count<number>('user_id').distinct().as('n')).executeTakeFirstOrThrow();
+    const users = await t.database.db
+      .selectFrom('interactions')
+      .select((eb) => eb.fn.count<number>('user_id').distinct().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(users.n)).toBeGreaterThan(100);
     const fav = await t.database.db
       .selectFrom('posts')
       .select((eb) => [eb.fn.sum<number>('bookmarks_count').as('b')])
       .executeTakeFirstOrThrow();
-    const bookmarks = await t.database.db.selectFrom('interactions').select((eb) => eb.fn.countAll<number>().as('n')).where('action_type', '=', 'bookmark').executeTakeFirstOrThrow();
+    const bookmarks = await t.database.db
+      .selectFrom('interactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('action_type', '=', 'bookmark')
+      .executeTakeFirstOrThrow();
     expect(Number(fav.b)).toBe(Number(bookmarks.n));
   });
 
@@ -46,7 +56,8 @@ describe('demo seed', () => {
     const b = await app();
     await seedDemo(a.database, SMALL, ANCHOR);
     await seedDemo(b.database, SMALL, ANCHOR);
-    const dump = (t: TestApp) => t.database.db.selectFrom('posts').select(['id', 'content', 'favourites_count', 'tag_names']).orderBy('id').execute();
+    const dump = (t: TestApp) =>
+      t.database.db.selectFrom('posts').select(['id', 'content', 'favourites_count', 'tag_names']).orderBy('id').execute();
     const rowsA = await dump(a);
     expect(rowsA).toEqual(await dump(b));
     const c = await app();
@@ -73,7 +84,6 @@ describe('demo seed', () => {
     await seedDemoIfEmpty(t.database, (m) => messages.push(m));
     expect(await count(t, 'posts')).toBe(seeded);
     expect(messages[1]).toContain('nothing seeded');
-
   });
 
   it('a server started on a seeded database personalises for demo users', async () => {

@@ -111,17 +111,23 @@ describe('the experiment ranking policy', () => {
     const policy = t.app.experiments.rankingPolicy;
     const who = users(60, 'racer');
     const choices = await Promise.all(
-      who.flatMap((user) => [Promise.resolve(policy.choose(user)), Promise.resolve(policy.choose(user)), ...runtimes.map((r) => r.choose(user)), ...runtimes.map((r) => r.choose(user))]),
+      who.flatMap((user) => [
+        Promise.resolve(policy.choose(user)),
+        Promise.resolve(policy.choose(user)),
+        ...runtimes.map((r) => r.choose(user)),
+        ...runtimes.map((r) => r.choose(user)),
+      ]),
     );
     const rows = await assignmentRows(t);
     expect(rows).toHaveLength(60);
     const recorded = new Map(rows.map((r) => [r.user_id, r.variant]));
     who.forEach((user, i) => {
-      for (const choice of choices.slice(i * 8, i * 8 + 8)) expect(choice.enrolment).toEqual({ experimentId: id, variant: recorded.get(user) });
+      for (const choice of choices.slice(i * 8, i * 8 + 8))
+        expect(choice.enrolment).toEqual({ experimentId: id, variant: recorded.get(user) });
     });
   });
 
-  it('serves PAUSED and COMPLETED experiments\' users the default ranking and keeps them counted', async () => {
+  it("serves PAUSED and COMPLETED experiments' users the default ranking and keeps them counted", async () => {
     const t = await app();
     const admin = await t.adminHeaders();
     const id = await started(t);
@@ -137,13 +143,17 @@ describe('the experiment ranking policy', () => {
     expect(status.users_assigned).toBe(1);
   });
 
-  it('serves a blocked variant\'s users the control ranking while they stay in their variant', async () => {
+  it("serves a blocked variant's users the control ranking while they stay in their variant", async () => {
     const t = await app();
     const id = await started(t);
     const treated = users(40).filter((u) => assignVariant(u, id, experimentBody().variants).variant?.name === 'treatment');
     const user = treated[0] as string;
     expect((await t.app.experiments.rankingPolicy.choose(user)).config.weights).toEqual(RECENCY_ONLY);
-    await t.database.db.updateTable('experiment_variants').set({ blocked: 1, blocked_reason: 'test' }).where('name', '=', 'treatment').execute();
+    await t.database.db
+      .updateTable('experiment_variants')
+      .set({ blocked: 1, blocked_reason: 'test' })
+      .where('name', '=', 'treatment')
+      .execute();
     t.app.experiments.runtime.invalidate();
     const choice = await t.app.experiments.rankingPolicy.choose(user);
     expect(choice.config.weights).toEqual(AUTHOR_ONLY);
@@ -182,7 +192,8 @@ describe('several ACTIVE experiments', () => {
   it('orders by first start, not by id: a later-created experiment started first wins', async () => {
     const t = await app();
     const admin = await t.adminHeaders();
-    const createdFirst = (await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: experimentBody({ name: 'a' }) })).json().data.id;
+    const createdFirst = (await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: experimentBody({ name: 'a' }) })).json()
+      .data.id;
     const startedFirst = await started(t, experimentBody({ name: 'b' }));
     await new Promise((resolve) => setTimeout(resolve, 5));
     await t.app.inject({ method: 'POST', url: `${BASE}/${createdFirst}/start`, headers: admin });

@@ -40,25 +40,41 @@ const body = experimentBody({ minimum_sample_size: 5, gates: { min_user_satisfac
 async function seedPosts(): Promise<void> {
   const statuses = [
     ...Array.from({ length: 12 }, (_, i) => makeStatus({ n: i + 1, author: 'author1', ageHours: 30 + i, favourites: i, tags: ['cats'] })),
-    ...Array.from({ length: 24 }, (_, i) => makeStatus({ n: i + 13, author: `author${2 + (i % 4)}`, ageHours: 1 + i * 0.25, favourites: (i * 7) % 11, tags: ['news'] })),
+    ...Array.from({ length: 24 }, (_, i) =>
+      makeStatus({ n: i + 13, author: `author${2 + (i % 4)}`, ageHours: 1 + i * 0.25, favourites: (i * 7) % 11, tags: ['news'] }),
+    ),
   ];
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: admin, payload: { statuses } });
   expect(res.statusCode).toBe(201);
 }
 
 async function recommend(user: string): Promise<Served[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/v1/recommendations?user_id=${user}&limit=8`, headers: await t.userHeaders(user) });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/recommendations?user_id=${user}&limit=8`,
+    headers: await t.userHeaders(user),
+  });
   expect(res.statusCode).toBe(200);
   return res.json();
 }
 
 async function interact(user: string, postId: string, action: string): Promise<void> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers: await t.userHeaders(user), payload: { user_id: user, post_id: postId, action_type: action } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/interactions',
+    headers: await t.userHeaders(user),
+    payload: { user_id: user, post_id: postId, action_type: action },
+  });
   expect(res.statusCode).toBe(201);
 }
 
 async function feedback(user: string, postId: string, value: 'more' | 'less'): Promise<void> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/feedback', headers: await t.userHeaders(user), payload: { user_id: user, post_id: postId, feedback: value } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/recommendations/feedback',
+    headers: await t.userHeaders(user),
+    payload: { user_id: user, post_id: postId, feedback: value },
+  });
   expect(res.statusCode).toBe(201);
 }
 
@@ -103,7 +119,12 @@ async function simulate(user: string, i: number): Promise<void> {
     counts.clicks += 1;
     clickedPosts.get(user)?.add((list[7] ?? list[0])!.id);
   }
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: i % 2 ? admin : await t.userHeaders(user), payload: { events } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/analytics/events',
+    headers: i % 2 ? admin : await t.userHeaders(user),
+    payload: { events },
+  });
   expect(res.statusCode).toBe(201);
   if (i % 3 === 1) {
     await interact(user, (list[0] as Served).id, 'favorite');
@@ -154,7 +175,12 @@ beforeAll(async () => {
   // would not either (periods are [start, end)), so let the clock move past the last user's.
   await nextMillisecond();
   await t.app.inject({ method: 'POST', url: `${BASE}/${id}/pause`, headers: admin });
-  await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: admin, payload: { events: [{ type: 'click', user_id: 'u01', post_id: 'x' }] } });
+  await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/analytics/events',
+    headers: admin,
+    payload: { events: [{ type: 'click', user_id: 'u01', post_id: 'x' }] },
+  });
 });
 afterAll(async () => t.close());
 
@@ -173,7 +199,9 @@ describe('an experiment end to end', () => {
     const analysis = await get('/analysis');
     const reference = analyzeExperiment({ ...body, confidence_level: 0.95, minimum_sample_size: 5 }, expectedAccumulators());
     expect(analysis).toEqual(reference);
-    expect(analysis.sample_sizes).toEqual(Object.fromEntries(body.variants.map((v) => [v.name, USERS.filter((u) => variantOf(u) === v.name).length])));
+    expect(analysis.sample_sizes).toEqual(
+      Object.fromEntries(body.variants.map((v) => [v.name, USERS.filter((u) => variantOf(u) === v.name).length])),
+    );
     const bySession = await get('/analysis?metric=session_duration');
     expect(bySession.primary_metric).toBe('session_duration');
     expect(Object.keys(bySession.statistical_significance)).toEqual(['treatment_vs_control']);
@@ -204,7 +232,11 @@ describe('an experiment end to end', () => {
       const coldClicks = coldMembers.reduce((n, u) => n + (expected.get(u) as UserCounts).clicks, 0);
       const coldImpressions = coldMembers.reduce((n, u) => n + (expected.get(u) as UserCounts).impressions, 0);
       expect(variant.algorithm.cold_start_performance).toBe(coldClicks / coldImpressions);
-      const semantic = members.flatMap((u) => (served.get(u) as Served[]).filter((p) => p.recommendation_metadata.reason_code === 'SEMANTIC_MATCH').map((p) => clickedPosts.get(u)?.has(p.id)));
+      const semantic = members.flatMap((u) =>
+        (served.get(u) as Served[])
+          .filter((p) => p.recommendation_metadata.reason_code === 'SEMANTIC_MATCH')
+          .map((p) => clickedPosts.get(u)?.has(p.id)),
+      );
       expect(variant.algorithm.semantic_match_quality).toBe(semantic.length ? semantic.filter(Boolean).length / semantic.length : null);
 
       const sentRequests = members.reduce((n, u) => n + (requests.get(u) as number), 0);
@@ -215,10 +247,14 @@ describe('an experiment end to end', () => {
     }
   });
 
-  it('evaluates the gates on the same figures, with the experiment\'s thresholds', async () => {
+  it("evaluates the gates on the same figures, with the experiment's thresholds", async () => {
     const gates = await get('/gates');
     const exported = await parseJsonlExport(exportLines(await exportText()), 'export.jsonl');
-    const inputs = gateInputsFromData(body.variants.map((v) => v.name), expectedAccumulators(), exported.performance);
+    const inputs = gateInputsFromData(
+      body.variants.map((v) => v.name),
+      expectedAccumulators(),
+      exported.performance,
+    );
     const reference = evaluateGates({ variants: inputs, minimumSampleSize: 5, thresholds: body.gates, srm: gates.srm });
     expect(gates.verdict).toBe(reference.verdict);
     expect(gates.thresholds.min_user_satisfaction).toBe(0.5);
@@ -234,7 +270,10 @@ describe('an experiment end to end', () => {
     const res = await t.app.inject({ method: 'GET', url: `${BASE}/${id}/export`, headers: admin });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = res.body.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = res.body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines[0]).toMatchObject({ type: 'experiment', id, status: 'PAUSED' });
     const userLines = lines.filter((l) => l.type === 'user');
     expect(userLines.map((l) => l.user_id)).toEqual([...USERS].sort());

@@ -14,8 +14,20 @@ export function experimentBody(overrides: Partial<ExperimentCreate> = {}): Exper
     minimum_sample_size: 10,
     confidence_level: 0.95,
     variants: [
-      { name: 'control', description: 'current ranking', traffic_allocation: 50, algorithm_config: { weights: AUTHOR_ONLY }, is_control: true },
-      { name: 'treatment', description: 'recency first', traffic_allocation: 50, algorithm_config: { weights: RECENCY_ONLY }, is_control: false },
+      {
+        name: 'control',
+        description: 'current ranking',
+        traffic_allocation: 50,
+        algorithm_config: { weights: AUTHOR_ONLY },
+        is_control: true,
+      },
+      {
+        name: 'treatment',
+        description: 'recency first',
+        traffic_allocation: 50,
+        algorithm_config: { weights: RECENCY_ONLY },
+        is_control: false,
+      },
     ],
     ...overrides,
   };

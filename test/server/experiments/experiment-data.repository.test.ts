@@ -17,7 +17,18 @@ beforeAll(async () => {
   const now = new Date(0).toISOString();
   await db
     .insertInto('experiments')
-    .values({ id: EXPERIMENT, name: 'e', description: '', status: 'ACTIVE', traffic_percentage: 100, minimum_sample_size: 1, confidence_level: 0.95, primary_metric: 'click_through_rate', created_at: now, updated_at: now })
+    .values({
+      id: EXPERIMENT,
+      name: 'e',
+      description: '',
+      status: 'ACTIVE',
+      traffic_percentage: 100,
+      minimum_sample_size: 1,
+      confidence_level: 0.95,
+      primary_metric: 'click_through_rate',
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   await db.insertInto('experiment_active_periods').values({ experiment_id: EXPERIMENT, started_at_ms: 1000, ended_at_ms: null }).execute();
   await db
@@ -28,7 +39,13 @@ beforeAll(async () => {
     ])
     .execute();
   const impression = (user_id: string, variant: string, post_id: string, score: number, reason_code: string) => ({
-    experiment_id: EXPERIMENT, variant, user_id, post_id, score, reason_code, served_at_ms: 1500,
+    experiment_id: EXPERIMENT,
+    variant,
+    user_id,
+    post_id,
+    score,
+    reason_code,
+    served_at_ms: 1500,
   });
   await db
     .insertInto('experiment_impressions')
@@ -42,7 +59,12 @@ beforeAll(async () => {
     ])
     .execute();
   const event = (user_id: string, type: string, at: number, post_id: string | null = null, session_id: string | null = null) => ({
-    type, user_id, post_id, session_id, occurred_at_ms: at, received_at_ms: at,
+    type,
+    user_id,
+    post_id,
+    session_id,
+    occurred_at_ms: at,
+    received_at_ms: at,
   });
   await db
     .insertInto('analytics_events')
@@ -95,17 +117,47 @@ describe('only events that can be true count', () => {
     const now = new Date(0).toISOString();
     await db
       .insertInto('experiments')
-      .values({ id: OTHER, name: 'f', description: '', status: 'ACTIVE', traffic_percentage: 100, minimum_sample_size: 1, confidence_level: 0.95, primary_metric: 'click_through_rate', created_at: now, updated_at: now })
+      .values({
+        id: OTHER,
+        name: 'f',
+        description: '',
+        status: 'ACTIVE',
+        traffic_percentage: 100,
+        minimum_sample_size: 1,
+        confidence_level: 0.95,
+        primary_metric: 'click_through_rate',
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     await db.insertInto('experiment_active_periods').values({ experiment_id: OTHER, started_at_ms: 1000, ended_at_ms: null }).execute();
-    await db.insertInto('experiment_assignments').values({ experiment_id: OTHER, user_id: 'v1', variant: 'A', assigned_at_ms: 1000 }).execute();
+    await db
+      .insertInto('experiment_assignments')
+      .values({ experiment_id: OTHER, user_id: 'v1', variant: 'A', assigned_at_ms: 1000 })
+      .execute();
     const served = await db
       .insertInto('experiment_impressions')
-      .values({ experiment_id: OTHER, variant: 'A', user_id: 'v1', post_id: 'p1', score: 0.5, reason_code: 'HIGH_ENGAGEMENT', served_at_ms: 1500 })
+      .values({
+        experiment_id: OTHER,
+        variant: 'A',
+        user_id: 'v1',
+        post_id: 'p1',
+        score: 0.5,
+        reason_code: 'HIGH_ENGAGEMENT',
+        served_at_ms: 1500,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     claimed = served.id;
-    const event = (type: string, at: number, extra: object = {}) => ({ type, user_id: 'v1', post_id: null, session_id: null, occurred_at_ms: at, received_at_ms: at, ...extra });
+    const event = (type: string, at: number, extra: object = {}) => ({
+      type,
+      user_id: 'v1',
+      post_id: null,
+      session_id: null,
+      occurred_at_ms: at,
+      received_at_ms: at,
+      ...extra,
+    });
     await db
       .insertInto('analytics_events')
       .values([

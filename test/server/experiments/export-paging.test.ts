@@ -21,7 +21,17 @@ describe('streaming enrolled users', () => {
     const servedAt = Date.now();
     await t.database.db
       .insertInto('experiment_impressions')
-      .values(users.map((user, i) => ({ experiment_id: id, variant: 'control', user_id: user, post_id: `p${i}`, score: 0.5, reason_code: 'HIGH_ENGAGEMENT', served_at_ms: servedAt })))
+      .values(
+        users.map((user, i) => ({
+          experiment_id: id,
+          variant: 'control',
+          user_id: user,
+          post_id: `p${i}`,
+          score: 0.5,
+          reason_code: 'HIGH_ENGAGEMENT',
+          served_at_ms: servedAt,
+        })),
+      )
       .execute();
     const events = users.map((user, i) => ({ type: 'click', user_id: user, post_id: `p${i}` }));
     await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: admin, payload: { events } });

@@ -36,22 +36,34 @@ async function startExperiment(): Promise<number> {
 async function twins(id: number): Promise<{ control: string; treatment: string }> {
   const candidates = Array.from({ length: 30 }, (_, i) => `twin${i}`);
   const variant = (u: string) => assignVariant(u, id, body.variants).variant?.name;
-  const pair = { control: candidates.find((u) => variant(u) === 'control') as string, treatment: candidates.find((u) => variant(u) === 'treatment') as string };
+  const pair = {
+    control: candidates.find((u) => variant(u) === 'control') as string,
+    treatment: candidates.find((u) => variant(u) === 'treatment') as string,
+  };
   for (const user of Object.values(pair)) {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers: await t.userHeaders(user), payload: { user_id: user, post_id: makeStatus({ n: 8 }).id, action_type: 'favorite' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers: await t.userHeaders(user),
+      payload: { user_id: user, post_id: makeStatus({ n: 8 }).id, action_type: 'favorite' },
+    });
     expect(res.statusCode).toBe(201);
   }
   return pair;
 }
 
 async function ranking(user: string): Promise<string[]> {
-  const res = await t.app.inject({ method: 'GET', url: `/api/v1/recommendations?user_id=${user}&limit=6`, headers: await t.userHeaders(user) });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/api/v1/recommendations?user_id=${user}&limit=6`,
+    headers: await t.userHeaders(user),
+  });
   expect(res.statusCode).toBe(200);
   return res.json().map((p: { id: string }) => p.id);
 }
 
 describe('variant rankings', () => {
-  it('ranks two users with the same history differently when their variants\' weights differ', async () => {
+  it("ranks two users with the same history differently when their variants' weights differ", async () => {
     const id = await startExperiment();
     const { control, treatment } = await twins(id);
     const authorFirst = await ranking(control);
@@ -69,18 +81,30 @@ describe('variant rankings', () => {
     const before = await ranking(treatment);
     expect(before).not.toEqual(controlList);
     // The control clicks, the treatment never does: its CTR 0 fails min_click_through_rate.
-    const events = [{ type: 'click', user_id: control, post_id: controlList[0] }, { type: 'click', user_id: control, post_id: controlList[1] }];
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: admin, payload: { events } })).statusCode).toBe(201);
+    const events = [
+      { type: 'click', user_id: control, post_id: controlList[0] },
+      { type: 'click', user_id: control, post_id: controlList[1] },
+    ];
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/analytics/events', headers: admin, payload: { events } })).statusCode).toBe(
+      201,
+    );
 
     const gates = (await t.app.inject({ method: 'GET', url: `${BASE}/${id}/gates`, headers: admin })).json().data;
     const treatmentGates = gates.variants.find((v: { name: string }) => v.name === 'treatment');
     expect(treatmentGates.verdict).toBe('fail');
-    expect(treatmentGates.gates.find((g: { gate: string }) => g.gate === 'min_click_through_rate')).toMatchObject({ value: 0, threshold: 0.05, verdict: 'fail' });
+    expect(treatmentGates.gates.find((g: { gate: string }) => g.gate === 'min_click_through_rate')).toMatchObject({
+      value: 0,
+      threshold: 0.05,
+      verdict: 'fail',
+    });
     expect(gates.verdict).toBe('fail');
 
     await t.app.agentRunner.runNow('experiment_gates');
     const experiment = (await t.app.inject({ method: 'GET', url: `${BASE}/${id}`, headers: admin })).json().data;
-    expect(experiment.variants.map((v: { name: string; blocked: boolean }) => [v.name, v.blocked])).toEqual([['control', false], ['treatment', true]]);
+    expect(experiment.variants.map((v: { name: string; blocked: boolean }) => [v.name, v.blocked])).toEqual([
+      ['control', false],
+      ['treatment', true],
+    ]);
     expect(experiment.variants[1].blocked_reason).toContain('min_click_through_rate');
     expect(await ranking(treatment)).toEqual(controlList);
 
@@ -96,7 +120,9 @@ describe('variant rankings', () => {
   });
 
   it('never blocks on inconclusive gates or the control', async () => {
-    const id = (await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: experimentBody({ minimum_sample_size: 100 }) })).json().data.id;
+    const id = (
+      await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: experimentBody({ minimum_sample_size: 100 }) })
+    ).json().data.id;
     await t.app.inject({ method: 'POST', url: `${BASE}/${id}/start`, headers: admin });
     await twins(id);
     await t.app.agentRunner.runNow('experiment_gates');

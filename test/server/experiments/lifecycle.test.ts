@@ -65,24 +65,64 @@ describe('experiment creation', () => {
 
   const three = threeVariantBody();
   const cases: [string, unknown, string][] = [
-    ['allocations not summing to 100', { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, traffic_allocation: 20 } : v)) }, 'variants'],
-    ['a zero allocation', { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, traffic_allocation: 0 } : v)) }, 'variants[2].traffic_allocation'],
-    ['a non-numeric allocation', { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, traffic_allocation: 'thirty' } : v)) }, 'variants[2].traffic_allocation'],
+    [
+      'allocations not summing to 100',
+      { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, traffic_allocation: 20 } : v)) },
+      'variants',
+    ],
+    [
+      'a zero allocation',
+      { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, traffic_allocation: 0 } : v)) },
+      'variants[2].traffic_allocation',
+    ],
+    [
+      'a non-numeric allocation',
+      { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, traffic_allocation: 'thirty' } : v)) },
+      'variants[2].traffic_allocation',
+    ],
     ['a single variant', { ...experimentBody(), variants: [{ ...experimentBody().variants[0], traffic_allocation: 100 }] }, 'variants'],
     ['no control', { ...three, variants: three.variants.map((v) => ({ ...v, is_control: false })) }, 'variants'],
     ['two controls', { ...three, variants: three.variants.map((v, i) => ({ ...v, is_control: i < 2 })) }, 'variants'],
-    ['duplicate variant names', { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, name: 'control' } : v)) }, 'variants[2].name'],
+    [
+      'duplicate variant names',
+      { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, name: 'control' } : v)) },
+      'variants[2].name',
+    ],
     [
       'a weight above 1',
-      { ...three, variants: three.variants.map((v, i) => (i === 1 ? { ...v, algorithm_config: { weights: { ...v.algorithm_config.weights, recency: 1.5 } } } : v)) },
+      {
+        ...three,
+        variants: three.variants.map((v, i) =>
+          i === 1 ? { ...v, algorithm_config: { weights: { ...v.algorithm_config.weights, recency: 1.5 } } } : v,
+        ),
+      },
       'variants[1].algorithm_config.weights.recency',
     ],
     [
       'weights not summing to 1',
-      { ...three, variants: three.variants.map((v, i) => (i === 2 ? { ...v, algorithm_config: { weights: { author_preference: 0.5, content_engagement: 0.5, recency: 0.5, semantic_similarity: 0 } } } : v)) },
+      {
+        ...three,
+        variants: three.variants.map((v, i) =>
+          i === 2
+            ? {
+                ...v,
+                algorithm_config: { weights: { author_preference: 0.5, content_engagement: 0.5, recency: 0.5, semantic_similarity: 0 } },
+              }
+            : v,
+        ),
+      },
       'variants[2].algorithm_config.weights',
     ],
-    ['a missing weight', { ...three, variants: three.variants.map((v, i) => (i === 0 ? { ...v, algorithm_config: { weights: { author_preference: 1, content_engagement: 0, recency: 0 } } } : v)) }, 'variants[0].algorithm_config.weights.semantic_similarity'],
+    [
+      'a missing weight',
+      {
+        ...three,
+        variants: three.variants.map((v, i) =>
+          i === 0 ? { ...v, algorithm_config: { weights: { author_preference: 1, content_engagement: 0, recency: 0 } } } : v,
+        ),
+      },
+      'variants[0].algorithm_config.weights.semantic_similarity',
+    ],
     ['traffic_percentage 0', { ...three, traffic_percentage: 0 }, 'traffic_percentage'],
     ['traffic_percentage above 100', { ...three, traffic_percentage: 100.5 }, 'traffic_percentage'],
     ['confidence_level 1', { ...three, confidence_level: 1 }, 'confidence_level'],
@@ -90,9 +130,20 @@ describe('experiment creation', () => {
     ['a fractional minimum_sample_size', { ...three, minimum_sample_size: 10.5 }, 'minimum_sample_size'],
     ['a missing name', (({ name: _n, ...rest }) => rest)(three), 'name'],
     ['an unknown property', { ...three, colour: 'blue' }, 'colour'],
-    ['an unknown variant property', { ...three, variants: three.variants.map((v, i) => (i === 1 ? { ...v, weight: 1 } : v)) }, 'variants[1].weight'],
+    [
+      'an unknown variant property',
+      { ...three, variants: three.variants.map((v, i) => (i === 1 ? { ...v, weight: 1 } : v)) },
+      'variants[1].weight',
+    ],
     ['a gate rate above 1', { ...three, gates: { max_error_rate: 2 } }, 'gates.max_error_rate'],
-    ['a semantic_weight above 1', { ...three, variants: three.variants.map((v, i) => (i === 1 ? { ...v, algorithm_config: { ...v.algorithm_config, semantic_weight: 3 } } : v)) }, 'variants[1].algorithm_config.semantic_weight'],
+    [
+      'a semantic_weight above 1',
+      {
+        ...three,
+        variants: three.variants.map((v, i) => (i === 1 ? { ...v, algorithm_config: { ...v.algorithm_config, semantic_weight: 3 } } : v)),
+      },
+      'variants[1].algorithm_config.semantic_weight',
+    ],
   ];
   it.each(cases)('rejects %s with 400 naming the field', async (_label, body, field) => {
     const response = await create(body);

@@ -27,7 +27,7 @@ async function createMany(count: number): Promise<number[]> {
 /** Follows rel="next" from `path`; returns each page's ids. */
 async function walk(path: string): Promise<number[][]> {
   const pages: number[][] = [];
-  for (let url: string | undefined = path; url !== undefined; ) {
+  for (let url: string | undefined = path; url !== undefined;) {
     if (pages.length > 30) throw new Error('no end');
     const res = await t.app.inject({ url, headers: admin });
     expect(res.statusCode, res.body).toBe(200);
@@ -49,7 +49,8 @@ describe('GET /api/v1/analytics/experiments: a bounded, paged list', () => {
   it('a paginator with a small limit and a status filter visits every match once, in id order, and stops', async () => {
     const ids = await createMany(12);
     const started = ids.filter((_, i) => i % 3 === 0);
-    for (const id of started) expect((await t.app.inject({ method: 'POST', url: `${BASE}/${id}/start`, headers: admin })).statusCode).toBe(200);
+    for (const id of started)
+      expect((await t.app.inject({ method: 'POST', url: `${BASE}/${id}/start`, headers: admin })).statusCode).toBe(200);
     const pages = await walk(`${BASE}?status=DRAFT&limit=3`);
     expect(pages.map((p) => p.length)).toEqual([3, 3, 2]);
     expect(pages.flat()).toEqual(ids.filter((id) => !started.includes(id)));

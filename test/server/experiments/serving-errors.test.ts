@@ -28,7 +28,7 @@ const recommend = async (user: string) =>
   t.app.inject({ method: 'GET', url: `/api/v1/recommendations?user_id=${user}&limit=5`, headers: await t.userHeaders(user) });
 
 describe('failed recommendation lists', () => {
-  it('count as requests and errors of the user\'s variant (its error_rate)', async () => {
+  it("count as requests and errors of the user's variant (its error_rate)", async () => {
     expect((await recommend('ok-user')).statusCode).toBe(200);
     // Make profile building fail for users seen for the first time (their history cannot be read).
     await sql`ALTER TABLE feedback RENAME TO feedback_hidden`.execute(t.database.db);

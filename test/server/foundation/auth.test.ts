@@ -7,11 +7,17 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({
     configure: (app) => {
-      app.get('/api/v1/test/admin', { config: { access: { scope: 'admin' } } }, async (request) => ({ user: callerIdentity(request).userId }));
-      app.get<{ Params: { userId: string } }>('/api/v1/test/users/:userId', { config: { access: { scope: 'read', user: 'resource', owner: 'the user in the path' } } }, async (request) => {
-        const identity = authorizeUser(request, request.params.userId);
-        return { by: identity.userId };
-      });
+      app.get('/api/v1/test/admin', { config: { access: { scope: 'admin' } } }, async (request) => ({
+        user: callerIdentity(request).userId,
+      }));
+      app.get<{ Params: { userId: string } }>(
+        '/api/v1/test/users/:userId',
+        { config: { access: { scope: 'read', user: 'resource', owner: 'the user in the path' } } },
+        async (request) => {
+          const identity = authorizeUser(request, request.params.userId);
+          return { by: identity.userId };
+        },
+      );
     },
   });
 });

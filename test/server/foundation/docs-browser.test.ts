@@ -52,7 +52,9 @@ describe.skipIf(skip)('the /docs explorer in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} not found: install it with "apt-get install -y chromium" (or set RECSVC_SKIP_BROWSER=1 to skip this test)`);
+      throw new Error(
+        `${CHROMIUM} not found: install it with "apt-get install -y chromium" (or set RECSVC_SKIP_BROWSER=1 to skip this test)`,
+      );
     }
     t = await createTestApp();
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -78,7 +80,9 @@ describe.skipIf(skip)('the /docs explorer in headless Chromium', () => {
 
   it('runs under the Content-Security-Policy without a violation', () => {
     // Chromium logs each violation as a console message ("… violates the following Content Security Policy directive …").
-    const violations = run.log.split('\n').filter((line) => /Content Security Policy|Refused to (load|execute|apply|evaluate|connect|frame)/i.test(line));
+    const violations = run.log
+      .split('\n')
+      .filter((line) => /Content Security Policy|Refused to (load|execute|apply|evaluate|connect|frame)/i.test(line));
     expect(violations).toEqual([]);
   });
 });

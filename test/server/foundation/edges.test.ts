@@ -12,7 +12,14 @@ import { DEFAULT_HTTP_LIMITS } from '../../../server/config.js';
 import { SERVICE_VERSION } from '../../../server/version.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
-import { encodeRequest, openSocket, ResponseReader, sendRaw, type RawOutcome, type RawResponse } from '../../reliability/support/raw-http.js';
+import {
+  encodeRequest,
+  openSocket,
+  ResponseReader,
+  sendRaw,
+  type RawOutcome,
+  type RawResponse,
+} from '../../reliability/support/raw-http.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -76,17 +83,27 @@ describe('parser and router errors', () => {
     expectSpecError(response, 414);
   });
 
-  it('answers an HTTP/1.1 request without Host with 400 in the spec body, not Node\'s empty one', async () => {
+  it("answers an HTTP/1.1 request without Host with 400 in the spec body, not Node's empty one", async () => {
     const response = responseOf(await sendRaw(port, { method: 'GET', target: '/api/v1/posts', host: null }));
     expect(expectSpecError(response, 400).message).toMatch(/Host header/);
   });
 
-  it('answers an unsupported Expect with 417 in the spec body, not Node\'s empty one', async () => {
-    const response = responseOf(await sendRaw(port, { method: 'POST', target: '/api/v1/test/echo', headers: [['Expect', 'something-else'], ['Content-Type', 'application/json']], body: '{"name":"x"}' }));
+  it("answers an unsupported Expect with 417 in the spec body, not Node's empty one", async () => {
+    const response = responseOf(
+      await sendRaw(port, {
+        method: 'POST',
+        target: '/api/v1/test/echo',
+        headers: [
+          ['Expect', 'something-else'],
+          ['Content-Type', 'application/json'],
+        ],
+        body: '{"name":"x"}',
+      }),
+    );
     expectSpecError(response, 417);
   });
 
-  it('answers an OPTIONS that is not a CORS preflight without the CORS plugin\'s text/plain 400', async () => {
+  it("answers an OPTIONS that is not a CORS preflight without the CORS plugin's text/plain 400", async () => {
     const response = responseOf(await sendRaw(port, { method: 'OPTIONS', target: '/api/v1/posts' }));
     expect(response.status).toBe(204);
     expect(response.headers['x-request-id']).toMatch(UUID);
@@ -96,7 +113,12 @@ describe('parser and router errors', () => {
   it('refuses a leap-second date-time that Date cannot hold with 400 naming the field, not a 500', async () => {
     const headers = await t.adminHeaders();
     const status = makeStatus({ n: 7, author: 'a1' });
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/posts', headers, payload: { ...status, created_at: '2026-06-30T23:59:60Z' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/posts',
+      headers,
+      payload: { ...status, created_at: '2026-06-30T23:59:60Z' },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: 'Invalid request', field: 'created_at', status_code: 400 });
   });
@@ -151,7 +173,11 @@ describe('401 challenges', () => {
     const missing = await t.app.inject({ method: 'GET', url: '/api/v1/recommendations?user_id=u1' });
     expect(missing.statusCode).toBe(401);
     expect(missing.headers['www-authenticate']).toBe('Bearer realm="recsvc"');
-    const invalid = await t.app.inject({ method: 'GET', url: '/api/v1/recommendations?user_id=u1', headers: { authorization: 'Bearer nope' } });
+    const invalid = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/recommendations?user_id=u1',
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(invalid.statusCode).toBe(401);
     expect(invalid.headers['www-authenticate']).toBe('Bearer realm="recsvc", error="invalid_token"');
   });
@@ -197,7 +223,10 @@ describe('rate limits follow the matched route, whatever the spelling', () => {
   });
 
   it('throttles a bad token through an encoded spelling of a group route', async () => {
-    const results = await statuses(['/%61pi/v1/recommendations?user_id=u', '/api/v%31/%72ecommendations?user_id=u'], [['Authorization', 'Bearer forged']]);
+    const results = await statuses(
+      ['/%61pi/v1/recommendations?user_id=u', '/api/v%31/%72ecommendations?user_id=u'],
+      [['Authorization', 'Bearer forged']],
+    );
     // The anonymous budget of this address is already spent by the test above.
     expect(results).toEqual([429, 429]);
   });
@@ -227,7 +256,10 @@ describe('query integers are plain decimals', () => {
 
   it.each(['0x28', '+40', ' 40', '4e1', '40.0', '40abc', ''])('limit=%j is 400 naming limit', async (value) => {
     const headers = await t.adminHeaders();
-    for (const url of [`/api/v1/recommendations?user_id=u1&limit=${encodeURIComponent(value)}`, `/api/v1/posts?limit=${encodeURIComponent(value)}`]) {
+    for (const url of [
+      `/api/v1/recommendations?user_id=u1&limit=${encodeURIComponent(value)}`,
+      `/api/v1/posts?limit=${encodeURIComponent(value)}`,
+    ]) {
       const response = await t.app.inject({ method: 'GET', url, headers });
       expect(response.statusCode, url).toBe(400);
       expect(response.json(), url).toMatchObject({ error: 'Invalid request', field: 'limit', status_code: 400 });
@@ -235,7 +267,11 @@ describe('query integers are plain decimals', () => {
   });
 
   it('still takes a plain integer', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/recommendations?user_id=u1&limit=40', headers: await t.adminHeaders() });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/recommendations?user_id=u1&limit=40',
+      headers: await t.adminHeaders(),
+    });
     expect(response.statusCode).toBe(200);
   });
 });
@@ -271,7 +307,8 @@ describe('CORS for browser clients', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['access-control-allow-origin']).toBe('*');
     const exposed = String(response.headers['access-control-expose-headers']).toLowerCase();
-    for (const header of ['link', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) expect(exposed).toContain(header);
+    for (const header of ['link', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'])
+      expect(exposed).toContain(header);
   });
 
   it('allows only the configured origins when a list is given', async () => {
@@ -306,7 +343,7 @@ describe('load shedding and shutdown', () => {
     }
   });
 
-  it('answers a request arriving during shutdown with 503 in the spec body, not fastify\'s', async () => {
+  it("answers a request arriving during shutdown with 503 in the spec body, not fastify's", async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       release = resolve;

@@ -10,7 +10,11 @@ beforeAll(async () => {
   t = await createTestApp({
     bodyLimit: 256,
     configure: (app) => {
-      app.post('/api/v1/test/echo', { schema: { body: Type.Object({ name: Type.String() }, { additionalProperties: false }) } }, async (request) => request.body);
+      app.post(
+        '/api/v1/test/echo',
+        { schema: { body: Type.Object({ name: Type.String() }, { additionalProperties: false }) } },
+        async (request) => request.body,
+      );
       app.get('/api/v1/test/boom', async () => {
         throw new Error('secret internal detail');
       });
@@ -24,7 +28,11 @@ const cases: Array<[string, () => Promise<{ statusCode: number; headers: Record<
   ['a 404', () => t.app.inject({ method: 'GET', url: '/api/v1/does-not-exist' }), 404],
   ['a 400', () => t.app.inject({ method: 'POST', url: '/api/v1/test/echo', payload: { nope: 1 } }), 400],
   ['a 413', () => t.app.inject({ method: 'POST', url: '/api/v1/test/echo', payload: { name: 'x'.repeat(1000) } }), 413],
-  ['a 415', () => t.app.inject({ method: 'POST', url: '/api/v1/test/echo', headers: { 'content-type': 'text/plain' }, payload: 'hi' }), 415],
+  [
+    'a 415',
+    () => t.app.inject({ method: 'POST', url: '/api/v1/test/echo', headers: { 'content-type': 'text/plain' }, payload: 'hi' }),
+    415,
+  ],
   ['a 500', () => t.app.inject({ method: 'GET', url: '/api/v1/test/boom' }), 500],
 ];
 

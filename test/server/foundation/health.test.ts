@@ -36,7 +36,12 @@ describe('health endpoints', () => {
   it('degrades when the database round trip fails', async () => {
     const database = openSqlite(':memory:');
     await migrateToLatest(database.db);
-    const broken = { ...database, ping: () => { throw new Error('disk I/O error'); } };
+    const broken = {
+      ...database,
+      ping: () => {
+        throw new Error('disk I/O error');
+      },
+    };
     const app = await buildApp({ database: broken, rateLimit: null });
     try {
       const body = (await app.inject({ method: 'GET', url: '/api/v1/health' })).json();
@@ -60,9 +65,9 @@ describe('OpenAPI explorer', () => {
 
   it('gives every operation an operationId, summary and tags', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
-    const operations = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[] }>>).flatMap(
-      ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
-    );
+    const operations = Object.entries(
+      doc.paths as Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[] }>>,
+    ).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })));
     expect(operations.length).toBeGreaterThan(3);
     for (const { where, op } of operations) {
       expect(op.operationId, where).toBeTruthy();

@@ -8,7 +8,14 @@ const socialStub: IdentityProvider = {
   name: 'social-stub',
   async resolve(token, context) {
     if (token !== 'mastodon-user-token' || context.socialInstance !== 'social.example') return undefined;
-    return { kind: 'authenticated', userId: 'acct-42', scopes: new Set(['read']), tier: 'authenticated', source: 'social', subjectKey: 'social:acct-42' };
+    return {
+      kind: 'authenticated',
+      userId: 'acct-42',
+      scopes: new Set(['read']),
+      tier: 'authenticated',
+      source: 'social',
+      subjectKey: 'social:acct-42',
+    };
   },
 };
 
@@ -16,19 +23,28 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({
     identityProviders: [socialStub],
-    configure: (app) => void app.get('/api/v1/test/me', { config: { access: { scope: 'read' } } }, async (request) => {
-      const identity = callerIdentity(request);
-      return { user: identity.userId, source: identity.source };
-    }),
+    configure: (app) =>
+      void app.get('/api/v1/test/me', { config: { access: { scope: 'read' } } }, async (request) => {
+        const identity = callerIdentity(request);
+        return { user: identity.userId, source: identity.source };
+      }),
   });
 });
 afterAll(() => t.close());
 
 describe('identity providers', () => {
   it('accepts identities from an added provider, keyed to the instance header', async () => {
-    const ok = await t.app.inject({ method: 'GET', url: '/api/v1/test/me', headers: { authorization: 'Bearer mastodon-user-token', 'x-social-instance': 'social.example' } });
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/test/me',
+      headers: { authorization: 'Bearer mastodon-user-token', 'x-social-instance': 'social.example' },
+    });
     expect(ok.json()).toEqual({ user: 'acct-42', source: 'social' });
-    const wrongInstance = await t.app.inject({ method: 'GET', url: '/api/v1/test/me', headers: { authorization: 'Bearer mastodon-user-token', 'x-social-instance': 'other.example' } });
+    const wrongInstance = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/test/me',
+      headers: { authorization: 'Bearer mastodon-user-token', 'x-social-instance': 'other.example' },
+    });
     expect(wrongInstance.statusCode).toBe(401);
   });
 

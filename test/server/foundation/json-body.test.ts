@@ -136,7 +136,12 @@ describe('json body parser in the app (server/app.ts registers it)', () => {
     const t = await createTestApp();
     try {
       const deep = '['.repeat(MAX_BODY_DEPTH + 1) + ']'.repeat(MAX_BODY_DEPTH + 1);
-      for (const url of ['/api/v1/analytics/experiments', '/api/v1/recommendations/seamless', '/api/v1/posts/batch', '/api/v1/interactions']) {
+      for (const url of [
+        '/api/v1/analytics/experiments',
+        '/api/v1/recommendations/seamless',
+        '/api/v1/posts/batch',
+        '/api/v1/interactions',
+      ]) {
         const res = await t.app.inject({
           method: 'POST',
           url,
@@ -144,7 +149,11 @@ describe('json body parser in the app (server/app.ts registers it)', () => {
           payload: `{"name":${deep}}`,
         });
         expect(res.statusCode, url).toBe(400);
-        expect(res.json(), url).toMatchObject({ error: 'Invalid request', field: `name${'[0]'.repeat(MAX_BODY_DEPTH - 1)}`, request_id: res.headers['x-request-id'] });
+        expect(res.json(), url).toMatchObject({
+          error: 'Invalid request',
+          field: `name${'[0]'.repeat(MAX_BODY_DEPTH - 1)}`,
+          request_id: res.headers['x-request-id'],
+        });
       }
     } finally {
       await t.close();

@@ -68,13 +68,18 @@ describe('GET /metrics', () => {
   it('counts agent executions by outcome', async () => {
     const before = parsePrometheusText((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
     const successes = (families: typeof before) =>
-      families.get('service_agent_executions')!.samples.filter((s) => s.labels.agent_type === 'database_maintenance' && s.labels.status === 'success').reduce((a, s) => a + s.value, 0);
+      families
+        .get('service_agent_executions')!
+        .samples.filter((s) => s.labels.agent_type === 'database_maintenance' && s.labels.status === 'success')
+        .reduce((a, s) => a + s.value, 0);
     const status = (await t.app.inject({ method: 'GET', url: '/api/v1/agents/status' })).json();
     expect(status.agents.map((a: { name: string }) => a.name)).toContain('database_maintenance');
     await t.app.agentRunner.runNow('database_maintenance');
     const after = parsePrometheusText((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
     expect(successes(after)).toBe(successes(before) + 1);
-    const agent = (await t.app.inject({ method: 'GET', url: '/api/v1/agents/status' })).json().agents.find((a: { name: string }) => a.name === 'database_maintenance');
+    const agent = (await t.app.inject({ method: 'GET', url: '/api/v1/agents/status' }))
+      .json()
+      .agents.find((a: { name: string }) => a.name === 'database_maintenance');
     expect(agent.last_execution).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(agent.status).toBe('stopped');
   });

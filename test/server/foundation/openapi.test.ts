@@ -23,7 +23,13 @@ interface Document {
   components: { schemas?: Record<string, unknown>; headers?: Record<string, unknown> };
 }
 
-const PAGED_LISTS = ['GET /api/v1/posts', 'GET /api/v1/posts/trending', 'GET /api/v1/recommendations', 'GET /api/v1/interactions', 'GET /api/v1/analytics/experiments'];
+const PAGED_LISTS = [
+  'GET /api/v1/posts',
+  'GET /api/v1/posts/trending',
+  'GET /api/v1/recommendations',
+  'GET /api/v1/interactions',
+  'GET /api/v1/analytics/experiments',
+];
 const COMMON_HEADERS = ['X-Request-ID', 'X-Process-Time', 'X-Service-Version', 'X-API-Version'];
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
@@ -57,7 +63,9 @@ describe('the OpenAPI document', () => {
 
   it('covers the API', () => {
     expect(operations.length).toBeGreaterThan(20);
-    expect(operations.map((o) => o.name)).toEqual(expect.arrayContaining([...PAGED_LISTS, 'GET /health', 'POST /api/v1/analytics/experiments']));
+    expect(operations.map((o) => o.name)).toEqual(
+      expect.arrayContaining([...PAGED_LISTS, 'GET /health', 'POST /api/v1/analytics/experiments']),
+    );
   });
 
   it('names, summarises and tags every operation, with unique operation ids', () => {
@@ -91,7 +99,9 @@ describe('the OpenAPI document', () => {
       if (operation.parameters?.length || operation.requestBody) expect(statuses, name).toContain('400');
       if (operation.requestBody) expect(statuses, name).toEqual(expect.arrayContaining(['413', '415']));
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
-        expect(operation.responses[status]?.content?.['application/json']?.schema, `${name} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(operation.responses[status]?.content?.['application/json']?.schema, `${name} ${status}`).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
       }
     }
     expect(isPublic(document.paths['/api/v1/posts']!.get!)).toBe(true);
@@ -124,15 +134,21 @@ describe('the OpenAPI document', () => {
       const hasLink = headerNames(operation.responses['200']).includes('Link');
       expect(hasLink, name).toBe(PAGED_LISTS.includes(name));
     }
-    expect(Object.keys(document.components.headers ?? {})).toEqual(expect.arrayContaining([...COMMON_HEADERS, ...RATE_LIMIT_HEADERS, 'Retry-After', 'Link']));
+    expect(Object.keys(document.components.headers ?? {})).toEqual(
+      expect.arrayContaining([...COMMON_HEADERS, ...RATE_LIMIT_HEADERS, 'Retry-After', 'Link']),
+    );
   });
 
   it('declares the shared shapes once in components.schemas and refers to each of them', () => {
     const schemas = document.components.schemas ?? {};
-    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['Error', 'Meta', 'Status', 'Account', 'RecommendedPost', 'Interaction', 'Experiment', 'Variant']));
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining(['Error', 'Meta', 'Status', 'Account', 'RecommendedPost', 'Interaction', 'Experiment', 'Variant']),
+    );
     const text = JSON.stringify(document);
     for (const name of Object.keys(schemas)) expect(text, name).toContain(`"$ref":"#/components/schemas/${name}"`);
-    expect(document.paths['/api/v1/posts/{id}']?.get?.responses['200']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Status' });
+    expect(document.paths['/api/v1/posts/{id}']?.get?.responses['200']?.content?.['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/Status',
+    });
     // A titled shape left inline would be a second, drifting definition of it.
     const inlineTitles: string[] = [];
     JSON.stringify(document.paths, (key, value: unknown) => {

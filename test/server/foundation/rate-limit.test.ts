@@ -5,14 +5,32 @@ import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 /** Small limits so tests stay fast: tiers 5/8, 10/20, 20/30 and groups 3/4 (minute/hour). */
 const policy: RateLimitPolicy = {
   tiers: {
-    anonymous: [{ seconds: 60, max: 5 }, { seconds: 3600, max: 8 }],
-    authenticated: [{ seconds: 60, max: 10 }, { seconds: 3600, max: 20 }],
-    premium: [{ seconds: 60, max: 20 }, { seconds: 3600, max: 30 }],
+    anonymous: [
+      { seconds: 60, max: 5 },
+      { seconds: 3600, max: 8 },
+    ],
+    authenticated: [
+      { seconds: 60, max: 10 },
+      { seconds: 3600, max: 20 },
+    ],
+    premium: [
+      { seconds: 60, max: 20 },
+      { seconds: 3600, max: 30 },
+    ],
   },
   groups: {
-    recommendations: [{ seconds: 60, max: 3 }, { seconds: 3600, max: 4 }],
-    analytics: [{ seconds: 60, max: 3 }, { seconds: 3600, max: 4 }],
-    rag: [{ seconds: 60, max: 3 }, { seconds: 3600, max: 4 }],
+    recommendations: [
+      { seconds: 60, max: 3 },
+      { seconds: 3600, max: 4 },
+    ],
+    analytics: [
+      { seconds: 60, max: 3 },
+      { seconds: 3600, max: 4 },
+    ],
+    rag: [
+      { seconds: 60, max: 3 },
+      { seconds: 3600, max: 4 },
+    ],
   },
 };
 

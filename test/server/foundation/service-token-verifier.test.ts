@@ -40,7 +40,11 @@ describe('ServiceTokenVerifier', () => {
     const now = Date.now();
     expect(await verifier.verify(token, now)).toBeDefined();
     expect(await verifier.verify(token, now + 61_000)).toBeUndefined(); // expired while cached
-    await database.db.updateTable('tokens').set({ revoked_at: new Date(now).toISOString() }).where('id', '=', info.id).execute();
+    await database.db
+      .updateTable('tokens')
+      .set({ revoked_at: new Date(now).toISOString() })
+      .where('id', '=', info.id)
+      .execute();
     expect(await verifier.verify(token, now)).toBeDefined();
     verifier.forget();
     expect(await verifier.verify(token, now)).toBeUndefined();
@@ -69,7 +73,11 @@ describe('ServiceTokenVerifier', () => {
     // cache): found at once only because the miss was not cached.
     const token = 'rsv_created-after-a-miss';
     expect(await verifier.verify(token)).toBeUndefined();
-    const row = await database.db.selectFrom('tokens').selectAll().where('token_hash', '=', hashToken(later.token)).executeTakeFirstOrThrow();
+    const row = await database.db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('token_hash', '=', hashToken(later.token))
+      .executeTakeFirstOrThrow();
     await insertToken(database.db, { ...row, id: 'after-a-miss', token_hash: hashToken(token), user_id: 'carol' });
     expect((await verifier.verify(token))?.userId).toBe('carol');
     await database.close();

@@ -62,7 +62,9 @@ function contextOfSize(bytes: number): Record<string, string> {
 /** Writes an interaction row directly, as a build without the bounds could have stored it. */
 async function storeRaw(id: string, n: number, contextJson: string | null): Promise<void> {
   await sql`INSERT INTO interactions (id, user_id, post_id, action_type, context_json, created_at, created_at_ms)
-    VALUES (${id}, 'u1', ${postId(n)}, 'favorite', ${contextJson}, '2025-03-01T12:00:00.000Z', ${Date.parse('2025-03-01T12:00:00.000Z')})`.execute(t.database.db);
+    VALUES (${id}, 'u1', ${postId(n)}, 'favorite', ${contextJson}, '2025-03-01T12:00:00.000Z', ${Date.parse('2025-03-01T12:00:00.000Z')})`.execute(
+    t.database.db,
+  );
 }
 
 describe('POST /api/v1/interactions: context bounds', () => {
@@ -77,17 +79,20 @@ describe('POST /api/v1/interactions: context bounds', () => {
     expect(res.json().data.context).toEqual(largest);
   });
 
-  it.each([5, 4_111, 4_112, 100_000])('refuses a context nested %i deep with 400 naming the first level too deep, storing nothing', async (depth) => {
-    const res = await logRaw(nestedText(depth));
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'Invalid request', status_code: 400, request_id: res.headers['x-request-id'] });
-    // The context's own bound, or the JSON body parser's (32 levels) once it refuses the body first.
-    const { field, message } = res.json();
-    expect(field).toMatch(depth > 32 ? /^context(\.a)+$/ : /^context\.a\.a\.a\.a$/);
-    expect([`${field} is nested deeper than 4 levels`, `${field} is nested deeper than 32 levels`]).toContain(message);
-    expect(await favourites()).toBe(0);
-    expect((await list()).json().data).toEqual([]);
-  });
+  it.each([5, 4_111, 4_112, 100_000])(
+    'refuses a context nested %i deep with 400 naming the first level too deep, storing nothing',
+    async (depth) => {
+      const res = await logRaw(nestedText(depth));
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'Invalid request', status_code: 400, request_id: res.headers['x-request-id'] });
+      // The context's own bound, or the JSON body parser's (32 levels) once it refuses the body first.
+      const { field, message } = res.json();
+      expect(field).toMatch(depth > 32 ? /^context(\.a)+$/ : /^context\.a\.a\.a\.a$/);
+      expect([`${field} is nested deeper than 4 levels`, `${field} is nested deeper than 32 levels`]).toContain(message);
+      expect(await favourites()).toBe(0);
+      expect((await list()).json().data).toEqual([]);
+    },
+  );
 
   it('names the path of each other bound it breaks', async () => {
     const cases: [unknown, string, RegExp][] = [
@@ -124,7 +129,11 @@ describe('GET /api/v1/interactions: reads never fail, pages stay small', () => {
     ]);
     expect(res.body.length).toBeLessThan(2_000);
     // Reading one of them back through undo answers too.
-    const undo = await t.app.inject({ method: 'DELETE', url: '/api/v1/interactions/100000000000000001', headers: await t.userHeaders('u1') });
+    const undo = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/interactions/100000000000000001',
+      headers: await t.userHeaders('u1'),
+    });
     expect(undo.statusCode).toBe(200);
     expect(undo.json().data.context).toBeNull();
   });
@@ -134,7 +143,9 @@ describe('GET /api/v1/interactions: reads never fail, pages stay small', () => {
     const actions = ['favorite', 'reblog', 'bookmark'];
     for (let i = 0; i < MAX_INTERACTIONS_PAGE + 5; i++) {
       await sql`INSERT INTO interactions (id, user_id, post_id, action_type, context_json, created_at, created_at_ms)
-        VALUES (${String(100_000_000_000_000_000n + BigInt(i))}, 'u1', ${postId((i % POSTS) + 1)}, ${actions[Math.floor(i / POSTS)]}, ${largest}, '2025-03-01T12:00:00.000Z', 0)`.execute(t.database.db);
+        VALUES (${String(100_000_000_000_000_000n + BigInt(i))}, 'u1', ${postId((i % POSTS) + 1)}, ${actions[Math.floor(i / POSTS)]}, ${largest}, '2025-03-01T12:00:00.000Z', 0)`.execute(
+        t.database.db,
+      );
     }
     const res = await list(`&limit=${MAX_INTERACTIONS_PAGE}`);
     expect(res.statusCode).toBe(200);

@@ -56,21 +56,40 @@ describe('POST /api/v1/interactions', () => {
 
   it('names a missing field and rejects unknown ones', async () => {
     const headers = await t.userHeaders('u1');
-    const missing = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers, payload: { user_id: 'u1', action_type: 'favorite' } });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers,
+      payload: { user_id: 'u1', action_type: 'favorite' },
+    });
     expect(missing.json()).toMatchObject({ error: 'Invalid request', field: 'post_id' });
-    const extra = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers, payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite', foo: 1 } });
+    const extra = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers,
+      payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite', foo: 1 },
+    });
     expect(extra.json()).toMatchObject({ error: 'Invalid request', field: 'foo' });
   });
 
   it('401 without a token, 403 for another user, admin may log for anyone', async () => {
-    const anon = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite' } });
+    const anon = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite' },
+    });
     expect(anon.statusCode).toBe(401);
     expect((await log('u2', 1, 'favorite', await t.userHeaders('u1'))).statusCode).toBe(403);
     expect((await log('u2', 1, 'favorite', await t.adminHeaders())).statusCode).toBe(201);
   });
 
   it('404s an unknown post', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers: await t.userHeaders('u1'), payload: { user_id: 'u1', post_id: '999', action_type: 'favorite' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers: await t.userHeaders('u1'),
+      payload: { user_id: 'u1', post_id: '999', action_type: 'favorite' },
+    });
     expect(res.statusCode).toBe(404);
   });
 
@@ -101,10 +120,20 @@ describe('undo', () => {
     });
     expect(res.statusCode).toBe(200);
     expect((await counts(1)).favourites_count).toBe(0);
-    const affinity = await t.database.db.selectFrom('user_affinities').select('score').where('user_id', '=', 'u1').where('kind', '=', 'author').executeTakeFirstOrThrow();
+    const affinity = await t.database.db
+      .selectFrom('user_affinities')
+      .select('score')
+      .where('user_id', '=', 'u1')
+      .where('kind', '=', 'author')
+      .executeTakeFirstOrThrow();
     expect(Math.abs(affinity.score)).toBeLessThan(1e-9);
     // A second undo has nothing to undo.
-    const again = await t.app.inject({ method: 'POST', url: '/api/v1/interactions/undo', headers: await t.userHeaders('u1'), payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite' } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions/undo',
+      headers: await t.userHeaders('u1'),
+      payload: { user_id: 'u1', post_id: postId(1), action_type: 'favorite' },
+    });
     expect(again.statusCode).toBe(404);
     // And it can be favourited again.
     expect((await log('u1', 1)).statusCode).toBe(201);
@@ -112,8 +141,12 @@ describe('undo', () => {
 
   it('DELETE by id is limited to the owner', async () => {
     const id = (await log('u1', 1)).json().data.id;
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/interactions/${id}`, headers: await t.userHeaders('u2') })).statusCode).toBe(403);
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/interactions/${id}`, headers: await t.userHeaders('u1') })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/v1/interactions/${id}`, headers: await t.userHeaders('u2') })).statusCode,
+    ).toBe(403);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/v1/interactions/${id}`, headers: await t.userHeaders('u1') })).statusCode,
+    ).toBe(200);
     expect((await counts(1)).favourites_count).toBe(0);
   });
 });
@@ -126,7 +159,10 @@ describe('GET /api/v1/interactions', () => {
     const res = await t.app.inject({ url: '/api/v1/interactions?user_id=u1', headers: await t.userHeaders('u1') });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.map((i: { post_id: string }) => i.post_id)).toEqual([postId(2), postId(1)]);
-    const filtered = await t.app.inject({ url: '/api/v1/interactions?user_id=u1&action_type=bookmark', headers: await t.userHeaders('u1') });
+    const filtered = await t.app.inject({
+      url: '/api/v1/interactions?user_id=u1&action_type=bookmark',
+      headers: await t.userHeaders('u1'),
+    });
     expect(filtered.json().data).toHaveLength(1);
     expect((await t.app.inject({ url: '/api/v1/interactions?user_id=u2', headers: await t.userHeaders('u1') })).statusCode).toBe(403);
     expect((await t.app.inject({ url: '/api/v1/interactions?user_id=u2' })).statusCode).toBe(401);
@@ -138,7 +174,12 @@ describe('concurrent interactions (group commit)', () => {
   it('resolves each of a burst on its own (new, duplicate, missing post) and stores every acknowledged one', async () => {
     const headers = await t.adminHeaders();
     const send = (userId: string, post: string, action = 'favorite') =>
-      t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers, payload: { user_id: userId, post_id: post, action_type: action } });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/interactions',
+        headers,
+        payload: { user_id: userId, post_id: post, action_type: action },
+      });
     const burst = await Promise.all([
       send('u1', postId(1)),
       send('u2', postId(1)),
@@ -162,8 +203,16 @@ describe('concurrent interactions (group commit)', () => {
     expect(await counts(2)).toMatchObject({ reblogs_count: 1 });
     expect(await counts(3)).toMatchObject({ bookmarks_count: 1 });
     // The missing post left nothing behind; u3's bookmark stored its affinities.
-    const u3 = await t.database.db.selectFrom('user_affinities').select(['kind', 'target']).where('user_id', '=', 'u3').orderBy('kind').execute();
-    expect(u3).toEqual([{ kind: 'author', target: 'acc-a3' }, { kind: 'tag', target: 'cats' }]);
+    const u3 = await t.database.db
+      .selectFrom('user_affinities')
+      .select(['kind', 'target'])
+      .where('user_id', '=', 'u3')
+      .orderBy('kind')
+      .execute();
+    expect(u3).toEqual([
+      { kind: 'author', target: 'acc-a3' },
+      { kind: 'tag', target: 'cats' },
+    ]);
   });
 });
 

@@ -29,7 +29,7 @@ export async function followNext(
     if (pages.length >= (options.maxPages ?? 50)) throw new Error(`no end after ${pages.length} pages`);
     const res = await app.inject({ url: path, ...(options.headers ? { headers: options.headers } : {}) });
     expect(res.statusCode, res.body).toBe(200);
-    pages.push((res.json<{ id: string }[]>()).map((s) => s.id));
+    pages.push(res.json<{ id: string }[]>().map((s) => s.id));
     const next = linkUrl(res.headers.link as string | undefined, 'next');
     if (next === undefined) break;
     expect(next.startsWith(`${base}/`), next).toBe(true);

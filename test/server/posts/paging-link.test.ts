@@ -13,7 +13,9 @@ afterEach(async () => {
 /** An app with `count` posts (n = 1..count, newer with n, favourites so that they all trend). */
 async function appWithPosts(count: number, options: TestAppOptions = {}): Promise<TestApp> {
   t = await createTestApp(options);
-  const statuses = Array.from({ length: count }, (_, i) => makeStatus({ n: i + 1, ageHours: count - i, favourites: 3 + ((i * 7) % 11), tags: ['cats'] }));
+  const statuses = Array.from({ length: count }, (_, i) =>
+    makeStatus({ n: i + 1, ageHours: count - i, favourites: 3 + ((i * 7) % 11), tags: ['cats'] }),
+  );
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await t.adminHeaders(), payload: { statuses } });
   expect(res.statusCode).toBe(201);
   return t;
@@ -48,11 +50,16 @@ describe('Link headers: where the absolute URLs come from', () => {
 
   it('ignores X-Forwarded-Host (and Host) without --trust-proxy', async () => {
     const { app } = await appWithPosts(5);
-    const link = await linkOf(app, '/api/v1/posts?limit=2', { host: 'evil.example', 'x-forwarded-for': '198.51.100.7', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
+    const link = await linkOf(app, '/api/v1/posts?limit=2', {
+      host: 'evil.example',
+      'x-forwarded-for': '198.51.100.7',
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+    });
     expect(link).not.toContain('evil');
   });
 
-  it('with --trust-proxy, uses the trusted proxy\'s forwarded host and proto only when they are valid', async () => {
+  it("with --trust-proxy, uses the trusted proxy's forwarded host and proto only when they are valid", async () => {
     const { app } = await appWithPosts(5, { trustProxy: '10.0.0.0/8' });
     const proxied = { host: 'internal:8080', 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' };
     const good = await linkOf(app, '/api/v1/posts?limit=2', { ...proxied, 'x-forwarded-host': 'Recs.Example.org' }, '10.1.2.3');
@@ -60,12 +67,26 @@ describe('Link headers: where the absolute URLs come from', () => {
     const withPort = await linkOf(app, '/api/v1/posts?limit=2', { ...proxied, 'x-forwarded-host': '[2001:db8::1]:8443' }, '10.1.2.3');
     expect(linkUrl(withPort, 'next')?.startsWith('https://[2001:db8::1]:8443/api/v1/posts?')).toBe(true);
 
-    for (const bad of [hostile, 'evil.example/path', 'evil"example', 'evil example', 'evil.example;x', 'user@evil.example', 'evil.example:99999', '<evil>']) {
+    for (const bad of [
+      hostile,
+      'evil.example/path',
+      'evil"example',
+      'evil example',
+      'evil.example;x',
+      'user@evil.example',
+      'evil.example:99999',
+      '<evil>',
+    ]) {
       const link = await linkOf(app, '/api/v1/posts?limit=2', { ...proxied, 'x-forwarded-host': bad }, '10.1.2.3');
       expect(link, bad).not.toContain('evil');
       expect(link.match(/rel="/g), bad).toHaveLength(2);
     }
-    const badProto = await linkOf(app, '/api/v1/posts?limit=2', { ...proxied, 'x-forwarded-host': 'recs.example.org', 'x-forwarded-proto': 'javascript' }, '10.1.2.3');
+    const badProto = await linkOf(
+      app,
+      '/api/v1/posts?limit=2',
+      { ...proxied, 'x-forwarded-host': 'recs.example.org', 'x-forwarded-proto': 'javascript' },
+      '10.1.2.3',
+    );
     expect(badProto).not.toContain('recs.example.org');
     expect(badProto).not.toContain('javascript');
     // The same headers from a peer that is not a trusted proxy are the client's own: ignored.
@@ -84,13 +105,13 @@ describe('Link headers: where the absolute URLs come from', () => {
 });
 
 describe('Link headers: path and query', () => {
-  it('use the route\'s canonical path, not a percent-encoded spelling of it', async () => {
+  it("use the route's canonical path, not a percent-encoded spelling of it", async () => {
     const { app } = await appWithPosts(5);
     const link = await linkOf(app, '/api/v1/%70osts?limit=2');
     expect(linkUrl(link, 'next')).toBe(`http://localhost/api/v1/posts?limit=2&max_id=${postId(4)}`);
   });
 
-  it('carry the route\'s own parameters, encoded, and drop unknown ones', async () => {
+  it("carry the route's own parameters, encoded, and drop unknown ones", async () => {
     const { app } = await appWithPosts(5);
     // '#Cats ' matches the tag cats; the unknown parameter would break the entry if echoed.
     const link = await linkOf(app, `/api/v1/posts?limit=2&tag=%23Cats%20&utm=%3E%3B%20rel%3D%22prev%22`);

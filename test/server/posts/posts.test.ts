@@ -18,7 +18,11 @@ async function seed(count: number, opts: (n: number) => Partial<Parameters<typeo
 
 describe('POST /api/v1/posts', () => {
   it('stores a status and returns the full Mastodon shape', async () => {
-    const input = { ...makeStatus({ n: 1, tags: ['Rust', 'rust'] }), media_attachments: [{ id: 'm1', type: 'image' }], extra_field: 'kept' };
+    const input = {
+      ...makeStatus({ n: 1, tags: ['Rust', 'rust'] }),
+      media_attachments: [{ id: 'm1', type: 'image' }],
+      extra_field: 'kept',
+    };
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/posts', headers: await t.adminHeaders(), payload: input });
     expect(res.statusCode).toBe(201);
     const status = res.json();
@@ -30,8 +34,22 @@ describe('POST /api/v1/posts', () => {
     for (const key of ['reblog', 'poll', 'card', 'in_reply_to_id', 'in_reply_to_account_id', 'edited_at', 'application']) {
       expect(status).toHaveProperty(key, null);
     }
-    expect(status).toMatchObject({ favourited: false, reblogged: false, bookmarked: false, muted: false, sensitive: false, spoiler_text: '' });
-    expect(status.account).toMatchObject({ id: 'acc-author1', username: 'author1', acct: 'author1', display_name: 'AUTHOR1', fields: [], emojis: [] });
+    expect(status).toMatchObject({
+      favourited: false,
+      reblogged: false,
+      bookmarked: false,
+      muted: false,
+      sensitive: false,
+      spoiler_text: '',
+    });
+    expect(status.account).toMatchObject({
+      id: 'acc-author1',
+      username: 'author1',
+      acct: 'author1',
+      display_name: 'AUTHOR1',
+      fields: [],
+      emojis: [],
+    });
     expect(status.account.avatar_static).toBe(status.account.avatar);
     const stored = await t.database.db.selectFrom('posts').select('original_json').where('id', '=', postId(1)).executeTakeFirstOrThrow();
     expect(JSON.parse(stored.original_json ?? '{}').extra_field).toBe('kept');
@@ -127,12 +145,16 @@ describe('GET /api/v1/posts', () => {
 describe('DELETE /api/v1/posts/:id', () => {
   it('deletes as admin only', async () => {
     await seed(2);
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/posts/${postId(1)}`, headers: await t.userHeaders('u') })).statusCode).toBe(403);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/v1/posts/${postId(1)}`, headers: await t.userHeaders('u') })).statusCode,
+    ).toBe(403);
     const res = await t.app.inject({ method: 'DELETE', url: `/api/v1/posts/${postId(1)}`, headers: await t.adminHeaders() });
     expect(res.statusCode).toBe(200);
     expect(res.json().id).toBe(postId(1));
     expect((await t.app.inject({ url: `/api/v1/posts/${postId(1)}` })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/posts/${postId(1)}`, headers: await t.adminHeaders() })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/posts/${postId(1)}`, headers: await t.adminHeaders() })).statusCode).toBe(
+      404,
+    );
   });
 });
 

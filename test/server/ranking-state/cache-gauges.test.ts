@@ -26,8 +26,15 @@ describe('cache size gauges', () => {
     const before = await gauges();
     expect(before.entries).toMatchObject({ candidate_pool: 0, profiles: 0, statuses: 0, status_json: 0 });
     const statuses = Array.from({ length: 3 }, (_, i) => makeStatus({ n: i + 1, ageHours: 1 + i }));
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await t.adminHeaders(), payload: { statuses } })).statusCode).toBe(201);
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/recommendations?user_id=alice&limit=5', headers: await t.userHeaders('alice') });
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await t.adminHeaders(), payload: { statuses } }))
+        .statusCode,
+    ).toBe(201);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/recommendations?user_id=alice&limit=5',
+      headers: await t.userHeaders('alice'),
+    });
     expect(res.statusCode).toBe(200);
     const after = await gauges();
     expect(after.entries.candidate_pool).toBe(3);
@@ -45,13 +52,22 @@ describe('configured cache bounds', () => {
     const small = await createTestApp({ caches: { statusCapacity: 2, profileCapacity: 1 } });
     try {
       const statuses = Array.from({ length: 5 }, (_, i) => makeStatus({ n: i + 1, ageHours: 1 + i }));
-      expect((await small.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await small.adminHeaders(), payload: { statuses } })).statusCode).toBe(201);
+      expect(
+        (await small.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await small.adminHeaders(), payload: { statuses } }))
+          .statusCode,
+      ).toBe(201);
       for (const user of ['u1', 'u2', 'u3']) {
-        const res = await small.app.inject({ method: 'GET', url: `/api/v1/recommendations?user_id=${user}&limit=5`, headers: await small.userHeaders(user) });
+        const res = await small.app.inject({
+          method: 'GET',
+          url: `/api/v1/recommendations?user_id=${user}&limit=5`,
+          headers: await small.userHeaders(user),
+        });
         expect(res.statusCode).toBe(200);
       }
       const families = parsePrometheusText((await small.app.inject({ method: 'GET', url: '/metrics' })).body);
-      const entries = Object.fromEntries((families.get('service_cache_entries')?.samples ?? []).map((s) => [s.labels.cache ?? '', s.value]));
+      const entries = Object.fromEntries(
+        (families.get('service_cache_entries')?.samples ?? []).map((s) => [s.labels.cache ?? '', s.value]),
+      );
       expect(entries.statuses).toBe(2);
       expect(entries.profiles).toBe(1);
     } finally {

@@ -55,7 +55,10 @@ describe('RankingState events', () => {
     state.storeProfile(profile, state.userVersion('u'));
     state.storeList('u', 'k', list(state, 'u'), NOW);
     const loadingAt = state.userVersion('v');
-    state.userSignalsChanged('u', { kind: 'interaction', interaction: { post: post('a', { accountId: 'alice' }), action: 'favorite', createdAtMs: NOW } });
+    state.userSignalsChanged('u', {
+      kind: 'interaction',
+      interaction: { post: post('a', { accountId: 'alice' }), action: 'favorite', createdAtMs: NOW },
+    });
     state.userSignalsChanged('v', { kind: 'feedback', feedback: { post: post('b'), feedback: 'less', createdAtMs: NOW } });
     expect(state.cachedProfile('u')?.authorAffinity.valueAt('alice', NOW)).toBe(1);
     expect(state.cachedProfile('u')?.seenPosts.has('a')).toBe(true);

@@ -53,12 +53,24 @@ describe('GET /api/v1/recommendations: Link paging', () => {
     const next = linkUrl(first.headers.link as string, 'next');
     expect(next).toBeDefined();
     // The user leaves cold start (the whole ranking changes), turns an author down, and a new post trends.
-    const liked = await t.app.inject({ method: 'POST', url: '/api/v1/interactions', headers, payload: { user_id: 'u1', post_id: firstIds[1], action_type: 'favorite' } });
+    const liked = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers,
+      payload: { user_id: 'u1', post_id: firstIds[1], action_type: 'favorite' },
+    });
     expect(liked.statusCode).toBe(201);
-    const less = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/feedback', headers, payload: { user_id: 'u1', post_id: firstIds[0], feedback: 'less' } });
+    const less = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/feedback',
+      headers,
+      payload: { user_id: 'u1', post_id: firstIds[0], feedback: 'less' },
+    });
     expect(less.statusCode).toBe(201);
     const hot = makeStatus({ n: 99, author: 'newcomer', tags: ['cats'], ageHours: 0, favourites: 500, reblogs: 100 });
-    expect((await t.app.inject({ method: 'POST', url: '/api/v1/posts', headers: await t.adminHeaders(), payload: hot })).statusCode).toBe(201);
+    expect((await t.app.inject({ method: 'POST', url: '/api/v1/posts', headers: await t.adminHeaders(), payload: hot })).statusCode).toBe(
+      201,
+    );
 
     const url = new URL(next ?? '');
     const rest = await followNext(t.app, `${url.pathname}${url.search}`, { headers });
@@ -73,7 +85,10 @@ describe('GET /api/v1/recommendations: Link paging', () => {
     await seedPosts();
     const headers = { ...(await t.userHeaders('u1')), host: 'evil.example' };
     const exclude = `${postId(36)},x>; rel="prev", <https://other.example/`;
-    const res = await t.app.inject({ url: `/api/v1/recommendations?user_id=u1&limit=4&exclude_ids=${encodeURIComponent(exclude)}&utm=1`, headers });
+    const res = await t.app.inject({
+      url: `/api/v1/recommendations?user_id=u1&limit=4&exclude_ids=${encodeURIComponent(exclude)}&utm=1`,
+      headers,
+    });
     expect(res.statusCode).toBe(200);
     const page = ids(res.json());
     expect(page).not.toContain(postId(36));

@@ -4,7 +4,14 @@
  * feedback, the profile must match the one replayed from the whole history.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUserProfile, DEFAULT_ALGORITHM_CONFIG, learnedPreferences, rankCandidates, type InteractionAction, type UserProfile } from '../../../src/ranking/index.js';
+import {
+  buildUserProfile,
+  DEFAULT_ALGORITHM_CONFIG,
+  learnedPreferences,
+  rankCandidates,
+  type InteractionAction,
+  type UserProfile,
+} from '../../../src/ranking/index.js';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
 import { seedDemo } from '../../../server/demo/demo.seed.js';
@@ -23,15 +30,35 @@ let sources: ProfileSources;
 /** The profile as it was built before: every interaction and feedback replayed. */
 async function replayedProfile(state: RankingState, posts: PostService, userId: string): Promise<UserProfile> {
   const db = database.db;
-  const interactions = await db.selectFrom('interactions').select(['post_id', 'action_type', 'created_at_ms']).where('user_id', '=', userId).orderBy('created_at_ms').orderBy('id').execute();
-  const feedback = await db.selectFrom('feedback').select(['post_id', 'feedback', 'created_at_ms']).where('user_id', '=', userId).orderBy('created_at_ms').orderBy('id').execute();
+  const interactions = await db
+    .selectFrom('interactions')
+    .select(['post_id', 'action_type', 'created_at_ms'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at_ms')
+    .orderBy('id')
+    .execute();
+  const feedback = await db
+    .selectFrom('feedback')
+    .select(['post_id', 'feedback', 'created_at_ms'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at_ms')
+    .orderBy('id')
+    .execute();
   const byId = await posts.rankablePosts([...interactions.map((i) => i.post_id), ...feedback.map((f) => f.post_id)]);
   return buildUserProfile(
     {
       userId,
       accountId: userId,
-      interactions: interactions.map((i) => ({ post: byId.get(i.post_id)!, action: i.action_type as InteractionAction, createdAtMs: i.created_at_ms })),
-      feedback: feedback.map((f) => ({ post: byId.get(f.post_id)!, feedback: f.feedback as 'more' | 'less', createdAtMs: f.created_at_ms })),
+      interactions: interactions.map((i) => ({
+        post: byId.get(i.post_id)!,
+        action: i.action_type as InteractionAction,
+        createdAtMs: i.created_at_ms,
+      })),
+      feedback: feedback.map((f) => ({
+        post: byId.get(f.post_id)!,
+        feedback: f.feedback as 'more' | 'less',
+        createdAtMs: f.created_at_ms,
+      })),
     },
     state.index,
   );
@@ -49,10 +76,21 @@ beforeAll(async () => {
   // Live writes on top of the seeded history: new interactions, undos and feedback.
   for (let u = 1; u <= USERS; u += 3) {
     const userId = `user${u}`;
-    const [first, second] = await database.db.selectFrom('interactions').select(['post_id', 'action_type']).where('user_id', '=', userId).limit(2).execute();
+    const [first, second] = await database.db
+      .selectFrom('interactions')
+      .select(['post_id', 'action_type'])
+      .where('user_id', '=', userId)
+      .limit(2)
+      .execute();
     if (first) await interactions.undo(userId, first.post_id, first.action_type as InteractionAction);
     if (second) await feedback.feedback(userId, second.post_id, u % 2 === 0 ? 'more' : 'less', ANCHOR + u * 60_000);
-    const [other] = await database.db.selectFrom('posts').select('id').orderBy('id').offset(u * 7).limit(1).execute();
+    const [other] = await database.db
+      .selectFrom('posts')
+      .select('id')
+      .orderBy('id')
+      .offset(u * 7)
+      .limit(1)
+      .execute();
     if (other) await interactions.record({ userId, postId: other.id, actionType: 'reblog' }, ANCHOR + u * 120_000);
   }
 }, 60_000);
@@ -79,7 +117,9 @@ describe('cold profiles from user_affinities', () => {
       expect(new Map(fromTable.interest.entriesAt(nowMs))).toEqual(new Map(replayed.interest.entriesAt(nowMs)));
       expect(fromTable.seenPosts).toEqual(replayed.seenPosts);
       expect(fromTable.signals).toBe(replayed.signals);
-      expect(learnedPreferences(fromTable, nowMs).authors.map((a) => a.accountId)).toEqual(learnedPreferences(replayed, nowMs).authors.map((a) => a.accountId));
+      expect(learnedPreferences(fromTable, nowMs).authors.map((a) => a.accountId)).toEqual(
+        learnedPreferences(replayed, nowMs).authors.map((a) => a.accountId),
+      );
       const ids = (profile: UserProfile): string[] =>
         rankCandidates(sources.state.index, profile, DEFAULT_ALGORITHM_CONFIG, { limit: 20, nowMs }).map((item) => item.post.id);
       expect(ids(fromTable)).toEqual(ids(replayed));

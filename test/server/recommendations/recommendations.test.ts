@@ -37,7 +37,12 @@ async function recommend(userId: string, query = '', headers?: Record<string, st
   return t.app.inject({ url: `/api/v1/recommendations?user_id=${userId}${query}`, headers: headers ?? (await t.userHeaders(userId)) });
 }
 
-type Item = { id: string; account: { username: string }; ranking_score: number; recommendation_metadata: { reason_code: string; reason_string: string; score: number } };
+type Item = {
+  id: string;
+  account: { username: string };
+  ranking_score: number;
+  recommendation_metadata: { reason_code: string; reason_string: string; score: number };
+};
 
 async function interact(userId: string, n: number, action = 'favorite') {
   const res = await t.app.inject({
@@ -100,13 +105,20 @@ describe('recommended items', () => {
       expect(item).toMatchObject({ is_recommendation: true, favourited: false, reblogged: false });
       expect(typeof item.content).toBe('string');
       expect(item.created_at).toMatch(/\.\d{3}Z$/);
-      expect(item.account).toMatchObject({ id: expect.any(String), username: expect.any(String), display_name: expect.any(String), avatar: expect.any(String) });
+      expect(item.account).toMatchObject({
+        id: expect.any(String),
+        username: expect.any(String),
+        display_name: expect.any(String),
+        avatar: expect.any(String),
+      });
       for (const key of ['favourites_count', 'reblogs_count', 'replies_count']) expect(Number.isInteger(item[key])).toBe(true);
       for (const key of ['media_attachments', 'mentions', 'tags', 'emojis']) expect(Array.isArray(item[key])).toBe(true);
       expect(item.ranking_score).toBeGreaterThanOrEqual(0);
       expect(item.ranking_score).toBeLessThanOrEqual(1);
       expect(item.recommendation_metadata.score).toBe(item.ranking_score);
-      expect(['AUTHOR_INTERACTION', 'HIGH_ENGAGEMENT', 'SEMANTIC_MATCH', 'TRENDING_TAG']).toContain(item.recommendation_metadata.reason_code);
+      expect(['AUTHOR_INTERACTION', 'HIGH_ENGAGEMENT', 'SEMANTIC_MATCH', 'TRENDING_TAG']).toContain(
+        item.recommendation_metadata.reason_code,
+      );
       expect(item.recommendation_reason).toBe(item.recommendation_metadata.reason_string);
     }
     const scores = items.map((i) => i.ranking_score);
@@ -115,9 +127,14 @@ describe('recommended items', () => {
 
   it('POST gives the same list as GET', async () => {
     const get = (await recommend('u1', '&limit=7')).json<Item[]>();
-    const post = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations', headers: await t.userHeaders('u1'), payload: { user_id: 'u1', limit: 7 } });
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations',
+      headers: await t.userHeaders('u1'),
+      payload: { user_id: 'u1', limit: 7 },
+    });
     expect(post.statusCode).toBe(200);
-    expect((post.json<Item[]>()).map((i) => i.id)).toEqual(get.map((i) => i.id));
+    expect(post.json<Item[]>().map((i) => i.id)).toEqual(get.map((i) => i.id));
   });
 
   it('POST validates the body: limit, exclude_ids, unknown fields, missing user_id', async () => {
@@ -137,13 +154,13 @@ describe('recommended items', () => {
     expect((await t.app.inject({ method: 'POST', url: '/api/v1/recommendations', payload: { user_id: 'u1' } })).statusCode).toBe(401);
   });
 
-  it('leave out excluded ids, posts the user interacted with, and the user\'s own posts', async () => {
-    const first = ((await recommend('u1', '&limit=3')).json<Item[]>()).map((i) => i.id);
-    const excluded = ((await recommend('u1', `&limit=40&exclude_ids=${first.join(',')}`)).json<Item[]>()).map((i) => i.id);
+  it("leave out excluded ids, posts the user interacted with, and the user's own posts", async () => {
+    const first = (await recommend('u1', '&limit=3')).json<Item[]>().map((i) => i.id);
+    const excluded = (await recommend('u1', `&limit=40&exclude_ids=${first.join(',')}`)).json<Item[]>().map((i) => i.id);
     for (const id of first) expect(excluded).not.toContain(id);
 
     await interact('u1', 5);
-    const after = ((await recommend('u1', '&limit=40')).json<Item[]>()).map((i) => i.id);
+    const after = (await recommend('u1', '&limit=40')).json<Item[]>().map((i) => i.id);
     expect(after).not.toContain(postId(5));
 
     // acc-alice's own list never shows alice's posts.
@@ -226,12 +243,27 @@ describe('feedback', () => {
 
   it('validates feedback and access', async () => {
     const headers = await t.userHeaders('u1');
-    const bad = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/feedback', headers, payload: { user_id: 'u1', post_id: postId(1), feedback: 'meh' } });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/feedback',
+      headers,
+      payload: { user_id: 'u1', post_id: postId(1), feedback: 'meh' },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: 'Invalid parameter', field: 'feedback' });
-    const other = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/feedback', headers, payload: { user_id: 'u2', post_id: postId(1), feedback: 'more' } });
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/feedback',
+      headers,
+      payload: { user_id: 'u2', post_id: postId(1), feedback: 'more' },
+    });
     expect(other.statusCode).toBe(403);
-    const missing = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/feedback', headers, payload: { user_id: 'u1', post_id: '404', feedback: 'more' } });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/feedback',
+      headers,
+      payload: { user_id: 'u1', post_id: '404', feedback: 'more' },
+    });
     expect(missing.statusCode).toBe(404);
   });
 });
@@ -241,7 +273,13 @@ describe('preferences', () => {
     const headers = await t.userHeaders('u1');
     const initial = await t.app.inject({ url: '/api/v1/recommendations/preferences?user_id=u1', headers });
     expect(initial.statusCode).toBe(200);
-    expect(initial.json().data).toMatchObject({ user_id: 'u1', muted_authors: [], include_reblogs: true, recommendation_ratio: null, updated_at: null });
+    expect(initial.json().data).toMatchObject({
+      user_id: 'u1',
+      muted_authors: [],
+      include_reblogs: true,
+      recommendation_ratio: null,
+      updated_at: null,
+    });
 
     const put = await t.app.inject({
       method: 'PUT',
@@ -257,7 +295,12 @@ describe('preferences', () => {
     expect(items.some((i) => i.account.username === 'bob')).toBe(false);
     expect(items.some((i) => i.tags.some((tag) => tag.name === 'music'))).toBe(false);
 
-    const partial = await t.app.inject({ method: 'PUT', url: '/api/v1/recommendations/preferences', headers, payload: { user_id: 'u1', include_reblogs: false } });
+    const partial = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/recommendations/preferences',
+      headers,
+      payload: { user_id: 'u1', include_reblogs: false },
+    });
     expect(partial.json().data).toMatchObject({ muted_authors: ['acc-bob'], include_reblogs: false });
   });
 
@@ -266,9 +309,16 @@ describe('preferences', () => {
     const got = await t.app.inject({ url: '/api/v1/recommendations/preferences?user_id=u1', headers: await t.userHeaders('u1') });
     expect(got.json().data.learned.authors[0]).toMatchObject({ account_id: 'acc-carol' });
     expect(got.json().data.learned.tags[0]).toMatchObject({ tag: 'music' });
-    expect((await t.app.inject({ url: '/api/v1/recommendations/preferences?user_id=u2', headers: await t.userHeaders('u1') })).statusCode).toBe(403);
+    expect(
+      (await t.app.inject({ url: '/api/v1/recommendations/preferences?user_id=u2', headers: await t.userHeaders('u1') })).statusCode,
+    ).toBe(403);
     expect((await t.app.inject({ url: '/api/v1/recommendations/preferences?user_id=u1' })).statusCode).toBe(401);
-    const bad = await t.app.inject({ method: 'PUT', url: '/api/v1/recommendations/preferences', headers: await t.userHeaders('u1'), payload: { user_id: 'u1', recommendation_ratio: 2 } });
+    const bad = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/recommendations/preferences',
+      headers: await t.userHeaders('u1'),
+      payload: { user_id: 'u1', recommendation_ratio: 2 },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().field).toBe('recommendation_ratio');
   });
@@ -284,7 +334,15 @@ describe('POST /api/v1/recommendations/seamless', () => {
       payload: { timeline_type: 'home', existing_statuses: existing, max_recommendations: 10 },
     });
     expect(res.statusCode).toBe(200);
-    const items = res.json<{ id: string; content: { id: string; account: { id: string; username: string }; content: string }; score: number; reason: string; insertion_point: number }[]>();
+    const items = res.json<
+      {
+        id: string;
+        content: { id: string; account: { id: string; username: string }; content: string };
+        score: number;
+        reason: string;
+        insertion_point: number;
+      }[]
+    >();
     expect(items).toHaveLength(6);
     const points = items.map((i) => i.insertion_point);
     expect(points[0]).toBeGreaterThan(0);
@@ -301,13 +359,32 @@ describe('POST /api/v1/recommendations/seamless', () => {
   it('respects max_recommendations, validates, and needs a token', async () => {
     const existing = Array.from({ length: 30 }, (_, i) => ({ id: `x${i}`, content: '', author: 'a' }));
     const headers = await t.userHeaders('u1');
-    const capped = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/seamless', headers, payload: { timeline_type: 'home', existing_statuses: existing, max_recommendations: 2 } });
+    const capped = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/seamless',
+      headers,
+      payload: { timeline_type: 'home', existing_statuses: existing, max_recommendations: 2 },
+    });
     expect(capped.json()).toHaveLength(2);
-    const bad = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/seamless', headers, payload: { timeline_type: 'sideways', existing_statuses: [] } });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/seamless',
+      headers,
+      payload: { timeline_type: 'sideways', existing_statuses: [] },
+    });
     expect(bad.json()).toMatchObject({ error: 'Invalid parameter', field: 'timeline_type' });
-    const unbound = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/seamless', headers: await t.adminHeaders(), payload: { timeline_type: 'home', existing_statuses: existing } });
+    const unbound = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/seamless',
+      headers: await t.adminHeaders(),
+      payload: { timeline_type: 'home', existing_statuses: existing },
+    });
     expect(unbound.json()).toMatchObject({ field: 'user_id' });
-    const anon = await t.app.inject({ method: 'POST', url: '/api/v1/recommendations/seamless', payload: { timeline_type: 'home', existing_statuses: [] } });
+    const anon = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/seamless',
+      payload: { timeline_type: 'home', existing_statuses: [] },
+    });
     expect(anon.statusCode).toBe(401);
   });
 });

@@ -106,7 +106,16 @@ describe('analyzeExperiment edge cases', () => {
     confidence_level: 0.95,
     minimum_sample_size: 1,
   };
-  const zero = { impressions: 0, clicks: 0, interactions: 0, sessions: 0, session_seconds: 0, bounces: 0, feedback_positive: 0, feedback_negative: 0 };
+  const zero = {
+    impressions: 0,
+    clicks: 0,
+    interactions: 0,
+    sessions: 0,
+    session_seconds: 0,
+    bounces: 0,
+    feedback_positive: 0,
+    feedback_negative: 0,
+  };
 
   it('reports nulls, never NaN, with no users at all', () => {
     const result = analyzeExperiment(design, createAccumulators(['control', 'treatment']));
@@ -114,7 +123,14 @@ describe('analyzeExperiment edge cases', () => {
     expect(json).not.toMatch(/NaN|Infinity/);
     expect(result.sample_sizes).toEqual({ control: 0, treatment: 0 });
     expect(result.metrics.control?.click_through_rate).toBeNull();
-    expect(result.comparisons[0]).toMatchObject({ difference: null, p_value: null, ci_low: null, adjusted_ci_low: null, adjusted_ci_high: null, significant: false });
+    expect(result.comparisons[0]).toMatchObject({
+      difference: null,
+      p_value: null,
+      ci_low: null,
+      adjusted_ci_low: null,
+      adjusted_ci_high: null,
+      significant: false,
+    });
     expect(result.srm).toEqual({ chi_square: null, p_value: null, mismatch: false });
     expect(result.underpowered).toBe(true);
   });
@@ -181,7 +197,8 @@ describe('Holm-consistent adjusted intervals', () => {
   it("widen three-variant intervals where Holm does not reject, and keep Holm's step level where it does", () => {
     const dataset = readFixture<ReferenceDataset>('reference-three-variant.json');
     const result = analyzeExperiment(dataset.design, accumulate(dataset));
-    const find = (metric: string, variant: string) => result.comparisons.find((c) => c.metric === metric && c.variant === variant) as Comparison;
+    const find = (metric: string, variant: string) =>
+      result.comparisons.find((c) => c.metric === metric && c.variant === variant) as Comparison;
     // bounce_rate fresh: the unadjusted 90% interval excludes 0, Holm does not reject; the Bonferroni (95%) one contains 0.
     const bounce = find('bounce_rate', 'fresh');
     expect([bounce.significant, (bounce.ci_low as number) > 0, (bounce.adjusted_ci_low as number) < 0]).toEqual([false, true, true]);

@@ -40,7 +40,13 @@ describe('bucketing by the spec rule', () => {
     for (const c of known.cases) {
       expect(bucketOf(c.user_id, c.experiment_id), c.input).toBe(c.bucket);
       expect(trafficBucketOf(c.user_id, c.experiment_id), `${c.input}_traffic`).toBe(c.traffic_bucket);
-      expect(explainBucket(c.user_id, c.experiment_id)).toEqual({ input: c.input, md5: c.md5, hex8: c.hex8, integer: c.integer, bucket: c.bucket });
+      expect(explainBucket(c.user_id, c.experiment_id)).toEqual({
+        input: c.input,
+        md5: c.md5,
+        hex8: c.hex8,
+        integer: c.integer,
+        bucket: c.bucket,
+      });
     }
   });
 
@@ -95,10 +101,17 @@ describe('variant ranges', () => {
   });
 
   it('gives a fractional canary the whole buckets its range covers', () => {
-    const canaryFirst = variantRanges([{ name: 'canary', traffic_allocation: 0.5 }, { name: 'control', traffic_allocation: 99.5 }]);
+    const canaryFirst = variantRanges([
+      { name: 'canary', traffic_allocation: 0.5 },
+      { name: 'control', traffic_allocation: 99.5 },
+    ]);
     expect(variantForBucket(canaryFirst, 0)?.name).toBe('canary');
     expect(variantForBucket(canaryFirst, 1)?.name).toBe('control');
-    const thirds = variantRanges([{ name: 'x', traffic_allocation: 100 / 3 }, { name: 'y', traffic_allocation: 100 / 3 }, { name: 'z', traffic_allocation: 100 / 3 }]);
+    const thirds = variantRanges([
+      { name: 'x', traffic_allocation: 100 / 3 },
+      { name: 'y', traffic_allocation: 100 / 3 },
+      { name: 'z', traffic_allocation: 100 / 3 },
+    ]);
     expect(variantForBucket(thirds, 99)?.name).toBe('z');
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { chiSquareSf, normalCdf, normalQuantile, normalSf, regularizedGammaQ, twoSidedPValue } from '../../../src/experiments/distributions.js';
+import {
+  chiSquareSf,
+  normalCdf,
+  normalQuantile,
+  normalSf,
+  regularizedGammaQ,
+  twoSidedPValue,
+} from '../../../src/experiments/distributions.js';
 import { readFixture } from './reference-data.js';
 
 interface DistributionReference {
@@ -10,7 +17,8 @@ interface DistributionReference {
 }
 
 const reference = readFixture<DistributionReference>('reference-distributions.json');
-const relativeError = (actual: number, expected: number): number => (expected === 0 ? Math.abs(actual) : Math.abs(actual - expected) / Math.abs(expected));
+const relativeError = (actual: number, expected: number): number =>
+  expected === 0 ? Math.abs(actual) : Math.abs(actual - expected) / Math.abs(expected);
 
 describe('distribution functions against scipy.stats', () => {
   it('normalSf matches scipy.stats.norm.sf to 1e-12 relative, deep into the tail', () => {
@@ -22,7 +30,8 @@ describe('distribution functions against scipy.stats', () => {
   });
 
   it('chiSquareSf matches scipy.stats.chi2.sf to 1e-12 relative', () => {
-    for (const [x, df, expected] of reference.chi2_sf) expect(relativeError(chiSquareSf(x, df), expected), `x=${x} df=${df}`).toBeLessThan(1e-12);
+    for (const [x, df, expected] of reference.chi2_sf)
+      expect(relativeError(chiSquareSf(x, df), expected), `x=${x} df=${df}`).toBeLessThan(1e-12);
   });
 });
 
@@ -33,7 +42,8 @@ describe('distribution identities', () => {
   });
 
   it('chi-square with 1 df is the square of a normal: Q(x, 1) = 2·Q_N(√x)', () => {
-    for (const x of [0.01, 1, 3.841458820694124, 25, 200]) expect(relativeError(chiSquareSf(x, 1), twoSidedPValue(Math.sqrt(x)))).toBeLessThan(1e-12);
+    for (const x of [0.01, 1, 3.841458820694124, 25, 200])
+      expect(relativeError(chiSquareSf(x, 1), twoSidedPValue(Math.sqrt(x)))).toBeLessThan(1e-12);
   });
 
   it('chi-square with 2 df has the closed form e^(−x/2)', () => {

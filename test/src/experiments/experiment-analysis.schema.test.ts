@@ -57,7 +57,12 @@ describe('ExperimentAnalysisSchema', () => {
     for (const interval of [record.confidence_interval, record.adjusted_confidence_interval]) {
       expect(interval).toMatchObject({ type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2, nullable: true });
     }
-    expect(schema.properties.confidence_intervals.additionalProperties).toMatchObject({ type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2 });
+    expect(schema.properties.confidence_intervals.additionalProperties).toMatchObject({
+      type: 'array',
+      items: { type: 'number' },
+      minItems: 2,
+      maxItems: 2,
+    });
     expect(schema.properties.comparisons.items.properties.adjusted_ci_low).toEqual({ type: 'number', nullable: true });
     expect(JSON.stringify(schema)).not.toMatch(/"type":"null"|additionalItems/);
   });

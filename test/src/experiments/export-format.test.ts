@@ -19,22 +19,48 @@ const dataset = readFixture<ReferenceDataset>('reference-three-variant.json');
 const users: UserRecord[] = dataset.users.map((row) => ({ user_id: row[0], variant: row[1], ...countsOf(row, dataset.columns) }));
 const experiment = { id: 7, name: 'three', status: 'ACTIVE', traffic_percentage: 100, ...dataset.design };
 const perfRecords = dataset.design.variants.map((v, i) => ({
-  variant: v.name, requests: 1000 * (i + 1), errors: i, latency_ms_p95: 120.5 + i, cache_hits: 10, cache_lookups: 20,
+  variant: v.name,
+  requests: 1000 * (i + 1),
+  errors: i,
+  latency_ms_p95: 120.5 + i,
+  cache_hits: 10,
+  cache_lookups: 20,
 }));
 
 /** A valid user line of variant control, with some counts replaced. */
 function userJson(overrides: Record<string, number>): string {
-  const counts = { impressions: 10, clicks: 1, interactions: 0, sessions: 2, session_seconds: 30, bounces: 1, feedback_positive: 0, feedback_negative: 0 };
+  const counts = {
+    impressions: 10,
+    clicks: 1,
+    interactions: 0,
+    sessions: 2,
+    session_seconds: 30,
+    bounces: 1,
+    feedback_positive: 0,
+    feedback_negative: 0,
+  };
   return JSON.stringify({ type: 'user', user_id: 'u', variant: 'control', ...counts, ...overrides });
 }
 
 /** A valid performance line of variant control, with some figures replaced. */
 function perfJson(overrides: Record<string, number>): string {
-  return JSON.stringify({ type: 'performance', variant: 'control', requests: 10, errors: 1, latency_ms_p95: 100, cache_hits: 1, cache_lookups: 2, ...overrides });
+  return JSON.stringify({
+    type: 'performance',
+    variant: 'control',
+    requests: 10,
+    errors: 1,
+    latency_ms_p95: 100,
+    cache_hits: 1,
+    cache_lookups: 2,
+    ...overrides,
+  });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<InputFileError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(InputFileError);
   return error as InputFileError;
 }
@@ -59,13 +85,33 @@ describe('JSON Lines export', () => {
     ['unknown variant', [null, '{"type":"user","user_id":"u","variant":"ghost"}'], 2, /unknown variant "ghost"/],
     ['missing count', [null, '{"type":"user","user_id":"u","variant":"control","impressions":1}'], 2, /missing field "clicks"/],
     ['negative count', [null, '{"type":"user","user_id":"u","variant":"control","impressions":-1}'], 2, /impressions must not be negative/],
-    ['fractional count', [null, '{"type":"user","user_id":"u","variant":"control","impressions":1.5}'], 2, /impressions must be a non-negative whole number/],
+    [
+      'fractional count',
+      [null, '{"type":"user","user_id":"u","variant":"control","impressions":1.5}'],
+      2,
+      /impressions must be a non-negative whole number/,
+    ],
     ['unknown type', [null, '{"type":"click"}'], 2, /unknown line type "click"/],
-    ['clicks without an impression', [null, userJson({ impressions: 0, clicks: 2 })], 2, /clicks \(2\) exceed impressions \(0\): a click needs an impression/],
+    [
+      'clicks without an impression',
+      [null, userJson({ impressions: 0, clicks: 2 })],
+      2,
+      /clicks \(2\) exceed impressions \(0\): a click needs an impression/,
+    ],
     ['clicks > impressions', [null, userJson({}), userJson({ impressions: 3, clicks: 4 })], 3, /clicks \(4\) exceed impressions \(3\)/],
     ['bounces > sessions', [null, userJson({ sessions: 1, bounces: 2 })], 2, /bounces \(2\) exceed sessions \(1\)/],
-    ['session time without a session', [null, userJson({ sessions: 0, bounces: 0, session_seconds: 12.5 })], 2, /session_seconds is 12\.5 with 0 sessions/],
-    ['a count too large to add up exactly', [null, userJson({ impressions: 1e300 })], 2, /impressions is too large \(got 1e\+300; at most 999999999999999\)/],
+    [
+      'session time without a session',
+      [null, userJson({ sessions: 0, bounces: 0, session_seconds: 12.5 })],
+      2,
+      /session_seconds is 12\.5 with 0 sessions/,
+    ],
+    [
+      'a count too large to add up exactly',
+      [null, userJson({ impressions: 1e300 })],
+      2,
+      /impressions is too large \(got 1e\+300; at most 999999999999999\)/,
+    ],
     ['errors > requests', [null, perfJson({ requests: 3, errors: 4 })], 2, /errors \(4\) exceed requests \(3\)/],
     ['cache_hits > cache_lookups', [null, perfJson({ cache_hits: 5, cache_lookups: 2 })], 2, /cache_hits \(5\) exceed cache_lookups \(2\)/],
     ['a second performance line for a variant', [null, perfJson({}), perfJson({})], 3, /a second performance line for variant "control"/],
@@ -89,7 +135,10 @@ describe('JSON Lines export', () => {
 });
 
 describe('per-user CSV', () => {
-  const csvOf = (rows: UserRecord[]): string[] => [USER_CSV_HEADER, ...rows.map((u) => [u.user_id, u.variant, ...COUNT_KEYS.map((k) => u[k])].join(','))];
+  const csvOf = (rows: UserRecord[]): string[] => [
+    USER_CSV_HEADER,
+    ...rows.map((u) => [u.user_id, u.variant, ...COUNT_KEYS.map((k) => u[k])].join(',')),
+  ];
 
   it('gives the same accumulators as the JSON Lines path', async () => {
     const parsed = await parseUserCsv(linesOf([...csvOf(users), '']), 'u.csv', { variants: ['control', 'fresh', 'semantic'] });
@@ -107,15 +156,57 @@ describe('per-user CSV', () => {
   it.each([
     ['wrong header', 'user_id,variant,clicks\n', 1, 1, /expected the header user_id,variant,impressions/],
     ['wrong field count', `${USER_CSV_HEADER}\nu1,control,1,2\n`, 2, 1, /expected 10 comma-separated fields, found 4/],
-    ['non-integer count', `${USER_CSV_HEADER}\nu1,control,1,x,0,0,0,0,0,0\n`, 2, 14, /clicks must be a non-negative whole number \(got "x"\)/],
+    [
+      'non-integer count',
+      `${USER_CSV_HEADER}\nu1,control,1,x,0,0,0,0,0,0\n`,
+      2,
+      14,
+      /clicks must be a non-negative whole number \(got "x"\)/,
+    ],
     ['negative count', `${USER_CSV_HEADER}\nu1,control,-1,0,0,0,0,0,0,0\n`, 2, 12, /impressions must not be negative/],
-    ['unknown variant', `${USER_CSV_HEADER}\nu1,ghost,1,0,0,0,0,0,0,0\n`, 2, 4, /unknown variant "ghost" \(expected one of: control, treatment\)/],
-    ['clicks without an impression', `${USER_CSV_HEADER}\nu1,control,0,2,0,0,0,0,0,0\n`, 2, 14, /clicks \(2\) exceed impressions \(0\): a click needs an impression/],
-    ['clicks > impressions after a good row', `${USER_CSV_HEADER}\nu1,control,5,1,0,1,3,0,0,0\nu2,control,3,4,0,1,3,0,0,0\n`, 3, 14, /clicks \(4\) exceed impressions \(3\)/],
+    [
+      'unknown variant',
+      `${USER_CSV_HEADER}\nu1,ghost,1,0,0,0,0,0,0,0\n`,
+      2,
+      4,
+      /unknown variant "ghost" \(expected one of: control, treatment\)/,
+    ],
+    [
+      'clicks without an impression',
+      `${USER_CSV_HEADER}\nu1,control,0,2,0,0,0,0,0,0\n`,
+      2,
+      14,
+      /clicks \(2\) exceed impressions \(0\): a click needs an impression/,
+    ],
+    [
+      'clicks > impressions after a good row',
+      `${USER_CSV_HEADER}\nu1,control,5,1,0,1,3,0,0,0\nu2,control,3,4,0,1,3,0,0,0\n`,
+      3,
+      14,
+      /clicks \(4\) exceed impressions \(3\)/,
+    ],
     ['bounces > sessions', `${USER_CSV_HEADER}\nu1,treatment,1,0,0,1,10,2,0,0\n`, 2, 25, /bounces \(2\) exceed sessions \(1\)/],
-    ['session time without a session', `${USER_CSV_HEADER}\nu1,control,1,0,0,0,0.5,0,0,0\n`, 2, 20, /session_seconds is 0\.5 with 0 sessions/],
-    ['a session time too large to add up', `${USER_CSV_HEADER}\nu1,control,1,0,0,1,${'9'.repeat(400)}.5,0,0,0\n`, 2, 20, /session_seconds is too large/],
-    ['a count of 16 digits', `${USER_CSV_HEADER}\nu1,control,1234567890123456,0,0,0,0,0,0,0\n`, 2, 12, /impressions is too large \(got "1234567890123456"; at most 999999999999999\)/],
+    [
+      'session time without a session',
+      `${USER_CSV_HEADER}\nu1,control,1,0,0,0,0.5,0,0,0\n`,
+      2,
+      20,
+      /session_seconds is 0\.5 with 0 sessions/,
+    ],
+    [
+      'a session time too large to add up',
+      `${USER_CSV_HEADER}\nu1,control,1,0,0,1,${'9'.repeat(400)}.5,0,0,0\n`,
+      2,
+      20,
+      /session_seconds is too large/,
+    ],
+    [
+      'a count of 16 digits',
+      `${USER_CSV_HEADER}\nu1,control,1234567890123456,0,0,0,0,0,0,0\n`,
+      2,
+      12,
+      /impressions is too large \(got "1234567890123456"; at most 999999999999999\)/,
+    ],
     ['empty file', '', 1, 1, /the file is empty/],
   ])('rejects %s', async (_name, text, line, column, pattern) => {
     const error = await rejection(parseUserCsv(textLines(text), 'u.csv', { variants: ['control', 'treatment'] }));

@@ -25,14 +25,27 @@ describe('evaluateGates', () => {
   });
 
   it('is inconclusive with too few users or no data, and says why', () => {
-    const result = evaluateGates({ variants: [{ ...good, users: 999 }, { ...good, name: 't', error_rate: null }], minimumSampleSize: 1000 });
+    const result = evaluateGates({
+      variants: [
+        { ...good, users: 999 },
+        { ...good, name: 't', error_rate: null },
+      ],
+      minimumSampleSize: 1000,
+    });
     expect(result.verdict).toBe('inconclusive');
     expect(result.results.find((r) => r.variant === 'control')).toMatchObject({ verdict: 'inconclusive', reason: 'underpowered' });
-    expect(result.results.find((r) => r.variant === 't' && r.gate === 'max_error_rate')).toMatchObject({ verdict: 'inconclusive', reason: 'no data', value: null });
+    expect(result.results.find((r) => r.variant === 't' && r.gate === 'max_error_rate')).toMatchObject({
+      verdict: 'inconclusive',
+      reason: 'no data',
+      value: null,
+    });
   });
 
   it('lets a failure or an SRM win over inconclusive', () => {
-    const variants = [{ ...good, user_satisfaction: undefined }, { ...good, name: 't', click_through_rate: 0.01 }];
+    const variants = [
+      { ...good, user_satisfaction: undefined },
+      { ...good, name: 't', click_through_rate: 0.01 },
+    ];
     expect(evaluateGates({ variants, minimumSampleSize: 1000 }).verdict).toBe('fail');
     const srm = evaluateGates({ variants: [good], minimumSampleSize: 1000, srm: { mismatch: true } });
     expect(srm).toMatchObject({ verdict: 'fail', srm_mismatch: true });
@@ -42,7 +55,12 @@ describe('evaluateGates', () => {
     const strict = evaluateGates({ variants: [good], minimumSampleSize: 1000, thresholds: { max_response_time_p95: 100 } });
     expect(strict.verdict).toBe('fail');
     expect(strict.results.find((r) => r.gate === 'max_response_time_p95')).toMatchObject({ threshold: 100, comparator: '<=', value: 150 });
-    const only = evaluateGates({ variants: [good], minimumSampleSize: 1000, thresholds: { max_response_time_p95: 100 }, only: ['min_click_through_rate'] });
+    const only = evaluateGates({
+      variants: [good],
+      minimumSampleSize: 1000,
+      thresholds: { max_response_time_p95: 100 },
+      only: ['min_click_through_rate'],
+    });
     expect(only.verdict).toBe('pass');
     expect(only.results.map((r) => r.gate)).toEqual(['min_click_through_rate']);
     expect(resolveThresholds({ min_user_satisfaction: undefined }).min_user_satisfaction).toBe(0.6);
@@ -59,7 +77,16 @@ describe('evaluateGates', () => {
 describe('gateInputsFromData', () => {
   it('derives rates from the accumulators and performance records', () => {
     const accumulators = createAccumulators(['control', 'treatment']);
-    const zero = { impressions: 0, clicks: 0, interactions: 0, sessions: 0, session_seconds: 0, bounces: 0, feedback_positive: 0, feedback_negative: 0 };
+    const zero = {
+      impressions: 0,
+      clicks: 0,
+      interactions: 0,
+      sessions: 0,
+      session_seconds: 0,
+      bounces: 0,
+      feedback_positive: 0,
+      feedback_negative: 0,
+    };
     accumulators.get('control')?.add({ ...zero, impressions: 10, clicks: 1, feedback_positive: 3, feedback_negative: 1 });
     accumulators.get('control')?.add({ ...zero, impressions: 30, clicks: 5 });
     const perf = [{ variant: 'control', requests: 400, errors: 2, latency_ms_p95: 87.5, cache_hits: 1, cache_lookups: 2 }];

@@ -62,7 +62,14 @@ const excludesZero = (low: number | null, high: number | null): boolean => low !
 
 function runScenario(seed: number, lifts: Record<string, number>): Tally {
   const random = createRandom(seed);
-  const tally: Tally = { comparisons: 0, significant: 0, disagreements: 0, unadjustedDisagreements: 0, simultaneousCover: 0, marginalCover: 0 };
+  const tally: Tally = {
+    comparisons: 0,
+    significant: 0,
+    disagreements: 0,
+    unadjustedDisagreements: 0,
+    simultaneousCover: 0,
+    marginalCover: 0,
+  };
   for (let e = 0; e < EXPERIMENTS_PER_SCENARIO; e++) {
     const result = simulate(random, lifts);
     let covered = 0;

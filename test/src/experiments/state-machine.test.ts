@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../../../src/errors.js';
-import { allowedActions, EXPERIMENT_ACTIONS, EXPERIMENT_STATUSES, findNextStatus, nextStatus } from '../../../src/experiments/state-machine.js';
+import {
+  allowedActions,
+  EXPERIMENT_ACTIONS,
+  EXPERIMENT_STATUSES,
+  findNextStatus,
+  nextStatus,
+} from '../../../src/experiments/state-machine.js';
 
 describe('experiment state machine', () => {
   it('allows exactly the documented moves', () => {
     const table = Object.fromEntries(
-      EXPERIMENT_STATUSES.map((status) => [status, Object.fromEntries(EXPERIMENT_ACTIONS.map((a) => [a, findNextStatus(status, a) ?? null]))]),
+      EXPERIMENT_STATUSES.map((status) => [
+        status,
+        Object.fromEntries(EXPERIMENT_ACTIONS.map((a) => [a, findNextStatus(status, a) ?? null])),
+      ]),
     );
     expect(table).toEqual({
       DRAFT: { start: 'ACTIVE', pause: null, stop: null },

@@ -55,10 +55,22 @@ describe('validateExperiment', () => {
     ['two controls', (e: ExperimentCreate) => void (e.variants[1]!.is_control = true), 'variants'],
     ['allocation of zero', (e: ExperimentCreate) => void (e.variants[2]!.traffic_allocation = 0), 'variants[2].traffic_allocation'],
     ['allocations summing to 99', (e: ExperimentCreate) => void (e.variants[2]!.traffic_allocation = 19), 'variants'],
-    ['a weight above 1', (e: ExperimentCreate) => void (e.variants[1]!.algorithm_config.weights.recency = 1.2), 'variants[1].algorithm_config.weights.recency'],
-    ['weights summing to 0.9', (e: ExperimentCreate) => void (e.variants[1]!.algorithm_config.weights.recency = 0.1), 'variants[1].algorithm_config.weights'],
+    [
+      'a weight above 1',
+      (e: ExperimentCreate) => void (e.variants[1]!.algorithm_config.weights.recency = 1.2),
+      'variants[1].algorithm_config.weights.recency',
+    ],
+    [
+      'weights summing to 0.9',
+      (e: ExperimentCreate) => void (e.variants[1]!.algorithm_config.weights.recency = 0.1),
+      'variants[1].algorithm_config.weights',
+    ],
     ['a duplicate name', (e: ExperimentCreate) => void (e.variants[2]!.name = 'control'), 'variants[2].name'],
-    ['semantic weight above 1', (e: ExperimentCreate) => void (e.variants[0]!.algorithm_config.semantic_weight = 2), 'variants[0].algorithm_config.semantic_weight'],
+    [
+      'semantic weight above 1',
+      (e: ExperimentCreate) => void (e.variants[0]!.algorithm_config.semantic_weight = 2),
+      'variants[0].algorithm_config.semantic_weight',
+    ],
     ['traffic percentage of 0', (e: ExperimentCreate) => void (e.traffic_percentage = 0), 'traffic_percentage'],
     ['traffic percentage above 100', (e: ExperimentCreate) => void (e.traffic_percentage = 100.5), 'traffic_percentage'],
     ['confidence level of 1', (e: ExperimentCreate) => void (e.confidence_level = 1), 'confidence_level'],
@@ -83,7 +95,9 @@ describe('validateExperiment', () => {
     input.variants[2]!.traffic_allocation = 25;
     expect(validateExperiment(input)[0]?.message).toBe('traffic allocations must add up to 100 (they add up to 105: 50 + 30 + 25)');
     input.variants[2]!.traffic_allocation = -5;
-    expect(validateExperiment(input)[0]?.message).toBe('variant "canary": traffic allocation must be greater than 0 and at most 100 (got -5)');
+    expect(validateExperiment(input)[0]?.message).toBe(
+      'variant "canary": traffic allocation must be greater than 0 and at most 100 (got -5)',
+    );
   });
 
   it('assertValidExperiment throws a ValidationError carrying the first field', () => {

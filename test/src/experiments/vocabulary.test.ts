@@ -9,7 +9,15 @@ import { DEFAULT_GATE_THRESHOLDS, EXPERIMENT_DEFAULTS } from '../../../src/exper
 import { GateResultSchema } from '../../../src/experiments/experiment-gates.schema.js';
 import { ExperimentStatusNameSchema } from '../../../src/experiments/experiment-response.schema.js';
 import { ExperimentCreateSchema, GateThresholdsSchema, MetricNameSchema } from '../../../src/experiments/experiment.schema.js';
-import { COMPARATORS, GATE_VERDICTS, INCONCLUSIVE_REASONS, combineVerdicts, evaluateGates, resolveThresholds, variantGates } from '../../../src/experiments/gates.js';
+import {
+  COMPARATORS,
+  GATE_VERDICTS,
+  INCONCLUSIVE_REASONS,
+  combineVerdicts,
+  evaluateGates,
+  resolveThresholds,
+  variantGates,
+} from '../../../src/experiments/gates.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../../src/experiments/metrics.js';
 import { EXPERIMENT_STATUSES } from '../../../src/experiments/state-machine.js';
 
@@ -45,7 +53,7 @@ describe('combining gate verdicts', () => {
     expect(combineVerdicts([])).toBe('pass');
   });
 
-  it("gives each variant its own results and verdict, while SRM fails only the overall verdict", () => {
+  it('gives each variant its own results and verdict, while SRM fails only the overall verdict', () => {
     const evaluation = evaluateGates({
       variants: [
         { name: 'control', users: 50, click_through_rate: 0.2, user_satisfaction: 0.9, response_time_p95: 10, error_rate: 0 },

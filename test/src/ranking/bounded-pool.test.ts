@@ -7,7 +7,9 @@ describe('CandidateIndex memory stays bounded by the posts it holds', () => {
     const index = new CandidateIndex([], { maxRecent: 20, maxPopular: 0 });
     // 2,000 posts with their own words and authors pass through a pool of about 20.
     for (let i = 0; i < 2000; i++) {
-      index.upsert(post(`p${i}`, { accountId: `author${i}`, text: `word${i}a word${i}b`, tags: [`tag${i}`], createdAtMs: NOW - (2000 - i) * 1000 }));
+      index.upsert(
+        post(`p${i}`, { accountId: `author${i}`, text: `word${i}a word${i}b`, tags: [`tag${i}`], createdAtMs: NOW - (2000 - i) * 1000 }),
+      );
     }
     expect(index.size).toBeLessThanOrEqual(22);
     // Before, every term and author ever seen kept an id (6,000 terms, 2,000 authors).
@@ -21,7 +23,8 @@ describe('CandidateIndex memory stays bounded by the posts it holds', () => {
 
   it('ranks the same after ids were reused as a fresh index holding the same posts', () => {
     const churned = new CandidateIndex([], { maxRecent: 10, maxPopular: 0 });
-    for (let i = 0; i < 300; i++) churned.upsert(post(`p${i}`, { accountId: `a${i % 37}`, text: `topic${i % 53} words${i}`, createdAtMs: NOW - (300 - i) * 60_000 }));
+    for (let i = 0; i < 300; i++)
+      churned.upsert(post(`p${i}`, { accountId: `a${i % 37}`, text: `topic${i % 53} words${i}`, createdAtMs: NOW - (300 - i) * 60_000 }));
     const kept = churned.slots.flatMap((s) => (s === undefined ? [] : [s.post]));
     const fresh = new CandidateIndex(kept, { maxRecent: 10, maxPopular: 0 });
     const profile = emptyProfile('u');

@@ -13,7 +13,11 @@ import { HOUR, NOW, post } from './fixtures.js';
 
 const RECENCY: AlgorithmConfig = { weights: { author_preference: 0, content_engagement: 0, recency: 1, semantic_similarity: 0 } };
 
-function rankIds(posts: RankablePost[], profile: UserProfile, options: { limit?: number; excludeIds?: string[]; perAuthorCap?: number } = {}): string[] {
+function rankIds(
+  posts: RankablePost[],
+  profile: UserProfile,
+  options: { limit?: number; excludeIds?: string[]; perAuthorCap?: number } = {},
+): string[] {
   const index = new CandidateIndex(posts);
   return rankCandidates(index, profile, RECENCY, { limit: 50, nowMs: NOW, ...options }).map((i) => i.post.id);
 }
@@ -21,7 +25,10 @@ function rankIds(posts: RankablePost[], profile: UserProfile, options: { limit?:
 // A warm profile (one signal) so the configured weights apply rather than cold start.
 function warm(index?: CandidateIndex): UserProfile {
   const seen = post('seen', { accountId: 'someone' });
-  return buildUserProfile({ userId: 'u', accountId: 'me', interactions: [{ post: seen, action: 'favorite', createdAtMs: NOW }] }, index ?? new CandidateIndex());
+  return buildUserProfile(
+    { userId: 'u', accountId: 'me', interactions: [{ post: seen, action: 'favorite', createdAtMs: NOW }] },
+    index ?? new CandidateIndex(),
+  );
 }
 
 describe('candidate rules', () => {
@@ -65,9 +72,15 @@ describe('candidate rules', () => {
   });
 
   it('counts a reblog and its original as one post, keeping the higher scoring', () => {
-    const posts = [post('orig', { createdAtMs: NOW - 5 * HOUR }), post('rb', { reblogOfId: 'orig', accountId: 'booster', createdAtMs: NOW - HOUR })];
+    const posts = [
+      post('orig', { createdAtMs: NOW - 5 * HOUR }),
+      post('rb', { reblogOfId: 'orig', accountId: 'booster', createdAtMs: NOW - HOUR }),
+    ];
     expect(rankIds(posts, warm())).toEqual(['rb']);
-    const older = [post('orig', { createdAtMs: NOW - HOUR }), post('rb', { reblogOfId: 'orig', accountId: 'booster', createdAtMs: NOW - 5 * HOUR })];
+    const older = [
+      post('orig', { createdAtMs: NOW - HOUR }),
+      post('rb', { reblogOfId: 'orig', accountId: 'booster', createdAtMs: NOW - 5 * HOUR }),
+    ];
     expect(rankIds(older, warm())).toEqual(['orig']);
   });
 

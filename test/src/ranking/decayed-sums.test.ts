@@ -45,7 +45,13 @@ describe('DecayedSums', () => {
 
   it('gives the same values as parallel arrays', () => {
     const sums = new DecayedSums(H);
-    sums.addAll([['a', 1], ['b', -2]], 0);
+    sums.addAll(
+      [
+        ['a', 1],
+        ['b', -2],
+      ],
+      0,
+    );
     sums.add('c', 3, 7 * DAY);
     const columns = sums.columnsAt(20 * DAY);
     expect(columns.keys).toEqual(['a', 'b', 'c']);
@@ -80,9 +86,22 @@ describe('DecayedSums', () => {
 
   it('keeps the keys of largest magnitude, negatives included', () => {
     const sums = new DecayedSums(H);
-    sums.addAll([['a', 1], ['b', -5], ['c', 0.1], ['d', 3]], 0);
+    sums.addAll(
+      [
+        ['a', 1],
+        ['b', -5],
+        ['c', 0.1],
+        ['d', 3],
+      ],
+      0,
+    );
     sums.keepStrongest(2);
     expect(sums.size).toBe(2);
-    expect(sums.entriesAt(0).map(([k]) => k).sort()).toEqual(['b', 'd']);
+    expect(
+      sums
+        .entriesAt(0)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['b', 'd']);
   });
 });

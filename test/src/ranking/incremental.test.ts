@@ -37,7 +37,8 @@ describe('CandidateIndex updates', () => {
   it('normalises engagement against the current maximum, also after the top post leaves', () => {
     const index = new CandidateIndex([post('a', { favourites: 100 }), post('b', { favourites: 10 })]);
     const feature = (): number | undefined =>
-      rankCandidates(index, emptyProfile('u'), ENGAGEMENT, { limit: 5, nowMs: NOW }).find((i) => i.post.id === 'b')?.features.content_engagement;
+      rankCandidates(index, emptyProfile('u'), ENGAGEMENT, { limit: 5, nowMs: NOW }).find((i) => i.post.id === 'b')?.features
+        .content_engagement;
     expect(feature()).toBeCloseTo(Math.log1p(10) / Math.log1p(100), 12);
     index.remove('a');
     expect(feature()).toBe(1);
@@ -76,7 +77,12 @@ describe('UserProfile updates', () => {
   ];
 
   it('gives the same ranking whether built at once or applied one event at a time', () => {
-    const index = new CandidateIndex([liked, post('p', { accountId: 'alice' }), post('q', { text: 'bread baking tips', tags: ['bread'] }), post('r')]);
+    const index = new CandidateIndex([
+      liked,
+      post('p', { accountId: 'alice' }),
+      post('q', { text: 'bread baking tips', tags: ['bread'] }),
+      post('r'),
+    ]);
     const whole = buildUserProfile({ userId: 'u', interactions: events }, index);
     const stepwise = emptyProfile('u');
     for (const e of events) applyInteraction(stepwise, e, index);

@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  buildUserProfile,
-  CandidateIndex,
-  rankCandidates,
-  type AlgorithmConfig,
-  type RankablePost,
-} from '../../../src/ranking/index.js';
+import { buildUserProfile, CandidateIndex, rankCandidates, type AlgorithmConfig, type RankablePost } from '../../../src/ranking/index.js';
 import { selectTopK } from '../../../src/ranking/top-k.js';
 import { HOUR, NOW, post } from './fixtures.js';
 
@@ -51,40 +45,54 @@ const arbConfig: fc.Arbitrary<AlgorithmConfig> = fc.record(
 describe('ranking invariants', () => {
   it('returns at most limit distinct posts, scored in [0, 1], sorted, within the author cap', () => {
     fc.assert(
-      fc.property(arbPosts, arbConfig, fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 4 }), fc.nat(5), (posts, config, limit, cap, likes) => {
-        const index = new CandidateIndex(posts);
-        const interactions = posts.slice(0, likes).map((p) => ({ post: p, action: 'favorite' as const, createdAtMs: NOW - HOUR }));
-        const profile = buildUserProfile({ userId: 'u', accountId: 'acct0', interactions }, index);
-        const items = rankCandidates(index, profile, config, { limit, nowMs: NOW, perAuthorCap: cap });
-        expect(items.length).toBeLessThanOrEqual(limit);
-        const groups = new Set(items.map((i) => i.post.reblogOfId ?? i.post.id));
-        expect(groups.size).toBe(items.length);
-        const perAuthor = new Map<string, number>();
-        items.forEach((item, k) => {
-          expect(item.score).toBeGreaterThanOrEqual(0);
-          expect(item.score).toBeLessThanOrEqual(1);
-          for (const f of Object.values(item.features)) expect(f >= 0 && f <= 1).toBe(true);
-          if (k > 0) expect(item.score).toBeLessThanOrEqual(items[k - 1]?.score ?? 1);
-          expect(item.post.accountId).not.toBe('acct0');
-          expect(profile.seenPosts.has(item.post.id)).toBe(false);
-          perAuthor.set(item.post.accountId, (perAuthor.get(item.post.accountId) ?? 0) + 1);
-        });
-        for (const count of perAuthor.values()) expect(count).toBeLessThanOrEqual(cap);
-      }),
+      fc.property(
+        arbPosts,
+        arbConfig,
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.nat(5),
+        (posts, config, limit, cap, likes) => {
+          const index = new CandidateIndex(posts);
+          const interactions = posts.slice(0, likes).map((p) => ({ post: p, action: 'favorite' as const, createdAtMs: NOW - HOUR }));
+          const profile = buildUserProfile({ userId: 'u', accountId: 'acct0', interactions }, index);
+          const items = rankCandidates(index, profile, config, { limit, nowMs: NOW, perAuthorCap: cap });
+          expect(items.length).toBeLessThanOrEqual(limit);
+          const groups = new Set(items.map((i) => i.post.reblogOfId ?? i.post.id));
+          expect(groups.size).toBe(items.length);
+          const perAuthor = new Map<string, number>();
+          items.forEach((item, k) => {
+            expect(item.score).toBeGreaterThanOrEqual(0);
+            expect(item.score).toBeLessThanOrEqual(1);
+            for (const f of Object.values(item.features)) expect(f >= 0 && f <= 1).toBe(true);
+            if (k > 0) expect(item.score).toBeLessThanOrEqual(items[k - 1]?.score ?? 1);
+            expect(item.post.accountId).not.toBe('acct0');
+            expect(profile.seenPosts.has(item.post.id)).toBe(false);
+            perAuthor.set(item.post.accountId, (perAuthor.get(item.post.accountId) ?? 0) + 1);
+          });
+          for (const count of perAuthor.values()) expect(count).toBeLessThanOrEqual(cap);
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('selects the same top k as a full sort', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constant(-1), fc.constantFrom(0, 0.5, 1), fc.double({ min: 0, max: 1, noNaN: true }))), fc.nat(30), (raw, k) => {
-        const scores = Float64Array.from(raw);
-        const createdAt = Float64Array.from(raw, (_, i) => i % 3);
-        const before = (a: number, b: number): number =>
-          (scores[b] ?? 0) - (scores[a] ?? 0) || (createdAt[b] ?? 0) - (createdAt[a] ?? 0) || a - b;
-        const sorted = raw.map((_, i) => i).filter((i) => (scores[i] ?? -1) >= 0).sort(before);
-        expect(selectTopK({ scores, createdAt, n: raw.length, tieBreak: (a, b) => a - b }, k)).toEqual(sorted.slice(0, k));
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.constant(-1), fc.constantFrom(0, 0.5, 1), fc.double({ min: 0, max: 1, noNaN: true }))),
+        fc.nat(30),
+        (raw, k) => {
+          const scores = Float64Array.from(raw);
+          const createdAt = Float64Array.from(raw, (_, i) => i % 3);
+          const before = (a: number, b: number): number =>
+            (scores[b] ?? 0) - (scores[a] ?? 0) || (createdAt[b] ?? 0) - (createdAt[a] ?? 0) || a - b;
+          const sorted = raw
+            .map((_, i) => i)
+            .filter((i) => (scores[i] ?? -1) >= 0)
+            .sort(before);
+          expect(selectTopK({ scores, createdAt, n: raw.length, tieBreak: (a, b) => a - b }, k)).toEqual(sorted.slice(0, k));
+        },
+      ),
     );
   });
 });

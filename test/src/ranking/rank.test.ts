@@ -17,13 +17,30 @@ const only = (name: 'author_preference' | 'content_engagement' | 'recency' | 'se
 });
 
 // Four candidates, each the best on exactly one feature.
-const byLikedAuthor = post('a', { accountId: 'fav', accountUsername: 'alice', text: 'tomatoes in the garden', createdAtMs: NOW - 48 * HOUR });
+const byLikedAuthor = post('a', {
+  accountId: 'fav',
+  accountUsername: 'alice',
+  text: 'tomatoes in the garden',
+  createdAtMs: NOW - 48 * HOUR,
+});
 const fresh = post('b', { text: 'morning coffee thoughts', createdAtMs: NOW - 0.5 * HOUR });
 const popular = post('c', { text: 'football results tonight', createdAtMs: NOW - 72 * HOUR, favourites: 400, reblogs: 90, replies: 30 });
 const onTopic = post('d', { text: 'rust compiler borrow checker tricks', tags: ['rust'], createdAtMs: NOW - 96 * HOUR });
 // What the user engaged with: two rust posts by the liked author.
-const liked1 = post('l1', { accountId: 'fav', accountUsername: 'alice', text: 'rust compiler lifetimes explained', tags: ['rust'], createdAtMs: NOW - 100 * HOUR });
-const liked2 = post('l2', { accountId: 'fav', accountUsername: 'alice', text: 'borrow checker rust patterns', tags: ['rust'], createdAtMs: NOW - 100 * HOUR });
+const liked1 = post('l1', {
+  accountId: 'fav',
+  accountUsername: 'alice',
+  text: 'rust compiler lifetimes explained',
+  tags: ['rust'],
+  createdAtMs: NOW - 100 * HOUR,
+});
+const liked2 = post('l2', {
+  accountId: 'fav',
+  accountUsername: 'alice',
+  text: 'borrow checker rust patterns',
+  tags: ['rust'],
+  createdAtMs: NOW - 100 * HOUR,
+});
 
 function setup(extra: RankablePost[] = []): { index: CandidateIndex; profile: UserProfile } {
   const index = new CandidateIndex([byLikedAuthor, fresh, popular, onTopic, liked1, liked2, ...extra]);
@@ -123,7 +140,7 @@ describe('rankCandidates: cold start', () => {
     const index = new CandidateIndex([quiet, old, ...trend]);
     const items = rankCandidates(index, emptyProfile('new-user'), DEFAULT_ALGORITHM_CONFIG, { limit: 10, nowMs: NOW });
     expect(ids(items)).toEqual(['old-popular', 'x1', 'x2', 'x3', 'quiet']);
-    expect(items.every((i) => i.coldStart && i.reasonText.includes("still learning what you like"))).toBe(true);
+    expect(items.every((i) => i.coldStart && i.reasonText.includes('still learning what you like'))).toBe(true);
     expect(items[0]?.reasonCode).toBe('HIGH_ENGAGEMENT');
     expect(items[1]).toMatchObject({ reasonCode: 'TRENDING_TAG', reasonText: expect.stringContaining('#eclipse') });
   });

@@ -26,8 +26,7 @@ function withinBounds(value: unknown, bounds: JsonBounds, depth = 1): boolean {
   if (Array.isArray(value)) return value.length <= bounds.maxArrayLength && value.every((v) => withinBounds(v, bounds, depth + 1));
   const entries = Object.entries(value);
   return (
-    entries.length <= bounds.maxKeys &&
-    entries.every(([k, v]) => k.length <= bounds.maxKeyLength && withinBounds(v, bounds, depth + 1))
+    entries.length <= bounds.maxKeys && entries.every(([k, v]) => k.length <= bounds.maxKeyLength && withinBounds(v, bounds, depth + 1))
   );
 }
 
@@ -53,8 +52,14 @@ describe('findJsonBoundsViolation', () => {
 
   it('names the offending key count, key, string, array and size', () => {
     expect(findJsonBoundsViolation({ a: 1, b: 2, c: 3, d: 4 }, small, 'x')).toMatchObject({ path: 'x', message: 'x has more than 3 keys' });
-    expect(findJsonBoundsViolation({ a: { toolong: 1 } }, small, 'x')).toMatchObject({ path: 'x.a', message: 'x.a has a key longer than 4 characters' });
-    expect(findJsonBoundsViolation({ a: ['ok', 'too long'] }, small, 'x')).toMatchObject({ path: 'x.a[1]', message: 'x.a[1] is longer than 5 characters' });
+    expect(findJsonBoundsViolation({ a: { toolong: 1 } }, small, 'x')).toMatchObject({
+      path: 'x.a',
+      message: 'x.a has a key longer than 4 characters',
+    });
+    expect(findJsonBoundsViolation({ a: ['ok', 'too long'] }, small, 'x')).toMatchObject({
+      path: 'x.a[1]',
+      message: 'x.a[1] is longer than 5 characters',
+    });
     expect(findJsonBoundsViolation({ a: [1, 2, 3, 4] }, small, 'x')).toMatchObject({ path: 'x.a', message: 'x.a has more than 3 items' });
     // 3 keys x 3 strings of 5 characters, each within bounds; together over 60 bytes.
     const big = { a: ['12345', '12345', '12345'], b: ['12345', '12345', '12345'] };
