@@ -5,7 +5,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
-import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.js';
+import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

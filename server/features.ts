@@ -9,7 +9,7 @@ import { registerAnalytics } from './analytics/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
 import { candidatePosts } from './posts/post.service.js';
 import { registerPosts } from './posts/posts.feature.js';
-import { loadRankingState } from './ranking-state/ranking-state.js';
+import { loadRankingState } from './ranking-state/ranking-state.service.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
 
 /** Registers every feature's routes and agents. */

@@ -5,7 +5,7 @@ import { migrateToLatest } from '../../server/db/migrate.js';
 import { createToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
 import { printJson, printLine } from '../support/output.js';
 import { parseDuration, parseFlag } from '../support/options.js';
-import { renderTokenList } from '../support/token-view.js';
+import { renderTokenList } from './token-view.js';
 import type { TokenCreateOptions } from './create.js';
 import type { TokenListOptions } from './list.js';
 

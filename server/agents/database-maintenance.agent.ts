@@ -3,7 +3,7 @@
  * than 30 days ago, then checkpoints and optimises the storage.
  */
 import type { Kysely } from 'kysely';
-import { purgeDeadTokens } from '../auth/token.repository.js';
+import { purgeTokensDeadBefore } from '../auth/token.service.js';
 import type { Database } from '../db/database.js';
 import { runStorageMaintenance } from '../db/maintenance.js';
 import type { Agent } from './agent-runner.js';
@@ -16,7 +16,7 @@ export function databaseMaintenanceAgent(db: Kysely<Database>, intervalSeconds: 
     name: 'database_maintenance',
     intervalSeconds,
     async run() {
-      await purgeDeadTokens(db, new Date(Date.now() - RETENTION_MS).toISOString());
+      await purgeTokensDeadBefore(db, new Date(Date.now() - RETENTION_MS));
       await runStorageMaintenance(db);
     },
   };

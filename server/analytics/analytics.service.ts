@@ -17,7 +17,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { AnalyticsEvent, EventBatchResult } from './analytics.schema.js';
 import { findClaimableImpressions, findSessionEvents, insertEvents } from './analytics.repository.js';
 import type { AnalyticsEventsTable } from './analytics.tables.js';
-import { judgeEvents, type EventToJudge, type RejectReason, type StoredSessionEvent } from './event-rules.js';
+import { judgeEvents, type EventToJudge, type RejectReason, type StoredSessionEvent } from '../../src/experiments/event-rules.js';
 
 const NEEDS_POST = new Set(['click', 'view']);
 const NEEDS_SESSION = new Set(['session_start', 'session_end']);

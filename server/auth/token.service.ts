@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { AuthenticatedIdentity, Scope, Tier } from '../../src/auth/identity.js';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
 import type { Database } from '../db/database.js';
-import { findTokenIdsByPrefix, insertToken, listTokens, revokeToken, type TokenRow } from './token.repository.js';
+import { findTokenIdsByPrefix, insertToken, listTokens, purgeDeadTokens, revokeToken, type TokenRow } from './token.repository.js';
 
 const TOKEN_PREFIX = 'rsv_';
 
@@ -126,4 +126,9 @@ function toInfo(row: TokenRow, now: Date): TokenInfo {
     revoked_at: row.revoked_at,
     state: tokenState(row, now),
   };
+}
+
+/** Deletes tokens that expired or were revoked before `cutoff`; returns how many went. */
+export async function purgeTokensDeadBefore(db: Kysely<Database>, cutoff: Date): Promise<number> {
+  return purgeDeadTokens(db, cutoff.toISOString());
 }

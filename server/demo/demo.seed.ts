@@ -7,7 +7,7 @@
 import { AFFINITY_HALF_LIFE_MS, INTERACTION_STRENGTH } from '../../src/ranking/index.js';
 import { bulkInsert, withBulkLoadCache } from '../db/bulk-insert.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import { sortKeyOf } from '../posts/post-ids.js';
+import { sortKeyOf } from '../../src/post-ids.js';
 import { hasPosts } from '../posts/post.service.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoData, type DemoSizes } from './demo-generator.js';
 

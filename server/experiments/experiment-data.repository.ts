@@ -15,7 +15,7 @@
  * construction. Sessions outside [0, MAX_SESSION_MS] never count, whatever wrote them.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { MAX_SESSION_MS } from '../analytics/event-rules.js';
+import { MAX_SESSION_MS } from '../../src/experiments/event-rules.js';
 import { countWhere, floor, greatest, least } from '../db/portable-sql.js';
 import type { Database } from '../db/database.js';
 

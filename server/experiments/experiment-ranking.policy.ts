@@ -3,7 +3,7 @@
  * runtime (cached enrolments, first assignment recorded once), `served` hands the list
  * to the recorder (impressions and performance of enrolled users).
  */
-import type { RankingChoice, RankingPolicy, ServedList } from '../recommendations/ranking-policy.js';
+import type { RankingChoice, RankingPolicy, ServedList } from '../recommendations/ranking-policy.types.js';
 import type { ExperimentRuntime } from './experiment-runtime.js';
 import type { ServingRecorder } from './serving-recorder.js';
 

@@ -17,7 +17,7 @@ import { createAssigner, type Assignment } from '../../src/experiments/assignmen
 import type { AlgorithmConfig } from '../../src/ranking/ranking.types.js';
 import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
 import type { Database } from '../db/database.js';
-import type { RankingChoice } from '../recommendations/ranking-policy.js';
+import type { RankingChoice } from '../recommendations/ranking-policy.types.js';
 import { findUserAssignments, recordAssignment } from './assignment.repository.js';
 import { LruCache } from '../../src/lru-cache.js';
 import { listExperimentRows, listVariantRows } from './experiment.repository.js';

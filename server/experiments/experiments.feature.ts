@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
-import type { RankingPolicy } from '../recommendations/ranking-policy.js';
+import type { RankingPolicy } from '../recommendations/ranking-policy.types.js';
 import { experimentRankingPolicy } from './experiment-ranking.policy.js';
 import { ExperimentResultsService } from './experiment-results.service.js';
 import { experimentRoutes } from './experiment.routes.js';

@@ -8,7 +8,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { latencyBucketOf } from '../../src/experiments/latency-histogram.js';
 import type { Database } from '../db/database.js';
-import type { ServedList } from '../recommendations/ranking-policy.js';
+import type { ServedList } from '../recommendations/ranking-policy.types.js';
 import type { ExperimentImpressionsTable } from './experiment.tables.js';
 import { addLatencyCounts, addPerformance, insertImpressions } from './serving.repository.js';
 

@@ -18,10 +18,9 @@ import { CONTEXT_BOUNDS, parseWithinBounds, stringifyWithinBounds } from '../../
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
-import { generatePostId } from '../posts/post-ids.js';
-import { toEngagedPost } from '../posts/post.mapper.js';
-import type { AdjustedPostRow, CountDeltas, PostService } from '../posts/post.service.js';
-import type { RankingEvents } from '../ranking-state/ranking-events.js';
+import { generatePostId } from '../../src/post-ids.js';
+import type { AdjustedPost, CountDeltas, PostService } from '../posts/post.service.js';
+import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
 import * as repo from './interaction.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
@@ -79,7 +78,7 @@ export class InteractionService {
       }
       const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
       if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
-      const post = toEngagedPost(adjusted);
+      const { post } = adjusted;
       await repo.addAffinities(
         trx,
         input.userId,
@@ -87,7 +86,7 @@ export class InteractionService {
         nowMs,
         AFFINITY_HALF_LIFE_MS,
       );
-      return { created: true as const, post, counts: adjusted };
+      return { created: true as const, post, counts: adjusted.counts };
     });
     if (!outcome.created) {
       return { interaction: toInteraction(outcome.existing ?? row), created: false };
@@ -149,9 +148,9 @@ export class InteractionService {
     const action = row.action_type as InteractionAction;
     const outcome = await this.writes.run(async (trx) => {
       if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
-      const counts = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
-      if (!counts) return undefined;
-      const post = toEngagedPost(counts);
+      const adjusted = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
+      if (!adjusted) return undefined;
+      const { post, counts } = adjusted;
       await repo.addAffinities(
         trx,
         row.user_id,
@@ -166,12 +165,9 @@ export class InteractionService {
   }
 
   /** After the commit: the post's new counts and the user's signal, as events. */
-  private announce(userId: string, counts: AdjustedPostRow, interaction: ProfileInteraction, undo: boolean): void {
-    this.state.postCountsChanged(counts.id, {
-      favourites: counts.favourites_count,
-      reblogs: counts.reblogs_count,
-      replies: counts.replies_count,
-    });
+  private announce(userId: string, counts: AdjustedPost['counts'], interaction: ProfileInteraction, undo: boolean): void {
+    const { id, ...postCounts } = counts;
+    this.state.postCountsChanged(id, postCounts);
     this.state.userSignalsChanged(userId, { kind: 'interaction', interaction, ...(undo ? { undo: true } : {}) });
   }
 }

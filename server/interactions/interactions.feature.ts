@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
 import type { PostService } from '../posts/post.service.js';
-import type { RankingState } from '../ranking-state/ranking-state.js';
+import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { interactionRoutes } from './interaction.routes.js';
 import { InteractionService } from './interaction.service.js';
 

@@ -6,7 +6,7 @@ import type { Insertable } from 'kysely';
 import { htmlToText, normaliseTag, type EngagedPost, type RankablePost } from '../../src/ranking/index.js';
 import { parseWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
-import { generatePostId, sortKeyOf } from './post-ids.js';
+import { generatePostId, sortKeyOf } from '../../src/post-ids.js';
 import type { PostRow, PostWithAccountRow, RankableRow } from './post.repository.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 

@@ -9,14 +9,20 @@ import { NotFoundError } from '../../src/errors.js';
 import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Status, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../db/database.js';
-import { normaliseTag, type EngagedPost, type RankablePost } from '../../src/ranking/index.js';
-import type { StoredPost } from '../ranking-state/ranking-events.js';
-import type { RankingState } from '../ranking-state/ranking-state.js';
-import { sortKeyOf } from './post-ids.js';
+import { normaliseTag, type EngagedPost, type PostCounts, type RankablePost } from '../../src/ranking/index.js';
+import type { StoredPost } from '../ranking-state/ranking-state.events.js';
+import type { RankingState } from '../ranking-state/ranking-state.service.js';
+import { sortKeyOf } from '../../src/post-ids.js';
 import { accountRow, postRow, statusTags, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
 import * as repo from './post.repository.js';
 
-export type { CountDeltas, AdjustedPostRow } from './post.repository.js';
+export type { CountDeltas } from './post.repository.js';
+
+/** A post whose counters just changed: what an interaction needs of it, and the new counters. */
+export interface AdjustedPost {
+  post: EngagedPost;
+  counts: PostCounts & { id: string };
+}
 
 export interface PostListOptions {
   accountId?: string;
@@ -179,8 +185,13 @@ export class PostService {
    * the new counts with the post's author, tags and text, or undefined when there is no such post.
    * The caller announces the change (postCountsChanged) after its commit.
    */
-  async adjustCounts(trx: Kysely<Database>, postId: string, deltas: repo.CountDeltas): Promise<repo.AdjustedPostRow | undefined> {
-    return repo.adjustPostCounts(trx, postId, deltas);
+  async adjustCounts(trx: Kysely<Database>, postId: string, deltas: repo.CountDeltas): Promise<AdjustedPost | undefined> {
+    const row = await repo.adjustPostCounts(trx, postId, deltas);
+    if (!row) return undefined;
+    return {
+      post: toEngagedPost(row),
+      counts: { id: row.id, favourites: row.favourites_count, reblogs: row.reblogs_count, replies: row.replies_count },
+    };
   }
 
   /** A post's counters; NotFoundError when the post does not exist. */

@@ -1,7 +1,7 @@
 /** Registers the posts feature: routes, the trending agent; returns its services. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
-import type { RankingState } from '../ranking-state/ranking-state.js';
+import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { postRoutes } from './post.routes.js';
 import { PostService } from './post.service.js';
 import { trendingRefreshAgent } from './trending.agent.js';

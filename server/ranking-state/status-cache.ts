@@ -5,7 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Status } from '../../src/schemas/post.schema.js';
-import type { PostCounts } from './ranking-events.js';
+import type { PostCounts } from './ranking-state.events.js';
 
 export interface StatusCacheOptions {
   /** Rendered statuses kept (default 20,000). */

@@ -7,9 +7,9 @@ import { FEEDBACK_STRENGTH, learnedPreferences, normaliseTag, DEFAULT_PREFERENCE
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
 import type { Database } from '../db/database.js';
-import { generatePostId } from '../posts/post-ids.js';
+import { generatePostId } from '../../src/post-ids.js';
 import { loadProfile, toUserPreferences, type ProfileSources } from './profile-loader.js';
-import type { RankingPolicy } from './ranking-policy.js';
+import type { RankingPolicy } from './ranking-policy.types.js';
 import * as repo from './recommendation.repository.js';
 
 export class FeedbackService {

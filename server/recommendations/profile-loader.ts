@@ -8,7 +8,7 @@ import { buildProfileFromAffinities, type UserPreferences, type UserProfile } fr
 import type { Database } from '../db/database.js';
 import type { InteractionService } from '../interactions/interaction.service.js';
 import type { PostService } from '../posts/post.service.js';
-import type { RankingState } from '../ranking-state/ranking-state.js';
+import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { allUserFeedback, findPreferences, type PreferencesRow } from './recommendation.repository.js';
 
 /** What a profile is read from: the features that own the history. */

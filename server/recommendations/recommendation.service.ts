@@ -10,11 +10,11 @@ import { ValidationError } from '../../src/errors.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { MAX_EXCLUDE_IDS, type RecommendedPost } from '../../src/schemas/recommendation.schema.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import { sortKeyOf } from '../posts/post-ids.js';
+import { sortKeyOf } from '../../src/post-ids.js';
 import type { PostService } from '../posts/post.service.js';
-import type { RankingState } from '../ranking-state/ranking-state.js';
+import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { loadProfile, type ProfileSources } from './profile-loader.js';
-import type { RankingChoice, RankingPolicy } from './ranking-policy.js';
+import type { RankingChoice, RankingPolicy } from './ranking-policy.types.js';
 
 export interface RecommendOptions {
   limit: number;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildUserProfile, DEFAULT_ALGORITHM_CONFIG, rankCandidates, type RankedItem } from '../../../src/ranking/index.js';
 import type { Status } from '../../../src/schemas/post.schema.js';
-import type { StoredPost } from '../../../server/ranking-state/ranking-events.js';
-import { loadRankingState, RankingState } from '../../../server/ranking-state/ranking-state.js';
+import type { StoredPost } from '../../../server/ranking-state/ranking-state.events.js';
+import { loadRankingState, RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { StatusCache } from '../../../server/ranking-state/status-cache.js';
 import { NOW, post } from '../../src/ranking/fixtures.js';
 

@@ -17,7 +17,7 @@ import { migrateToLatest } from '../../../server/db/migrate.js';
 import { seedDemo } from '../../../server/demo/demo.seed.js';
 import { InteractionService } from '../../../server/interactions/interaction.service.js';
 import { candidatePosts, PostService } from '../../../server/posts/post.service.js';
-import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.js';
+import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { FeedbackService } from '../../../server/recommendations/feedback.service.js';
 import { defaultRankingPolicy } from '../../../server/recommendations/default-ranking-policy.js';
 import { loadProfile, type ProfileSources } from '../../../server/recommendations/profile-loader.js';

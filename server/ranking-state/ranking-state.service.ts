@@ -14,7 +14,7 @@ import {
   type RankedItem,
   type UserProfile,
 } from '../../src/ranking/index.js';
-import type { PostCounts, RankingEvents, StoredPost, UserSignal } from './ranking-events.js';
+import type { PostCounts, RankingEvents, StoredPost, UserSignal } from './ranking-state.events.js';
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
 
 export interface RankingStateOptions extends StatusCacheOptions {

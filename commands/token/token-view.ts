@@ -4,8 +4,8 @@
  * `token revoke` accepts and long labels and users are cut. `--json` has everything.
  */
 import { TOKEN_ID_PREFIX_LENGTH, type TokenInfo } from '../../server/auth/token.service.js';
-import { formatTimeUntil, truncate } from './format.js';
-import { renderTable } from './output.js';
+import { formatTimeUntil, truncate } from '../support/format.js';
+import { renderTable } from '../support/output.js';
 
 /** Widest cell per column: 8 + 12 + 16 + 7 + 10 + 8 = 61. */
 const WIDTH = { id: TOKEN_ID_PREFIX_LENGTH, label: 12, scopes: 16, tier: 7, user: 10, expires: 8 } as const;

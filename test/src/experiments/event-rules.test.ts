@@ -9,7 +9,7 @@ import {
   timestampVerdict,
   type ClaimableImpression,
   type EventToJudge,
-} from '../../../server/analytics/event-rules.js';
+} from '../../../src/experiments/event-rules.js';
 
 const NOW = 1_700_000_000_000;
 
