@@ -4,6 +4,8 @@
  * RECSVC_RELIABILITY_SEED.
  */
 
+import { createRandom } from '../../../src/random.js';
+
 /** True when the long variants were asked for (RECSVC_RELIABILITY_LONG=1). */
 export const LONG = process.env.RECSVC_RELIABILITY_LONG === '1';
 
@@ -22,17 +24,8 @@ function parseSeed(text: string | undefined): number {
   return seed;
 }
 
-/** A small deterministic generator (mulberry32) for random moments and choices outside fast-check. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** A small deterministic generator (mulberry32, shared with the demo data) for random moments and choices outside fast-check. */
+export const seededRandom = createRandom;
 
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {

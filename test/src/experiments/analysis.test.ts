@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { adjustedInterval, analyzeExperiment, type Comparison } from '../../../src/experiments/analysis.js';
 import { normalQuantile, twoSidedPValue } from '../../../src/experiments/distributions.js';
 import { holmIntervalAlphas } from '../../../src/experiments/holm.js';
-import { METRIC_NAMES } from '../../../src/experiments/metrics.js';
+import { METRIC_NAMES, emptyCounts } from '../../../src/experiments/metrics.js';
 import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
 import { accumulate, readFixture, REFERENCE_DATASETS, type ReferenceDataset } from './reference-data.js';
 
@@ -106,16 +106,7 @@ describe('analyzeExperiment edge cases', () => {
     confidence_level: 0.95,
     minimum_sample_size: 1,
   };
-  const zero = {
-    impressions: 0,
-    clicks: 0,
-    interactions: 0,
-    sessions: 0,
-    session_seconds: 0,
-    bounces: 0,
-    feedback_positive: 0,
-    feedback_negative: 0,
-  };
+  const zero = emptyCounts();
 
   it('reports nulls, never NaN, with no users at all', () => {
     const result = analyzeExperiment(design, createAccumulators(['control', 'treatment']));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
 import { evaluateGates, GATE_SHORT_NAMES, resolveGateName, resolveThresholds } from '../../../src/experiments/gates.js';
 import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { emptyCounts } from '../../../src/experiments/metrics.js';
 
 const good = { name: 'control', users: 2000, response_time_p95: 150, click_through_rate: 0.08, error_rate: 0.002, user_satisfaction: 0.7 };
 
@@ -77,16 +78,7 @@ describe('evaluateGates', () => {
 describe('gateInputsFromData', () => {
   it('derives rates from the accumulators and performance records', () => {
     const accumulators = createAccumulators(['control', 'treatment']);
-    const zero = {
-      impressions: 0,
-      clicks: 0,
-      interactions: 0,
-      sessions: 0,
-      session_seconds: 0,
-      bounces: 0,
-      feedback_positive: 0,
-      feedback_negative: 0,
-    };
+    const zero = emptyCounts();
     accumulators.get('control')?.add({ ...zero, impressions: 10, clicks: 1, feedback_positive: 3, feedback_negative: 1 });
     accumulators.get('control')?.add({ ...zero, impressions: 30, clicks: 5 });
     const perf = [{ variant: 'control', requests: 400, errors: 2, latency_ms_p95: 87.5, cache_hits: 1, cache_lookups: 2 }];
