@@ -7,7 +7,7 @@ import { htmlToText, normaliseTag, type EngagedPost, type RankablePost } from '.
 import { parseWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import { generatePostId, sortKeyOf } from '../../src/post-ids.js';
-import type { PostRow, PostWithAccountRow, RankableRow } from './post.repository.js';
+import type { PostRow, PostWithAccountRow, PostWrite, RankableRow } from './post.repository.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 
 /** ISO 8601 with milliseconds and Z, whatever precision or offset the input had. */
@@ -23,8 +23,8 @@ function origin(url: string | undefined): string {
   }
 }
 
-/** Row of an ingested account. */
-export function accountRow(input: AccountInput, nowIso: string): Insertable<AccountsTable> {
+/** Row of an ingested account (its JSON kept when `keepOriginal` and it says more than id and username). */
+export function accountRow(input: AccountInput, nowIso: string, keepOriginal = true): Insertable<AccountsTable> {
   const base = origin(input.url ?? input.uri);
   const fallbackUrl = `${base}/@${input.username}`;
   const record = input as Record<string, unknown>;
@@ -53,7 +53,7 @@ export function accountRow(input: AccountInput, nowIso: string): Insertable<Acco
       emojis: Array.isArray(record.emojis) ? record.emojis : [],
       fields: Array.isArray(record.fields) ? record.fields : [],
     }),
-    original_json: Object.keys(input).length > 2 ? JSON.stringify(input) : null,
+    original_json: keepOriginal && Object.keys(input).length > 2 ? JSON.stringify(input) : null,
   };
 }
 
@@ -108,6 +108,39 @@ export function postRow(input: StatusCore, nowMs: number, reblogOfId: string | n
     original_json: keepOriginal === undefined ? null : JSON.stringify(keepOriginal),
     ingested_at: isoMs(nowMs),
   };
+}
+
+/** The rows of a status to store, in write order: a reblog's original comes before the reblog. */
+export interface StatusRows {
+  accounts: Insertable<AccountsTable>[];
+  posts: PostWrite[];
+  /** The id of the status itself (not of its original). */
+  id: string;
+}
+
+/**
+ * Rows of a status: its account and post, and a reblog's original with its account (the
+ * reblog inherits the original's text and tags, and holds no tags of its own). With
+ * `keepOriginals`, the JSON as sent is kept beside the columns (ingest); a generated data
+ * set has nothing to keep.
+ */
+export function statusRows(input: StatusInput, nowMs: number, keepOriginals: boolean): StatusRows {
+  const nowIso = isoMs(nowMs);
+  const accounts: Insertable<AccountsTable>[] = [];
+  const posts: PostWrite[] = [];
+  let reblogOfId: string | null = null;
+  let inherited: { plain_text: string; tag_names: string } | undefined;
+  if (input.reblog) {
+    const original = postRow(input.reblog, nowMs, null, keepOriginals ? input.reblog : undefined);
+    accounts.push(accountRow(input.reblog.account, nowIso, keepOriginals));
+    posts.push({ row: original, tags: statusTags(input.reblog) });
+    reblogOfId = original.id;
+    inherited = { plain_text: original.plain_text, tag_names: original.tag_names };
+  }
+  const row = { ...postRow(input, nowMs, reblogOfId, keepOriginals ? input : undefined), ...inherited };
+  accounts.push(accountRow(input.account, nowIso, keepOriginals));
+  posts.push({ row, tags: inherited ? [] : statusTags(input) });
+  return { accounts, posts, id: row.id };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -2,6 +2,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { ENGAGEMENT_WEIGHTS } from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
+import { bulkInsert } from '../db/bulk-insert.js';
 import { greatest } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
@@ -93,31 +94,63 @@ function withAccount(db: Kysely<Database>) {
     .select(ACCOUNT_COLUMNS.map((c) => `accounts.${c} as a_${c}` as const));
 }
 
-/** Inserts or replaces an account. */
-export async function upsertAccount(db: Kysely<Database>, row: Insertable<AccountsTable>): Promise<void> {
-  const { id: _id, ...rest } = row;
-  await db
-    .insertInto('accounts')
-    .values(row)
-    .onConflict((oc) => oc.column('id').doUpdateSet(rest))
-    .execute();
+// Records, so that a column added to the tables must be written here too (or the build fails).
+const STORED_ACCOUNT: Record<keyof AccountsTable, true> = { ...RENDERED_ACCOUNT, original_json: true };
+const STORED_POST: Record<keyof PostsTable, true> = { ...RENDERED_POST, original_json: true };
+const STORED_ACCOUNT_COLUMNS = Object.keys(STORED_ACCOUNT) as (keyof AccountsTable)[];
+const STORED_POST_COLUMNS = Object.keys(STORED_POST) as (keyof PostsTable)[];
+
+/** A post's row with its tags (which replace the stored ones). */
+export interface PostWrite {
+  row: Insertable<PostsTable>;
+  tags: readonly string[];
 }
 
-/** Inserts or replaces a post and its tags. */
-export async function upsertPost(db: Kysely<Database>, row: Insertable<PostsTable>, tags: readonly string[]): Promise<void> {
-  const { id: _id, ...rest } = row;
-  await db
-    .insertInto('posts')
-    .values(row)
-    .onConflict((oc) => oc.column('id').doUpdateSet(rest))
-    .execute();
-  await db.deleteFrom('post_tags').where('post_id', '=', row.id).execute();
-  if (tags.length > 0) {
+/** Inserts or replaces accounts in multi-row statements; of rows sharing an id, the last wins. */
+export async function upsertAccounts(db: Kysely<Database>, rows: readonly Insertable<AccountsTable>[]): Promise<void> {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  await bulkInsert(
+    db,
+    'accounts',
+    STORED_ACCOUNT_COLUMNS,
+    [...byId.values()].map((row) => valuesOf(row, STORED_ACCOUNT_COLUMNS)),
+    {
+      target: ['id'],
+    },
+  );
+}
+
+/** Inserts or replaces posts and their tags in multi-row statements; of posts sharing an id, the last wins. */
+export async function upsertPosts(db: Kysely<Database>, posts: readonly PostWrite[]): Promise<void> {
+  const byId = new Map(posts.map((post) => [post.row.id, post]));
+  const unique = [...byId.values()];
+  await bulkInsert(
+    db,
+    'posts',
+    STORED_POST_COLUMNS,
+    unique.map((post) => valuesOf(post.row, STORED_POST_COLUMNS)),
+    { target: ['id'] },
+  );
+  const ids = [...byId.keys()];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
     await db
-      .insertInto('post_tags')
-      .values(tags.map((tag) => ({ post_id: row.id, tag, sort_key: row.sort_key })))
+      .deleteFrom('post_tags')
+      .where('post_id', 'in', ids.slice(i, i + ID_CHUNK))
       .execute();
   }
+  await bulkInsert(
+    db,
+    'post_tags',
+    ['post_id', 'tag', 'sort_key'],
+    unique.flatMap((post) => post.tags.map((tag) => [post.row.id, tag, post.row.sort_key])),
+  );
+}
+
+/** Ids per `DELETE … IN (…)`: well under SQLite's bound on parameters. */
+const ID_CHUNK = 500;
+
+function valuesOf<T extends object>(row: T, columns: readonly (keyof T)[]): unknown[] {
+  return columns.map((c) => row[c] ?? null);
 }
 
 /** Posts (with authors) by id, in no particular order. */

@@ -13,7 +13,7 @@ import { normaliseTag, type EngagedPost, type PostCounts, type RankablePost } fr
 import type { StoredPost } from '../ranking-state/ranking-state.events.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { sortKeyOf } from '../../src/post-ids.js';
-import { accountRow, postRow, statusTags, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
+import { statusRows, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
 import * as repo from './post.repository.js';
 
 export type { CountDeltas } from './post.repository.js';
@@ -43,6 +43,53 @@ export async function hasPosts(db: Kysely<Database>): Promise<boolean> {
   return (await repo.countPosts(db)) > 0;
 }
 
+/** Ids written by writeStatuses: every post stored (reblogged originals included) and the statuses themselves, in input order. */
+export interface WrittenStatuses {
+  stored: string[];
+  top: string[];
+}
+
+/**
+ * The one path that turns statuses into rows and writes them (ingest, demo seeding, timelines),
+ * inside the caller's transaction: accounts, posts and tags in multi-row upserts (a status
+ * stored again replaces the old one). With `keepOriginals` each status's JSON is kept as sent.
+ * The caller announces the stored posts after its commit (postsStored), or reloads the ranking state.
+ */
+export async function writeStatuses(
+  trx: Kysely<Database>,
+  inputs: readonly StatusInput[],
+  nowMs: number,
+  options: { keepOriginals: boolean },
+): Promise<WrittenStatuses> {
+  const rows = inputs.map((input) => statusRows(input, nowMs, options.keepOriginals));
+  await repo.upsertAccounts(
+    trx,
+    rows.flatMap((r) => r.accounts),
+  );
+  await repo.upsertPosts(
+    trx,
+    rows.flatMap((r) => r.posts),
+  );
+  return { stored: rows.flatMap((r) => r.posts.map((p) => p.row.id)), top: rows.map((r) => r.id) };
+}
+
+/**
+ * Adds to many posts' counters inside the caller's transaction (never below zero), the way
+ * each interaction does: a bulk load of interactions keeps the counters consistent with them.
+ */
+export async function addPostCounts(trx: Kysely<Database>, deltas: ReadonlyMap<string, repo.CountDeltas>): Promise<void> {
+  for (const [postId, delta] of deltas) await repo.adjustPostCounts(trx, postId, delta);
+}
+
+/** What signals about these posts teach (author, tags, text), by id; missing ids are absent. */
+export async function engagedPosts(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, EngagedPost>> {
+  const out = new Map<string, EngagedPost>();
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    for (const row of await repo.findRankableRows(db, ids.slice(i, i + ID_CHUNK))) out.set(row.id, toEngagedPost(row));
+  }
+  return out;
+}
+
 export class PostService {
   constructor(
     private readonly db: Kysely<Database>,
@@ -68,31 +115,9 @@ export class PostService {
 
   /** Statuses already checked against STATUS_BOUNDS: only then is serialising them safe. */
   private async store(inputs: readonly StatusInput[], nowMs: number): Promise<Status[]> {
-    const nowIso = new Date(nowMs).toISOString();
-    const top: string[] = [];
-    const ids = await this.db.transaction().execute(async (trx) => {
-      const stored: string[] = [];
-      for (const input of inputs) {
-        let reblogOfId: string | null = null;
-        let inherited: { plain_text: string; tag_names: string } | undefined;
-        if (input.reblog) {
-          const original = postRow(input.reblog, nowMs, null, input.reblog);
-          await repo.upsertAccount(trx, accountRow(input.reblog.account, nowIso));
-          await repo.upsertPost(trx, original, statusTags(input.reblog));
-          reblogOfId = original.id;
-          inherited = { plain_text: original.plain_text, tag_names: original.tag_names };
-          stored.push(original.id);
-        }
-        const row = { ...postRow(input, nowMs, reblogOfId, input), ...inherited };
-        await repo.upsertAccount(trx, accountRow(input.account, nowIso));
-        await repo.upsertPost(trx, row, inherited ? [] : statusTags(input));
-        stored.push(row.id);
-        top.push(row.id);
-      }
-      return stored;
-    });
-    this.state.postsStored((await repo.findRankableRows(this.db, ids)).map(toStoredPost));
-    const byId = await this.statusesByIds(ids);
+    const { stored, top } = await this.db.transaction().execute((trx) => writeStatuses(trx, inputs, nowMs, { keepOriginals: true }));
+    this.state.postsStored((await repo.findRankableRows(this.db, stored)).map(toStoredPost));
+    const byId = await this.statusesByIds(stored);
     return top.map((id) => byId.get(id)).filter((s): s is Status => s !== undefined);
   }
 
