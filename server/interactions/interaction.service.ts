@@ -19,7 +19,7 @@ import type { Interaction, PostCounts } from '../../src/schemas/interaction.sche
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
 import { generatePostId } from '../../src/post-ids.js';
-import type { AdjustedPost, CountDeltas, PostService } from '../posts/post.service.js';
+import { addPostCounts, engagedPosts, type AdjustedPost, type CountDeltas, type PostService } from '../posts/post.service.js';
 import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
 import * as repo from './interaction.repository.js';
 
@@ -38,6 +38,71 @@ export interface RecordInput {
   postId: string;
   actionType: InteractionAction;
   context?: Record<string, unknown>;
+}
+
+/** An interaction of a bulk load (demo data, benchmarks), with the id and time it was made. */
+export interface ImportedInteraction {
+  id: string;
+  userId: string;
+  postId: string;
+  action: InteractionAction;
+  createdAtMs: number;
+}
+
+/**
+ * Loads interactions made in the past, inside the caller's transaction, with what each live
+ * interaction also writes: the posts' counters and the users' stored affinities, decayed to
+ * `asOfMs` (summed in the order given). For a database holding none of these users'
+ * interactions (demo seeding, benchmarks): multi-row inserts, no per-row lookups. The
+ * caller reloads the ranking state after its commit.
+ */
+export async function importInteractions(
+  trx: Kysely<Database>,
+  interactions: readonly ImportedInteraction[],
+  asOfMs: number,
+): Promise<void> {
+  const posts = await engagedPosts(trx, [...new Set(interactions.map((i) => i.postId))]);
+  const counts = new Map<string, CountDeltas>();
+  const scores = new Map<string, { userId: string; change: repo.AffinityChange }>();
+  for (const i of interactions) {
+    const post = posts.get(i.postId);
+    if (!post) throw new NotFoundError(`No post with id ${i.postId}`);
+    const delta = counts.get(i.postId) ?? {};
+    delta[COUNTER[i.action]] = (delta[COUNTER[i.action]] ?? 0) + 1;
+    counts.set(i.postId, delta);
+    const amount = INTERACTION_STRENGTH[i.action] * Math.pow(2, -(asOfMs - i.createdAtMs) / AFFINITY_HALF_LIFE_MS);
+    for (const change of affinityChanges(post, amount)) {
+      const key = `${i.userId}\u0000${change.kind}\u0000${change.target}`;
+      const known = scores.get(key);
+      if (known) known.change.amount += amount;
+      else scores.set(key, { userId: i.userId, change });
+    }
+  }
+  // In time order, as live writes would have appended them.
+  const byTime = [...interactions].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1));
+  await repo.insertInteractions(
+    trx,
+    byTime.map((i) => ({
+      id: i.id,
+      user_id: i.userId,
+      post_id: i.postId,
+      action_type: i.action,
+      context_json: null,
+      created_at: new Date(i.createdAtMs).toISOString(),
+      created_at_ms: i.createdAtMs,
+    })),
+  );
+  await addPostCounts(trx, counts);
+  await repo.insertAffinities(
+    trx,
+    [...scores.values()].map(({ userId, change }) => ({
+      user_id: userId,
+      kind: change.kind,
+      target: change.target,
+      score: change.amount,
+      as_of_ms: asOfMs,
+    })),
+  );
 }
 
 export class InteractionService {

@@ -7,13 +7,13 @@
 import type { Kysely } from 'kysely';
 import { NotFoundError } from '../../src/errors.js';
 import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
-import type { Status, StatusInput } from '../../src/schemas/post.schema.js';
+import type { AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../db/database.js';
 import { normaliseTag, type EngagedPost, type PostCounts, type RankablePost } from '../../src/ranking/index.js';
 import type { StoredPost } from '../ranking-state/ranking-state.events.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { sortKeyOf } from '../../src/post-ids.js';
-import { statusRows, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
+import { accountRow, statusRows, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
 import * as repo from './post.repository.js';
 
 export type { CountDeltas } from './post.repository.js';
@@ -71,6 +71,20 @@ export async function writeStatuses(
     rows.flatMap((r) => r.posts),
   );
   return { stored: rows.flatMap((r) => r.posts.map((p) => p.row.id)), top: rows.map((r) => r.id) };
+}
+
+/** Stores (or refreshes) accounts that may have no status yet, inside the caller's transaction. */
+export async function writeAccounts(
+  trx: Kysely<Database>,
+  inputs: readonly AccountInput[],
+  nowMs: number,
+  options: { keepOriginals: boolean },
+): Promise<void> {
+  const nowIso = new Date(nowMs).toISOString();
+  await repo.upsertAccounts(
+    trx,
+    inputs.map((input) => accountRow(input, nowIso, options.keepOriginals)),
+  );
 }
 
 /**
