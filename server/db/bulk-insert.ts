@@ -48,12 +48,13 @@ function conflictClause(columns: readonly string[], replace: ReplaceOnConflict):
 }
 
 /**
- * Runs a bulk load with a large page cache (indexes of a few hundred thousand rows then
- * stay in memory instead of spilling), restoring the previous size afterwards.
+ * Runs a bulk load with a large page cache (up to 1 GiB, taken only as pages are touched:
+ * the indexes of millions of rows then stay in memory instead of spilling), restoring the
+ * previous size afterwards.
  */
 export async function withBulkLoadCache<T>(db: Kysely<any>, work: () => Promise<T>): Promise<T> {
   const before = await sql<{ cache_size: number }>`PRAGMA cache_size`.execute(db);
-  await sql`PRAGMA cache_size = -262144`.execute(db);
+  await sql`PRAGMA cache_size = -1048576`.execute(db);
   try {
     return await work();
   } finally {

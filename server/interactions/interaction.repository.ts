@@ -9,6 +9,7 @@ import { queryTemplate } from '../db/precompiled-query.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
 
 export type InteractionRow = Selectable<InteractionsTable>;
+export type AffinityRow = Selectable<UserAffinitiesTable>;
 
 const INSERT_COLUMNS = ['id', 'user_id', 'post_id', 'action_type', 'context_json', 'created_at', 'created_at_ms'] as const;
 
@@ -50,7 +51,7 @@ export async function insertInteractions(db: Kysely<Database>, rows: readonly In
 }
 
 /** Inserts affinities in multi-row statements (a bulk load into a database holding none of these users' affinities). */
-export async function insertAffinities(db: Kysely<Database>, rows: readonly Selectable<UserAffinitiesTable>[]): Promise<void> {
+export async function insertAffinities(db: Kysely<Database>, rows: readonly AffinityRow[]): Promise<void> {
   await bulkInsert(
     db,
     'user_affinities',

@@ -63,7 +63,7 @@ export async function importInteractions(
 ): Promise<void> {
   const posts = await engagedPosts(trx, [...new Set(interactions.map((i) => i.postId))]);
   const counts = new Map<string, CountDeltas>();
-  const scores = new Map<string, { userId: string; change: repo.AffinityChange }>();
+  const byUser = new Map<string, Map<string, repo.AffinityChange>>();
   for (const i of interactions) {
     const post = posts.get(i.postId);
     if (!post) throw new NotFoundError(`No post with id ${i.postId}`);
@@ -71,11 +71,13 @@ export async function importInteractions(
     delta[COUNTER[i.action]] = (delta[COUNTER[i.action]] ?? 0) + 1;
     counts.set(i.postId, delta);
     const amount = INTERACTION_STRENGTH[i.action] * Math.pow(2, -(asOfMs - i.createdAtMs) / AFFINITY_HALF_LIFE_MS);
+    let mine = byUser.get(i.userId);
+    if (!mine) byUser.set(i.userId, (mine = new Map<string, repo.AffinityChange>()));
     for (const change of affinityChanges(post, amount)) {
-      const key = `${i.userId}\u0000${change.kind}\u0000${change.target}`;
-      const known = scores.get(key);
-      if (known) known.change.amount += amount;
-      else scores.set(key, { userId: i.userId, change });
+      const key = `${change.kind}\u0000${change.target}`;
+      const known = mine.get(key);
+      if (known) known.amount += amount;
+      else mine.set(key, change);
     }
   }
   // In time order, as live writes would have appended them.
@@ -93,16 +95,15 @@ export async function importInteractions(
     })),
   );
   await addPostCounts(trx, counts);
-  await repo.insertAffinities(
-    trx,
-    [...scores.values()].map(({ userId, change }) => ({
-      user_id: userId,
-      kind: change.kind,
-      target: change.target,
-      score: change.amount,
-      as_of_ms: asOfMs,
-    })),
-  );
+  // In key order: the table is clustered by (user, kind, target), so each row is appended.
+  const affinities: repo.AffinityRow[] = [];
+  for (const userId of [...byUser.keys()].sort()) {
+    const keys = [...(byUser.get(userId) ?? new Map<string, repo.AffinityChange>())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [, change] of keys) {
+      affinities.push({ user_id: userId, kind: change.kind, target: change.target, score: change.amount, as_of_ms: asOfMs });
+    }
+  }
+  await repo.insertAffinities(trx, affinities);
 }
 
 export class InteractionService {
