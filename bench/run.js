@@ -2,6 +2,9 @@
 // Seeds a temporary database (10,000 posts, 200,000 interactions, 5,000 users), starts the
 // server as a child process with rate limiting off, and prints one JSON line per run:
 // {name, connections, requests_per_sec, p50, p95, p99, errors} (latencies in ms).
+// BENCH_DATASET=large seeds 100,000 users, 100,000 posts and 2,000,000 interactions instead
+// (through the same demo seeding path) and runs recommendations for random users out of all
+// of them at 10 connections, then prints the server's resident memory.
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +23,13 @@ const duration = Number(process.env.BENCH_DURATION ?? 10);
 // interactions update in-memory profiles as they would after the full sequence);
 // BENCH_ONLY=first runs only the warm-up (the first request of every user).
 const only = process.env.BENCH_ONLY ?? '';
-const sizes = { posts: 10_000, interactions: 200_000, users: 5_000, authors: 500 };
+const DATASETS = {
+  default: { posts: 10_000, interactions: 200_000, users: 5_000, authors: 500 },
+  large: { posts: 100_000, interactions: 2_000_000, users: 100_000, authors: 5_000 },
+};
+const dataset = process.env.BENCH_DATASET ?? 'default';
+const sizes = DATASETS[dataset];
+if (!sizes) throw new Error(`BENCH_DATASET must be one of ${Object.keys(DATASETS).join(', ')}, not ${dataset}`);
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -56,6 +65,16 @@ function serverCpuMs() {
   try {
     const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in 100 Hz ticks
+  } catch {
+    return null;
+  }
+}
+
+/** The server's resident memory (MB) from /proc; null where /proc is missing. */
+function serverRssMb() {
+  try {
+    const line = readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+    return line ? Math.round(Number(line[1]) / 1024) : null;
   } catch {
     return null;
   }
@@ -99,9 +118,11 @@ try {
   await migrateToLatest(database.db);
   const started = Date.now();
   await seedDemo(database, sizes);
+  const seedMs = Date.now() - started;
   const postIds = (await database.db.selectFrom('posts').select('id').execute()).map((r) => r.id);
   await database.close();
-  console.error(`seeded ${JSON.stringify(sizes)} in ${Date.now() - started} ms`);
+  console.error(`seeded ${JSON.stringify(sizes)} in ${seedMs} ms`);
+  console.log(JSON.stringify({ name: 'seed', dataset, ...sizes, ms: seedMs }));
 
   const token = JSON.parse(
     execFileSync(process.execPath, [bin, 'token', 'create', '--scopes', 'read,write,admin', '--label', 'bench', '--db', dbPath, '--json'], {
@@ -134,6 +155,26 @@ try {
     }),
   });
 
+  if (dataset === 'large') {
+    // Users drawn at random out of 100,000: nearly every request is a user's first since the
+    // start (the profile cache holds 10,000), so this is the cold path at scale; no warm-up
+    // of every user (100,000 first requests would take minutes and fill the caches anyway).
+    const rssBefore = serverRssMb();
+    await run('recommendations_random_users_large', base, 10, token, recommendations);
+    console.log(JSON.stringify({ name: 'server_rss_mb', dataset, after_start: rssBefore, after_run: serverRssMb() }));
+  } else {
+    await runDefault(base, token, recommendations, interaction);
+  }
+} finally {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The default data set's sequence: every user's first request, then recommendations and interactions. */
+async function runDefault(base, token, recommendations, interaction) {
   // Warm-up: each user's first request builds their profile from the database (lazily,
   // then kept in memory), so every user is asked once before the measured runs.
   let next = 0;
@@ -153,10 +194,4 @@ try {
     await run('interactions', base, 10, token, interaction);
     await run('interactions', base, 50, token, interaction);
   }
-} finally {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
-  rmSync(dir, { recursive: true, force: true });
 }
