@@ -116,7 +116,7 @@ export class CandidateIndex {
   updateCounts(postId: string, counts: Pick<RankablePost, 'favourites' | 'reblogs' | 'replies'>): boolean {
     const slot = this.slotById.get(postId);
     if (slot === undefined) return false;
-    slot.post = { ...slot.post, favourites: counts.favourites, reblogs: counts.reblogs, replies: counts.replies };
+    slot.post = pooledPost(slot.post, counts);
     const before = slot.engagement;
     slot.engagement = engagementLog(counts);
     if (slot.engagement >= this.maxEngagement) this.maxEngagement = slot.engagement;
@@ -189,7 +189,8 @@ export class CandidateIndex {
     return vector;
   }
 
-  private insert(post: RankablePost): void {
+  private insert(given: RankablePost): void {
+    const post = pooledPost(given, given);
     const counts = termCounts(post.text, post.tags);
     const termIds = new Int32Array(counts.size);
     const termTf = new Float64Array(counts.size);
@@ -274,4 +275,27 @@ export class CandidateIndex {
     this.trendCache = { version: this.version, atMs: nowMs, tags, score };
     return this.trendCache;
   }
+}
+
+/**
+ * The pool's copy of a post, always built by this one object literal. The ranking loop reads
+ * every pooled post's fields: objects made by a spread (`{ ...post, visibility }`, or
+ * `{ ...post, favourites }` on a count change) are many times slower to read there than
+ * literals of one shape (measured: ~20x in a loop over 2,400 posts), which cost the first
+ * request of a user about 40% more CPU when the pool held such objects.
+ */
+function pooledPost(post: RankablePost, counts: Pick<RankablePost, 'favourites' | 'reblogs' | 'replies'>): RankablePost {
+  return {
+    id: post.id,
+    accountId: post.accountId,
+    accountUsername: post.accountUsername,
+    text: post.text,
+    tags: post.tags,
+    language: post.language,
+    createdAtMs: post.createdAtMs,
+    favourites: counts.favourites,
+    reblogs: counts.reblogs,
+    replies: counts.replies,
+    reblogOfId: post.reblogOfId,
+  };
 }
