@@ -1,16 +1,15 @@
 /** The work behind `experiment list`. */
-import { Type } from '@sinclair/typebox';
 import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
 import { ApiClient } from '../support/api-client.js';
 import { renderExperimentList } from '../support/experiment-view.js';
 import { printJson, printLine } from '../support/output.js';
 import type { ListOptions } from './list.js';
 
-/** GETs the list (optionally by status) and prints a table or JSON. */
+/** GETs every page of the list (optionally by status) and prints a table or JSON. */
 export async function runList(options: ListOptions): Promise<void> {
   const client = new ApiClient(options);
   const query = options.status === undefined ? '' : `?status=${encodeURIComponent(options.status)}`;
-  const experiments = await client.get(`${ApiClient.experimentsPath()}${query}`, Type.Array(ExperimentSchema));
+  const experiments = await client.getAll(`${ApiClient.experimentsPath()}${query}`, ExperimentSchema);
   if (options.json) printJson(experiments);
   else printLine(renderExperimentList(experiments));
 }

@@ -5,7 +5,7 @@
  * Success bodies are the envelope `{ data, meta }`; callers get `data`, checked
  * against the same TypeBox schema the server serialises it with.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { request, errors as undiciErrors } from 'undici';
 import type { Readable } from 'node:stream';
 import { EXIT } from '../../src/exit-codes.js';
@@ -32,12 +32,31 @@ export class ApiClient {
 
   /** GET a path; returns the envelope's `data`, checked against `schema`. */
   async get<S extends TSchema>(path: string, schema: S): Promise<Static<S>> {
-    return this.json('GET', path, schema);
+    return (await this.json('GET', path, schema)).data;
+  }
+
+  /**
+   * GET every page of a paged list: follows the `Link` header's rel="next" until there is
+   * none, each page checked against `item`. The next page is asked of this client's own
+   * server (the link's path from `/api/` on), whatever base the server writes its links on.
+   */
+  async getAll<S extends TSchema>(path: string, item: S): Promise<Static<S>[]> {
+    const items: Static<S>[] = [];
+    const seen = new Set<string>();
+    let next: string | undefined = path;
+    while (next !== undefined) {
+      if (seen.has(next)) throw serverError(`${this.describe('GET', next)} links back to a page already read`, undefined);
+      seen.add(next);
+      const page = await this.json('GET', next, Type.Array(item));
+      items.push(...page.data);
+      next = nextPagePath(page.link);
+    }
+    return items;
   }
 
   /** POST a JSON body (or none); returns the envelope's `data`, checked against `schema`. */
   async post<S extends TSchema>(path: string, schema: S, body?: unknown): Promise<Static<S>> {
-    return this.json('POST', path, schema, body);
+    return (await this.json('POST', path, schema, body)).data;
   }
 
   /** GET a streamed body (the JSON Lines export); the caller consumes it. */
@@ -53,7 +72,12 @@ export class ApiClient {
     return `${EXPERIMENTS}/${encodeURIComponent(String(id))}${sub === undefined ? '' : `/${sub}`}`;
   }
 
-  private async json<S extends TSchema>(method: Method, path: string, schema: S, body?: unknown): Promise<Static<S>> {
+  private async json<S extends TSchema>(
+    method: Method,
+    path: string,
+    schema: S,
+    body?: unknown,
+  ): Promise<{ data: Static<S>; link: string | undefined }> {
     const response = await this.send(method, path, body, false);
     const parsed = await this.readJson(response.body, response.statusCode, response.headers);
     if (parsed === null || typeof parsed !== 'object' || !('data' in parsed)) {
@@ -68,7 +92,8 @@ export class ApiClient {
       const where = `${this.describe(method, path)} answered data that does not match the API: ${mismatch.field}: ${mismatch.message}`;
       throw serverError(`${where} (is ${this.baseUrl} a recsvc server of this version?)`, requestIdOf(response.headers));
     }
-    return data;
+    const link = response.headers.link;
+    return { data, link: typeof link === 'string' ? link : undefined };
   }
 
   private async send(method: Method, path: string, body: unknown, streaming: boolean) {
@@ -179,4 +204,22 @@ function normaliseBase(url: string): string {
     throw new CliError(`--server/RECSVC_SERVER: "${url}" must be an http:// or https:// URL`, EXIT.usage);
   }
   return parsed.toString().replace(/\/+$/, '');
+}
+
+/** The path and query (from `/api/` on) of a Link header's rel="next", if it has one. */
+export function nextPagePath(link: string | undefined): string | undefined {
+  if (link === undefined) return undefined;
+  for (const entry of link.split(/,\s*(?=<)/)) {
+    const match = /^<([^>]*)>;\s*rel="next"$/.exec(entry.trim());
+    if (match?.[1] === undefined) continue;
+    let url: URL;
+    try {
+      url = new URL(match[1]);
+    } catch {
+      return undefined;
+    }
+    const at = url.pathname.indexOf('/api/');
+    return at < 0 ? undefined : `${url.pathname.slice(at)}${url.search}`;
+  }
+  return undefined;
 }
