@@ -10,16 +10,14 @@ import { clickCounts, impressionAggregates, scoreBins, sessionRows } from '../..
 let database: DatabaseHandle;
 const EXPERIMENT = 1;
 
-beforeAll(async () => {
-  database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
-  const db = database.db;
+/** An ACTIVE experiment row, active since t = 1000 ms. */
+async function insertActiveExperiment(db: DatabaseHandle['db'], id: number, name: string): Promise<void> {
   const now = new Date(0).toISOString();
   await db
     .insertInto('experiments')
     .values({
-      id: EXPERIMENT,
-      name: 'e',
+      id,
+      name,
       description: '',
       status: 'ACTIVE',
       traffic_percentage: 100,
@@ -30,7 +28,14 @@ beforeAll(async () => {
       updated_at: now,
     })
     .execute();
-  await db.insertInto('experiment_active_periods').values({ experiment_id: EXPERIMENT, started_at_ms: 1000, ended_at_ms: null }).execute();
+  await db.insertInto('experiment_active_periods').values({ experiment_id: id, started_at_ms: 1000, ended_at_ms: null }).execute();
+}
+
+beforeAll(async () => {
+  database = openSqlite(':memory:');
+  await migrateToLatest(database.db);
+  const db = database.db;
+  await insertActiveExperiment(db, EXPERIMENT, 'e');
   await db
     .insertInto('experiment_assignments')
     .values([
@@ -114,23 +119,7 @@ describe('only events that can be true count', () => {
 
   beforeAll(async () => {
     const db = database.db;
-    const now = new Date(0).toISOString();
-    await db
-      .insertInto('experiments')
-      .values({
-        id: OTHER,
-        name: 'f',
-        description: '',
-        status: 'ACTIVE',
-        traffic_percentage: 100,
-        minimum_sample_size: 1,
-        confidence_level: 0.95,
-        primary_metric: 'click_through_rate',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await db.insertInto('experiment_active_periods').values({ experiment_id: OTHER, started_at_ms: 1000, ended_at_ms: null }).execute();
+    await insertActiveExperiment(db, OTHER, 'f');
     await db
       .insertInto('experiment_assignments')
       .values({ experiment_id: OTHER, user_id: 'v1', variant: 'A', assigned_at_ms: 1000 })
