@@ -1,0 +1,240 @@
+/**
+ * Mastodon tokens as identities (decisions.md, "Identity, tokens, permissions", kind 2).
+ * A bearer token that is not one of the service's own is checked against the instance
+ * named in `X-Social-Instance`, or the configured default instance, with
+ * `GET /api/v1/accounts/verify_credentials`; the account it answers with is the caller.
+ *
+ * - User id: `<account id>@<instance host>`, the host in its canonical form
+ *   (./instance-address.ts: lowercase, punycode, `:port` only when not the default),
+ *   e.g. `109354342312345678@mastodon.social`. The same account always gets the same id,
+ *   whichever spelling of the instance a client sends.
+ * - Scopes `read` and `write` (the user's own data), tier `authenticated`, source
+ *   `social`; the rate-limit subject is a hash of the user id, so a user's tokens share limits.
+ * - Cached for `cacheTtlMs` (5 minutes) in a bounded LRU keyed by an HMAC of
+ *   (instance, token) under a per-process secret; concurrent first requests of one token
+ *   share one instance call; tokens the instance refuses are remembered for
+ *   `rejectedTtlMs`. The token itself is never stored, logged or put in a message.
+ * - Outcomes: the instance refuses the token (401/403) → the provider does not vouch →
+ *   401 `Authentication required`; the instance unreachable, slow, failing or answering
+ *   nonsense → 503 `Service unavailable` (thrown, not cached); a header naming an address
+ *   the service will not connect to → 400 on `X-Social-Instance`; no instance named and
+ *   no default → the provider does not vouch (401).
+ * - Tokens shaped like the service's own (`looksLikeServiceToken`) are never sent to an
+ *   instance: an expired or revoked service token must not leak to a third party.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { AuthenticatedIdentity, Scope } from '../../src/auth/identity.js';
+import { looksLikeServiceToken } from '../auth/token.service.js';
+import { parseInstanceAddress, type InstanceAddress } from './instance-address.js';
+import {
+  InstanceForbiddenError,
+  InstanceNotFoundError,
+  InstanceRequestError,
+  InstanceTokenRejectedError,
+  InstanceUnavailableError,
+  type InstanceClient,
+} from './instance-client.js';
+
+/**
+ * The shape of server/auth/identity-providers.ts's IdentityProvider (not imported: feature
+ * folders meet through their declared interfaces); app.ts type-checks the match.
+ */
+export interface SocialTokenProvider {
+  readonly name: string;
+  resolve(token: string, context: { readonly socialInstance: string | undefined }): Promise<AuthenticatedIdentity | undefined>;
+}
+
+/** The fields of the instance's account the service keeps (not the whole CredentialAccount). */
+export interface SocialAccount {
+  readonly id: string;
+  readonly username: string;
+  readonly acct: string;
+  readonly displayName: string;
+  readonly url: string | null;
+  readonly avatar: string | null;
+  readonly bot: boolean;
+  readonly locked: boolean;
+}
+
+/** A verified token: who it is, where it lives. */
+export interface VerifiedSocialToken {
+  readonly identity: AuthenticatedIdentity;
+  readonly instance: InstanceAddress;
+  readonly account: SocialAccount;
+}
+
+export interface MastodonIdentityOptions {
+  readonly client: InstanceClient;
+  /** RECSVC_DEFAULT_INSTANCE: the instance of tokens sent without `X-Social-Instance`. */
+  readonly defaultInstance?: string | undefined;
+  /** How long a verified token is trusted without asking the instance again. */
+  readonly cacheTtlMs?: number;
+  /** How long a refused token is refused without asking again. */
+  readonly rejectedTtlMs?: number;
+  /** Tokens remembered (verified and refused together). */
+  readonly cacheCapacity?: number;
+  /** Verifications under way at once, across all tokens; beyond it, 503 at once. */
+  readonly maxConcurrentVerifications?: number;
+  readonly now?: () => number;
+}
+
+export const DEFAULT_MASTODON_IDENTITY_OPTIONS = {
+  cacheTtlMs: 5 * 60_000,
+  rejectedTtlMs: 30_000,
+  cacheCapacity: 10_000,
+  maxConcurrentVerifications: 256,
+} as const;
+
+const SOCIAL_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['read', 'write']);
+/** RFC 6750's b64token, bounded: anything else is not a bearer token worth sending out. */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]{1,1024}=*$/;
+/** Account ids of Mastodon (digits), Pleroma/Akkoma (flake ids), GoToSocial (ULIDs). */
+const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,40}$/;
+
+type CacheEntry = { readonly expiresAtMs: number } & ({ readonly verified: VerifiedSocialToken } | { readonly verified: null });
+
+/** Verifies Mastodon tokens against their instance; an identity provider (after service tokens). */
+export class MastodonIdentityProvider implements SocialTokenProvider {
+  readonly name = 'social';
+  private readonly client: InstanceClient;
+  private readonly defaultInstance: InstanceAddress | undefined;
+  private readonly cacheTtlMs: number;
+  private readonly rejectedTtlMs: number;
+  private readonly maxConcurrent: number;
+  private readonly now: () => number;
+  private readonly cache: LRUCache<string, CacheEntry>;
+  private readonly inFlight = new Map<string, Promise<CacheEntry>>();
+  /** Key of the HMAC that names cache entries: cache keys cannot be tested against guessed tokens offline. */
+  private readonly secret = randomBytes(32);
+  /** Calls made to instances (verify_credentials), for tests and metrics. */
+  verifications = 0;
+
+  constructor(options: MastodonIdentityOptions) {
+    this.client = options.client;
+    this.defaultInstance =
+      options.defaultInstance === undefined || options.defaultInstance === ''
+        ? undefined
+        : parseInstanceAddress(options.defaultInstance, { allowInsecure: options.client.allowInsecure });
+    this.cacheTtlMs = options.cacheTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheTtlMs;
+    this.rejectedTtlMs = options.rejectedTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.rejectedTtlMs;
+    this.maxConcurrent = options.maxConcurrentVerifications ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.maxConcurrentVerifications;
+    this.now = options.now ?? Date.now;
+    this.cache = new LRUCache({ max: options.cacheCapacity ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheCapacity });
+  }
+
+  /** Tokens remembered now (verified or refused). */
+  get cacheSize(): number {
+    return this.cache.size;
+  }
+
+  /**
+   * The instance a request addresses: its `X-Social-Instance` header, checked, or the
+   * default instance; undefined when neither. Throws InstanceAddressError (400) on a bad header.
+   */
+  instanceFor(header: string | undefined): InstanceAddress | undefined {
+    if (header === undefined || header === '') return this.defaultInstance;
+    return parseInstanceAddress(header, { allowInsecure: this.client.allowInsecure });
+  }
+
+  async resolve(token: string, context: { readonly socialInstance: string | undefined }): Promise<AuthenticatedIdentity | undefined> {
+    return (await this.verify(token, context.socialInstance))?.identity;
+  }
+
+  /**
+   * The verified account behind a token (cached), or undefined when the provider does not
+   * vouch for it. Throws 400 for a bad instance header and 503 when the instance cannot say.
+   */
+  async verify(token: string, instanceHeader: string | undefined): Promise<VerifiedSocialToken | undefined> {
+    if (!BEARER_TOKEN.test(token) || looksLikeServiceToken(token)) return undefined;
+    const instance = this.instanceFor(instanceHeader);
+    if (!instance) return undefined;
+    const key = this.cacheKey(instance, token);
+    const cached = this.cache.get(key);
+    if (cached && cached.expiresAtMs > this.now()) return cached.verified ?? undefined;
+    if (cached) this.cache.delete(key);
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      if (this.inFlight.size >= this.maxConcurrent) {
+        throw new InstanceUnavailableError(
+          instance.host,
+          'unreachable',
+          'cannot be asked now: too many token checks under way',
+          undefined,
+          1,
+        );
+      }
+      pending = this.ask(instance, token)
+        .then((entry) => {
+          this.cache.set(key, entry);
+          return entry;
+        })
+        .finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return (await pending).verified ?? undefined;
+  }
+
+  /** Forgets every cached token (after a revocation the service learns of, or in tests). */
+  forget(): void {
+    this.cache.clear();
+  }
+
+  private cacheKey(instance: InstanceAddress, token: string): string {
+    return createHmac('sha256', this.secret).update(instance.host).update('\n').update(token).digest('base64url');
+  }
+
+  private async ask(instance: InstanceAddress, token: string): Promise<CacheEntry> {
+    this.verifications += 1;
+    let body: unknown;
+    try {
+      ({ body } = await this.client.request(instance, { method: 'GET', path: '/api/v1/accounts/verify_credentials', token }));
+    } catch (error) {
+      if (error instanceof InstanceTokenRejectedError || error instanceof InstanceForbiddenError) {
+        return { verified: null, expiresAtMs: this.now() + this.rejectedTtlMs };
+      }
+      if (error instanceof InstanceNotFoundError || error instanceof InstanceRequestError) {
+        // 404, 400, 422…: the host does not speak the Mastodon API (or not this endpoint).
+        throw new InstanceUnavailableError(
+          instance.host,
+          'unexpected-status',
+          `does not answer verify_credentials like a Mastodon instance (status ${error.response.status})`,
+          error.response.status,
+        );
+      }
+      throw error;
+    }
+    const account = accountOf(body);
+    if (!account) throw new InstanceUnavailableError(instance.host, 'bad-response', 'answered verify_credentials without a valid account');
+    const userId = `${account.id}@${instance.host}`;
+    const identity: AuthenticatedIdentity = {
+      kind: 'authenticated',
+      userId,
+      scopes: SOCIAL_SCOPES,
+      tier: 'authenticated',
+      source: 'social',
+      subjectKey: `social:${createHash('sha256').update(userId).digest('base64url').slice(0, 22)}`,
+    };
+    return { verified: { identity, instance, account }, expiresAtMs: this.now() + this.cacheTtlMs };
+  }
+}
+
+/** The account fields kept from a verify_credentials answer; undefined when it is not an account. */
+function accountOf(body: unknown): SocialAccount | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  const id = typeof record.id === 'number' && Number.isSafeInteger(record.id) ? String(record.id) : record.id;
+  if (typeof id !== 'string' || !ACCOUNT_ID.test(id)) return undefined;
+  const text = (value: unknown, max: number): string | null => (typeof value === 'string' ? value.slice(0, max) : null);
+  const username = text(record.username, 256) ?? '';
+  return {
+    id,
+    username,
+    acct: text(record.acct, 512) ?? username,
+    displayName: text(record.display_name, 512) ?? '',
+    url: text(record.url, 2048),
+    avatar: text(record.avatar, 2048),
+    bot: record.bot === true,
+    locked: record.locked === true,
+  };
+}
