@@ -1,0 +1,32 @@
+/** Registers the service's own OAuth 2.0 authorization server; returns its service. */
+import type { FastifyInstance } from 'fastify';
+import type { DatabaseHandle } from '../db/connection.js';
+import type { InstanceGateway } from './instance-gateway.js';
+import type { OAuthDb } from './oauth.repository.js';
+import { oauthRoutes } from './oauth.routes.js';
+import { OAuthService, type TokenCache } from './oauth.service.js';
+import { DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from './oauth.settings.js';
+
+export interface OAuthDeps {
+  /** How the flow reaches Mastodon instances (registration, login, verify_credentials). */
+  gateway: InstanceGateway;
+  /** Lifetimes and the default instance (readOAuthSettings); unset ones take the defaults. */
+  settings?: Partial<OAuthSettings>;
+  /** The clock of codes, logins and token lifetimes (tests move it). */
+  now?: () => number;
+}
+
+/** The OAuth routes under /api/v1/oauth and /.well-known/oauth-authorization-server. */
+export async function registerOAuth(
+  app: FastifyInstance,
+  /** The app's context (AppContext) provides both: `tokens` is the service-token verifier, told after revocations. */
+  context: { database: DatabaseHandle; tokens: TokenCache },
+  deps: OAuthDeps,
+): Promise<{ oauth: OAuthService }> {
+  const settings: OAuthSettings = { ...DEFAULT_OAUTH_SETTINGS, ...deps.settings };
+  // The feature's tables are in Database once server/db/database.ts lists OAuthTables.
+  const db = context.database.db as unknown as OAuthDb;
+  const oauth = new OAuthService(db, context.tokens, deps.gateway, settings, deps.now);
+  await app.register(oauthRoutes, { oauth });
+  return { oauth };
+}
