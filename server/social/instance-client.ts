@@ -250,15 +250,15 @@ export class InstanceClient {
     const allHeaders = plainHeaders(answer.headers);
     const headers = forwardedHeaders(allHeaders);
     if (status >= 300 && status < 400 && status !== 304 && request.redirects !== 'return') {
-      answer.body.destroy();
+      release(answer);
       throw new InstanceUnavailableError(instance.host, 'redirect', `answered with a redirect (${status}), which is not followed`, status);
     }
     if (status >= 500 && request.accept !== 'any') {
-      answer.body.destroy();
+      release(answer);
       throw new InstanceUnavailableError(instance.host, 'server-error', `failed (status ${status})`, status, retryAfterSeconds(allHeaders));
     }
     if (status === 429 && request.accept !== 'any') {
-      answer.body.destroy();
+      release(answer);
       throw new InstanceUnavailableError(
         instance.host,
         'rate-limited',
@@ -371,13 +371,24 @@ function retryAfterSeconds(headers: Readonly<Record<string, string | string[]>>)
   return undefined;
 }
 
+/** Reads and discards a body not wanted (in the background, bounded), so the connection can be reused. */
+function release(answer: Dispatcher.ResponseData): void {
+  answer.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+}
+
+/** Stops reading a body at once; the connection is closed. */
+function drop(answer: Dispatcher.ResponseData): void {
+  answer.body.on('error', () => undefined);
+  answer.body.destroy();
+}
+
 /** Reads the body up to `limit` bytes; past it, drops the connection and throws 503 `too-large`. */
 async function readCapped(instance: InstanceAddress, answer: Dispatcher.ResponseData, limit: number): Promise<Buffer> {
   const tooLarge = (): InstanceUnavailableError =>
     new InstanceUnavailableError(instance.host, 'too-large', `sent a response larger than ${limit} bytes`, answer.statusCode);
   const declared = Number(answer.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    answer.body.destroy();
+    drop(answer);
     throw tooLarge();
   }
   const chunks: Buffer[] = [];
@@ -386,7 +397,7 @@ async function readCapped(instance: InstanceAddress, answer: Dispatcher.Response
     const buffer = chunk as Buffer;
     total += buffer.length;
     if (total > limit) {
-      answer.body.destroy();
+      drop(answer);
       throw tooLarge();
     }
     chunks.push(buffer);

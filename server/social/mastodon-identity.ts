@@ -14,7 +14,8 @@
  *   (instance, token) under a per-process secret; concurrent first requests of one token
  *   share one instance call; tokens the instance refuses are remembered for
  *   `rejectedTtlMs`. The token itself is never stored, logged or put in a message.
- * - Outcomes: the instance refuses the token (401/403) → the provider does not vouch →
+ * - Outcomes: the instance refuses the token (401, 403, or 422 for an app token with no
+ *   user) → the provider does not vouch →
  *   401 `Authentication required`; the instance unreachable, slow, failing or answering
  *   nonsense → 503 `Service unavailable` (thrown, not cached); a header naming an address
  *   the service will not connect to → 400 on `X-Social-Instance`; no instance named and
@@ -190,7 +191,13 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     try {
       ({ body } = await this.client.request(instance, { method: 'GET', path: '/api/v1/accounts/verify_credentials', token }));
     } catch (error) {
-      if (error instanceof InstanceTokenRejectedError || error instanceof InstanceForbiddenError) {
+      // 401: unknown, revoked or expired; 403: the account is disabled or suspended; 422: an
+      // app token (client credentials) that acts for no user.
+      if (
+        error instanceof InstanceTokenRejectedError ||
+        error instanceof InstanceForbiddenError ||
+        (error instanceof InstanceRequestError && error.response.status === 422)
+      ) {
         return { verified: null, expiresAtMs: this.now() + this.rejectedTtlMs };
       }
       if (error instanceof InstanceNotFoundError || error instanceof InstanceRequestError) {
