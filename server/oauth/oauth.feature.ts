@@ -1,5 +1,6 @@
 /** Registers the service's own OAuth 2.0 authorization server; returns its service. */
 import type { FastifyInstance } from 'fastify';
+import type { Agent } from '../agents/agent-runner.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import type { InstanceGateway } from './instance-gateway.js';
 import type { OAuthDb } from './oauth.repository.js';
@@ -19,8 +20,11 @@ export interface OAuthDeps {
 /** The OAuth routes under /api/v1/oauth and /.well-known/oauth-authorization-server. */
 export async function registerOAuth(
   app: FastifyInstance,
-  /** The app's context (AppContext) provides both: `tokens` is the service-token verifier, told after revocations. */
-  context: { database: DatabaseHandle; tokens: TokenCache },
+  /**
+   * The app's context (AppContext): `tokens` is the service-token verifier, told after
+   * revocations; `agents` runs the purge of expired logins, codes and token families.
+   */
+  context: { database: DatabaseHandle; tokens: TokenCache; agents?: { register(agent: Agent): void }; agentIntervalSeconds?: number },
   deps: OAuthDeps,
 ): Promise<{ oauth: OAuthService }> {
   const settings: OAuthSettings = { ...DEFAULT_OAUTH_SETTINGS, ...deps.settings };
@@ -28,5 +32,17 @@ export async function registerOAuth(
   const db = context.database.db as unknown as OAuthDb;
   const oauth = new OAuthService(db, context.tokens, deps.gateway, settings, deps.now);
   await app.register(oauthRoutes, { oauth });
+  context.agents?.register(oauthMaintenanceAgent(oauth, (context.agentIntervalSeconds ?? 60) * 10));
   return { oauth };
+}
+
+/** Deletes what can no longer be used: logins, codes and token families expired more than a day ago. */
+export function oauthMaintenanceAgent(oauth: OAuthService, intervalSeconds: number): Agent {
+  return {
+    name: 'oauth_maintenance',
+    intervalSeconds,
+    async run() {
+      await oauth.purge();
+    },
+  };
 }

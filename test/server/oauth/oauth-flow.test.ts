@@ -5,6 +5,7 @@
  * reuse, revocation, client authentication).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { OAuthDb } from '../../../server/oauth/oauth.repository.js';
 import {
   apiCall,
   authorizeAndLogIn,
@@ -415,6 +416,27 @@ describe('the token endpoint: client authentication and requests', () => {
   });
 });
 
+describe('errors that are not about the OAuth request', () => {
+  it('keep the service error body: a 429 on the token endpoint', async () => {
+    await t.close();
+    const oneAMinute = [{ seconds: 60, max: 1 }];
+    t = await createOAuthTestApp({
+      gateway: instances,
+      rateLimit: {
+        tiers: { anonymous: oneAMinute, authenticated: oneAMinute, premium: oneAMinute },
+        groups: { recommendations: [], analytics: [], rag: [] },
+      },
+    });
+    const request = () =>
+      t.app.inject({ method: 'POST', url: '/api/v1/oauth/token', payload: { grant_type: 'refresh_token', refresh_token: 'x' } });
+    expectOAuthError(await request(), 401, 'invalid_client');
+    const limited = await request();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ error: 'Rate limit exceeded', status_code: 429, retry_after: expect.any(Number) });
+    expect(limited.headers['retry-after']).toBeDefined();
+  });
+});
+
 describe('refresh tokens', () => {
   it('rotate: each refresh gives new tokens and spends the refresh token used', async () => {
     const first = await tokensFor();
@@ -482,6 +504,36 @@ describe('access token expiry', () => {
     t = await createOAuthTestApp({ gateway: instances, settings: { accessTokenTtlSeconds: 3600 } });
     client = await registerClient(t.app);
     expect((await tokensFor()).expires_in).toBe(3600);
+  });
+});
+
+describe('maintenance', () => {
+  it('purges logins, codes and token families a day after they can no longer be used', async () => {
+    const db = t.database.db as unknown as OAuthDb;
+    const counts = async () =>
+      Promise.all(
+        (['oauth_logins', 'oauth_codes', 'oauth_token_families', 'oauth_refresh_tokens'] as const).map(
+          async (table) =>
+            (
+              await db
+                .selectFrom(table)
+                .select((eb) => eb.fn.countAll<number>().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+        ),
+      );
+    const tokens = await tokensFor();
+    await refresh(tokens.refresh_token);
+    locationOf(await t.app.inject({ method: 'GET', url: authorizeUrl(client, { code_challenge: pkcePair().challenge }) })); // an abandoned login
+    expect(await counts()).toEqual([2, 1, 1, 2]);
+
+    offsetMs = 2 * DAY_MS; // codes and logins long expired; refresh tokens still live
+    await t.app.agentRunner.runNow('oauth_maintenance');
+    expect(await counts()).toEqual([0, 0, 1, 2]);
+
+    offsetMs = 32 * DAY_MS; // every refresh token expired more than a day ago
+    await t.app.agentRunner.runNow('oauth_maintenance');
+    expect(await counts()).toEqual([0, 0, 0, 0]);
   });
 });
 

@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { expect } from 'vitest';
+import type { RateLimitPolicy } from '../../../src/rate-limit/policy.js';
 import { buildApp } from '../../../server/app.js';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
@@ -29,16 +30,16 @@ async function ensureOAuthTables(database: DatabaseHandle): Promise<void> {
   if (!tables.some((table) => table.name === 'oauth_clients')) await oauthMigration.up(database.db);
 }
 
-export async function createOAuthTestApp(deps: OAuthDeps & { publicUrl?: string }): Promise<OAuthTestApp> {
+export async function createOAuthTestApp(deps: OAuthDeps & { publicUrl?: string; rateLimit?: RateLimitPolicy }): Promise<OAuthTestApp> {
   const opened = openSqlite(':memory:');
   await migrateToLatest(opened.db);
   await ensureOAuthTables(opened);
   let forgotten = 0;
   const database: DatabaseHandle = { ...opened, externalWrites: () => opened.externalWrites() + forgotten };
-  const { publicUrl, ...oauth } = deps;
-  const app = await buildApp({ database, rateLimit: null, ...(publicUrl ? { publicUrl } : {}), ...({ oauth } as object) });
+  const { publicUrl, rateLimit, ...oauth } = deps;
+  const app = await buildApp({ database, rateLimit: rateLimit ?? null, ...(publicUrl ? { publicUrl } : {}), ...({ oauth } as object) });
   if (!app.hasRoute({ method: 'POST', url: '/api/v1/oauth/token' })) {
-    await registerOAuth(app, { database, tokens: { forget: () => void (forgotten += 1) } }, oauth);
+    await registerOAuth(app, { database, tokens: { forget: () => void (forgotten += 1) }, agents: app.agentRunner }, oauth);
   }
   await app.ready();
   return {
