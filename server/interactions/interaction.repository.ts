@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { asFloat, greatest, power } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
+import type { StoredDecayedSums } from '../../src/ranking/index.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
 
 export type InteractionRow = Selectable<InteractionsTable>;
@@ -131,9 +132,16 @@ export async function allUserInteractions(
 }
 
 /** A user's stored affinities (one indexed read: the table is clustered by user). */
-export async function userAffinities(db: Kysely<Database>, userId: string): Promise<Selectable<UserAffinitiesTable>[]> {
-  return db.selectFrom('user_affinities').selectAll().where('user_id', '=', userId).execute();
+export async function userAffinities(db: Kysely<Database>, userId: string): Promise<AffinityRow[]> {
+  return (await userAffinitiesQuery(db, [userId])).rows;
 }
+
+const userAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) =>
+  db
+    .selectFrom('user_affinities')
+    .selectAll()
+    .where('user_id', '=', args[0] as string),
+);
 
 export interface AffinityChange {
   kind: 'author' | 'tag';
@@ -182,3 +190,103 @@ const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
       }),
     );
 });
+
+/** The posts of a user's live interactions (a covering read of the (user, post, action) key: no table rows). */
+export async function userInteractionPostIds(db: Kysely<Database>, userId: string): Promise<string[]> {
+  const { rows } = await userPostIdsQuery(db, [userId]);
+  return rows.map((row) => row.post_id);
+}
+
+const userPostIdsQuery = queryTemplate((db: Kysely<Database>, args) =>
+  db
+    .selectFrom('interactions')
+    .select('post_id')
+    .where('user_id', '=', args[0] as string),
+);
+
+/** A user's stored interest vector, if they have one. */
+export async function findInterest(db: Kysely<Database>, userId: string): Promise<StoredDecayedSums | undefined> {
+  const { rows } = await findInterestQuery(db, [userId]);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    refMs: Number(row.ref_ms),
+    latestMs: Number(row.latest_ms),
+    keys: JSON.parse(row.terms) as string[],
+    values: decodeWeights(row.weights),
+  };
+}
+
+const findInterestQuery = queryTemplate((db: Kysely<Database>, args) =>
+  db
+    .selectFrom('user_interests')
+    .select(['ref_ms', 'latest_ms', 'terms', 'weights'])
+    .where('user_id', '=', args[0] as string),
+);
+
+/** Inserts or replaces a user's interest vector. */
+export async function saveInterest(db: Kysely<Database>, userId: string, interest: StoredDecayedSums): Promise<void> {
+  await saveInterestQuery(db, interestRow(userId, interest));
+}
+
+const saveInterestQuery = queryTemplate((db: Kysely<Database>, args) => {
+  const [user_id, ref_ms, latest_ms, terms, weights] = args as [string, number, number, string, Uint8Array];
+  return db
+    .insertInto('user_interests')
+    .values({ user_id, ref_ms, latest_ms, terms, weights })
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({
+        ref_ms: (eb) => eb.ref('excluded.ref_ms'),
+        latest_ms: (eb) => eb.ref('excluded.latest_ms'),
+        terms: (eb) => eb.ref('excluded.terms'),
+        weights: (eb) => eb.ref('excluded.weights'),
+      }),
+    );
+});
+
+/** Inserts interest vectors in multi-row statements (a bulk load of users holding none). */
+export async function insertInterests(db: Kysely<Database>, interests: ReadonlyMap<string, StoredDecayedSums>): Promise<void> {
+  await bulkInsert(
+    db,
+    'user_interests',
+    ['user_id', 'ref_ms', 'latest_ms', 'terms', 'weights'],
+    Array.from(interests, ([userId, interest]) => interestRow(userId, interest)),
+  );
+}
+
+function interestRow(userId: string, interest: StoredDecayedSums): [string, number, number, string, Uint8Array] {
+  return [userId, interest.refMs, interest.latestMs, JSON.stringify(interest.keys), encodeWeights(interest.values)];
+}
+
+/** Whether this machine stores numbers little-endian, as the weights are stored (then no byte swapping is needed). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Float64s as little-endian bytes (the same on every machine sharing a database). */
+function encodeWeights(values: Float64Array): Uint8Array {
+  if (LITTLE_ENDIAN) return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  const bytes = new Uint8Array(values.length * 8);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < values.length; i++) view.setFloat64(i * 8, values[i]!, true);
+  return bytes;
+}
+
+function decodeWeights(bytes: Uint8Array): Float64Array {
+  const values = new Float64Array(bytes.byteLength >> 3);
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(values.buffer).set(bytes.subarray(0, values.length * 8));
+    return values;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < values.length; i++) values[i] = view.getFloat64(i * 8, true);
+  return values;
+}
+
+/** Whether any interest vector is stored. */
+export async function hasInterests(db: Kysely<Database>): Promise<boolean> {
+  return (await db.selectFrom('user_interests').select('user_id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** Every user with at least one live interaction (a walk of the (user, post, action) key). */
+export async function interactingUsers(db: Kysely<Database>): Promise<string[]> {
+  return (await db.selectFrom('interactions').select('user_id').distinct().orderBy('user_id').execute()).map((r) => r.user_id);
+}

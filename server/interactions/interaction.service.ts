@@ -6,12 +6,20 @@
  */
 import type { Kysely } from 'kysely';
 import {
+  addInterest,
   AFFINITY_HALF_LIFE_MS,
+  DEFAULT_CANDIDATE_INDEX_OPTIONS,
   INTERACTION_STRENGTH,
+  interestTerms,
+  interestVector,
+  type DecayedSums,
   type EngagedPost,
   type InteractionAction,
+  type InterestTerms,
   type ProfileInteraction,
   type StoredAffinity,
+  type StoredDecayedSums,
+  type TermWeigher,
 } from '../../src/ranking/index.js';
 import { NotFoundError } from '../../src/errors.js';
 import { CONTEXT_BOUNDS, parseWithinBounds, stringifyWithinBounds } from '../../src/schemas/bounded-json.js';
@@ -19,8 +27,15 @@ import type { Interaction, PostCounts } from '../../src/schemas/interaction.sche
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
 import { generatePostId } from '../../src/post-ids.js';
-import { addPostCounts, engagedPosts, type AdjustedPost, type CountDeltas, type PostService } from '../posts/post.service.js';
-import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
+import {
+  addPostCounts,
+  candidatePosts,
+  engagedPosts,
+  type AdjustedPost,
+  type CountDeltas,
+  type PostService,
+} from '../posts/post.service.js';
+import { candidatePool, type SignalWriterState } from '../ranking-state/ranking-state.service.js';
 import * as repo from './interaction.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
@@ -51,17 +66,22 @@ export interface ImportedInteraction {
 
 /**
  * Loads interactions made in the past, inside the caller's transaction, with what each live
- * interaction also writes: the posts' counters and the users' stored affinities, decayed to
- * `asOfMs` (summed in the order given). For a database holding none of these users'
- * interactions (demo seeding, benchmarks): multi-row inserts, no per-row lookups. The
- * caller reloads the ranking state after its commit.
+ * interaction also writes: the posts' counters, the users' stored affinities, decayed to
+ * `asOfMs` (summed in the order given), and their interest vectors (each interaction's
+ * terms added in time order, as live writes would have). For a database holding none of
+ * these users' interactions (demo seeding, benchmarks): multi-row inserts, no per-row
+ * lookups. Terms are weighed by `weigher`, by default the pool a server would load from the
+ * database now (with the default pool bounds). The caller reloads the ranking state after
+ * its commit.
  */
 export async function importInteractions(
   trx: Kysely<Database>,
   interactions: readonly ImportedInteraction[],
   asOfMs: number,
+  weigher?: TermWeigher,
 ): Promise<void> {
   const posts = await engagedPosts(trx, [...new Set(interactions.map((i) => i.postId))]);
+  const termsOf = await importWeigher(trx, weigher);
   const counts = new Map<string, CountDeltas>();
   const byUser = new Map<string, Map<string, repo.AffinityChange>>();
   for (const i of interactions) {
@@ -82,6 +102,12 @@ export async function importInteractions(
   }
   // In time order, as live writes would have appended them.
   const byTime = [...interactions].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1));
+  const interests = new Map<string, DecayedSums>();
+  for (const i of byTime) {
+    let interest = interests.get(i.userId);
+    if (!interest) interests.set(i.userId, (interest = interestVector()));
+    addInterest(interest, termsOf(posts.get(i.postId)!, INTERACTION_STRENGTH[i.action]), i.createdAtMs);
+  }
   await repo.insertInteractions(
     trx,
     byTime.map((i) => ({
@@ -104,15 +130,45 @@ export async function importInteractions(
     }
   }
   await repo.insertAffinities(trx, affinities);
+  const stored = new Map<string, StoredDecayedSums>();
+  for (const userId of [...interests.keys()].sort()) stored.set(userId, interests.get(userId)!.stored());
+  await repo.insertInterests(trx, stored);
+}
+
+/** Interest terms for a bulk load: each post's term vector computed once, scaled per signal. */
+async function importWeigher(
+  trx: Kysely<Database>,
+  given: TermWeigher | undefined,
+): Promise<(post: EngagedPost, amount: number) => InterestTerms> {
+  const { maxRecent, maxPopular } = DEFAULT_CANDIDATE_INDEX_OPTIONS;
+  const weigher = given ?? candidatePool(await candidatePosts(trx, { recent: maxRecent, popular: maxPopular }));
+  const unit = new Map<string, InterestTerms>();
+  return (post, amount) => {
+    let terms = unit.get(post.id);
+    if (!terms) unit.set(post.id, (terms = interestTerms(post, 1, weigher)));
+    return terms.map(([term, weight]): [string, number] => [term, amount * weight]);
+  };
+}
+
+/** One signal's stored interest change (see `InteractionService.addSignal`). */
+export interface SignalWrite {
+  readonly userId: string;
+  /** The terms added: announce them with the signal. */
+  readonly terms: InterestTerms;
+  readonly interest: DecayedSums;
 }
 
 export class InteractionService {
   /** Interaction writes arriving together share one transaction (group commit). */
   private readonly writes: BatchedTransactionRunner<Database>;
 
+  /**
+   * @param state where committed changes are announced, the pool's idf that weighs a
+   * signal's interest terms, and the interest vectors memory already knows (the ranking state).
+   */
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly state: RankingEvents,
+    private readonly state: SignalWriterState,
     private readonly posts: PostService,
   ) {
     this.writes = new BatchedTransactionRunner(db);
@@ -135,29 +191,35 @@ export class InteractionService {
     // Three statements for a new interaction: the insert (whose foreign key says whether the
     // post exists), the counters (which return the post's author, tags and text) and the
     // affinities. The post is never read on its own.
-    const outcome = await this.writes.run(async (trx) => {
-      const inserted = await repo.insertInteraction(trx, row);
-      if (inserted === 'no-post') throw new NotFoundError(`No post with id ${input.postId}`);
-      if (inserted === 'exists') {
-        const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
-        return { created: false as const, existing };
-      }
-      const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
-      if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
-      const { post } = adjusted;
-      await repo.addAffinities(
-        trx,
-        input.userId,
-        affinityChanges(post, INTERACTION_STRENGTH[input.actionType]),
-        nowMs,
-        AFFINITY_HALF_LIFE_MS,
-      );
-      return { created: true as const, post, counts: adjusted.counts };
-    });
+    let written: SignalWrite | undefined;
+    const outcome = await this.settleOnFailure(
+      input.userId,
+      () => written,
+      () =>
+        this.writes.run(async (trx) => {
+          const inserted = await repo.insertInteraction(trx, row);
+          if (inserted === 'no-post') throw new NotFoundError(`No post with id ${input.postId}`);
+          if (inserted === 'exists') {
+            const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
+            return { created: false as const, existing };
+          }
+          const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
+          if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
+          const { post } = adjusted;
+          written = await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], nowMs);
+          return { created: true as const, post, counts: adjusted.counts, written };
+        }),
+    );
     if (!outcome.created) {
       return { interaction: toInteraction(outcome.existing ?? row), created: false };
     }
-    this.announce(input.userId, outcome.counts, { post: outcome.post, action: input.actionType, createdAtMs: nowMs }, false);
+    this.announce(
+      input.userId,
+      outcome.counts,
+      { post: outcome.post, action: input.actionType, createdAtMs: nowMs },
+      outcome.written,
+      false,
+    );
     return { interaction: toInteraction(row), created: true };
   }
 
@@ -186,13 +248,48 @@ export class InteractionService {
     return { post_id: postId, ...(await this.posts.counts(postId)) };
   }
 
-  /** A user's live interactions, oldest first (for building a profile). */
+  /** A user's live interactions, oldest first (the history a profile could be replayed from). */
   async history(userId: string): Promise<{ postId: string; action: InteractionAction; createdAtMs: number }[]> {
     return (await repo.allUserInteractions(this.db, userId)).map((row) => ({
       postId: row.post_id,
       action: row.action_type as InteractionAction,
       createdAtMs: row.created_at_ms,
     }));
+  }
+
+  /** The post of each of a user's live interactions (one id per interaction). */
+  async interactedPostIds(userId: string): Promise<string[]> {
+    return repo.userInteractionPostIds(this.db, userId);
+  }
+
+  /** Whether any user's interest vector is stored (none: a database from before they were, or no signals yet). */
+  async hasStoredInterests(): Promise<boolean> {
+    return repo.hasInterests(this.db);
+  }
+
+  /** Every user with at least one live interaction. */
+  async interactingUsers(): Promise<string[]> {
+    return repo.interactingUsers(this.db);
+  }
+
+  /**
+   * Stores interest vectors rebuilt from signals (given oldest first per user), inside the
+   * caller's transaction: the one-time backfill of a database from before they were stored.
+   */
+  async storeRebuiltInterests(
+    trx: Kysely<Database>,
+    signals: ReadonlyMap<string, readonly { post: EngagedPost; amount: number; atMs: number }[]>,
+  ): Promise<void> {
+    for (const [userId, list] of signals) {
+      const interest = interestVector();
+      for (const s of list) addInterest(interest, interestTerms(s.post, s.amount, this.state), s.atMs);
+      await repo.saveInterest(trx, userId, interest.stored());
+    }
+  }
+
+  /** A user's stored interest vector (kept by every interaction, undo and feedback), if any. */
+  async interest(userId: string): Promise<StoredDecayedSums | undefined> {
+    return repo.findInterest(this.db, userId);
   }
 
   /** A user's stored author and tag affinities (kept by every interaction, undo and feedback). */
@@ -205,36 +302,73 @@ export class InteractionService {
     }));
   }
 
-  /** Adds a signal of `amount` about `post` to the user's stored affinities, inside the caller's transaction (feedback). */
-  async addSignalAffinities(trx: Kysely<Database>, userId: string, post: EngagedPost, amount: number, atMs: number): Promise<void> {
+  /**
+   * Adds a signal of `amount` about `post` at `atMs` to the user's stored affinities and
+   * interest vector, inside the caller's transaction (interactions, their undo, feedback).
+   * The vector is read from memory when the ranking state knows it (the user's cached
+   * profile, or a write not yet announced), else from the database. The caller announces
+   * the returned terms with the signal, then calls `settled` (also when its transaction failed).
+   */
+  async addSignal(trx: Kysely<Database>, userId: string, post: EngagedPost, amount: number, atMs: number): Promise<SignalWrite> {
     await repo.addAffinities(trx, userId, affinityChanges(post, amount), atMs, AFFINITY_HALF_LIFE_MS);
+    const terms = interestTerms(post, amount, this.state);
+    const interest = this.state.writtenInterest(userId) ?? interestVector(await repo.findInterest(trx, userId));
+    addInterest(interest, terms, atMs);
+    await repo.saveInterest(trx, userId, interest.stored());
+    this.state.interestWritten(userId, interest);
+    return { userId, terms, interest };
+  }
+
+  /** After a signal write was announced, or its transaction failed (see `addSignal`). */
+  settled(write: SignalWrite, failed = false): void {
+    this.state.interestSettled(write.userId, write.interest, failed);
+  }
+
+  /** Runs a signal write; when it fails after storing an interest vector, that write is settled as failed. */
+  private async settleOnFailure<T>(userId: string, written: () => SignalWrite | undefined, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const write = written();
+      if (write !== undefined && write.userId === userId) this.settled(write, true);
+      throw error;
+    }
   }
 
   private async undoRow(row: repo.InteractionRow): Promise<Interaction> {
     const action = row.action_type as InteractionAction;
-    const outcome = await this.writes.run(async (trx) => {
-      if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
-      const adjusted = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
-      if (!adjusted) return undefined;
-      const { post, counts } = adjusted;
-      await repo.addAffinities(
-        trx,
-        row.user_id,
-        affinityChanges(post, -INTERACTION_STRENGTH[action]),
-        row.created_at_ms,
-        AFFINITY_HALF_LIFE_MS,
-      );
-      return { post, counts };
-    });
-    if (outcome) this.announce(row.user_id, outcome.counts, { post: outcome.post, action, createdAtMs: row.created_at_ms }, true);
+    let written: SignalWrite | undefined;
+    const outcome = await this.settleOnFailure(
+      row.user_id,
+      () => written,
+      () =>
+        this.writes.run(async (trx) => {
+          if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
+          const adjusted = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
+          if (!adjusted) return undefined;
+          const { post, counts } = adjusted;
+          written = await this.addSignal(trx, row.user_id, post, -INTERACTION_STRENGTH[action], row.created_at_ms);
+          return { post, counts, written };
+        }),
+    );
+    if (outcome) {
+      this.announce(row.user_id, outcome.counts, { post: outcome.post, action, createdAtMs: row.created_at_ms }, outcome.written, true);
+    }
     return toInteraction(row);
   }
 
   /** After the commit: the post's new counts and the user's signal, as events. */
-  private announce(userId: string, counts: AdjustedPost['counts'], interaction: ProfileInteraction, undo: boolean): void {
+  private announce(
+    userId: string,
+    counts: AdjustedPost['counts'],
+    interaction: ProfileInteraction,
+    written: SignalWrite,
+    undo: boolean,
+  ): void {
     const { id, ...postCounts } = counts;
     this.state.postCountsChanged(id, postCounts);
-    this.state.userSignalsChanged(userId, { kind: 'interaction', interaction, ...(undo ? { undo: true } : {}) });
+    this.state.userSignalsChanged(userId, { kind: 'interaction', interaction, terms: written.terms, ...(undo ? { undo: true } : {}) });
+    this.settled(written);
   }
 }
 

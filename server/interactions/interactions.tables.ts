@@ -1,4 +1,4 @@
-/** Table types of the interactions feature (interactions and learned affinities). */
+/** Table types of the interactions feature (interactions, learned affinities and interests). */
 export interface InteractionsTable {
   id: string;
   user_id: string;
@@ -19,7 +19,19 @@ export interface UserAffinitiesTable {
   as_of_ms: number;
 }
 
+/** A user's interest vector (see migration 0015): raw forward-decayed weights relative to `ref_ms`. */
+export interface UserInterestsTable {
+  user_id: string;
+  ref_ms: number;
+  latest_ms: number;
+  /** JSON array of the terms, in the order of `weights`. */
+  terms: string;
+  /** Little-endian float64 per term. */
+  weights: Uint8Array;
+}
+
 export interface InteractionTables {
   interactions: InteractionsTable;
   user_affinities: UserAffinitiesTable;
+  user_interests: UserInterestsTable;
 }

@@ -9,9 +9,13 @@ import { LRUCache } from 'lru-cache';
 import {
   applySignal,
   CandidateIndex,
+  estimatedProfileBytes,
+  type DecayedSums,
   DEFAULT_CANDIDATE_INDEX_OPTIONS,
   type CandidateIndexOptions,
   type RankedItem,
+  type RankablePost,
+  type TermWeigher,
   type UserProfile,
 } from '../../src/ranking/index.js';
 import type { PostCounts, RankingEvents, StoredPost, UserSignal } from './ranking-state.events.js';
@@ -20,8 +24,12 @@ import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } fr
 export interface RankingStateOptions extends StatusCacheOptions {
   /** Profiles kept in memory (least recently used dropped first). */
   profileCapacity: number;
+  /** Bytes the kept profiles may hold (estimated: `estimatedProfileBytes`), whatever their number. */
+  profileMaxBytes: number;
   /** Users whose result lists are cached. */
   resultCapacity: number;
+  /** Bytes the cached lists may hold (estimated per ranked item), whatever the number of users. */
+  resultMaxBytes: number;
   /** How long a cached list may be served. */
   resultTtlMs: number;
   /** Bounds of the candidate pool. */
@@ -30,7 +38,9 @@ export interface RankingStateOptions extends StatusCacheOptions {
 
 export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   profileCapacity: 10_000,
+  profileMaxBytes: 64 * 1024 * 1024,
   resultCapacity: 10_000,
+  resultMaxBytes: 32 * 1024 * 1024,
   resultTtlMs: 30_000,
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
   ...DEFAULT_STATUS_CACHE_OPTIONS,
@@ -55,12 +65,30 @@ interface CachedLists {
 /** Lists kept per user (one per page size and filter): a client asking more is rare. */
 const LISTS_PER_USER = 16;
 
+/** Estimated bytes of one cached ranked item (its features and reason; the post is the pool's) and of a user's entry. */
+const RESULT_ITEM_BYTES = 400;
+const RESULT_ENTRY_BYTES = 500;
+
+function cachedListsBytes(entry: CachedLists): number {
+  let items = 0;
+  for (const list of entry.lists.values()) items += list.items.length;
+  return RESULT_ENTRY_BYTES + RESULT_ITEM_BYTES * items;
+}
+
 /** Only public and unlisted posts are recommended. */
 function isPoolable(post: StoredPost): boolean {
   return post.visibility === 'public' || post.visibility === 'unlisted';
 }
 
-export class RankingState implements RankingEvents {
+/** The candidate pool of these stored posts (those that may be recommended), as `reload` builds it. */
+export function candidatePool(
+  posts: readonly StoredPost[],
+  options: CandidateIndexOptions = DEFAULT_CANDIDATE_INDEX_OPTIONS,
+): CandidateIndex {
+  return new CandidateIndex(posts.filter(isPoolable), options);
+}
+
+export class RankingState implements RankingEvents, TermWeigher {
   readonly options: RankingStateOptions;
   readonly statuses: StatusCache;
   private pool: CandidateIndex;
@@ -68,6 +96,11 @@ export class RankingState implements RankingEvents {
   private readonly results: LRUCache<string, CachedLists>;
   /** Bumped on each user's events, so a profile loaded concurrently is not cached stale (bounded like the profiles). */
   private readonly userVersions: LRUCache<string, number>;
+  /**
+   * Interest vectors stored by writes whose signals are not announced yet (uncommitted, or
+   * committed a moment ago), by user: later writes build on them, and no profile loads meanwhile.
+   */
+  private readonly unannounced = new Map<string, DecayedSums>();
   /** Bumped when posts disappear, invalidating every cached list. */
   private generation = 0;
   /** Bumped by reload and erasure, so that no profile loaded before them is cached. */
@@ -80,8 +113,16 @@ export class RankingState implements RankingEvents {
     this.options = { ...DEFAULT_RANKING_STATE_OPTIONS, ...options, index: { ...DEFAULT_CANDIDATE_INDEX_OPTIONS, ...options.index } };
     this.pool = new CandidateIndex([], this.options.index);
     this.statuses = new StatusCache(this.options);
-    this.profiles = new LRUCache({ max: this.options.profileCapacity });
-    this.results = new LRUCache({ max: this.options.resultCapacity });
+    this.profiles = new LRUCache({
+      max: this.options.profileCapacity,
+      maxSize: this.options.profileMaxBytes,
+      sizeCalculation: estimatedProfileBytes,
+    });
+    this.results = new LRUCache({
+      max: this.options.resultCapacity,
+      maxSize: this.options.resultMaxBytes,
+      sizeCalculation: cachedListsBytes,
+    });
     this.userVersions = new LRUCache({ max: Math.max(this.options.profileCapacity, this.options.resultCapacity) * 2 });
   }
 
@@ -111,20 +152,23 @@ export class RankingState implements RankingEvents {
   userSignalsChanged(userId: string, change: UserSignal): void {
     this.bumpUser(userId);
     const profile = this.profiles.peek(userId);
-    if (profile !== undefined) applySignal(profile, change, this.pool);
+    if (profile !== undefined) {
+      applySignal(profile, change, this.pool);
+      // Stored again so that the cache counts its new size (setting the same object would not).
+      this.profiles.delete(userId);
+      this.profiles.set(userId, profile);
+    }
     this.results.delete(userId);
   }
 
   userErased(userId: string): void {
-    this.bumpUser(userId);
-    this.profiles.delete(userId);
-    this.results.delete(userId);
+    this.userErasedFromMemory(userId);
   }
 
   async reload(): Promise<void> {
     const { maxRecent, maxPopular } = this.options.index;
     const posts = await this.source({ recent: maxRecent, popular: maxPopular });
-    this.pool = new CandidateIndex(posts.filter(isPoolable), this.options.index);
+    this.pool = candidatePool(posts, this.options.index);
     this.epoch += 1;
     this.generation += 1;
     this.profiles.clear();
@@ -139,6 +183,40 @@ export class RankingState implements RankingEvents {
     return this.pool;
   }
 
+  /**
+   * A post's TF-IDF vector with the pool's idf now: what a writer adds to a user's stored
+   * interest vector (and announces with the signal, so a profile in memory adds the same).
+   */
+  termVector(post: Pick<RankablePost, 'text' | 'tags'>): Map<string, number> {
+    return this.pool.termVector(post);
+  }
+
+  /**
+   * A copy of the user's interest vector as last stored, when memory knows it: from a write
+   * not yet announced, else the cached profile's (equal to the stored one, because both
+   * add the same terms in the same order); undefined when only the database knows it. With
+   * several instances writing one database this must come from the database instead.
+   */
+  writtenInterest(userId: string): DecayedSums | undefined {
+    return (this.unannounced.get(userId) ?? this.profiles.peek(userId)?.interest)?.clone();
+  }
+
+  /** A write stored this interest vector: later writes build on it; profiles loaded meanwhile are not cached. */
+  interestWritten(userId: string, interest: DecayedSums): void {
+    this.unannounced.set(userId, interest);
+    this.bumpUser(userId);
+  }
+
+  /**
+   * The write that stored `interest` was announced (call after `userSignalsChanged`) or
+   * failed: later writes read the profile or the database again. A failed write also drops
+   * what memory holds of the user, which may have counted on it.
+   */
+  interestSettled(userId: string, interest: DecayedSums, failed = false): void {
+    if (this.unannounced.get(userId) === interest) this.unannounced.delete(userId);
+    if (failed) this.userErasedFromMemory(userId);
+  }
+
   /** The user's cached profile, if any. */
   cachedProfile(userId: string): UserProfile | undefined {
     return this.profiles.get(userId);
@@ -151,7 +229,8 @@ export class RankingState implements RankingEvents {
 
   /** Caches a freshly loaded profile unless the user (or the state) changed while it loaded. */
   storeProfile(profile: UserProfile, loadedAtVersion: string): void {
-    if (this.userVersion(profile.userId) === loadedAtVersion) this.profiles.set(profile.userId, profile);
+    if (this.userVersion(profile.userId) !== loadedAtVersion || this.unannounced.has(profile.userId)) return;
+    this.profiles.set(profile.userId, profile);
   }
 
   /** A cached list still fresh at `nowMs`. */
@@ -166,12 +245,12 @@ export class RankingState implements RankingEvents {
   /** Caches a list for `resultTtlMs`. */
   storeList(userId: string, key: string, items: RankedItem[], nowMs: number): void {
     let entry = this.results.peek(userId);
-    if (entry === undefined || entry.generation !== this.generation) {
-      entry = { generation: this.generation, lists: new Map() };
-      this.results.set(userId, entry);
-    }
+    if (entry === undefined || entry.generation !== this.generation) entry = { generation: this.generation, lists: new Map() };
     if (entry.lists.size >= LISTS_PER_USER) entry.lists.clear();
     entry.lists.set(key, { expiresAtMs: nowMs + this.options.resultTtlMs, items });
+    // Stored (again) so that the cache counts the entry's new size (setting the same object would not).
+    this.results.delete(userId);
+    this.results.set(userId, entry);
   }
 
   /** Every cache's size (the pool's vocabulary and authors included), for the gauges. */
@@ -180,17 +259,26 @@ export class RankingState implements RankingEvents {
     return [
       { cache: 'candidate_pool', entries: this.pool.size },
       { cache: 'vocabulary', entries: this.pool.vocabulary.liveTerms },
-      { cache: 'profiles', entries: this.profiles.size },
-      { cache: 'results', entries: this.results.size },
+      { cache: 'profiles', entries: this.profiles.size, bytes: this.profiles.calculatedSize },
+      { cache: 'results', entries: this.results.size, bytes: this.results.calculatedSize },
       { cache: 'statuses', entries: statuses.statuses },
       { cache: 'status_json', entries: statuses.json, bytes: statuses.jsonChars },
     ];
+  }
+
+  private userErasedFromMemory(userId: string): void {
+    this.bumpUser(userId);
+    this.profiles.delete(userId);
+    this.results.delete(userId);
   }
 
   private bumpUser(userId: string): void {
     this.userVersions.set(userId, (this.userVersions.get(userId) ?? 0) + 1);
   }
 }
+
+/** What the writers of signals use of the state: events, the pool's idf, and the interest vectors memory knows. */
+export type SignalWriterState = RankingEvents & TermWeigher & Pick<RankingState, 'writtenInterest' | 'interestWritten' | 'interestSettled'>;
 
 /** A state with its candidate pool loaded from `source`. */
 export async function loadRankingState(source: CandidateSource, options: Partial<RankingStateOptions> = {}): Promise<RankingState> {

@@ -3,7 +3,8 @@
  * change the user's in-memory profile at once so the next list reflects them.
  */
 import type { Kysely } from 'kysely';
-import { FEEDBACK_STRENGTH, learnedPreferences, normaliseTag, DEFAULT_PREFERENCES } from '../../src/ranking/index.js';
+import { FEEDBACK_STRENGTH, learnedPreferences, normaliseTag, DEFAULT_PREFERENCES, type EngagedPost } from '../../src/ranking/index.js';
+import type { SignalWrite } from '../interactions/interaction.service.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
 import type { Database } from '../db/database.js';
@@ -32,14 +33,28 @@ export class FeedbackService {
       created_at: new Date(nowMs).toISOString(),
       created_at_ms: nowMs,
     };
-    const post = await this.db.transaction().execute(async (trx) => {
-      const engaged = await this.sources.posts.engagedPost(trx, postId);
-      if (!engaged) throw new NotFoundError(`No post with id ${postId}`);
-      await repo.insertFeedback(trx, row);
-      await this.sources.interactions.addSignalAffinities(trx, userId, engaged, FEEDBACK_STRENGTH[feedback], nowMs);
-      return engaged;
+    const { interactions } = this.sources;
+    let pending: SignalWrite | undefined;
+    let done: { post: EngagedPost; written: SignalWrite };
+    try {
+      done = await this.db.transaction().execute(async (trx) => {
+        const engaged = await this.sources.posts.engagedPost(trx, postId);
+        if (!engaged) throw new NotFoundError(`No post with id ${postId}`);
+        await repo.insertFeedback(trx, row);
+        pending = await interactions.addSignal(trx, userId, engaged, FEEDBACK_STRENGTH[feedback], nowMs);
+        return { post: engaged, written: pending };
+      });
+    } catch (error) {
+      if (pending) interactions.settled(pending, true);
+      throw error;
+    }
+    const { post, written } = done;
+    this.sources.state.userSignalsChanged(userId, {
+      kind: 'feedback',
+      feedback: { post, feedback, createdAtMs: nowMs },
+      terms: written.terms,
     });
-    this.sources.state.userSignalsChanged(userId, { kind: 'feedback', feedback: { post, feedback, createdAtMs: nowMs } });
+    interactions.settled(written);
     try {
       await this.policy.feedback?.({ userId, postId, feedback });
     } catch {

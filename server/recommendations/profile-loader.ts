@@ -1,15 +1,25 @@
 /**
- * Builds a user's ranking profile the first time it is needed; the ranking state keeps it
- * after. Author and tag affinities come from the stored affinities in one indexed read;
- * the interest vector and the seen posts replay the history (they need each post's terms).
+ * Builds a user's ranking profile the first time it is needed (after a start, or after the
+ * ranking state dropped it); the state keeps it after. Nothing is replayed: the profile is
+ * restored from what the write paths keep up to date in the same transaction as each
+ * signal — the stored author and tag affinities, the stored interest vector — plus the ids
+ * of the posts the user engaged with (excluded from their lists) and their explicit
+ * preferences: five indexed reads whose cost does not grow with the posts' text.
  */
 import type { Kysely } from 'kysely';
-import { buildProfileFromAffinities, type UserPreferences, type UserProfile } from '../../src/ranking/index.js';
+import {
+  buildProfileFromStored,
+  FEEDBACK_STRENGTH,
+  INTERACTION_STRENGTH,
+  type EngagedPost,
+  type UserPreferences,
+  type UserProfile,
+} from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
 import type { InteractionService } from '../interactions/interaction.service.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
-import { allUserFeedback, findPreferences, type PreferencesRow } from './recommendation.repository.js';
+import { allUserFeedback, feedbackUsers, findPreferences, userFeedbackPostIds, type PreferencesRow } from './recommendation.repository.js';
 
 /** What a profile is read from: the features that own the history. */
 export interface ProfileSources {
@@ -32,38 +42,73 @@ export function toUserPreferences(row: PreferencesRow): UserPreferences {
   };
 }
 
-/** The user's profile: cached, or built from the database and cached. */
+/** The user's profile: cached, or restored from the database and cached. */
 export async function loadProfile(sources: ProfileSources, userId: string): Promise<UserProfile> {
-  const { db, state, posts, interactions } = sources;
+  const { db, state, interactions } = sources;
   const cached = state.cachedProfile(userId);
   if (cached) return cached;
   const version = state.userVersion(userId);
-  const [history, feedback, preferences, affinities] = await Promise.all([
-    interactions.history(userId),
-    allUserFeedback(db, userId),
-    findPreferences(db, userId),
+  const [affinities, interest, interacted, feedback, preferences] = await Promise.all([
     interactions.affinities(userId),
+    interactions.interest(userId),
+    interactions.interactedPostIds(userId),
+    userFeedbackPostIds(db, userId),
+    findPreferences(db, userId),
   ]);
-  const byId = await posts.rankablePosts([...new Set([...history.map((i) => i.postId), ...feedback.map((f) => f.post_id)])]);
-  const profile = buildProfileFromAffinities(
-    {
-      userId,
-      // A user's account on the instance has the user's id: their own posts are never recommended.
-      accountId: userId,
-      affinities,
-      signals: history.length + feedback.length,
-      interactions: history.flatMap((i) => {
-        const post = byId.get(i.postId);
-        return post ? [{ post, action: i.action, createdAtMs: i.createdAtMs }] : [];
-      }),
-      feedback: feedback.flatMap((f) => {
-        const post = byId.get(f.post_id);
-        return post ? [{ post, feedback: f.feedback as 'more' | 'less', createdAtMs: f.created_at_ms }] : [];
-      }),
-      ...(preferences ? { preferences: toUserPreferences(preferences) } : {}),
-    },
-    state.index,
-  );
+  const profile = buildProfileFromStored({
+    userId,
+    // A user's account on the instance has the user's id: their own posts are never recommended.
+    accountId: userId,
+    affinities,
+    interest,
+    seenPostIds: feedback.length === 0 ? interacted : [...interacted, ...feedback],
+    ...(preferences ? { preferences: toUserPreferences(preferences) } : {}),
+  });
   state.storeProfile(profile, version);
   return profile;
+}
+
+/** Users whose interest vectors one backfill transaction rebuilds. */
+const BACKFILL_BATCH = 500;
+
+/**
+ * Once, for a database written before interest vectors were stored (migration 0015): rebuilds
+ * every user's vector by replaying their interactions and feedback in time order with the
+ * pool's idf now, before the service answers. A database that stores any vector, or holds no
+ * signals, is left alone. Returns the number of users rebuilt.
+ */
+export async function backfillInterests(sources: ProfileSources, log: (message: string) => void): Promise<number> {
+  const { db, interactions, posts } = sources;
+  if (await interactions.hasStoredInterests()) return 0;
+  const users = [...new Set([...(await interactions.interactingUsers()), ...(await feedbackUsers(db))])].sort();
+  if (users.length === 0) return 0;
+  const started = Date.now();
+  for (let i = 0; i < users.length; i += BACKFILL_BATCH) {
+    const batch = users.slice(i, i + BACKFILL_BATCH);
+    const histories = await Promise.all(
+      batch.map(async (userId) => ({ userId, history: await interactions.history(userId), feedback: await allUserFeedback(db, userId) })),
+    );
+    const byId = await posts.rankablePosts([
+      ...new Set(histories.flatMap((h) => [...h.history.map((e) => e.postId), ...h.feedback.map((f) => f.post_id)])),
+    ]);
+    const signals = new Map<string, { post: EngagedPost; amount: number; atMs: number }[]>();
+    for (const { userId, history, feedback } of histories) {
+      const list = [
+        ...history.flatMap((e) => {
+          const post = byId.get(e.postId);
+          return post ? [{ post, amount: INTERACTION_STRENGTH[e.action], atMs: e.createdAtMs }] : [];
+        }),
+        ...feedback.flatMap((f) => {
+          const post = byId.get(f.post_id);
+          return post ? [{ post, amount: FEEDBACK_STRENGTH[f.feedback as 'more' | 'less'], atMs: f.created_at_ms }] : [];
+        }),
+      ].sort((a, b) => a.atMs - b.atMs);
+      signals.set(userId, list);
+    }
+    await db.transaction().execute((trx) => interactions.storeRebuiltInterests(trx, signals));
+  }
+  log(
+    `stored interest vectors: rebuilt ${users.length} users' from their history in ${Date.now() - started} ms (once, after migration 0015)`,
+  );
+  return users.length;
 }

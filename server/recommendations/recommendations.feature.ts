@@ -7,6 +7,7 @@ import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { defaultRankingPolicy } from './default-ranking-policy.js';
 import { FeedbackService } from './feedback.service.js';
 import { preferencesRoutes } from './preferences.routes.js';
+import { backfillInterests } from './profile-loader.js';
 import type { RankingPolicy } from './ranking-policy.types.js';
 import { recommendationRoutes } from './recommendation.routes.js';
 import { RecommendationService } from './recommendation.service.js';
@@ -28,6 +29,7 @@ export async function registerRecommendations(
 ): Promise<RecommendationService> {
   const policy = deps.policy ?? defaultRankingPolicy;
   const sources = { db: context.database.db, state: deps.ranking, posts: deps.posts, interactions: deps.interactions };
+  await backfillInterests(sources, (message) => app.log.info(message));
   const recommendations = new RecommendationService(sources, context.metrics, policy);
   const feedback = new FeedbackService(sources, policy);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });

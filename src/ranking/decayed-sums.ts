@@ -14,6 +14,18 @@ export interface DecayedColumns {
   readonly values: Float64Array;
 }
 
+/**
+ * A DecayedSums as stored (the persisted interest vector): the raw forward-decayed values
+ * with their reference and latest instants, so that restoring gives the same numbers to
+ * the last bit.
+ */
+export interface StoredDecayedSums {
+  readonly refMs: number;
+  readonly latestMs: number;
+  readonly keys: readonly string[];
+  readonly values: Float64Array;
+}
+
 /** Past this many half-lives after the reference, values are rescaled to a new one. */
 const REBASE_HALF_LIVES = 256;
 
@@ -24,6 +36,37 @@ export class DecayedSums {
   private latestMs = -Infinity;
 
   constructor(readonly halfLifeMs: number) {}
+
+  /** Sums restored from their stored form (see `stored`). */
+  static fromStored(halfLifeMs: number, stored: StoredDecayedSums): DecayedSums {
+    const sums = new DecayedSums(halfLifeMs);
+    if (stored.keys.length === 0) return sums;
+    sums.refMs = stored.refMs;
+    sums.latestMs = stored.latestMs;
+    for (let i = 0; i < stored.keys.length; i++) sums.values.set(stored.keys[i]!, stored.values[i]!);
+    return sums;
+  }
+
+  /** An independent copy (the same numbers to the last bit). */
+  clone(): DecayedSums {
+    const copy = new DecayedSums(this.halfLifeMs);
+    for (const [key, raw] of this.values) copy.values.set(key, raw);
+    copy.refMs = this.refMs;
+    copy.latestMs = this.latestMs;
+    return copy;
+  }
+
+  /** The raw values with their reference instant, to persist (see `fromStored`). */
+  stored(): StoredDecayedSums {
+    const keys = new Array<string>(this.values.size);
+    const values = new Float64Array(this.values.size);
+    let i = 0;
+    for (const [key, raw] of this.values) {
+      keys[i] = key;
+      values[i++] = raw;
+    }
+    return { refMs: this.refMs ?? 0, latestMs: Number.isFinite(this.latestMs) ? this.latestMs : 0, keys, values };
+  }
 
   /** Number of keys. */
   get size(): number {

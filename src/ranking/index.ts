@@ -15,6 +15,7 @@ export {
   AFFINITY_HALF_LIFE_DAYS,
   AFFINITY_HALF_LIFE_MS,
 } from './features.js';
+export { DecayedSums, type StoredDecayedSums } from './decayed-sums.js';
 export { CandidateIndex, DEFAULT_CANDIDATE_INDEX_OPTIONS, primaryLanguage, type CandidateIndexOptions } from './candidate-index.js';
 export {
   computeTrendingPosts,
@@ -27,14 +28,19 @@ export {
   applyFeedback,
   applyInteraction,
   applySignal,
-  buildProfileFromAffinities,
+  addInterest,
+  buildProfileFromStored,
   buildUserProfile,
+  interestTerms,
+  interestVector,
   emptyProfile,
+  estimatedProfileBytes,
   isColdStart,
   learnedPreferences,
   setPreferences,
   FEEDBACK_STRENGTH,
   INTERACTION_STRENGTH,
+  type StoredProfileInput,
   type TermWeigher,
   type UserProfile,
   type UserProfileInput,

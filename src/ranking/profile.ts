@@ -3,11 +3,12 @@
  * updated in place on each new interaction or feedback, so the server can keep profiles
  * in memory instead of re-reading the history on every request.
  */
-import { DecayedSums, type DecayedColumns } from './decayed-sums.js';
+import { DecayedSums, type DecayedColumns, type StoredDecayedSums } from './decayed-sums.js';
 import { AFFINITY_HALF_LIFE_MS } from './features.js';
 import type {
   EngagedPost,
   InteractionAction,
+  InterestTerms,
   ProfileFeedback,
   ProfileInteraction,
   RankablePost,
@@ -76,13 +77,13 @@ export interface UserProfileInput {
 }
 
 /** A profile with no history and default preferences. */
-export function emptyProfile(userId: string, accountId: string | null = null): UserProfile {
+export function emptyProfile(userId: string, accountId: string | null = null, interest?: StoredDecayedSums): UserProfile {
   return {
     userId,
     accountId,
     authorAffinity: new DecayedSums(AFFINITY_HALF_LIFE_MS),
     tagAffinity: new DecayedSums(AFFINITY_HALF_LIFE_MS),
-    interest: new DecayedSums(AFFINITY_HALF_LIFE_MS),
+    interest: interestVector(interest),
     seenPosts: new Map(),
     preferences: DEFAULT_PREFERENCES,
     signals: 0,
@@ -108,41 +109,81 @@ export function applyInteraction(
   interaction: ProfileInteraction,
   weigher: TermWeigher,
   mode: 'add' | 'undo' = 'add',
+  terms?: InterestTerms,
 ): void {
   const sign = mode === 'add' ? 1 : -1;
-  learn(profile, interaction.post, sign * INTERACTION_STRENGTH[interaction.action], interaction.createdAtMs, weigher);
+  const amount = sign * INTERACTION_STRENGTH[interaction.action];
+  learn(profile, interaction.post, amount, interaction.createdAtMs, terms ?? interestTerms(interaction.post, amount, weigher));
   markSeen(profile, interaction.post.id, sign);
   profile.signals = Math.max(0, profile.signals + sign);
 }
 
 /** Applies one "more"/"less" answer: it moves the post's author, tags and terms up or down. */
-export function applyFeedback(profile: UserProfile, feedback: ProfileFeedback, weigher: TermWeigher): void {
-  learn(profile, feedback.post, FEEDBACK_STRENGTH[feedback.feedback], feedback.createdAtMs, weigher);
+export function applyFeedback(profile: UserProfile, feedback: ProfileFeedback, weigher: TermWeigher, terms?: InterestTerms): void {
+  const amount = FEEDBACK_STRENGTH[feedback.feedback];
+  learn(profile, feedback.post, amount, feedback.createdAtMs, terms ?? interestTerms(feedback.post, amount, weigher));
   markSeen(profile, feedback.post.id, 1);
   profile.signals += 1;
 }
 
-/** Applies one announced change of a user's signals (see UserSignal). */
+/**
+ * Applies one announced change of a user's signals (see UserSignal). The interest terms the
+ * writer computed and stored travel with the signal, so the profile in memory adds exactly
+ * what the stored interest vector got, even if the pool's idf moved since.
+ */
 export function applySignal(profile: UserProfile, change: UserSignal, weigher: TermWeigher): void {
-  if (change.kind === 'interaction') applyInteraction(profile, change.interaction, weigher, change.undo === true ? 'undo' : 'add');
-  else if (change.kind === 'feedback') applyFeedback(profile, change.feedback, weigher);
+  if (change.kind === 'interaction') {
+    applyInteraction(profile, change.interaction, weigher, change.undo === true ? 'undo' : 'add', change.terms);
+  } else if (change.kind === 'feedback') applyFeedback(profile, change.feedback, weigher, change.terms);
   else setPreferences(profile, change.preferences);
+}
+
+/**
+ * What a signal of `amount` about `post` adds to the interest vector: the post's TF-IDF
+ * vector (the pool's idf now) times the amount. Computed once per signal by its writer,
+ * which adds it to the stored interest vector and announces it with the signal.
+ */
+export function interestTerms(post: Pick<EngagedPost, 'text' | 'tags'>, amount: number, weigher: TermWeigher): InterestTerms {
+  return Array.from(weigher.termVector(post), ([term, weight]): [string, number] => [term, amount * weight]);
+}
+
+/** Adds a signal's interest terms at `atMs`, keeping the vector bounded (the stored vector and the profile alike). */
+export function addInterest(interest: DecayedSums, terms: InterestTerms, atMs: number): void {
+  interest.addAll(terms, atMs);
+  // Pruning in halves keeps it amortised.
+  if (interest.size > 2 * MAX_INTEREST_TERMS) interest.keepStrongest(MAX_INTEREST_TERMS);
+}
+
+/** An empty interest vector, or one restored from its stored form. */
+export function interestVector(stored?: StoredDecayedSums): DecayedSums {
+  return stored === undefined ? new DecayedSums(AFFINITY_HALF_LIFE_MS) : DecayedSums.fromStored(AFFINITY_HALF_LIFE_MS, stored);
 }
 
 /** A stored affinity smaller than this is what an undo left: not worth a key. */
 const NEGLIGIBLE_AFFINITY = 1e-9;
 
+/** What a profile is restored from: the state its writers keep up to date (no history replay). */
+export interface StoredProfileInput {
+  readonly userId: string;
+  readonly accountId?: string | null;
+  /** One row per author or tag, kept by every interaction, undo and feedback. */
+  readonly affinities: Iterable<StoredAffinity>;
+  /** The interest vector as its writers stored it (see `addInterest`); none for a user without signals. */
+  readonly interest?: StoredDecayedSums | undefined;
+  /** The post of every live interaction and feedback (a post twice when it has two). */
+  readonly seenPostIds: Iterable<string>;
+  readonly preferences?: Partial<UserPreferences>;
+}
+
 /**
- * Builds a profile whose author and tag affinities come from the stored affinities (one
- * row per author or tag, kept by every interaction, undo and feedback) instead of replaying
- * each event; the interest vector and the seen posts still replay the history, because
- * they need each post's terms and id. `signals` is the number of live events.
+ * Restores a profile from the state kept at write time: the stored affinities, the stored
+ * interest vector and the posts of the live signals. It equals the profile that applied
+ * each signal in memory as it happened (`buildUserProfile` with the idf of each moment),
+ * the author and tag affinities to rounding (they are decayed in SQL), the interest vector
+ * to the last bit. `signals` is the number of live signals.
  */
-export function buildProfileFromAffinities(
-  input: UserProfileInput & { readonly affinities: Iterable<StoredAffinity>; readonly signals: number },
-  weigher: TermWeigher,
-): UserProfile {
-  const profile = emptyProfile(input.userId, input.accountId ?? null);
+export function buildProfileFromStored(input: StoredProfileInput): UserProfile {
+  const profile = emptyProfile(input.userId, input.accountId ?? null, input.interest);
   if (input.preferences !== undefined) setPreferences(profile, input.preferences);
   for (const a of input.affinities) {
     // An undone signal leaves its row at (about) zero: it carries nothing.
@@ -150,15 +191,12 @@ export function buildProfileFromAffinities(
     if (a.kind === 'author') profile.authorAffinity.add(a.target, a.score, a.asOfMs);
     else profile.tagAffinity.add(normaliseTag(a.target), a.score, a.asOfMs);
   }
-  for (const i of input.interactions ?? []) {
-    learnInterest(profile, i.post, INTERACTION_STRENGTH[i.action], i.createdAtMs, weigher);
-    markSeen(profile, i.post.id, 1);
+  let signals = 0;
+  for (const postId of input.seenPostIds) {
+    markSeen(profile, postId, 1);
+    signals += 1;
   }
-  for (const f of input.feedback ?? []) {
-    learnInterest(profile, f.post, FEEDBACK_STRENGTH[f.feedback], f.createdAtMs, weigher);
-    markSeen(profile, f.post.id, 1);
-  }
-  profile.signals = input.signals;
+  profile.signals = signals;
   return profile;
 }
 
@@ -172,6 +210,23 @@ export function setPreferences(profile: UserProfile, preferences: Partial<UserPr
     ...(preferences.mutedTags !== undefined ? { mutedTags: lower(preferences.mutedTags) } : {}),
   };
 }
+
+/**
+ * About how many bytes of memory a profile holds once ranked (for caches bounded in
+ * bytes): a fixed part, each key of its sums and seen posts (a map entry, its key string
+ * and its number), and the decayed snapshot every ranking builds (an entry per author and
+ * interest key). An estimate, calibrated against V8 heap snapshots (bench/README.md,
+ * Memory), not an exact count.
+ */
+export function estimatedProfileBytes(profile: UserProfile): number {
+  const keys = profile.authorAffinity.size + profile.tagAffinity.size + profile.interest.size + profile.seenPosts.size;
+  const snapshot = profile.authorAffinity.size + profile.interest.size;
+  return PROFILE_BASE_BYTES + PROFILE_KEY_BYTES * keys + SNAPSHOT_ENTRY_BYTES * snapshot;
+}
+
+const PROFILE_BASE_BYTES = 1_000;
+const PROFILE_KEY_BYTES = 100;
+const SNAPSHOT_ENTRY_BYTES = 16;
 
 /** True when nothing is known about what the user likes: the cold-start ranking applies. */
 export function isColdStart(profile: UserProfile): boolean {
@@ -204,19 +259,11 @@ export function decayedSnapshot(profile: UserProfile, nowMs: number): DecayedSna
   return profile.snapshot;
 }
 
-function learn(profile: UserProfile, post: EngagedPost, amount: number, atMs: number, weigher: TermWeigher): void {
+function learn(profile: UserProfile, post: EngagedPost, amount: number, atMs: number, terms: InterestTerms): void {
+  profile.snapshot = undefined;
   profile.authorAffinity.add(post.accountId, amount, atMs);
   for (const tag of new Set(post.tags)) profile.tagAffinity.add(normaliseTag(tag), amount, atMs);
-  learnInterest(profile, post, amount, atMs, weigher);
-}
-
-function learnInterest(profile: UserProfile, post: EngagedPost, amount: number, atMs: number, weigher: TermWeigher): void {
-  profile.snapshot = undefined;
-  const terms = weigher.termVector(post);
-  for (const [term, weight] of terms) terms.set(term, amount * weight);
-  profile.interest.addAll(terms, atMs);
-  // Pruning in halves keeps it amortised.
-  if (profile.interest.size > 2 * MAX_INTEREST_TERMS) profile.interest.keepStrongest(MAX_INTEREST_TERMS);
+  addInterest(profile.interest, terms, atMs);
 }
 
 function markSeen(profile: UserProfile, postId: string, sign: 1 | -1): void {

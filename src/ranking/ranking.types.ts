@@ -122,10 +122,19 @@ export const DEFAULT_PREFERENCES: UserPreferences = {
 /** A post's public counters, as the ranking reads them. */
 export type PostCounts = Pick<RankablePost, 'favourites' | 'reblogs' | 'replies'>;
 
+/** A signal's contribution to the interest vector: (term, amount × TF-IDF weight) pairs. */
+export type InterestTerms = readonly (readonly [string, number])[];
+
 /** A change to one user's signals, as data (it may travel between instances). */
 export type UserSignal =
-  | { readonly kind: 'interaction'; readonly interaction: ProfileInteraction; readonly undo?: boolean }
-  | { readonly kind: 'feedback'; readonly feedback: ProfileFeedback }
+  | {
+      readonly kind: 'interaction';
+      readonly interaction: ProfileInteraction;
+      readonly undo?: boolean;
+      /** The interest terms the writer stored (see `interestTerms`); recomputed when absent. */
+      readonly terms?: InterestTerms;
+    }
+  | { readonly kind: 'feedback'; readonly feedback: ProfileFeedback; readonly terms?: InterestTerms }
   | { readonly kind: 'preferences'; readonly preferences: Partial<UserPreferences> };
 
 /** A stored, time-decayed affinity of a user to an author or a tag: `score` as of `asOfMs`. */

@@ -11,6 +11,7 @@ import * as m0011 from './0011-experiment-events.js';
 import * as m0012 from './0012-interactions-drop-user-index.js';
 import * as m0013 from './0013-affinities-clustered.js';
 import * as m0014 from './0014-analytics-event-verdicts.js';
+import * as m0015 from './0015-user-interests.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -21,4 +22,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012-interactions-drop-user-index': m0012,
   '0013-affinities-clustered': m0013,
   '0014-analytics-event-verdicts': m0014,
+  '0015-user-interests': m0015,
 };

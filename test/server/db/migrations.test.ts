@@ -82,7 +82,7 @@ describe('migration 0014: analytics events judged by the rules that now decide w
     }));
     await db.insertInto('analytics_events').values(rows).execute();
 
-    expect(await migrateToLatest(db)).toEqual(['0014-analytics-event-verdicts']);
+    expect((await migrateToLatest(db))[0]).toBe('0014-analytics-event-verdicts');
     const after = await db.selectFrom('analytics_events').selectAll().orderBy('id').execute();
     expect(after.map((r) => r.rejected_reason)).toEqual(events.map((e) => e[6]));
     expect(after.map((r) => r.impression_id)).toEqual(events.map((e) => (e[7] === null ? null : impressionIds[e[7] - 1])));
@@ -104,6 +104,24 @@ describe('migration 0014: analytics events judged by the rules that now decide w
     expect((await migrator(db).migrateTo('0013-affinities-clustered')).error).toBeUndefined();
     const down = await db.selectFrom('analytics_events').selectAll().orderBy('id').execute();
     expect(down.slice(0, rows.length).map(({ id: _id, ...rest }) => rest)).toEqual(rows);
+    await close();
+  });
+});
+
+describe('migration 0015: stored interest vectors', () => {
+  it('adds user_interests (one row per user, weights as bytes) and migrates down again', async () => {
+    const { db, close } = openSqlite(':memory:');
+    expect((await migrator(db).migrateTo('0014-analytics-event-verdicts')).error).toBeUndefined();
+    expect(await migrateToLatest(db)).toContain('0015-user-interests');
+    const weights = new Uint8Array(new Float64Array([0.5, -1.25]).buffer);
+    await db.insertInto('user_interests').values({ user_id: 'u1', ref_ms: 1, latest_ms: 2, terms: '["a","#b"]', weights }).execute();
+    const row = await db.selectFrom('user_interests').selectAll().executeTakeFirstOrThrow();
+    expect(Buffer.from(row.weights).equals(Buffer.from(weights))).toBe(true);
+    await expect(
+      db.insertInto('user_interests').values({ user_id: 'u1', ref_ms: 1, latest_ms: 2, terms: '[]', weights }).execute(),
+    ).rejects.toThrow(/UNIQUE|PRIMARY/);
+    expect((await migrator(db).migrateTo('0014-analytics-event-verdicts')).error).toBeUndefined();
+    await expect(db.selectFrom('user_interests').selectAll().execute()).rejects.toThrow(/no such table/);
     await close();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Demo seeding loads past interactions through the interactions feature's bulk path
- * (importInteractions): the posts' counters and the users' stored affinities must be what
- * the same interactions recorded one by one through the live path leave behind.
+ * (importInteractions): the posts' counters, the users' stored affinities and their stored
+ * interest vectors must be what the same interactions recorded one by one through the live
+ * path leave behind.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AFFINITY_HALF_LIFE_MS, type InteractionAction } from '../../../src/ranking/index.js';
@@ -54,8 +55,14 @@ async function affinitiesAt(database: DatabaseHandle, atMs: number): Promise<Map
   );
 }
 
+/** Every stored interest vector, its weights as hex (compared to the last bit). */
+async function interests(database: DatabaseHandle) {
+  const rows = await database.db.selectFrom('user_interests').selectAll().orderBy('user_id').execute();
+  return rows.map((r) => ({ ...r, weights: Buffer.from(r.weights).toString('hex') }));
+}
+
 describe('importInteractions', () => {
-  it('leaves the counters and affinities that recording the same interactions one by one leaves', async () => {
+  it('leaves the counters, affinities and interest vectors that recording the same interactions one by one leaves', async () => {
     const live = await withPosts();
     const state = await loadRankingState((limits) => candidatePosts(live.db, limits));
     const service = new InteractionService(live.db, state, new PostService(live.db, state));
@@ -69,6 +76,9 @@ describe('importInteractions', () => {
     const actual = await affinitiesAt(loaded, NOW);
     expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [key, score] of expected) expect(actual.get(key)).toBeCloseTo(score, 9);
+    const vectors = await interests(loaded);
+    expect(vectors.map((v) => v.user_id)).toEqual(['user1', 'user2', 'user3', 'user4', 'user5']);
+    expect(vectors).toEqual(await interests(live));
     const stored = await loaded.db.selectFrom('interactions').select(['id', 'user_id', 'post_id', 'action_type']).orderBy('id').execute();
     expect(stored).toEqual(
       [...all]

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildUserProfile, DEFAULT_ALGORITHM_CONFIG, rankCandidates, type RankedItem } from '../../../src/ranking/index.js';
+import {
+  buildUserProfile,
+  DEFAULT_ALGORITHM_CONFIG,
+  estimatedProfileBytes,
+  rankCandidates,
+  type RankedItem,
+} from '../../../src/ranking/index.js';
 import type { Status } from '../../../src/schemas/post.schema.js';
 import type { StoredPost } from '../../../server/ranking-state/ranking-state.events.js';
 import { loadRankingState, RankingState } from '../../../server/ranking-state/ranking-state.service.js';
@@ -101,8 +107,48 @@ describe('RankingState events', () => {
     state.statuses.keepJsonPrefix('a', 'x'.repeat(100));
     const sizes = Object.fromEntries(state.cacheSizes().map((s) => [s.cache, s]));
     expect(sizes.profiles?.entries).toBe(2);
+    expect(sizes.profiles?.bytes).toBeGreaterThan(0);
     expect(sizes.status_json).toEqual({ cache: 'status_json', entries: 1, bytes: 100 });
     expect(Object.keys(sizes).sort()).toEqual(['candidate_pool', 'profiles', 'results', 'status_json', 'statuses', 'vocabulary']);
+  });
+});
+
+describe('RankingState memory bounds', () => {
+  const profileOf = (userId: string, keys: number) => {
+    const profile = buildUserProfile({ userId }, new RankingState(async () => []).index);
+    for (let k = 0; k < keys; k++) profile.interest.add(`term${k}`, 1, 0);
+    return profile;
+  };
+
+  it('bounds profiles by their estimated bytes, however many there are, and counts a profile again as it grows', () => {
+    const one = estimatedProfileBytes(profileOf('x', 100));
+    const state = new RankingState(async () => [], { profileCapacity: 1_000, profileMaxBytes: 5 * one });
+    for (let u = 0; u < 50; u++) state.storeProfile(profileOf(`u${u}`, 100), state.userVersion(`u${u}`));
+    const bytes = () => state.cacheSizes().find((c) => c.cache === 'profiles')!;
+    expect(bytes().entries).toBe(5);
+    expect(bytes().bytes).toBeLessThanOrEqual(5 * one);
+    expect(state.cachedProfile('u49')).toBeDefined();
+    expect(state.cachedProfile('u0')).toBeUndefined();
+    // A signal grows a cached profile: the cache re-counts it and drops the least recent to stay within the bound.
+    const before = bytes().bytes!;
+    const terms = Array.from({ length: 200 }, (_, k): [string, number] => [`new${k}`, 1]);
+    const post = { id: 'p', accountId: 'a', tags: [], text: '' };
+    state.userSignalsChanged('u49', { kind: 'interaction', interaction: { post, action: 'favorite', createdAtMs: 1 }, terms });
+    expect(state.cachedProfile('u49')!.interest.size).toBe(300);
+    expect(bytes().bytes).toBeLessThanOrEqual(5 * one);
+    expect(bytes().entries).toBeLessThan(5);
+    expect(bytes().bytes).not.toBe(before);
+  });
+
+  it('bounds cached lists by their estimated bytes', () => {
+    const state = new RankingState(async () => [], { resultCapacity: 1_000, resultMaxBytes: 50_000 });
+    const items = Array.from({ length: 20 }, () => ({}) as RankedItem);
+    for (let u = 0; u < 100; u++) state.storeList(`u${u}`, 'k', items, 0);
+    const results = state.cacheSizes().find((c) => c.cache === 'results')!;
+    expect(results.bytes).toBeLessThanOrEqual(50_000);
+    expect(results.entries).toBeGreaterThan(0);
+    expect(results.entries).toBeLessThan(100);
+    expect(state.cachedList('u99', 'k', 1)).toBe(items);
   });
 });
 
