@@ -16,6 +16,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createRandom, randomInt } from '../../src/random.js';
+import type { IdentityProvider } from '../../server/auth/identity-providers.js';
+import type { SocialServices } from '../../server/social/social.service.js';
 
 // ---------------------------------------------------------------------------
 // Public interface
@@ -1278,6 +1280,19 @@ async function streamHuge(reply: FastifyReply, bytes: number, declareLength: boo
     }
   }
   if (!closed) raw.end(']');
+}
+
+// ---------------------------------------------------------------------------
+// App wiring
+
+/**
+ * Test-app options that make `social` the app's social side: `social` (the field app.ts
+ * takes once the social side is wired in) and, until then, its identity provider as an
+ * extra provider after service tokens. Once both are present the provider is asked at
+ * most twice per request, the second time from its own cache.
+ */
+export function withSocial(social: SocialServices): { identityProviders: IdentityProvider[] } {
+  return { social, identityProviders: [social.identityProvider] } as { identityProviders: IdentityProvider[] };
 }
 
 // ---------------------------------------------------------------------------

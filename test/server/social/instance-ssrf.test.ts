@@ -13,6 +13,7 @@ import {
   loopbackSpellings,
   startConnectionCounter,
   startMastodonInstance,
+  withSocial,
   type ConnectionCounter,
   type MastodonTestInstance,
 } from '../../helpers/mastodon-instance.js';
@@ -48,7 +49,7 @@ const resolver: Resolver = (hostname) =>
 
 async function appWith(social: SocialServices): Promise<TestApp> {
   return createTestApp({
-    identityProviders: [social.identityProvider],
+    ...withSocial(social),
     configure: (app) => {
       app.get('/test/whoami', { config: { access: { scope: 'read' } } }, async (request) => ({ kind: request.identity.kind }));
     },

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
 import { DEFAULT_SOCIAL_OPTIONS, type SocialOptions } from '../../../server/social/social-options.js';
-import { startConnectionCounter, startMastodonInstance, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
+import { startConnectionCounter, startMastodonInstance, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const VERIFY = '/api/v1/accounts/verify_credentials';
@@ -56,7 +56,7 @@ async function harness(options: Partial<SocialOptions> = {}, now?: () => number)
     },
   });
   const t = await createTestApp({
-    identityProviders: [social.identityProvider],
+    ...withSocial(social),
     logger: { level: 'trace', stream },
     configure: (app) => {
       app.get('/test/whoami', { config: { access: { scope: 'read' } } }, async (request) => {
