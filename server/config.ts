@@ -5,6 +5,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
+import { DEFAULT_SQLITE_MMAP_BYTES } from './db/connection.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -14,6 +15,8 @@ export interface ServerConfig {
   port: number;
   host: string;
   dbPath: string;
+  /** Bytes of the database file read through a memory map (RECSVC_SQLITE_MMAP_MB); 0 reads with read() calls. */
+  sqliteMmapBytes: number;
   logLevel: LogLevel;
   /** `null` when rate limiting is switched off. */
   rateLimit: RateLimitPolicy | null;
@@ -39,15 +42,21 @@ export interface ServerConfig {
 /** Entries (or characters) the ranking state may hold in memory. */
 export interface CacheLimits {
   profileCapacity: number;
+  profileMaxBytes: number;
   resultCapacity: number;
+  resultMaxBytes: number;
   statusCapacity: number;
   jsonMaxChars: number;
 }
 
+const MB = 1024 * 1024;
+
 /** The ranking state's own defaults (one definition, there). */
 export const DEFAULT_CACHE_LIMITS: CacheLimits = {
   profileCapacity: DEFAULT_RANKING_STATE_OPTIONS.profileCapacity,
+  profileMaxBytes: DEFAULT_RANKING_STATE_OPTIONS.profileMaxBytes,
   resultCapacity: DEFAULT_RANKING_STATE_OPTIONS.resultCapacity,
+  resultMaxBytes: DEFAULT_RANKING_STATE_OPTIONS.resultMaxBytes,
   statusCapacity: DEFAULT_RANKING_STATE_OPTIONS.statusCapacity,
   jsonMaxChars: DEFAULT_RANKING_STATE_OPTIONS.jsonMaxChars,
 };
@@ -116,6 +125,7 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   if (host.trim() === '') throw new ConfigError('--host must not be empty');
   const dbPath = flags.db ?? env.RECSVC_DB ?? './recsvc.db';
   if (dbPath.trim() === '') throw new ConfigError('--db must not be empty');
+  const sqliteMmapBytes = parseWholeNumber('RECSVC_SQLITE_MMAP_MB', env.RECSVC_SQLITE_MMAP_MB, DEFAULT_SQLITE_MMAP_BYTES / MB, 0) * MB;
   const logLevel = parseLogLevel(flags.logLevel ?? env.RECSVC_LOG_LEVEL ?? 'info');
   const rateLimit = parseRateLimit(flags.rateLimit ?? env.RECSVC_RATE_LIMIT ?? 'on', flags.rateLimitScale ?? env.RECSVC_RATE_LIMIT_SCALE);
   const trustProxy = parseTrustProxy(flags.trustProxy ?? env.RECSVC_TRUST_PROXY);
@@ -129,6 +139,7 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
     port,
     host,
     dbPath,
+    sqliteMmapBytes,
     logLevel,
     rateLimit,
     trustProxy,
@@ -145,9 +156,12 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
 
 function parseCacheLimits(env: Env): CacheLimits {
   const limit = (name: string, fallback: number): number => parseWholeNumber(name, env[name], fallback, 1);
+  const megabytes = (name: string, fallback: number): number => parseWholeNumber(name, env[name], fallback / MB, 1) * MB;
   return {
     profileCapacity: limit('RECSVC_PROFILE_CACHE', DEFAULT_CACHE_LIMITS.profileCapacity),
+    profileMaxBytes: megabytes('RECSVC_PROFILE_CACHE_MB', DEFAULT_CACHE_LIMITS.profileMaxBytes),
     resultCapacity: limit('RECSVC_RESULT_CACHE', DEFAULT_CACHE_LIMITS.resultCapacity),
+    resultMaxBytes: megabytes('RECSVC_RESULT_CACHE_MB', DEFAULT_CACHE_LIMITS.resultMaxBytes),
     statusCapacity: limit('RECSVC_STATUS_CACHE', DEFAULT_CACHE_LIMITS.statusCapacity),
     jsonMaxChars: limit('RECSVC_STATUS_JSON_MAX_CHARS', DEFAULT_CACHE_LIMITS.jsonMaxChars),
   };

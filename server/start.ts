@@ -26,6 +26,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   let log: ((message: string) => void) | undefined;
   const database = openSqlite(config.dbPath, {
     backgroundCheckpoints: true,
+    mmapBytes: config.sqliteMmapBytes,
     onBackgroundError: (message) => (log ? log(message) : backgroundErrors.push(message)),
   });
   // Seed before building the app: features load their in-memory state (the candidate pool) at build.

@@ -50,14 +50,19 @@ describe('recsvc serve start-up checks', () => {
       [[], { RECSVC_MAX_CONNECTIONS: '0' }, /RECSVC_MAX_CONNECTIONS must be a whole number ≥ 1/],
       [[], { RECSVC_LOAD_SHEDDING: 'maybe' }, /RECSVC_LOAD_SHEDDING must be "on" or "off"/],
       [[], { RECSVC_PROFILE_CACHE: '10k' }, /RECSVC_PROFILE_CACHE must be a whole number ≥ 1/],
+      [[], { RECSVC_PROFILE_CACHE_MB: '0' }, /RECSVC_PROFILE_CACHE_MB must be a whole number ≥ 1/],
+      [[], { RECSVC_RESULT_CACHE_MB: 'lots' }, /RECSVC_RESULT_CACHE_MB must be a whole number ≥ 1/],
+      [[], { RECSVC_SQLITE_MMAP_MB: '-1' }, /RECSVC_SQLITE_MMAP_MB must be a whole number ≥ 0/],
       [[], { RECSVC_STATUS_JSON_MAX_CHARS: '0' }, /RECSVC_STATUS_JSON_MAX_CHARS must be a whole number ≥ 1/],
     ];
-    for (const [args, env, message] of cases) {
-      const result = await runCli(['serve', '--db', join(tempDir(), 'x.db'), ...args], { env });
-      expect(result.code, args.join(' ')).toBe(2);
+    // Each case is its own process: run them side by side.
+    const results = await Promise.all(cases.map(([args, env]) => runCli(['serve', '--db', join(tempDir(), 'x.db'), ...args], { env })));
+    results.forEach((result, i) => {
+      const [args, env, message] = cases[i]!;
+      expect(result.code, `${args.join(' ')} ${JSON.stringify(env)}`).toBe(2);
       expect(result.stderr).toMatch(message);
-    }
-  });
+    });
+  }, 120_000);
 
   it('refuses an unreadable database file', async () => {
     const path = join(tempDir(), 'garbage.db');
