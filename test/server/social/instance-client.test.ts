@@ -31,9 +31,9 @@ beforeAll(async () => {
   client = new InstanceClient({
     allowInsecure: true,
     connectTimeoutMs: 1_000,
-    headersTimeoutMs: 300,
-    bodyTimeoutMs: 300,
-    requestTimeoutMs: 2_000,
+    headersTimeoutMs: 1_000,
+    bodyTimeoutMs: 1_000,
+    requestTimeoutMs: 3_000,
     maxResponseBytes: 256 * 1024,
   });
   address = parseInstanceAddress(instance.host, { allowInsecure: true });
@@ -133,7 +133,7 @@ describe('InstanceClient: typed failures', () => {
   it.each([
     ['a 500', { kind: 'status', status: 500 }, 'server-error'],
     ['a 429', { kind: 'status', status: 429 }, 'rate-limited'],
-    ['slow headers', { kind: 'slow', delayMs: 3_000 }, 'timeout'],
+    ['slow headers', { kind: 'slow', delayMs: 5_000 }, 'timeout'],
     ['a hang', { kind: 'hang' }, 'timeout'],
     ['a stalled body', { kind: 'stall-body' }, 'timeout'],
     ['a huge chunked body', { kind: 'huge', bytes: 3 * 1024 * 1024 }, 'too-large'],
