@@ -255,7 +255,7 @@ export async function insertInterests(db: Kysely<Database>, interests: ReadonlyM
 }
 
 function interestRow(userId: string, interest: StoredDecayedSums): [string, number, number, string, Uint8Array] {
-  return [userId, interest.refMs, interest.latestMs, JSON.stringify(interest.keys), encodeWeights(interest.values)];
+  return [userId, interest.refMs, interest.latestMs, interest.keysJson ?? JSON.stringify(interest.keys), encodeWeights(interest.values)];
 }
 
 /** Whether this machine stores numbers little-endian, as the weights are stored (then no byte swapping is needed). */

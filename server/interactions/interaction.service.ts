@@ -10,6 +10,7 @@ import {
   AFFINITY_HALF_LIFE_MS,
   DEFAULT_CANDIDATE_INDEX_OPTIONS,
   INTERACTION_STRENGTH,
+  interestAfter,
   interestTerms,
   interestVector,
   type DecayedSums,
@@ -155,7 +156,8 @@ export interface SignalWrite {
   readonly userId: string;
   /** The terms added: announce them with the signal. */
   readonly terms: InterestTerms;
-  readonly interest: DecayedSums;
+  /** The vector as stored by this write. */
+  readonly interest: StoredDecayedSums;
 }
 
 export class InteractionService {
@@ -312,9 +314,9 @@ export class InteractionService {
   async addSignal(trx: Kysely<Database>, userId: string, post: EngagedPost, amount: number, atMs: number): Promise<SignalWrite> {
     await repo.addAffinities(trx, userId, affinityChanges(post, amount), atMs, AFFINITY_HALF_LIFE_MS);
     const terms = interestTerms(post, amount, this.state);
-    const interest = this.state.writtenInterest(userId) ?? interestVector(await repo.findInterest(trx, userId));
-    addInterest(interest, terms, atMs);
-    await repo.saveInterest(trx, userId, interest.stored());
+    const base = this.state.writtenInterest(userId) ?? interestVector(await repo.findInterest(trx, userId));
+    const interest = interestAfter(base, terms, atMs);
+    await repo.saveInterest(trx, userId, interest);
     this.state.interestWritten(userId, interest);
     return { userId, terms, interest };
   }

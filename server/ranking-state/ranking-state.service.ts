@@ -10,7 +10,9 @@ import {
   applySignal,
   CandidateIndex,
   estimatedProfileBytes,
+  interestVector,
   type DecayedSums,
+  type StoredDecayedSums,
   DEFAULT_CANDIDATE_INDEX_OPTIONS,
   type CandidateIndexOptions,
   type RankedItem,
@@ -100,7 +102,7 @@ export class RankingState implements RankingEvents, TermWeigher {
    * Interest vectors stored by writes whose signals are not announced yet (uncommitted, or
    * committed a moment ago), by user: later writes build on them, and no profile loads meanwhile.
    */
-  private readonly unannounced = new Map<string, DecayedSums>();
+  private readonly unannounced = new Map<string, StoredDecayedSums>();
   /** Bumped when posts disappear, invalidating every cached list. */
   private generation = 0;
   /** Bumped by reload and erasure, so that no profile loaded before them is cached. */
@@ -192,17 +194,20 @@ export class RankingState implements RankingEvents, TermWeigher {
   }
 
   /**
-   * A copy of the user's interest vector as last stored, when memory knows it: from a write
-   * not yet announced, else the cached profile's (equal to the stored one, because both
-   * add the same terms in the same order); undefined when only the database knows it. With
-   * several instances writing one database this must come from the database instead.
+   * The user's interest vector as last stored, when memory knows it — from a write not yet
+   * announced, else the cached profile's (equal to the stored one, because both add the
+   * same terms in the same order) — to read, never to change; undefined when only the
+   * database knows it. With several instances writing one database this must come from
+   * the database instead.
    */
   writtenInterest(userId: string): DecayedSums | undefined {
-    return (this.unannounced.get(userId) ?? this.profiles.peek(userId)?.interest)?.clone();
+    const pending = this.unannounced.get(userId);
+    if (pending !== undefined) return interestVector(pending);
+    return this.profiles.peek(userId)?.interest;
   }
 
   /** A write stored this interest vector: later writes build on it; profiles loaded meanwhile are not cached. */
-  interestWritten(userId: string, interest: DecayedSums): void {
+  interestWritten(userId: string, interest: StoredDecayedSums): void {
     this.unannounced.set(userId, interest);
     this.bumpUser(userId);
   }
@@ -212,7 +217,7 @@ export class RankingState implements RankingEvents, TermWeigher {
    * failed: later writes read the profile or the database again. A failed write also drops
    * what memory holds of the user, which may have counted on it.
    */
-  interestSettled(userId: string, interest: DecayedSums, failed = false): void {
+  interestSettled(userId: string, interest: StoredDecayedSums, failed = false): void {
     if (this.unannounced.get(userId) === interest) this.unannounced.delete(userId);
     if (failed) this.userErasedFromMemory(userId);
   }

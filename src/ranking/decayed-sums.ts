@@ -6,6 +6,11 @@
  * number instead of a {value, asOf} object, and ordering keys by strength needs no decay
  * at all, because every key decays by the same factor. The reference moves forward
  * (rescaling every value) long before a factor could overflow.
+ *
+ * Keys and values are parallel arrays (insertion order) with a key → position map: a
+ * key costs a map entry and 8 bytes, the stored form is a copy of the arrays, and a writer
+ * can compute the stored form after an addition without copying the map
+ * (`storedAfterAdding`), with the same arithmetic as `addAll`, to the last bit.
  */
 
 /** Keys and their values at one instant, as parallel arrays. */
@@ -17,23 +22,29 @@ export interface DecayedColumns {
 /**
  * A DecayedSums as stored (the persisted interest vector): the raw forward-decayed values
  * with their reference and latest instants, so that restoring gives the same numbers to
- * the last bit.
+ * the last bit. `keysJson`, when present, is `JSON.stringify(keys)` already made.
  */
 export interface StoredDecayedSums {
   readonly refMs: number;
   readonly latestMs: number;
   readonly keys: readonly string[];
   readonly values: Float64Array;
+  readonly keysJson?: string;
 }
 
 /** Past this many half-lives after the reference, values are rescaled to a new one. */
 const REBASE_HALF_LIVES = 256;
 
 export class DecayedSums {
-  private readonly values = new Map<string, number>();
+  /** Key -> position in `keyList` / `valueList`. */
+  private readonly positions = new Map<string, number>();
+  private keyList: string[] = [];
+  private valueList = new Float64Array(8);
   private refMs: number | undefined;
   /** The latest instant anything was added at: values are never grown back before it. */
   private latestMs = -Infinity;
+  /** JSON.stringify of the keys, kept while they do not change. */
+  private keysJson: string | undefined;
 
   constructor(readonly halfLifeMs: number) {}
 
@@ -43,78 +54,154 @@ export class DecayedSums {
     if (stored.keys.length === 0) return sums;
     sums.refMs = stored.refMs;
     sums.latestMs = stored.latestMs;
-    for (let i = 0; i < stored.keys.length; i++) sums.values.set(stored.keys[i]!, stored.values[i]!);
+    sums.keyList = stored.keys.slice();
+    sums.valueList = Float64Array.from(stored.values);
+    for (let i = 0; i < sums.keyList.length; i++) sums.positions.set(sums.keyList[i]!, i);
+    sums.keysJson = stored.keysJson;
     return sums;
-  }
-
-  /** An independent copy (the same numbers to the last bit). */
-  clone(): DecayedSums {
-    const copy = new DecayedSums(this.halfLifeMs);
-    for (const [key, raw] of this.values) copy.values.set(key, raw);
-    copy.refMs = this.refMs;
-    copy.latestMs = this.latestMs;
-    return copy;
-  }
-
-  /** The raw values with their reference instant, to persist (see `fromStored`). */
-  stored(): StoredDecayedSums {
-    const keys = new Array<string>(this.values.size);
-    const values = new Float64Array(this.values.size);
-    let i = 0;
-    for (const [key, raw] of this.values) {
-      keys[i] = key;
-      values[i++] = raw;
-    }
-    return { refMs: this.refMs ?? 0, latestMs: Number.isFinite(this.latestMs) ? this.latestMs : 0, keys, values };
   }
 
   /** Number of keys. */
   get size(): number {
-    return this.values.size;
+    return this.keyList.length;
   }
 
   /** Adds `amount` happening at `atMs` to `key`. Adding −amount at the same instant undoes it. */
   add(key: string, amount: number, atMs: number): void {
     const factor = this.factorAt(atMs);
-    this.values.set(key, (this.values.get(key) ?? 0) + amount * factor);
+    this.addRaw(key, amount * factor);
   }
 
-  /** Adds several amounts happening at the same instant (one power for all of them). */
-  addAll(amounts: Iterable<readonly [string, number]>, atMs: number): void {
+  /**
+   * Adds several amounts happening at the same instant (one power for all of them). Adding
+   * nothing changes nothing (not even the reference instant), so that sums restored from
+   * their stored form stay equal, to the last bit, to sums kept in memory.
+   */
+  addAll(amounts: readonly (readonly [string, number])[], atMs: number): void {
+    if (amounts.length === 0) return;
     const factor = this.factorAt(atMs);
-    for (const [key, amount] of amounts) this.values.set(key, (this.values.get(key) ?? 0) + amount * factor);
+    for (const [key, amount] of amounts) this.addRaw(key, amount * factor);
+  }
+
+  /**
+   * The stored form these sums would have after `addAll(amounts, atMs)` and, when they then
+   * hold more than `pruneAbove` keys, `keepStrongest(keepAfterPrune)` — without changing
+   * these sums (they may be a cached profile's) and without copying the key map.
+   */
+  storedAfterAdding(
+    amounts: readonly (readonly [string, number])[],
+    atMs: number,
+    pruneAbove: number,
+    keepAfterPrune: number,
+  ): StoredDecayedSums {
+    if (amounts.length === 0) return this.stored();
+    const refMs = this.refMs ?? atMs;
+    if ((atMs - refMs) / this.halfLifeMs > REBASE_HALF_LIVES) {
+      const copy = this.clone();
+      copy.addAll(amounts, atMs);
+      if (copy.size > pruneAbove) copy.keepStrongest(keepAfterPrune);
+      return copy.stored();
+    }
+    const factor = Math.pow(2, (atMs - refMs) / this.halfLifeMs);
+    const count = this.keyList.length;
+    let added: string[] | undefined;
+    let addedAt: Map<string, number> | undefined;
+    const values = new Float64Array(count + amounts.length);
+    values.set(this.valueList.subarray(0, count));
+    for (const [key, amount] of amounts) {
+      let i = this.positions.get(key) ?? addedAt?.get(key);
+      if (i === undefined) {
+        added ??= [];
+        addedAt ??= new Map();
+        i = count + added.length;
+        added.push(key);
+        addedAt.set(key, i);
+        values[i] = 0;
+      }
+      values[i] = values[i]! + amount * factor;
+    }
+    const size = count + (added?.length ?? 0);
+    const keys = added === undefined ? this.keyList.slice() : [...this.keyList, ...added];
+    const latestMs = Math.max(this.latestMs, atMs);
+    if (size > pruneAbove) {
+      const kept = strongestPositions(values.subarray(0, size), keepAfterPrune);
+      return { refMs, latestMs, keys: kept.map((i) => keys[i]!), values: Float64Array.from(kept, (i) => values[i]!) };
+    }
+    const base = this.json();
+    const keysJson =
+      added === undefined ? base : base.slice(0, -1) + (count > 0 ? ',' : '') + added.map((k) => JSON.stringify(k)).join(',') + ']';
+    return { refMs, latestMs, keys, values: values.slice(0, size), keysJson };
   }
 
   /** The decayed value of `key` at `nowMs` (0 for an unknown key). */
   valueAt(key: string, nowMs: number): number {
-    const stored = this.values.get(key);
-    return stored === undefined ? 0 : stored * this.decayTo(nowMs);
+    const i = this.positions.get(key);
+    return i === undefined ? 0 : this.valueList[i]! * this.decayTo(nowMs);
   }
 
   /** Every key with its decayed value at `nowMs`, in insertion order. */
   entriesAt(nowMs: number): [string, number][] {
     const scale = this.decayTo(nowMs);
-    return Array.from(this.values, ([key, stored]): [string, number] => [key, stored * scale]);
+    return this.keyList.map((key, i): [string, number] => [key, this.valueList[i]! * scale]);
   }
 
   /** Every key and its decayed value at `nowMs` as parallel arrays (compact, for caching). */
   columnsAt(nowMs: number): DecayedColumns {
     const scale = this.decayTo(nowMs);
-    const keys = new Array<string>(this.values.size);
-    const values = new Float64Array(this.values.size);
-    let i = 0;
-    for (const [key, stored] of this.values) {
-      keys[i] = key;
-      values[i++] = stored * scale;
-    }
-    return { keys, values };
+    const values = new Float64Array(this.keyList.length);
+    for (let i = 0; i < values.length; i++) values[i] = this.valueList[i]! * scale;
+    return { keys: this.keyList.slice(), values };
   }
 
   /** Keeps the `keep` keys of largest magnitude (the same at any instant), dropping the rest. */
   keepStrongest(keep: number): void {
-    if (this.values.size <= keep) return;
-    const ranked = Array.from(this.values).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
-    for (let i = keep; i < ranked.length; i++) this.values.delete(ranked[i]![0]);
+    if (this.keyList.length <= keep) return;
+    const kept = strongestPositions(this.valueList.subarray(0, this.keyList.length), keep);
+    const keys = kept.map((i) => this.keyList[i]!);
+    const values = new Float64Array(Math.max(8, kept.length));
+    kept.forEach((from, to) => (values[to] = this.valueList[from]!));
+    this.keyList = keys;
+    this.valueList = values;
+    this.positions.clear();
+    keys.forEach((key, i) => this.positions.set(key, i));
+    this.keysJson = undefined;
+  }
+
+  /** An independent copy (the same numbers to the last bit). */
+  clone(): DecayedSums {
+    return DecayedSums.fromStored(this.halfLifeMs, this.stored());
+  }
+
+  /** The raw values with their reference instant, to persist (see `fromStored`). */
+  stored(): StoredDecayedSums {
+    return {
+      refMs: this.refMs ?? 0,
+      latestMs: Number.isFinite(this.latestMs) ? this.latestMs : 0,
+      keys: this.keyList.slice(),
+      values: this.valueList.slice(0, this.keyList.length),
+      keysJson: this.json(),
+    };
+  }
+
+  private json(): string {
+    return (this.keysJson ??= JSON.stringify(this.keyList));
+  }
+
+  private addRaw(key: string, raw: number): void {
+    let i = this.positions.get(key);
+    if (i === undefined) {
+      i = this.keyList.length;
+      if (i === this.valueList.length) {
+        const grown = new Float64Array(i * 2);
+        grown.set(this.valueList);
+        this.valueList = grown;
+      }
+      this.keyList.push(key);
+      this.positions.set(key, i);
+      this.valueList[i] = 0;
+      this.keysJson = undefined;
+    }
+    this.valueList[i] = this.valueList[i]! + raw;
   }
 
   /** 2^((t − ref)/h) for an amount added at `atMs`, moving the reference first when needed. */
@@ -133,7 +220,16 @@ export class DecayedSums {
 
   private rebase(newRefMs: number): void {
     const scale = Math.pow(2, (this.refMs! - newRefMs) / this.halfLifeMs);
-    for (const [key, stored] of this.values) this.values.set(key, stored * scale);
+    for (let i = 0; i < this.keyList.length; i++) this.valueList[i] = this.valueList[i]! * scale;
     this.refMs = newRefMs;
   }
+}
+
+/**
+ * Positions of the `keep` values of largest magnitude, in position order (ties keep the
+ * earlier position, as a stable sort would): what keepStrongest keeps.
+ */
+function strongestPositions(values: Float64Array, keep: number): number[] {
+  const order = Array.from(values, (_, i) => i).sort((a, b) => Math.abs(values[b]!) - Math.abs(values[a]!));
+  return order.slice(0, keep).sort((a, b) => a - b);
 }

@@ -31,6 +31,7 @@ export {
   addInterest,
   buildProfileFromStored,
   buildUserProfile,
+  interestAfter,
   interestTerms,
   interestVector,
   emptyProfile,

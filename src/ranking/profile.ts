@@ -154,6 +154,15 @@ export function addInterest(interest: DecayedSums, terms: InterestTerms, atMs: n
   if (interest.size > 2 * MAX_INTEREST_TERMS) interest.keepStrongest(MAX_INTEREST_TERMS);
 }
 
+/**
+ * The stored form of `interest` after `addInterest(interest, terms, atMs)`, leaving
+ * `interest` as it is (it may be a cached profile's, which adds the same terms later,
+ * when the signal is announced, to the same numbers).
+ */
+export function interestAfter(interest: DecayedSums, terms: InterestTerms, atMs: number): StoredDecayedSums {
+  return interest.storedAfterAdding(terms, atMs, 2 * MAX_INTEREST_TERMS, MAX_INTEREST_TERMS);
+}
+
 /** An empty interest vector, or one restored from its stored form. */
 export function interestVector(stored?: StoredDecayedSums): DecayedSums {
   return stored === undefined ? new DecayedSums(AFFINITY_HALF_LIFE_MS) : DecayedSums.fromStored(AFFINITY_HALF_LIFE_MS, stored);
