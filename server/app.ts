@@ -13,6 +13,10 @@ import { serviceTokenProvider, type IdentityProvider } from './auth/identity-pro
 import { ServiceTokenVerifier } from './auth/service-token-verifier.js';
 import type { DatabaseHandle } from './db/connection.js';
 import { registerFeatures } from './features.js';
+import type { OAuthDeps } from './oauth/oauth.feature.js';
+import type { OAuthSettings } from './oauth/oauth.settings.js';
+import { socialInstanceGateway } from './oauth/instance-client-gateway.js';
+import { createSocialServices, type SocialOptions, type SocialServices } from './social/social.service.js';
 import { healthRoutes } from './health/health.routes.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { DEFAULT_HTTP_LIMITS, type CacheLimits, type HttpLimits } from './config.js';
@@ -52,8 +56,15 @@ export interface AppOptions {
   /** Schedule the background agents (off in most tests, which run them by hand). */
   startAgents?: boolean;
   metrics?: ServiceMetrics;
-  /** Extra identity providers tried after service tokens (social instances, later). */
+  /** Identity providers tried after service tokens (default: Mastodon tokens through `social`). */
   identityProviders?: IdentityProvider[];
+  /** The social-instance client and Mastodon-token provider (built from `socialOptions` when absent). */
+  social?: SocialServices;
+  socialOptions?: SocialOptions;
+  /** How the service's OAuth server reaches instances, and its lifetimes (default: through `social`). */
+  oauth?: OAuthDeps;
+  /** Token lifetimes of the default OAuth wiring (when `oauth` is absent). */
+  oauthSettings?: Partial<OAuthSettings>;
   now?: () => number;
 }
 
@@ -76,6 +87,9 @@ export interface AppContext {
   agentIntervalSeconds: number;
   /** Bounds of the ranking state's caches; unset ones take the state's defaults. */
   caches: Partial<CacheLimits>;
+  /** Social instances: the safe client and Mastodon-token verification. */
+  social: SocialServices;
+  oauth: OAuthDeps;
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */
@@ -116,7 +130,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('publicUrl', options.publicUrl);
   // Service tokens are verified through a cache that notices revocations (see the verifier).
   const tokens = new ServiceTokenVerifier(options.database.db, options.database.externalWrites);
+  const social = options.social ?? createSocialServices(options.socialOptions);
+  if (options.social === undefined) app.addHook('onClose', () => social.close());
   const context: AppContext = {
+    social,
+    oauth: options.oauth ?? {
+      gateway: socialInstanceGateway(social),
+      settings: { ...options.oauthSettings, defaultInstance: social.options.defaultInstance },
+    },
     database: options.database,
     tokens,
     metrics,
@@ -135,7 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(loadSheddingPlugin, { limits: options.loadShedding ?? null });
   await app.register(openapiPlugin);
   await app.register(authPlugin, {
-    providers: [serviceTokenProvider(tokens), ...(options.identityProviders ?? [])],
+    providers: [serviceTokenProvider(tokens), ...(options.identityProviders ?? [social.identityProvider])],
   });
   if (options.rateLimit) {
     await app.register(rateLimitPlugin, {

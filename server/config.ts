@@ -6,6 +6,8 @@ import { getHeapStatistics } from 'node:v8';
 import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
 import { DEFAULT_SQLITE_MMAP_BYTES } from './db/connection.js';
+import { readOAuthSettings } from './oauth/oauth.settings.js';
+import { socialOptionsFromEnv, type SocialOptions } from './social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -37,6 +39,10 @@ export interface ServerConfig {
   corsOrigins: '*' | string[];
   /** Bounds of the in-memory ranking caches (server/ranking-state). */
   caches: CacheLimits;
+  /** Social instances: default instance, insecure mode for tests, timeouts, token cache (server/social/social-options.ts). */
+  social: SocialOptions;
+  /** Lifetimes of the tokens the service's OAuth server issues (server/oauth/oauth.settings.ts). */
+  oauth: ReturnType<typeof readOAuthSettings>;
 }
 
 /** Entries (or characters) the ranking state may hold in memory. */
@@ -135,7 +141,11 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const loadShedding = parseLoadShedding(env);
   const corsOrigins = parseCorsOrigins(flags.corsOrigins ?? env.RECSVC_CORS_ORIGINS ?? '*');
   const caches = parseCacheLimits(env);
+  const social = socialOptionsFromEnv(env);
+  const oauth = readOAuthSettings(env);
   return {
+    social,
+    oauth,
     port,
     host,
     dbPath,

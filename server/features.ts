@@ -8,6 +8,7 @@ import { registerInteractions } from './interactions/interactions.feature.js';
 import { registerAnalytics } from './analytics/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
 import { candidatePosts } from './posts/post.service.js';
+import { registerOAuth } from './oauth/oauth.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './ranking-state/ranking-state.service.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
@@ -23,4 +24,5 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const { rankingPolicy } = await registerExperiments(app, context);
   await registerAnalytics(app, context);
   await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
+  await registerOAuth(app, context, context.oauth);
 }

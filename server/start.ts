@@ -52,6 +52,8 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     loadShedding: config.loadShedding,
     corsOrigins: config.corsOrigins,
     caches: config.caches,
+    socialOptions: config.social,
+    oauthSettings: config.oauth,
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,
     // A served process also reports Node's own metrics (memory, CPU, event-loop lag, GC).

@@ -6,7 +6,9 @@ import type { AnalyticsTables } from '../analytics/analytics.tables.js';
 import type { AuthTables } from '../auth/auth.tables.js';
 import type { ExperimentTables } from '../experiments/experiment.tables.js';
 import type { InteractionTables } from '../interactions/interactions.tables.js';
+import type { OAuthTables } from '../oauth/oauth.tables.js';
 import type { PostTables } from '../posts/posts.tables.js';
 import type { RecommendationTables } from '../recommendations/recommendations.tables.js';
 
-export interface Database extends AuthTables, PostTables, InteractionTables, RecommendationTables, ExperimentTables, AnalyticsTables {}
+export interface Database
+  extends AuthTables, PostTables, InteractionTables, RecommendationTables, ExperimentTables, AnalyticsTables, OAuthTables {}

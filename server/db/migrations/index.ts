@@ -12,6 +12,7 @@ import * as m0012 from './0012-interactions-drop-user-index.js';
 import * as m0013 from './0013-affinities-clustered.js';
 import * as m0014 from './0014-analytics-event-verdicts.js';
 import * as m0015 from './0015-user-interests.js';
+import * as m0016 from './0016-oauth.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -23,4 +24,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013-affinities-clustered': m0013,
   '0014-analytics-event-verdicts': m0014,
   '0015-user-interests': m0015,
+  '0016-oauth': m0016,
 };

@@ -58,8 +58,10 @@ export function errorBodyProblems(response: RawResponse): string[] {
         problems.push(`retry_after ${String(body.retry_after)} differs from Retry-After ${retryHeader}`);
     }
   } else if (body.retry_after !== undefined) problems.push(`retry_after on a ${response.status}`);
-  if (response.status === 401 && !/^Bearer\b/i.test(response.headers['www-authenticate'] ?? ''))
-    problems.push('401 without WWW-Authenticate: Bearer');
+  // A refused user token is challenged with Bearer; a refused OAuth client (token, revoke) with Basic (RFC 6749 §5.2).
+  const challenge = response.headers['www-authenticate'] ?? '';
+  if (response.status === 401 && !/^Bearer\b/i.test(challenge) && !(body.error === 'invalid_client' && /^Basic\b/i.test(challenge)))
+    problems.push('401 without WWW-Authenticate: Bearer (or Basic for an OAuth client)');
   return problems;
 }
 
