@@ -1,0 +1,33 @@
+/**
+ * Registers the transparent proxy (`/api/v1/proxy/*`) and, when asked, drop-in mode (the
+ * Mastodon API paths the service does not implement itself, forwarded the same way).
+ * Register it after every other feature: drop-in mode answers only what no route matched.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { SocialServices } from '../social/social.service.js';
+import { dropInRoutes, proxyRoutes, type ProxyRouteOptions } from './proxy.routes.js';
+import { ProxyService } from './proxy.service.js';
+
+export interface ProxyFeatureOptions {
+  /** Forward unmatched `/api/v1/*`, `/api/v2/*`, `/oauth/*` and `/.well-known/nodeinfo` to the instance. */
+  readonly dropIn?: boolean;
+  /** Called after the instance answered a forwarded request. */
+  readonly onForwarded?: ProxyRouteOptions['onForwarded'];
+}
+
+/** The proxy's routes (and drop-in handlers); returns its service. */
+export async function registerProxy(
+  app: FastifyInstance,
+  context: { social: Pick<SocialServices, 'client' | 'identityProvider'> },
+  options: ProxyFeatureOptions = {},
+): Promise<{ proxy: ProxyService }> {
+  const proxy = new ProxyService(context.social.client);
+  const routeOptions: ProxyRouteOptions = {
+    proxy,
+    identities: context.social.identityProvider,
+    ...(options.onForwarded ? { onForwarded: options.onForwarded } : {}),
+  };
+  await app.register(proxyRoutes, routeOptions);
+  if (options.dropIn) await app.register(dropInRoutes, routeOptions);
+  return { proxy };
+}
