@@ -1,0 +1,34 @@
+/** Registers the blended timelines (Mastodon's timeline paths); returns the service. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app.js';
+import type { PostService } from '../posts/post.service.js';
+import type { RecommendationService } from '../recommendations/recommendation.service.js';
+import { timelineRoutes } from './timelines.routes.js';
+import { TimelineService, type TimelineDeps } from './timelines.service.js';
+
+export interface TimelinesDeps {
+  posts: PostService;
+  recommendations: RecommendationService;
+  /** The user's recommendation_ratio (FeedbackService); without it the default ratios apply. */
+  preferences?: TimelineDeps['preferences'];
+  /** Interactions per served recommendation, when a source exists (see TimelineDeps). */
+  engagementRate?: TimelineDeps['engagementRate'];
+}
+
+/** `GET /api/v1/timelines/home`, `/public`, `/tag/:hashtag`. */
+export async function registerTimelines(
+  app: FastifyInstance,
+  context: Pick<AppContext, 'social'>,
+  deps: TimelinesDeps,
+): Promise<{ timelines: TimelineService }> {
+  const timelines = new TimelineService({
+    client: context.social.client,
+    posts: deps.posts,
+    recommendations: deps.recommendations,
+    ...(deps.preferences ? { preferences: deps.preferences } : {}),
+    ...(deps.engagementRate ? { engagementRate: deps.engagementRate } : {}),
+    log: app.log,
+  });
+  await app.register(timelineRoutes, { timelines, identityProvider: context.social.identityProvider });
+  return { timelines };
+}

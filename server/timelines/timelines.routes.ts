@@ -1,0 +1,148 @@
+/**
+ * Mastodon's timeline paths on the service (`/api/v1/timelines/home`, `/public`,
+ * `/tag/:hashtag`): the caller's own page from their instance, blended with
+ * recommendations (./timelines.service.ts). The answer is what Mastodon would send: a bare
+ * array, a Link header on the service's own origin whose max_id / min_id are the
+ * instance's (so paging walks the instance's timeline), X-RateLimit-* from upstream.
+ *
+ * Access: `read` scope and a Mastodon token (identity source `social`): the page is
+ * fetched with that token. A service token (OAuth-issued ones included) has no instance
+ * token to forward: 403.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ForbiddenError, AuthenticationError } from '../../src/errors.js';
+import { errorResponses } from '../../src/schemas/common.schema.js';
+import { keptQuery, linkHeader, type PageLink } from '../http/paging.js';
+import type { MastodonIdentityProvider } from '../social/mastodon-identity.js';
+import { INSTANCE_HEADER } from '../social/instance-address.js';
+import { MAX_TIMELINE_LIMIT, type TimelineKind, type TimelinePage, type TimelineQuery, type TimelineService } from './timelines.service.js';
+
+export const DEGRADED_HEADER = 'x-recsvc-degraded';
+
+export interface TimelineRoutesOptions {
+  timelines: TimelineService;
+  identityProvider: Pick<MastodonIdentityProvider, 'instanceFor'>;
+}
+
+const IdParam = Type.String({ maxLength: 64 });
+const Flag = Type.String({ maxLength: 8, description: '`true` or `1` to enable' });
+
+const PagingQuery = {
+  max_id: Type.Optional(IdParam),
+  since_id: Type.Optional(IdParam),
+  min_id: Type.Optional(IdParam),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `Clamped to ${MAX_TIMELINE_LIMIT}, as Mastodon does` })),
+};
+const HomeQuery = Type.Object(PagingQuery);
+const PublicQuery = Type.Object({
+  ...PagingQuery,
+  local: Type.Optional(Flag),
+  remote: Type.Optional(Flag),
+  only_media: Type.Optional(Flag),
+});
+
+const TimelineResponse = Type.Array(
+  Type.Object(
+    {
+      id: Type.String(),
+      is_recommendation: Type.Boolean(),
+      recommendation_metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    },
+    { additionalProperties: true },
+  ),
+  {
+    description:
+      'Mastodon statuses as the instance sent them (every field kept) with `is_recommendation: false`, and injected ' +
+      'recommendations with `is_recommendation: true` and `recommendation_metadata`',
+  },
+);
+
+const ACCESS = { scope: 'read' } as const;
+const INSTANCE_HEADER_NAME = INSTANCE_HEADER.toLowerCase();
+
+const headers = {
+  type: 'object',
+  properties: { [INSTANCE_HEADER_NAME]: { type: 'string', description: 'The instance of the Mastodon token (else the default instance)' } },
+} as const;
+
+function bearerToken(request: FastifyRequest): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match?.[1]) throw new AuthenticationError('A bearer token is required');
+  return match[1];
+}
+
+function sendPage(request: FastifyRequest, reply: FastifyReply, page: TimelinePage): FastifyReply {
+  for (const [name, value] of Object.entries(page.rateLimitHeaders)) void reply.header(name, value);
+  if (page.degraded) void reply.header(DEGRADED_HEADER, page.degraded);
+  const kept = keptQuery(request, ['max_id', 'since_id', 'min_id']);
+  const links: PageLink[] = page.links.flatMap((link) => {
+    const cursor = link.rel === 'next' ? link.query.get('max_id') : (link.query.get('min_id') ?? link.query.get('since_id'));
+    if (cursor === null || cursor === undefined) return [];
+    return [{ rel: link.rel, query: { ...kept, [link.rel === 'next' ? 'max_id' : 'min_id']: cursor } }];
+  });
+  const link = linkHeader(request, links);
+  if (link !== undefined) void reply.header('link', link);
+  return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(page.statuses));
+}
+
+export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = async (app, { timelines, identityProvider }) => {
+  const serve = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    timeline: TimelineKind,
+    query: TimelineQuery,
+  ): Promise<FastifyReply> => {
+    const identity = request.identity;
+    if (identity.kind !== 'authenticated') throw new AuthenticationError('A bearer token is required');
+    if (identity.source !== 'social' || identity.userId === null) {
+      throw new ForbiddenError('Timelines need a Mastodon access token: the page is fetched from your instance with it');
+    }
+    const header = request.headers[INSTANCE_HEADER_NAME];
+    const instance = identityProvider.instanceFor(Array.isArray(header) ? header[0] : header);
+    if (instance === undefined) throw new ForbiddenError(`No instance: send ${INSTANCE_HEADER} or configure a default instance`);
+    const page = await timelines.page({ timeline, query, userId: identity.userId, token: bearerToken(request), instance });
+    return sendPage(request, reply, page);
+  };
+
+  const common = (operationId: string, summary: string) => ({
+    tags: ['timelines'],
+    summary,
+    operationId,
+    headers,
+    response: { 200: TimelineResponse, ...errorResponses(400, 401, 403, 429) },
+  });
+
+  app.get(
+    '/api/v1/timelines/home',
+    {
+      schema: { ...common('getHomeTimeline', "Home timeline from the caller's instance, with recommendations"), querystring: HomeQuery },
+      config: { access: ACCESS },
+    },
+    async (request, reply) => serve(request, reply, { kind: 'home' }, request.query),
+  );
+  app.get(
+    '/api/v1/timelines/public',
+    {
+      schema: {
+        ...common('getPublicTimeline', "Public timeline from the caller's instance, with recommendations"),
+        querystring: PublicQuery,
+      },
+      config: { access: ACCESS },
+    },
+    async (request, reply) => serve(request, reply, { kind: 'public' }, request.query),
+  );
+  app.get(
+    '/api/v1/timelines/tag/:hashtag',
+    {
+      schema: {
+        ...common('getTagTimeline', "Hashtag timeline from the caller's instance, with recommendations"),
+        params: Type.Object({ hashtag: Type.String({ minLength: 1, maxLength: 100 }) }),
+        querystring: PublicQuery,
+      },
+      config: { access: ACCESS },
+    },
+    async (request, reply) => serve(request, reply, { kind: 'tag', hashtag: request.params.hashtag }, request.query),
+  );
+};

@@ -1,0 +1,89 @@
+/**
+ * An app with the blended timelines against a Mastodon test instance (insecure mode,
+ * short timeouts). Until server/features.ts registers the timelines, the routes are
+ * registered here on a stack of their own (ranking state, posts, interactions,
+ * recommendations, preferences) over the app's database; once wired, the app's own are used.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { StatusInput } from '../../../src/schemas/post.schema.js';
+import { buildApp } from '../../../server/app.js';
+import { createToken } from '../../../server/auth/token.service.js';
+import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
+import { migrateToLatest } from '../../../server/db/migrate.js';
+import { InteractionService } from '../../../server/interactions/interaction.service.js';
+import { createServiceMetrics } from '../../../server/metrics/service-metrics.js';
+import { candidatePosts, PostService } from '../../../server/posts/post.service.js';
+import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';
+import { defaultRankingPolicy } from '../../../server/recommendations/default-ranking-policy.js';
+import { FeedbackService } from '../../../server/recommendations/feedback.service.js';
+import { RecommendationService } from '../../../server/recommendations/recommendation.service.js';
+import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
+import { DEFAULT_SOCIAL_OPTIONS, type SocialOptions } from '../../../server/social/social-options.js';
+import { registerTimelines } from '../../../server/timelines/timelines.feature.js';
+import { withSocial } from '../../helpers/mastodon-instance.js';
+
+export interface TimelinesHarness {
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  social: SocialServices;
+  /** The posts service the timelines store through (the app's own once wired: then undefined). */
+  posts: PostService | undefined;
+  feedback: FeedbackService | undefined;
+  /** Stores statuses as candidates where the timelines' recommendations see them. */
+  seed(statuses: readonly Record<string, unknown>[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function timelinesHarness(options: Partial<SocialOptions> = {}): Promise<TimelinesHarness> {
+  const social = createSocialServices({
+    ...DEFAULT_SOCIAL_OPTIONS,
+    allowInsecure: true,
+    connectTimeoutMs: 1_000,
+    headersTimeoutMs: 1_000,
+    bodyTimeoutMs: 1_000,
+    requestTimeoutMs: 3_000,
+    ...options,
+  });
+  const database = openSqlite(':memory:');
+  await migrateToLatest(database.db);
+  const app = await buildApp({ ...withSocial(social), database, rateLimit: null });
+  let posts: PostService | undefined;
+  let feedback: FeedbackService | undefined;
+  if (!app.hasRoute({ method: 'GET', url: '/api/v1/timelines/home' })) {
+    const db = database.db;
+    const ranking = await loadRankingState((limits) => candidatePosts(db, limits));
+    posts = new PostService(db, ranking);
+    const interactions = new InteractionService(db, ranking, posts);
+    const sources = { db, state: ranking, posts, interactions };
+    const recommendations = new RecommendationService(sources, createServiceMetrics(), defaultRankingPolicy);
+    feedback = new FeedbackService(sources, defaultRankingPolicy);
+    await registerTimelines(app, { social }, { posts, recommendations, preferences: feedback });
+  }
+  await app.ready();
+  return {
+    app,
+    database,
+    social,
+    posts,
+    feedback,
+    async seed(statuses) {
+      if (posts) {
+        await posts.ingest(statuses as unknown as StatusInput[]);
+        return;
+      }
+      const admin = await createToken(database.db, { scopes: ['admin'], tier: 'authenticated', userId: null, ttlSeconds: 600 });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/v1/posts/batch',
+        headers: { authorization: `Bearer ${admin.token}` },
+        payload: { statuses },
+      });
+      if (response.statusCode >= 300) throw new Error(`seeding failed: ${response.body}`);
+    },
+    async close() {
+      await app.close();
+      await social.close();
+      await database.close();
+    },
+  };
+}
