@@ -1,0 +1,100 @@
+/**
+ * Proxied favourite/reblog/bookmark calls (and their undo) logged as the caller's
+ * interactions, once the instance has confirmed them (a 2xx answer carrying the status).
+ *
+ * - Only for a social identity (the user id is `<account id>@<instance>`), only
+ *   `POST /api/v1/statuses/:id/{favourite,unfavourite,reblog,unreblog,bookmark,unbookmark}`.
+ * - The post acted on is the status the instance answered with, or the original it
+ *   reblogs (Mastodon acts on the original when given a reblog's id); its id is the
+ *   instance's status id, as timelines store it.
+ * - Recording needs the post stored locally: when it is not, and the status may be stored
+ *   (`mayStore`: the timelines' consent rule), it is stored first with the counter of this
+ *   action taken back by one (the instance's count already includes it; recording adds it),
+ *   then recorded. A status that may not be stored is not logged.
+ * - An undo without a recorded interaction changes nothing. Failures are logged by the
+ *   caller and never change the answer the client gets.
+ */
+import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
+import { NotFoundError } from '../../src/errors.js';
+import type { ForwardedEvent } from './proxy.routes.js';
+
+export type LoggedAction = 'favorite' | 'reblog' | 'bookmark';
+
+export interface ProxyInteractionDeps {
+  /** The interactions feature's service (InteractionService). */
+  readonly interactions: {
+    record(input: { userId: string; postId: string; actionType: LoggedAction; context?: Record<string, unknown> }): Promise<unknown>;
+    undo(userId: string, postId: string, actionType: LoggedAction): Promise<unknown>;
+  };
+  /** Stores a status as a candidate post (PostService.ingest, i.e. writeStatuses, announced to the ranking state). */
+  storeStatus(status: Record<string, unknown>): Promise<void>;
+  /** Whether the status may be stored (the timelines' consent and shape checks). */
+  mayStore(status: Record<string, unknown>): boolean;
+}
+
+const ACTION_PATH = /^\/api\/v1\/statuses\/([^/]{1,64})\/(favourite|unfavourite|reblog|unreblog|bookmark|unbookmark)$/;
+
+const ACTIONS: Record<string, { action: LoggedAction; undo: boolean; counter: string | undefined }> = {
+  favourite: { action: 'favorite', undo: false, counter: 'favourites_count' },
+  unfavourite: { action: 'favorite', undo: true, counter: undefined },
+  reblog: { action: 'reblog', undo: false, counter: 'reblogs_count' },
+  unreblog: { action: 'reblog', undo: true, counter: undefined },
+  bookmark: { action: 'bookmark', undo: false, counter: undefined },
+  unbookmark: { action: 'bookmark', undo: true, counter: undefined },
+};
+
+/** The interaction a forwarded request confirmed, if it is one (see the file's comment). */
+export function confirmedInteraction(
+  event: Pick<ForwardedEvent, 'method' | 'path' | 'identity' | 'response'>,
+): { userId: string; action: LoggedAction; undo: boolean; counter: string | undefined; status: Record<string, unknown> } | undefined {
+  if (event.method !== 'POST') return undefined;
+  const identity: AuthenticatedIdentity | undefined = event.identity;
+  if (identity?.source !== 'social' || identity.userId === null) return undefined;
+  if (event.response.status < 200 || event.response.status >= 300) return undefined;
+  const match = ACTION_PATH.exec(event.path);
+  const kind = match ? ACTIONS[match[2]!] : undefined;
+  if (!kind) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(event.response.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  const reblogged = record.reblog;
+  const status =
+    typeof reblogged === 'object' && reblogged !== null && !Array.isArray(reblogged) ? (reblogged as Record<string, unknown>) : record;
+  if (typeof status.id !== 'string' || status.id === '') return undefined;
+  return { userId: identity.userId, ...kind, status };
+}
+
+/** The proxy's `onForwarded` hook that logs confirmed interactions. */
+export function interactionLogger(deps: ProxyInteractionDeps): (event: ForwardedEvent) => Promise<void> {
+  return async (event) => {
+    const confirmed = confirmedInteraction(event);
+    if (!confirmed) return;
+    const { userId, action, undo, counter, status } = confirmed;
+    const postId = status.id as string;
+    if (undo) {
+      try {
+        await deps.interactions.undo(userId, postId, action);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+      return;
+    }
+    const input = { userId, postId, actionType: action, context: { source: 'proxy' } };
+    try {
+      await deps.interactions.record(input);
+      return;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    if (!deps.mayStore(status)) return;
+    const before = { ...status };
+    if (counter !== undefined && typeof before[counter] === 'number' && before[counter] > 0) before[counter] = before[counter] - 1;
+    await deps.storeStatus(before);
+    await deps.interactions.record(input);
+  };
+}
