@@ -111,7 +111,7 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     summary,
     operationId,
     headers,
-    response: { 200: TimelineResponse, ...errorResponses(400, 401, 403, 429) },
+    response: { 200: TimelineResponse, ...errorResponses(400, 401, 403, 404, 429, 503) },
   });
 
   app.get(
