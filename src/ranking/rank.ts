@@ -1,14 +1,16 @@
 /**
- * Ranks the candidate pool for one user: one pass scoring every eligible slot, top-k
+ * Ranks the candidate pool for one user: one pass scoring every eligible slot over the
+ * pool's per-slot columns (the cosine only where it can change the outcome), top-k
  * selection, then the diversity rules (one post per reblog group, a cap per author).
  */
-import type { CandidateIndex, Slot } from './candidate-index.js';
+import { SLOT_REBLOG, SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
 import { recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
 import type { AlgorithmConfig, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
 import { DEFAULT_PER_AUTHOR_CAP, DEFAULT_RECENCY_HALF_LIFE_HOURS } from './ranking.types.js';
 import { explainRanking } from './reasons.js';
-import { selectTopK } from './top-k.js';
+import { scoreAtLeast, scoreBucket, selectTopK } from './top-k.js';
+import { MAX_VECTOR_TERMS } from './vocabulary.js';
 import { prepareUserContext, type UserContext } from './user-context.js';
 import { effectiveWeights } from './weights.js';
 
@@ -25,9 +27,25 @@ interface Pass {
   readonly weights: Weights;
   readonly cold: boolean;
   readonly nowMs: number;
-  readonly halfLifeHours: number;
+  readonly recency: RecencyPass;
   readonly invMaxEngagement: number;
-  readonly trend: Float64Array;
+  /** Weight of the cosine when the pass uses it, else 0 (cold start, no interests, weight 0). */
+  readonly semanticWeight: number;
+}
+
+/**
+ * Where the scoring pass left things. The first `exact` entries of the scratch's `eligible`
+ * have their final score in `scores`, counted in `histogram`; the first `deferred` of the
+ * scratch's `deferred` are eligible but still hold their score without the cosine, because
+ * even a cosine of 1 could not lift them into the best `k` asked so far (see `scoreAll`).
+ * `lower` counts every eligible post's lower bound.
+ */
+interface Scored {
+  readonly eligible: number;
+  exact: number;
+  deferred: number;
+  readonly histogram: Int32Array;
+  readonly lower: Int32Array;
 }
 
 /**
@@ -46,51 +64,169 @@ export function rankCandidates(
   const maxEngagement = index.engagementMax();
   const ctx = prepareUserContext(index, profile, options.nowMs, options.excludeIds ?? []);
   try {
+    const weights = effectiveWeights(config);
+    const cold = isColdStart(profile);
     const pass: Pass = {
       index,
       ctx,
-      weights: effectiveWeights(config),
-      cold: isColdStart(profile),
+      weights,
+      cold,
       nowMs: options.nowMs,
-      halfLifeHours: options.recencyHalfLifeHours ?? DEFAULT_RECENCY_HALF_LIFE_HOURS,
+      recency: recencyPass(index, options.recencyHalfLifeHours ?? DEFAULT_RECENCY_HALF_LIFE_HOURS, options.nowMs),
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
-      trend: index.trendScores(options.nowMs),
+      semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
     };
-    const eligible = scoreAll(pass);
-    const chosen = pickDiverse(pass, eligible, limit, options.perAuthorCap ?? DEFAULT_PER_AUTHOR_CAP);
+    const scored = scoreAll(pass, limit);
+    const chosen = pickDiverse(pass, scored, limit, options.perAuthorCap ?? DEFAULT_PER_AUTHOR_CAP);
     return chosen.map((slot) => toItem(pass, slot));
   } finally {
     ctx.release();
   }
 }
 
-/** Writes every slot's score into the scratch (−1 when not eligible); returns the eligible count. */
-function scoreAll(p: Pass): number {
-  const { scores, createdAt, excluded, authorBlocked, tagMuted, authorFeature } = p.ctx.scratch;
-  const { languages, includeReblogs } = p.ctx;
-  const { cold, nowMs, halfLifeHours, invMaxEngagement } = p;
+/** How many of the best the diversity walk looks at first (it widens when its rules skipped too many). */
+function firstK(eligible: number, limit: number): number {
+  return Math.min(eligible, limit * 4 + 16);
+}
+
+/**
+ * Scores every slot (−1 when not eligible) reading the pool's per-slot columns (typed
+ * arrays) only: the slots and their posts are left for the rare paths (muted tags) and
+ * the chosen few (`toItem`).
+ *
+ * The cosine is most of the cost (a dot product per post), so it is computed only where
+ * it can matter: the score without it is a lower bound of the final score, and that plus
+ * the semantic weight an upper bound (the cosine is clamped to [0, 1]; both bounds hold in
+ * floating point, rounding being monotone). A post whose upper bound is below the k-th
+ * best lower bound cannot be among the best k, so its cosine waits (`Scored.deferred`)
+ * until the walk asks for more than k (`scoreDeferred`).
+ */
+function scoreAll(p: Pass, limit: number): Scored {
+  const { scores, excluded, authorBlocked, tagMuted, authorFeature, languageAllowed, eligible: positions } = p.ctx.scratch;
+  const { filterLanguages, anyTagMuted } = p.ctx;
+  const skipReblogs = !p.ctx.includeReblogs;
+  const { flags, createdAt, engagement, author, language } = p.index.columns;
+  const { cold, nowMs, invMaxEngagement, semanticWeight } = p;
   const w = cold ? COLD_AS_WEIGHTS : p.weights;
-  const useSemantic = !cold && w.semantic_similarity > 0 && p.ctx.interestNorm > 0;
+  const wEngagement = w.content_engagement;
+  const wRecency = w.recency;
+  const wAuthor = w.author_preference;
+  const wTrending = COLD_START_WEIGHTS.trending;
+  const trend = cold ? p.index.slotTrendScores(nowMs) : undefined;
+  const { values: recencyValues, factor: recencyFactor, halfLifeHours } = p.recency;
   const slots = p.index.slots;
+  const n = slots.length;
+  // Without the cosine, these scores are final: one histogram serves as both.
+  const lower = p.ctx.scratch.lowerHistogram;
+  lower.fill(0);
   let eligible = 0;
-  for (let i = 0; i < slots.length; i++) {
-    const slot = slots[i];
-    scores[i] = -1;
-    if (slot === undefined || excluded[i] === 1 || authorBlocked[slot.authorIdx] === 1) continue;
-    const post = slot.post;
-    if (!includeReblogs && post.reblogOfId !== null) continue;
-    if (languages !== null && slot.language !== null && !languages.has(slot.language)) continue;
-    if (slot.tagIds.length > 0 && hasMutedTag(slot.tagIds, tagMuted)) continue;
-    createdAt[i] = post.createdAtMs;
-    let total =
-      w.content_engagement * slot.engagement * invMaxEngagement + w.recency * recencyFeature(nowMs - post.createdAtMs, halfLifeHours);
-    if (cold) total += COLD_START_WEIGHTS.trending * trendOf(p, slot);
-    else total += w.author_preference * (authorFeature[slot.authorIdx] ?? 0.5);
-    if (useSemantic) total += w.semantic_similarity * semantic(p, slot);
-    scores[i] = total < 0 ? 0 : total > 1 ? 1 : total;
-    eligible += 1;
+  for (let i = 0; i < n; i++) {
+    const f = flags[i]!;
+    const a = author[i]!;
+    if (
+      f === 0 ||
+      excluded[i] === 1 ||
+      authorBlocked[a] === 1 ||
+      (skipReblogs && (f & SLOT_REBLOG) !== 0) ||
+      (filterLanguages && language[i] !== 0 && languageAllowed[language[i]!] !== 1) ||
+      (anyTagMuted && (f & SLOT_TAGGED) !== 0 && hasMutedTag(slots[i]!.tagIds, tagMuted))
+    ) {
+      scores[i] = -1;
+      continue;
+    }
+    // recencyAt, inlined.
+    const created = createdAt[i]!;
+    const fresh =
+      created >= nowMs
+        ? 1
+        : recencyValues !== undefined
+          ? recencyValues[i]! * recencyFactor
+          : recencyFeature(nowMs - created, halfLifeHours);
+    let total = wEngagement * engagement[i]! * invMaxEngagement + wRecency * fresh;
+    if (trend !== undefined) total += wTrending * trend[i]!;
+    else total += wAuthor * authorFeature[a]!;
+    positions[eligible++] = i;
+    const clamped = clamp01(total);
+    // With the cosine to come, keep the partial sum (its clamp is the lower bound).
+    scores[i] = semanticWeight > 0 ? total : clamped;
+    lower[scoreBucket(clamped)]! += 1;
   }
-  return eligible;
+  if (semanticWeight === 0) return { eligible, exact: eligible, deferred: 0, histogram: lower, lower };
+  // Every eligible post waits, then those that may be among the first k get their cosine.
+  p.ctx.scratch.deferred.set(positions.subarray(0, eligible));
+  const scored: Scored = { eligible, exact: 0, deferred: eligible, histogram: p.ctx.scratch.histogram, lower };
+  scored.histogram.fill(0);
+  scoreDeferred(p, scored, firstK(eligible, limit));
+  return scored;
+}
+
+/** Gives their final score to the deferred posts that may be among the best k (all when k covers every eligible post). */
+function scoreDeferred(p: Pass, scored: Scored, k: number): void {
+  const { scores, eligible: positions, deferred, interest } = p.ctx.scratch;
+  const { vectorLength, vectorIds, vectorWeights } = p.index.columns;
+  const { semanticWeight } = p;
+  const { interestNorm } = p.ctx;
+  const histogram = scored.histogram;
+  // At least k posts score at least `bound`: a post whose upper bound is below it is not in the best k.
+  const bound = scored.eligible > k ? scoreAtLeast(scored.lower, k) : -Infinity;
+  let left = 0;
+  for (let d = 0; d < scored.deferred; d++) {
+    const i = deferred[d]!;
+    const partial = scores[i]!;
+    if (clamp01(partial + semanticWeight) < bound) {
+      deferred[left++] = i;
+      continue;
+    }
+    // The cosine, summed in term order as `cosineAt` does.
+    const end = i * MAX_VECTOR_TERMS + vectorLength[i]!;
+    let dot = 0;
+    for (let j = i * MAX_VECTOR_TERMS; j < end; j++) dot += vectorWeights[j]! * interest[vectorIds[j]!]!;
+    const cos = dot / interestNorm;
+    const score = clamp01(partial + semanticWeight * (cos < 0 ? 0 : cos > 1 ? 1 : cos));
+    scores[i] = score;
+    histogram[scoreBucket(score)]! += 1;
+    positions[scored.exact++] = i;
+  }
+  scored.deferred = left;
+}
+
+function clamp01(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/** Cosine of slot i's unit vector and the (non-zero) interest vector, negatives (disliked topics) as 0. */
+function cosineAt(p: Pass, i: number): number {
+  const { vectorLength, vectorIds, vectorWeights } = p.index.columns;
+  const interest = p.ctx.scratch.interest;
+  const end = i * MAX_VECTOR_TERMS + vectorLength[i]!;
+  let dot = 0;
+  for (let j = i * MAX_VECTOR_TERMS; j < end; j++) dot += vectorWeights[j]! * interest[vectorIds[j]!]!;
+  const cos = dot / p.ctx.interestNorm;
+  return cos < 0 ? 0 : cos > 1 ? 1 : cos;
+}
+
+/** How the recency feature is computed for one pass (see `CandidateIndex.recencyTable`). */
+interface RecencyPass {
+  /** 2^((createdAt − ref)/h) by slot, or undefined for a half-life the table cannot take (then the formula runs per slot). */
+  readonly values: Float64Array | undefined;
+  /** 2^((ref − now)/h). */
+  readonly factor: number;
+  readonly halfLifeHours: number;
+}
+
+function recencyPass(index: CandidateIndex, halfLifeHours: number, nowMs: number): RecencyPass {
+  if (!(halfLifeHours > 0 && Number.isFinite(halfLifeHours) && Number.isFinite(nowMs))) {
+    return { values: undefined, factor: 0, halfLifeHours };
+  }
+  const table = index.recencyTable(halfLifeHours, nowMs);
+  return { values: table.values, factor: Math.pow(2, (table.refMs - nowMs) / table.halfLifeMs), halfLifeHours };
+}
+
+/** recencyFeature(nowMs − createdAt, h), with one multiplication instead of `Math.exp` (equal within a few ulps). */
+function recencyAt(r: RecencyPass, i: number, createdAtMs: number, nowMs: number): number {
+  // A post from the future counts as brand new (as in recencyFeature).
+  if (createdAtMs >= nowMs) return 1;
+  return r.values === undefined ? recencyFeature(nowMs - createdAtMs, r.halfLifeHours) : r.values[i]! * r.factor;
 }
 
 /** The cold-start weights in the shape of `Weights` (trending is added separately). */
@@ -106,24 +242,9 @@ function hasMutedTag(tagIds: Int32Array, tagMuted: Uint8Array): boolean {
   return false;
 }
 
-/** Cosine of the post's unit vector and the interest vector, negatives (disliked topics) as 0. */
+/** The semantic feature of a slot (0 without interests). */
 function semantic(p: Pass, slot: Slot): number {
-  if (p.ctx.interestNorm === 0) return 0;
-  const interest = p.ctx.scratch.interest;
-  const { ids, weights } = slot.vector;
-  let dot = 0;
-  for (let j = 0; j < ids.length; j++) dot += (weights[j] ?? 0) * (interest[ids[j] ?? 0] ?? 0);
-  const cos = dot / p.ctx.interestNorm;
-  return cos < 0 ? 0 : cos > 1 ? 1 : cos;
-}
-
-function trendOf(p: Pass, slot: Slot): number {
-  let best = 0;
-  for (let j = 0; j < slot.tagIds.length; j++) {
-    const t = p.trend[slot.tagIds[j] ?? 0] ?? 0;
-    if (t > best) best = t;
-  }
-  return best;
+  return p.ctx.interestNorm === 0 ? 0 : cosineAt(p, slot.index);
 }
 
 /**
@@ -131,32 +252,51 @@ function trendOf(p: Pass, slot: Slot): number {
  * their cap. It looks at the top k first and widens k only when the rules skipped too
  * many, which gives the same list as walking the fully sorted pool.
  */
-function pickDiverse(p: Pass, eligible: number, limit: number, perAuthorCap: number): Slot[] {
-  const { scores, createdAt } = p.ctx.scratch;
+function pickDiverse(p: Pass, scored: Scored, limit: number, perAuthorCap: number): Slot[] {
+  const { scores, eligible: positions, authorPicks, groupTaken } = p.ctx.scratch;
+  const { createdAt, author, group } = p.index.columns;
   const slots = p.index.slots;
   const tieBreak = (a: number, b: number): number => {
     const ia = slots[a]?.post.id ?? '';
     const ib = slots[b]?.post.id ?? '';
     return ia < ib ? -1 : ia > ib ? 1 : 0;
   };
-  const input = { scores, createdAt, n: slots.length, tieBreak };
   const cap = Math.max(1, Math.floor(perAuthorCap));
-  for (let k = Math.min(eligible, limit * 4 + 16); ; k = Math.min(eligible, k * 4)) {
-    const chosen: Slot[] = [];
-    const groups = new Set<string>();
-    const perAuthor = new Map<number, number>();
-    for (const i of selectTopK(input, k)) {
-      const slot = slots[i];
-      if (slot === undefined) continue;
-      const group = slot.post.reblogOfId ?? slot.post.id;
-      const count = perAuthor.get(slot.authorIdx) ?? 0;
-      if (groups.has(group) || count >= cap) continue;
-      groups.add(group);
-      perAuthor.set(slot.authorIdx, count + 1);
-      chosen.push(slot);
-      if (chosen.length === limit) return chosen;
+  const walked: number[] = [];
+  const reset = (): void => {
+    for (const i of walked) {
+      authorPicks[author[i]!] = 0;
+      groupTaken[group[i]!] = 0;
     }
-    if (k >= eligible) return chosen;
+    walked.length = 0;
+  };
+  const { eligible } = scored;
+  try {
+    for (let k = firstK(eligible, limit); ; k = Math.min(eligible, k * 4)) {
+      if (scored.deferred > 0 && k > firstK(eligible, limit)) scoreDeferred(p, scored, k);
+      reset();
+      const chosen: Slot[] = [];
+      const input = {
+        scores,
+        createdAt,
+        n: slots.length,
+        tieBreak,
+        eligible: { positions, count: scored.exact, histogram: scored.histogram },
+      };
+      for (const i of selectTopK(input, k)) {
+        const a = author[i]!;
+        const g = group[i]!;
+        if (groupTaken[g] === 1 || authorPicks[a]! >= cap) continue;
+        groupTaken[g] = 1;
+        authorPicks[a]! += 1;
+        walked.push(i);
+        chosen.push(slots[i]!);
+        if (chosen.length === limit) return chosen;
+      }
+      if (k >= eligible) return chosen;
+    }
+  } finally {
+    reset();
   }
 }
 
@@ -165,22 +305,36 @@ function toItem(p: Pass, slot: Slot): RankedItem {
   const features: FeatureVector = {
     author_preference: p.cold ? 0.5 : (p.ctx.scratch.authorFeature[slot.authorIdx] ?? 0.5),
     content_engagement: slot.engagement * p.invMaxEngagement,
-    recency: recencyFeature(p.nowMs - slot.post.createdAtMs, p.halfLifeHours),
+    recency: recencyAt(p.recency, i, slot.post.createdAtMs, p.nowMs),
     semantic_similarity: p.cold ? 0 : semantic(p, slot),
   };
+  // The tag and term are looked up only when the reason names them (most reasons do not).
   const reason = explainRanking(slot.post, features, p.weights, {
     coldStart: p.cold,
-    trendingTag: mostTrendingTag(p, slot),
-    semanticTerm: bestMatchingTerm(p, slot),
+    get trendingTag() {
+      return mostTrendingTag(p, slot);
+    },
+    get semanticTerm() {
+      return bestMatchingTerm(p, slot);
+    },
   });
-  return { post: slot.post, score: p.ctx.scratch.scores[i] ?? 0, features, ...reason, coldStart: p.cold };
+  return {
+    post: slot.post,
+    score: p.ctx.scratch.scores[i] ?? 0,
+    features,
+    reasonCode: reason.reasonCode,
+    reasonText: reason.reasonText,
+    coldStart: p.cold,
+  };
 }
 
 function mostTrendingTag(p: Pass, slot: Slot): string | undefined {
+  // Read only when a reason names a trending tag: the trend state is recomputed after the pool changed.
+  const trend = p.index.trendScores(p.nowMs);
   let best: number | undefined;
   let bestScore = 0;
   for (const id of slot.tagIds) {
-    const s = p.trend[id] ?? 0;
+    const s = trend[id] ?? 0;
     if (s > bestScore) [best, bestScore] = [id, s];
   }
   return best === undefined ? undefined : p.index.vocabulary.term(best).slice(1);

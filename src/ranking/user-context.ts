@@ -6,10 +6,11 @@
  * the posts it holds (freed ids are reused).
  */
 import type { CandidateIndex } from './candidate-index.js';
-import { primaryLanguage } from './candidate-index.js';
+import { primaryLanguage, SLOT_REBLOG } from './candidate-index.js';
 import { authorPreferenceFeature, AUTHOR_AFFINITY_SCALE } from './features.js';
 import { decayedSnapshot, type UserProfile } from './profile.js';
 import { tagTerm } from './text.js';
+import { SCORE_BUCKETS } from './top-k.js';
 
 /** An explicitly favoured author starts where about three recent favourites would put them. */
 export const FAVOURED_AUTHOR_AFFINITY = AUTHOR_AFFINITY_SCALE;
@@ -22,9 +23,20 @@ interface Scratch {
   authorBlocked: Uint8Array;
   interest: Float64Array;
   tagMuted: Uint8Array;
+  /** By language id (`CandidateIndex.languageId`): 1 when the user reads it. */
+  languageAllowed: Uint8Array;
   excluded: Uint8Array;
   scores: Float64Array;
-  createdAt: Float64Array;
+  /** The ranking pass's eligible slots, in slot order (a prefix). */
+  eligible: Int32Array;
+  /** Eligible slots whose cosine the ranking pass put off. */
+  deferred: Int32Array;
+  /** Final scores, and lower bounds of all eligible scores, by `scoreBucket`. */
+  histogram: Int32Array;
+  lowerHistogram: Int32Array;
+  /** The diversity walk's picks per author index and taken reblog groups; it resets what it touched. */
+  authorPicks: Int32Array;
+  groupTaken: Uint8Array;
 }
 
 const scratches = new WeakMap<CandidateIndex, Scratch>();
@@ -33,7 +45,10 @@ const scratches = new WeakMap<CandidateIndex, Scratch>();
 export interface UserContext {
   readonly scratch: Scratch;
   readonly interestNorm: number;
-  readonly languages: ReadonlySet<string> | null;
+  /** True when the user reads only some languages (`languageAllowed`; posts without one always pass). */
+  readonly filterLanguages: boolean;
+  /** True when some pooled tag is muted (`tagMuted`). */
+  readonly anyTagMuted: boolean;
   readonly includeReblogs: boolean;
   release(): void;
 }
@@ -44,6 +59,7 @@ export function prepareUserContext(index: CandidateIndex, profile: UserProfile, 
   const touchedAuthors: number[] = [];
   const touchedTerms: number[] = [];
   const touchedSlots: number[] = [];
+  const touchedLanguages: number[] = [];
   const prefs = profile.preferences;
   const snapshot = decayedSnapshot(profile, nowMs);
 
@@ -88,11 +104,19 @@ export function prepareUserContext(index: CandidateIndex, profile: UserProfile, 
     addInterest(term, learned.values[i]! + (extra ?? 0));
   }
   for (const [term, value] of favoured) addInterest(term, value);
+  let anyTagMuted = false;
   for (const tag of prefs.mutedTags) {
     const id = index.vocabulary.find(tagTerm(tag));
     if (id === undefined) continue;
     s.tagMuted[id] = 1;
     touchedTerms.push(id);
+    anyTagMuted = true;
+  }
+  for (const language of prefs.languages) {
+    const id = index.languageId(primaryLanguage(language));
+    if (id === undefined) continue;
+    s.languageAllowed[id] = 1;
+    touchedLanguages.push(id);
   }
 
   // Excluding a post excludes its whole reblog group: they show the same content.
@@ -101,11 +125,18 @@ export function prepareUserContext(index: CandidateIndex, profile: UserProfile, 
     s.excluded[slotIndex] = 1;
     touchedSlots.push(slotIndex);
   };
+  const flags = index.columns.flags;
   const markGroup = (postId: string): void => {
     const slot = index.slotOf(postId);
-    markSlot(slot?.index);
-    const original = slot?.post.reblogOfId ?? postId;
-    if (original !== postId) markSlot(index.slotOf(original)?.index);
+    let original = postId;
+    if (slot !== undefined) {
+      markSlot(slot.index);
+      // Only a reblog's post needs reading (the flags say which are).
+      if ((flags[slot.index]! & SLOT_REBLOG) !== 0) {
+        original = slot.post.reblogOfId ?? postId;
+        markSlot(index.slotOf(original)?.index);
+      }
+    }
     for (const reblog of index.reblogsOf(original) ?? []) markSlot(reblog.index);
   };
   for (const postId of profile.seenPosts.keys()) markGroup(postId);
@@ -114,7 +145,8 @@ export function prepareUserContext(index: CandidateIndex, profile: UserProfile, 
   return {
     scratch: s,
     interestNorm: Math.sqrt(norm),
-    languages: prefs.languages.length > 0 ? new Set(prefs.languages.map(primaryLanguage)) : null,
+    filterLanguages: prefs.languages.length > 0,
+    anyTagMuted,
     includeReblogs: prefs.includeReblogs,
     release: () => {
       for (const idx of touchedAuthors) {
@@ -126,17 +158,27 @@ export function prepareUserContext(index: CandidateIndex, profile: UserProfile, 
         s.tagMuted[id] = 0;
       }
       for (const slotIndex of touchedSlots) s.excluded[slotIndex] = 0;
+      for (const id of touchedLanguages) s.languageAllowed[id] = 0;
     },
   };
 }
 
-/** The index's scratch arrays, grown (by doubling) to its current author, term and slot capacities. */
+/** The index's scratch arrays, grown (by doubling) to its current author, term, language and slot capacities. */
 function scratchFor(index: CandidateIndex): Scratch {
   const authors = index.authorCapacity;
   const terms = index.vocabulary.size;
   const slots = index.slots.length;
+  const languages = index.languageCapacity;
+  const groups = index.groupCapacity;
   let s = scratches.get(index);
-  if (s === undefined || s.authorFeature.length < authors || s.interest.length < terms || s.scores.length < slots) {
+  if (
+    s === undefined ||
+    s.authorFeature.length < authors ||
+    s.interest.length < terms ||
+    s.scores.length < slots ||
+    s.languageAllowed.length < languages ||
+    s.groupTaken.length < groups
+  ) {
     const a = Math.max(64, authors * 2);
     const t = Math.max(1024, terms * 2);
     const n = Math.max(256, slots * 2);
@@ -145,9 +187,15 @@ function scratchFor(index: CandidateIndex): Scratch {
       authorBlocked: new Uint8Array(a),
       interest: new Float64Array(t),
       tagMuted: new Uint8Array(t),
+      languageAllowed: new Uint8Array(Math.max(64, languages * 2)),
       excluded: new Uint8Array(n),
       scores: new Float64Array(n),
-      createdAt: new Float64Array(n),
+      eligible: new Int32Array(n),
+      deferred: new Int32Array(n),
+      histogram: new Int32Array(SCORE_BUCKETS),
+      lowerHistogram: new Int32Array(SCORE_BUCKETS),
+      authorPicks: new Int32Array(a),
+      groupTaken: new Uint8Array(Math.max(256, groups * 2)),
     };
     scratches.set(index, s);
   }
