@@ -193,25 +193,19 @@ export class InteractionService {
     // Three statements for a new interaction: the insert (whose foreign key says whether the
     // post exists), the counters (which return the post's author, tags and text) and the
     // affinities. The post is never read on its own.
-    let written: SignalWrite | undefined;
-    const outcome = await this.settleOnFailure(
-      input.userId,
-      () => written,
-      () =>
-        this.writes.run(async (trx) => {
-          const inserted = await repo.insertInteraction(trx, row);
-          if (inserted === 'no-post') throw new NotFoundError(`No post with id ${input.postId}`);
-          if (inserted === 'exists') {
-            const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
-            return { created: false as const, existing };
-          }
-          const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
-          if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
-          const { post } = adjusted;
-          written = await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], nowMs);
-          return { created: true as const, post, counts: adjusted.counts, written };
-        }),
-    );
+    const outcome = await this.runSignalWrite(async (trx, track) => {
+      const inserted = await repo.insertInteraction(trx, row);
+      if (inserted === 'no-post') throw new NotFoundError(`No post with id ${input.postId}`);
+      if (inserted === 'exists') {
+        const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
+        return { created: false as const, existing };
+      }
+      const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
+      if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
+      const { post } = adjusted;
+      const written = track(await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], nowMs));
+      return { created: true as const, post, counts: adjusted.counts, written };
+    });
     if (!outcome.created) {
       return { interaction: toInteraction(outcome.existing ?? row), created: false };
     }
@@ -326,33 +320,30 @@ export class InteractionService {
     this.state.interestSettled(write.userId, write.interest, failed);
   }
 
-  /** Runs a signal write; when it fails after storing an interest vector, that write is settled as failed. */
-  private async settleOnFailure<T>(userId: string, written: () => SignalWrite | undefined, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a signal write in the batched transaction; `track` marks the interest write it
+   * made, which is settled as failed if the transaction then fails.
+   */
+  private async runSignalWrite<T>(work: (trx: Kysely<Database>, track: (write: SignalWrite) => SignalWrite) => Promise<T>): Promise<T> {
+    let written: SignalWrite | undefined;
     try {
-      return await work();
+      return await this.writes.run((trx) => work(trx, (write) => (written = write)));
     } catch (error) {
-      const write = written();
-      if (write !== undefined && write.userId === userId) this.settled(write, true);
+      if (written !== undefined) this.settled(written, true);
       throw error;
     }
   }
 
   private async undoRow(row: repo.InteractionRow): Promise<Interaction> {
     const action = row.action_type as InteractionAction;
-    let written: SignalWrite | undefined;
-    const outcome = await this.settleOnFailure(
-      row.user_id,
-      () => written,
-      () =>
-        this.writes.run(async (trx) => {
-          if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
-          const adjusted = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
-          if (!adjusted) return undefined;
-          const { post, counts } = adjusted;
-          written = await this.addSignal(trx, row.user_id, post, -INTERACTION_STRENGTH[action], row.created_at_ms);
-          return { post, counts, written };
-        }),
-    );
+    const outcome = await this.runSignalWrite(async (trx, track) => {
+      if (!(await repo.deleteInteraction(trx, row.id))) return undefined;
+      const adjusted = await this.posts.adjustCounts(trx, row.post_id, { [COUNTER[action]]: -1 });
+      if (!adjusted) return undefined;
+      const { post, counts } = adjusted;
+      const written = track(await this.addSignal(trx, row.user_id, post, -INTERACTION_STRENGTH[action], row.created_at_ms));
+      return { post, counts, written };
+    });
     if (outcome) {
       this.announce(row.user_id, outcome.counts, { post: outcome.post, action, createdAtMs: row.created_at_ms }, outcome.written, true);
     }

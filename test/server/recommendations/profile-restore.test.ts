@@ -13,6 +13,7 @@ import {
   DEFAULT_ALGORITHM_CONFIG,
   learnedPreferences,
   rankCandidates,
+  type DecayedSums,
   type InteractionAction,
   type UserProfile,
 } from '../../../src/ranking/index.js';
@@ -112,6 +113,16 @@ afterAll(async () => {
 });
 
 const live = (entries: [string, number][]): Map<string, number> => new Map(entries.filter(([, v]) => Math.abs(v) > 1e-9));
+const to9Decimals = (got: number, want: number): void => expect(got).toBeCloseTo(want, 9);
+const to1e12 = (got: number, want: number): void => expect(Math.abs(got - want)).toBeLessThan(1e-12 * Math.max(1, Math.abs(want)));
+
+/** Two sums hold the same live keys (an undo leaves a key at about zero: not a preference), each value checked by `close`. */
+function expectSameSums(got: DecayedSums, want: DecayedSums, nowMs: number, close: (got: number, want: number) => void): void {
+  const expected = live(want.entriesAt(nowMs));
+  const actual = live(got.entriesAt(nowMs));
+  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+  for (const [key, value] of expected) close(actual.get(key)!, value);
+}
 const ranked = (profile: UserProfile, nowMs: number): string[] =>
   rankCandidates(sources.state.index, profile, DEFAULT_ALGORITHM_CONFIG, { limit: 20, nowMs }).map((item) => item.post.id);
 
@@ -126,13 +137,7 @@ describe('cold profiles restored from stored state', () => {
       const kept = warm.get(userId)!;
       expect(cold.interest.size).toBeGreaterThan(0);
       expect(cold.interest.entriesAt(nowMs)).toEqual(kept.interest.entriesAt(nowMs));
-      for (const kind of ['authorAffinity', 'tagAffinity'] as const) {
-        // An undo leaves a key at (about) zero in memory and a zero row in the table: not a preference.
-        const expected = live(kept[kind].entriesAt(nowMs));
-        const actual = live(cold[kind].entriesAt(nowMs));
-        expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-        for (const [key, value] of expected) expect(actual.get(key)).toBeCloseTo(value, 9);
-      }
+      for (const kind of ['authorAffinity', 'tagAffinity'] as const) expectSameSums(cold[kind], kept[kind], nowMs, to9Decimals);
       expect(cold.seenPosts).toEqual(kept.seenPosts);
       expect(cold.signals).toBe(kept.signals);
       expect(ranked(cold, nowMs)).toEqual(ranked(kept, nowMs));
@@ -144,16 +149,8 @@ describe('cold profiles restored from stored state', () => {
       const userId = `user${u}`;
       const cold = await loadProfile(sources, userId);
       const replayed = await replayedProfile(sources.state, sources.posts, userId);
-      const expected = live(replayed.interest.entriesAt(nowMs));
-      const actual = live(cold.interest.entriesAt(nowMs));
-      expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-      for (const [term, value] of expected) expect(Math.abs(actual.get(term)! - value)).toBeLessThan(1e-12 * Math.max(1, Math.abs(value)));
-      for (const kind of ['authorAffinity', 'tagAffinity'] as const) {
-        const want = live(replayed[kind].entriesAt(nowMs));
-        const got = live(cold[kind].entriesAt(nowMs));
-        expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
-        for (const [key, value] of want) expect(got.get(key)).toBeCloseTo(value, 9);
-      }
+      expectSameSums(cold.interest, replayed.interest, nowMs, to1e12);
+      for (const kind of ['authorAffinity', 'tagAffinity'] as const) expectSameSums(cold[kind], replayed[kind], nowMs, to9Decimals);
       expect(cold.seenPosts).toEqual(replayed.seenPosts);
       expect(cold.signals).toBe(replayed.signals);
       expect(learnedPreferences(cold, nowMs).authors.map((a) => a.accountId)).toEqual(
@@ -178,10 +175,7 @@ describe('cold profiles restored from stored state', () => {
       const userId = `user${u}`;
       const cold = await loadProfile(sources, userId);
       const replayed = await replayedProfile(sources.state, sources.posts, userId);
-      const expected = live(replayed.interest.entriesAt(nowMs));
-      const actual = live(cold.interest.entriesAt(nowMs));
-      expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-      for (const [term, value] of expected) expect(Math.abs(actual.get(term)! - value)).toBeLessThan(1e-12 * Math.max(1, Math.abs(value)));
+      expectSameSums(cold.interest, replayed.interest, nowMs, to1e12);
       expect(ranked(cold, nowMs)).toEqual(ranked(replayed, nowMs));
     }
   });
