@@ -7,7 +7,7 @@
  * the bytes are kept as they came, up to the app's body limit.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ForbiddenError, AuthenticationError } from '../../src/errors.js';
+import { AuthenticationError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
 import type { InstanceAddress, MastodonIdentityProvider } from '../social/social.service.js';
 import type { ProxyResponse, ProxyService } from './proxy.service.js';
@@ -62,7 +62,13 @@ async function send(
   identity: AuthenticatedIdentity | undefined,
 ): Promise<FastifyReply> {
   const instance = options.identities.instanceFor(instanceHeader(request));
-  if (!instance) throw new ForbiddenError('No social instance: send X-Social-Instance (no default instance is configured)');
+  if (!instance) {
+    // Drop-in mode without an instance to forward to is the app's own 404 (nothing here serves the path).
+    if (identity === undefined || identity.source !== 'social') {
+      throw new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    }
+    throw new ValidationError('No social instance: send X-Social-Instance (no default instance is configured)', 'X-Social-Instance');
+  }
   const token = identity?.source === 'social' ? bearerToken(request) : undefined;
   const response = await options.proxy.forward(instance, {
     method: request.method,
@@ -128,7 +134,8 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
  * keeps the app's own 404. A social identity's token is forwarded; a request without a
  * token goes without one (`/api/v1/instance`, app registration and the OAuth login are
  * public on Mastodon); a token the service could not verify is 401; a service token is
- * forwarded without credentials.
+ * forwarded without credentials. With no instance to forward to (no X-Social-Instance
+ * and no default instance) the answer is the app's own 404, as without drop-in mode.
  */
 export async function dropInRoutes(app: FastifyInstance, options: ProxyRouteOptions): Promise<void> {
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {

@@ -360,6 +360,12 @@ describe('drop-in mode', () => {
       expect(response.statusCode, url).toBe(404);
       expect(response.json(), url).toMatchObject({ error: 'Resource not found', status_code: 404 });
     }
+    // No X-Social-Instance and no default instance: nothing to forward to, the app's own 404.
+    for (const url of ['/api/v1/instance', '/.well-known/nodeinfo', '/oauth/authorize']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json(), url).toMatchObject({ error: 'Resource not found', status_code: 404 });
+    }
     expect(recorder.seen).toHaveLength(0);
   });
 
