@@ -4,6 +4,7 @@ import type { AppContext } from '../app.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RecommendationService } from '../recommendations/recommendation.service.js';
 import { timelineRoutes } from './timelines.routes.js';
+import { RecommendationEngagement, type InteractedPosts } from './engagement.js';
 import { TimelineService, type TimelineDeps } from './timelines.service.js';
 
 export interface TimelinesDeps {
@@ -11,8 +12,11 @@ export interface TimelinesDeps {
   recommendations: RecommendationService;
   /** The user's recommendation_ratio (FeedbackService); without it the default ratios apply. */
   preferences?: TimelineDeps['preferences'];
-  /** Interactions per served recommendation, when a source exists (see TimelineDeps). */
-  engagementRate?: TimelineDeps['engagementRate'];
+  /**
+   * The interactions feature: with it, users whose engagement rate (interactions per
+   * injected recommendation, ./engagement.ts) is above 0.7 get 0.4 of the page.
+   */
+  interactions?: InteractedPosts;
 }
 
 /** `GET /api/v1/timelines/home`, `/public`, `/tag/:hashtag`. */
@@ -21,12 +25,15 @@ export async function registerTimelines(
   context: Pick<AppContext, 'social'>,
   deps: TimelinesDeps,
 ): Promise<{ timelines: TimelineService }> {
+  const engagement = deps.interactions ? new RecommendationEngagement(deps.interactions) : undefined;
   const timelines = new TimelineService({
     client: context.social.client,
     posts: deps.posts,
     recommendations: deps.recommendations,
     ...(deps.preferences ? { preferences: deps.preferences } : {}),
-    ...(deps.engagementRate ? { engagementRate: deps.engagementRate } : {}),
+    ...(engagement
+      ? { engagementRate: (userId: string) => engagement.rate(userId), onInjected: engagement.noteServed.bind(engagement) }
+      : {}),
     log: app.log,
   });
   await app.register(timelineRoutes, { timelines, identityProvider: context.social.identityProvider });

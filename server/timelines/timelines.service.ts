@@ -89,6 +89,8 @@ export interface TimelineDeps {
    * source exists; undefined: unknown, and the default ratio applies.
    */
   readonly engagementRate?: (userId: string) => Promise<number | undefined>;
+  /** Told the ids of the recommendations injected into each page sent (feeds the engagement rate). */
+  readonly onInjected?: (userId: string, postIds: readonly string[]) => void;
   readonly log?: FastifyBaseLogger;
 }
 
@@ -220,6 +222,11 @@ export class TimelineService {
     const injected = await this.candidates(userId, keys, wanted);
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
     this.remember(userId, keys.ids);
+    const used = injected.slice(0, points.length);
+    this.deps.onInjected?.(
+      userId,
+      used.map((status) => String(status.id)),
+    );
     const out: StatusJson[] = [];
     let next = 0;
     for (let i = 0; i <= length; i++) {

@@ -4,10 +4,14 @@
  * (camel-cased) on injected statuses; megalodon decodes every status of a page.
  */
 import { createRestAPIClient, type mastodon } from 'masto';
-import generator from 'megalodon';
+import megalodonModule from 'megalodon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMastodonInstance, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { timelinesHarness, type TimelinesHarness } from './timelines-test-app.js';
+
+// megalodon is CommonJS: its default export is `module.exports.default` under Node's ESM rules.
+type Generator = typeof megalodonModule.default;
+const generator: Generator = (megalodonModule as unknown as { default?: Generator }).default ?? (megalodonModule as unknown as Generator);
 
 let instance: MastodonTestInstance;
 let h: TimelinesHarness;

@@ -29,6 +29,7 @@ export interface TimelinesHarness {
   /** The posts service the timelines store through (the app's own once wired: then undefined). */
   posts: PostService | undefined;
   feedback: FeedbackService | undefined;
+  interactions: InteractionService | undefined;
   /** Stores statuses as candidates where the timelines' recommendations see them. */
   seed(statuses: readonly Record<string, unknown>[]): Promise<void>;
   close(): Promise<void>;
@@ -49,15 +50,16 @@ export async function timelinesHarness(options: Partial<SocialOptions> = {}): Pr
   const app = await buildApp({ ...withSocial(social), database, rateLimit: null });
   let posts: PostService | undefined;
   let feedback: FeedbackService | undefined;
+  let interactions: InteractionService | undefined;
   if (!app.hasRoute({ method: 'GET', url: '/api/v1/timelines/home' })) {
     const db = database.db;
     const ranking = await loadRankingState((limits) => candidatePosts(db, limits));
     posts = new PostService(db, ranking);
-    const interactions = new InteractionService(db, ranking, posts);
+    interactions = new InteractionService(db, ranking, posts);
     const sources = { db, state: ranking, posts, interactions };
     const recommendations = new RecommendationService(sources, createServiceMetrics(), defaultRankingPolicy);
     feedback = new FeedbackService(sources, defaultRankingPolicy);
-    await registerTimelines(app, { social }, { posts, recommendations, preferences: feedback });
+    await registerTimelines(app, { social }, { posts, recommendations, preferences: feedback, interactions });
   }
   await app.ready();
   return {
@@ -66,6 +68,7 @@ export async function timelinesHarness(options: Partial<SocialOptions> = {}): Pr
     social,
     posts,
     feedback,
+    interactions,
     async seed(statuses) {
       if (posts) {
         await posts.ingest(statuses as unknown as StatusInput[]);
