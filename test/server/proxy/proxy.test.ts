@@ -355,7 +355,14 @@ describe('drop-in mode', () => {
     recorder.seen.length = 0;
     const own = await t.app.inject({ method: 'GET', url: '/health' });
     expect(own.statusCode).toBe(200);
-    for (const url of ['/nothing/here', '/api/v3/instance', '/.well-known/other']) {
+    for (const url of [
+      '/nothing/here',
+      '/api/v3/instance',
+      '/.well-known/other',
+      '/oauthx',
+      '/api/v10/instance',
+      '/.well-known/nodeinfo/x',
+    ]) {
       const response = await t.app.inject({ method: 'GET', url, headers: onRecorder() });
       expect(response.statusCode, url).toBe(404);
       expect(response.json(), url).toMatchObject({ error: 'Resource not found', status_code: 404 });
