@@ -11,7 +11,9 @@ import { candidatePosts } from './posts/post.service.js';
 import { registerOAuth } from './oauth/oauth.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './ranking-state/ranking-state.service.js';
+import { FeedbackService } from './recommendations/feedback.service.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
+import { registerTimelines } from './timelines/timelines.feature.js';
 
 /** Registers every feature's routes and agents. */
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -23,6 +25,12 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const interactions = await registerInteractions(app, context, { ranking, posts });
   const { rankingPolicy } = await registerExperiments(app, context);
   await registerAnalytics(app, context);
-  await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
+  const recommendations = await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
   await registerOAuth(app, context, context.oauth);
+  await registerTimelines(app, context, {
+    posts,
+    recommendations,
+    interactions,
+    preferences: new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy),
+  });
 }

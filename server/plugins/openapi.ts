@@ -38,6 +38,7 @@ async function openapi(app: FastifyInstance): Promise<void> {
         { name: 'interactions', description: 'Interaction logging' },
         { name: 'experiments', description: 'A/B experiments (admin)' },
         { name: 'analytics', description: 'Client events' },
+        { name: 'timelines', description: 'Mastodon timelines with recommendations blended in' },
         { name: 'oauth', description: "The service's own OAuth 2.0 server (apps, authorize, token, revoke)" },
       ],
     },

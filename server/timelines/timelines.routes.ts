@@ -15,8 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, AuthenticationError } from '../../src/errors.js';
 import { errorResponses } from '../../src/schemas/common.schema.js';
 import { keptQuery, linkHeader, type PageLink } from '../http/paging.js';
-import type { MastodonIdentityProvider } from '../social/mastodon-identity.js';
-import { INSTANCE_HEADER } from '../social/instance-address.js';
+import { INSTANCE_HEADER, type MastodonIdentityProvider } from '../social/social.service.js';
 import { MAX_TIMELINE_LIMIT, type TimelineKind, type TimelinePage, type TimelineQuery, type TimelineService } from './timelines.service.js';
 
 export const DEGRADED_HEADER = 'x-recsvc-degraded';

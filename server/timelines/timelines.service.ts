@@ -23,8 +23,7 @@ import { findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounde
 import type { PostService } from '../posts/post.service.js';
 import { validatorCompiler } from '../plugins/validator.js';
 import { toRecommendedPost, type RecommendationService } from '../recommendations/recommendation.service.js';
-import type { InstanceAddress } from '../social/instance-address.js';
-import { InstanceUnavailableError, type InstanceClient } from '../social/instance-client.js';
+import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } from '../social/social.service.js';
 import { consentsToDiscovery, PageKeys, type ConsentOptions, type StatusJson } from './timeline-consent.js';
 
 /** The share of the page for users whose engagement rate is above ENGAGED_THRESHOLD. */

@@ -29,6 +29,9 @@ const PAGED_LISTS = [
   'GET /api/v1/recommendations',
   'GET /api/v1/interactions',
   'GET /api/v1/analytics/experiments',
+  'GET /api/v1/timelines/home',
+  'GET /api/v1/timelines/public',
+  'GET /api/v1/timelines/tag/{hashtag}',
 ];
 const COMMON_HEADERS = ['X-Request-ID', 'X-Process-Time', 'X-Service-Version', 'X-API-Version'];
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
