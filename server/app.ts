@@ -65,6 +65,8 @@ export interface AppOptions {
   oauth?: OAuthDeps;
   /** Token lifetimes of the default OAuth wiring (when `oauth` is absent). */
   oauthSettings?: Partial<OAuthSettings>;
+  /** The proxy and drop-in mode (`/api/v1/proxy/*`); `false` leaves them out (tests that register their own). */
+  proxy?: boolean;
   now?: () => number;
 }
 
@@ -90,6 +92,8 @@ export interface AppContext {
   /** Social instances: the safe client and Mastodon-token verification. */
   social: SocialServices;
   oauth: OAuthDeps;
+  /** Whether the proxy and drop-in mode are registered. */
+  proxy: boolean;
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */
@@ -134,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.social === undefined) app.addHook('onClose', () => social.close());
   const context: AppContext = {
     social,
+    proxy: options.proxy ?? true,
     oauth: options.oauth ?? {
       gateway: socialInstanceGateway(social),
       settings: { ...options.oauthSettings, defaultInstance: social.options.defaultInstance },

@@ -14,6 +14,10 @@ import { loadRankingState } from './ranking-state/ranking-state.service.js';
 import { FeedbackService } from './recommendations/feedback.service.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
 import { registerTimelines } from './timelines/timelines.feature.js';
+import { mayStoreStatus } from './timelines/timelines.service.js';
+import { registerProxy } from './proxy/proxy.feature.js';
+import { interactionLogger } from './proxy/proxy-interactions.js';
+import type { StatusInput } from '../src/schemas/post.schema.js';
 
 /** Registers every feature's routes and agents. */
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -33,4 +37,17 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
     interactions,
     preferences: new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy),
   });
+  // Last: drop-in mode proxies only what no route above matched.
+  if (context.proxy) {
+    await registerProxy(app, context, {
+      dropIn: true,
+      onForwarded: interactionLogger({
+        interactions,
+        storeStatus: async (status) => {
+          await posts.ingest([status as unknown as StatusInput]);
+        },
+        mayStore: mayStoreStatus,
+      }),
+    });
+  }
 }

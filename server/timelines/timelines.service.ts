@@ -97,6 +97,15 @@ const checkStatusInput = validatorCompiler({ schema: StatusInputSchema, httpPart
   value: unknown,
 ) => boolean | { error?: unknown };
 
+/**
+ * Whether a status an instance sent may be stored as a candidate post: its authors consent
+ * to discovery, it is not sensitive, and it fits the stored shape and bounds (the rule the
+ * timelines apply, shared with the proxy's interaction logging).
+ */
+export function mayStoreStatus(status: Record<string, unknown>): boolean {
+  return consentsToDiscovery(status, { allowSensitive: false }) && isStorable(status);
+}
+
 function isStorable(status: StatusJson): boolean {
   const verdict = checkStatusInput(status);
   const valid = typeof verdict === 'boolean' ? verdict : verdict.error === undefined;

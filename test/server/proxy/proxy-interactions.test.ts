@@ -41,6 +41,8 @@ beforeAll(async () => {
   });
   t = await createTestApp({
     ...withSocial(social),
+    // The app's own proxy left out: this one is registered with the test's doubles.
+    proxy: false,
     configure: async (app) => {
       await registerProxy(app, { social }, { dropIn: true, onForwarded });
     },
