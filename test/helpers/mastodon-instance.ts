@@ -17,7 +17,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createRandom, randomInt } from '../../src/random.js';
 import type { IdentityProvider } from '../../server/auth/identity-providers.js';
-import type { SocialServices } from '../../server/social/social.service.js';
+import {
+  createSocialServices,
+  DEFAULT_SOCIAL_OPTIONS,
+  type SocialDependencies,
+  type SocialOptions,
+  type SocialServices,
+} from '../../server/social/social.service.js';
 
 // ---------------------------------------------------------------------------
 // Public interface
@@ -1284,6 +1290,22 @@ async function streamHuge(reply: FastifyReply, bytes: number, declareLength: boo
 
 // ---------------------------------------------------------------------------
 // App wiring
+
+/** The social side for tests against the test instance: insecure mode (plain HTTP on 127.0.0.1) and short timeouts. */
+export function testSocialServices(options: Partial<SocialOptions> = {}, dependencies: SocialDependencies = {}): SocialServices {
+  return createSocialServices(
+    {
+      ...DEFAULT_SOCIAL_OPTIONS,
+      allowInsecure: true,
+      connectTimeoutMs: 1_000,
+      headersTimeoutMs: 1_000,
+      bodyTimeoutMs: 1_000,
+      requestTimeoutMs: 3_000,
+      ...options,
+    },
+    dependencies,
+  );
+}
 
 /**
  * Test-app options that make `social` the app's social side: `social` (the field app.ts

@@ -9,9 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerProxy } from '../../../server/proxy/proxy.feature.js';
 import { checkProxiedPath, splitProxiedUrl } from '../../../server/proxy/proxy.service.js';
-import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
-import { DEFAULT_SOCIAL_OPTIONS } from '../../../server/social/social-options.js';
-import { startMastodonInstance, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
+import type { SocialServices } from '../../../server/social/social.service.js';
+import { startMastodonInstance, testSocialServices, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 interface Seen {
@@ -83,15 +82,7 @@ let t: TestApp;
 beforeAll(async () => {
   instance = await startMastodonInstance();
   recorder = await startRecorder();
-  social = createSocialServices({
-    ...DEFAULT_SOCIAL_OPTIONS,
-    allowInsecure: true,
-    connectTimeoutMs: 1_000,
-    headersTimeoutMs: 1_000,
-    bodyTimeoutMs: 1_000,
-    requestTimeoutMs: 3_000,
-    maxResponseBytes: 64 * 1024,
-  });
+  social = testSocialServices({ maxResponseBytes: 64 * 1024 });
   t = await createTestApp({
     ...withSocial(social),
     // The app's own proxy left out: this one is registered with the test's doubles.

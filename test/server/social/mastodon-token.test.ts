@@ -5,9 +5,15 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
-import { DEFAULT_SOCIAL_OPTIONS, type SocialOptions } from '../../../server/social/social-options.js';
-import { startConnectionCounter, startMastodonInstance, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
+import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialOptions } from '../../../server/social/social-options.js';
+import {
+  startConnectionCounter,
+  startMastodonInstance,
+  testSocialServices,
+  withSocial,
+  type MastodonTestInstance,
+} from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const VERIFY = '/api/v1/accounts/verify_credentials';
@@ -35,19 +41,7 @@ interface Harness {
 
 /** An app whose identity providers are service tokens, then Mastodon tokens (insecure mode, short timeouts). */
 async function harness(options: Partial<SocialOptions> = {}, now?: () => number): Promise<Harness> {
-  const social = createSocialServices(
-    {
-      ...DEFAULT_SOCIAL_OPTIONS,
-      allowInsecure: true,
-      connectTimeoutMs: 1_000,
-      headersTimeoutMs: 1_000,
-      bodyTimeoutMs: 1_000,
-      requestTimeoutMs: 3_000,
-      maxResponseBytes: 128 * 1024,
-      ...options,
-    },
-    now ? { now } : {},
-  );
+  const social = testSocialServices({ maxResponseBytes: 128 * 1024, ...options }, now ? { now } : {});
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -17,10 +17,10 @@ import { loadRankingState } from '../../../server/ranking-state/ranking-state.se
 import { defaultRankingPolicy } from '../../../server/recommendations/default-ranking-policy.js';
 import { FeedbackService } from '../../../server/recommendations/feedback.service.js';
 import { RecommendationService } from '../../../server/recommendations/recommendation.service.js';
-import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
-import { DEFAULT_SOCIAL_OPTIONS, type SocialOptions } from '../../../server/social/social-options.js';
+import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialOptions } from '../../../server/social/social-options.js';
 import { registerTimelines } from '../../../server/timelines/timelines.feature.js';
-import { withSocial } from '../../helpers/mastodon-instance.js';
+import { testSocialServices, withSocial } from '../../helpers/mastodon-instance.js';
 
 export interface TimelinesHarness {
   app: FastifyInstance;
@@ -36,15 +36,7 @@ export interface TimelinesHarness {
 }
 
 export async function timelinesHarness(options: Partial<SocialOptions> = {}): Promise<TimelinesHarness> {
-  const social = createSocialServices({
-    ...DEFAULT_SOCIAL_OPTIONS,
-    allowInsecure: true,
-    connectTimeoutMs: 1_000,
-    headersTimeoutMs: 1_000,
-    bodyTimeoutMs: 1_000,
-    requestTimeoutMs: 3_000,
-    ...options,
-  });
+  const social = testSocialServices(options);
   const database = openSqlite(':memory:');
   await migrateToLatest(database.db);
   const app = await buildApp({ ...withSocial(social), database, rateLimit: null });
