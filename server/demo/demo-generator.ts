@@ -44,6 +44,8 @@ export interface DemoInteraction {
   id: string;
   userId: string;
   postIndex: number;
+  /** The id of `posts[postIndex]`. */
+  postId: string;
   action: InteractionAction;
   createdAtMs: number;
 }
@@ -59,6 +61,8 @@ export interface DemoData {
 function pareto(random: () => number, alpha: number): number {
   return Math.pow(1 - random(), -1 / alpha);
 }
+
+const ACTIONS: readonly InteractionAction[] = ['favorite', 'reblog', 'bookmark'];
 
 function pick<T>(random: () => number, xs: readonly T[]): T {
   return xs[randomInt(random, xs.length)] as T;
@@ -86,6 +90,67 @@ function drawWeighted(random: () => number, cumulative: Float64Array): number {
   }
   return lo;
 }
+
+/**
+ * The decimal text of `ms * 65536 + low` (a snowflake-style id: the instant in the high bits,
+ * `low` < 65536 in the low 16), what `((BigInt(ms) << 16n) | BigInt(low)).toString()` gives,
+ * without a BigInt: millions of ids are made per data set.
+ */
+function snowflakeId(ms: number, low: number): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms > MAX_FAST_ID_MS) return ((BigInt(ms) << 16n) | BigInt(low)).toString();
+  // ms = high * 1e6 + rest, so the id is (high * 65536 + ⌊x / 1e6⌋) * 1e6 + x mod 1e6 with x = rest * 65536 + low.
+  const high = Math.floor(ms / 1e6);
+  const x = (ms - high * 1e6) * 65536 + low;
+  const upper = high * 65536 + Math.floor(x / 1e6);
+  const lower = x % 1e6;
+  return upper === 0 ? String(lower) : `${upper}${String(lower).padStart(6, '0')}`;
+}
+
+/**
+ * A set of non-negative integers below 2^53 in one open-addressed table (linear probing):
+ * millions of ids without a heap number or a hash-table entry object each.
+ */
+class IntegerSet {
+  private keys: Float64Array;
+  private size = 0;
+
+  constructor(expected: number) {
+    let capacity = 1024;
+    while (capacity < expected * 2) capacity *= 2;
+    this.keys = new Float64Array(capacity).fill(-1);
+  }
+
+  /** Adds `key`; false when it was there already. */
+  add(key: number): boolean {
+    if ((this.size + 1) * 2 > this.keys.length) this.grow();
+    const mask = this.keys.length - 1;
+    for (let slot = IntegerSet.hash(key) & mask; ; slot = (slot + 1) & mask) {
+      const stored = this.keys[slot];
+      if (stored === key) return false;
+      if (stored === -1) {
+        this.keys[slot] = key;
+        this.size++;
+        return true;
+      }
+    }
+  }
+
+  private grow(): void {
+    const old = this.keys;
+    this.keys = new Float64Array(old.length * 2).fill(-1);
+    this.size = 0;
+    for (const key of old) if (key !== -1) this.add(key);
+  }
+
+  private static hash(key: number): number {
+    const low = key % 4294967296;
+    const high = (key - low) / 4294967296;
+    return Math.imul((low | 0) ^ Math.imul(high | 0, 0x9e3779b1), 0x85ebca6b) ^ (low >>> 15);
+  }
+}
+
+/** Up to this instant (year 33658), every step of snowflakeId's arithmetic stays exact in a double. */
+const MAX_FAST_ID_MS = 1e15;
 
 function cumulate(weights: readonly number[]): Float64Array {
   const out = new Float64Array(weights.length);
@@ -136,7 +201,7 @@ export function generateDemoData(sizes: DemoSizes, anchorMs: number, seed = 2025
   }
   posts.sort((a, b) => a.createdAtMs - b.createdAtMs);
   posts.forEach((post, i) => {
-    post.id = ((BigInt(post.createdAtMs) << 16n) | BigInt(i & 0xffff)).toString();
+    post.id = snowflakeId(post.createdAtMs, i & 0xffff);
   });
 
   const byTopic = new Map<string, number[]>();
@@ -156,28 +221,41 @@ export function generateDemoData(sizes: DemoSizes, anchorMs: number, seed = 2025
   const activity = users.map(() => pareto(random, 1.8));
   const activityTotal = activity.reduce((a, b) => a + b, 0);
   const interactions: DemoInteraction[] = [];
-  const usedIds = new Set<string>();
-  const done = users.map(() => new Set<string>());
+  // An id is the instant in the high bits and a counter in the low 16, bumped past ids taken.
+  // Ids taken are kept as numbers, the instant counted from the oldest possible post: exact
+  // in a double for windows up to about 1,500 days.
+  const oldestMs = anchorMs - spanMs - 1;
+  if (!Number.isSafeInteger(oldestMs) || !Number.isSafeInteger((spanMs + 2) * 65536 + sizes.interactions))
+    throw new RangeError(`demo data: cannot make interaction ids over ${sizes.days} days before ${anchorMs}`);
+  if (!Number.isSafeInteger(users.length * posts.length * 3)) throw new RangeError('demo data: too many users and posts');
+  const usedIds = new IntegerSet(sizes.interactions);
+  // The (user, post, action) triples done, as numbers (exact while users × posts × 3 < 2^53).
+  const done = new IntegerSet(sizes.interactions);
+  const actionsPerUser = posts.length * 3;
   const add = (u: number, postIndex: number): void => {
     const roll = random();
-    const action = roll < 0.7 ? 'favorite' : roll < 0.85 ? 'reblog' : 'bookmark';
-    const key = `${postIndex}:${action}`;
-    const seen = done[u] as Set<string>;
-    if (seen.has(key)) return;
-    seen.add(key);
+    const actionIndex = roll < 0.7 ? 0 : roll < 0.85 ? 1 : 2;
+    if (!done.add(u * actionsPerUser + postIndex * 3 + actionIndex)) return;
     const post = posts[postIndex] as DemoPost;
     const createdAtMs = post.createdAtMs + Math.floor((anchorMs - post.createdAtMs) * random() * random());
-    let idValue = (BigInt(createdAtMs) << 16n) | BigInt(interactions.length & 0xffff);
-    while (usedIds.has(idValue.toString())) idValue += 1n;
-    usedIds.add(idValue.toString());
-    interactions.push({ id: idValue.toString(), userId: users[u] as string, postIndex, action, createdAtMs });
+    let idKey = (createdAtMs - oldestMs) * 65536 + (interactions.length & 0xffff);
+    while (!usedIds.add(idKey)) idKey += 1;
+    const low = idKey % 65536;
+    interactions.push({
+      id: snowflakeId(oldestMs + (idKey - low) / 65536, low),
+      userId: users[u] as string,
+      postIndex,
+      postId: post.id,
+      action: ACTIONS[actionIndex] as InteractionAction,
+      createdAtMs,
+    });
   };
   users.forEach((_, u) => {
     const quota = Math.round((sizes.interactions * (activity[u] ?? 1)) / activityTotal);
-    const interests = [pick(random, TOPIC_NAMES), pick(random, TOPIC_NAMES)];
+    const interests = [topicCumulative.get(pick(random, TOPIC_NAMES)), topicCumulative.get(pick(random, TOPIC_NAMES))];
     const target = Math.min(sizes.interactions, interactions.length + quota);
     for (let attempt = 0; interactions.length < target && attempt < quota * 3; attempt++) {
-      const topic = topicCumulative.get(pick(random, interests));
+      const topic = pick(random, interests);
       add(u, random() < 0.75 && topic ? (topic.idx[drawWeighted(random, topic.cum)] ?? 0) : drawWeighted(random, globalCumulative));
     }
   });
