@@ -4,7 +4,7 @@
  * interactions' bulk load), which keep post counters and stored affinities consistent
  * with the interactions. The ranking state picks the posts up when the app is built.
  */
-import { withBulkLoadCache } from '../db/bulk-insert.js';
+import { inBulkLoadTransaction } from '../db/bulk-insert.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { importInteractions } from '../interactions/interaction.service.js';
 import { hasPosts, writeAccounts, writeStatuses } from '../posts/post.service.js';
@@ -42,13 +42,11 @@ export async function seedDemo(
 ): Promise<DemoSeedResult> {
   const full = { ...DEFAULT_DEMO_SIZES, ...sizes };
   const data = generateDemoData(full, anchorMs, seed);
-  await withBulkLoadCache(database.db, () =>
-    database.db.transaction().execute(async (trx) => {
-      const accounts = demoAccounts(data, anchorMs);
-      await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });
-      await writeStatuses(trx, demoStatuses(data, accounts), anchorMs, { keepOriginals: false });
-      await importInteractions(trx, demoInteractions(data), anchorMs);
-    }),
-  );
+  await inBulkLoadTransaction(database.db, async (trx) => {
+    const accounts = demoAccounts(data, anchorMs);
+    await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });
+    await writeStatuses(trx, demoStatuses(data, accounts), anchorMs, { keepOriginals: false });
+    await importInteractions(trx, demoInteractions(data), anchorMs);
+  });
   return { authors: data.authors.length, posts: data.posts.length, users: data.users.length, interactions: data.interactions.length };
 }
