@@ -15,10 +15,8 @@
  * - Secrets, codes, states and tokens are stored only as SHA-256 hashes.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { NotFoundError } from '../../src/errors.js';
 import { createToken, hashToken, revokeTokenById } from '../auth/token.service.js';
-import type { Database } from '../db/database.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { InstanceGatewayError, type InstanceAppCredentials, type InstanceGateway } from './instance-gateway.js';
 import { OAuthError, type OAuthErrorCode } from './oauth-errors.js';
@@ -468,7 +466,7 @@ export class OAuthService {
   ): Promise<TokenResponse> {
     const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = this.settings;
     const { token, info } = await createToken(
-      trx as unknown as Kysely<Database>,
+      trx,
       {
         scopes: serviceScopes(grant.scopes),
         tier: 'authenticated',
@@ -543,7 +541,7 @@ export class OAuthService {
 /** Revokes one access token in `tokens`; one already revoked (or purged) is fine. */
 async function revokeIssuedToken(db: OAuthDb, tokenId: string, nowMs: number): Promise<void> {
   try {
-    await revokeTokenById(db as unknown as Kysely<Database>, tokenId, new Date(nowMs));
+    await revokeTokenById(db, tokenId, new Date(nowMs));
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }

@@ -72,7 +72,7 @@ let client: OAuthClient;
 let forgotten: number;
 
 async function service(table: string, gate: { wait?: () => Promise<void> }): Promise<OAuthService> {
-  const db = gatedDb(database.db as unknown as OAuthDb, table, gate);
+  const db = gatedDb(database.db, table, gate);
   return new OAuthService(db, { forget: () => void (forgotten += 1) }, instances, DEFAULT_OAUTH_SETTINGS);
 }
 
