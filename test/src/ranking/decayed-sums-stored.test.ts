@@ -18,6 +18,8 @@ const signal = fc.record({
     },
   ),
   dayOffset: fc.integer({ min: 0, max: 60 }),
+  /** The writer starts from the stored form (a cold user) or from the cached profile. */
+  fromStored: fc.boolean(),
 });
 
 function bits(stored: { keys: readonly string[]; values: Float64Array; refMs: number; latestMs: number }) {
@@ -31,11 +33,11 @@ describe('interest vectors stored by writers', () => {
         const profile = interestVector();
         let stored = interestVector().stored();
         const t0 = Date.UTC(2025, 0, 1);
-        for (const { terms, dayOffset } of signals) {
+        for (const { terms, dayOffset, fromStored } of signals) {
           const atMs = t0 + dayOffset * DAY;
           // The writer: from the stored form (or the cached profile), without changing it.
           const base = interestVector(stored);
-          const next = interestAfter(Math.random() < 0.5 ? base : profile, terms, atMs);
+          const next = interestAfter(fromStored ? base : profile, terms, atMs);
           // The profile, when the signal is announced.
           addInterest(profile, terms, atMs);
           const { keysJson, ...rest } = next;
