@@ -34,6 +34,8 @@ export interface SeenRequest {
   readonly method: string;
   /** Path without the query. */
   readonly path: string;
+  /** The request target exactly as it arrived (path and raw query). */
+  readonly url: string;
   readonly query: URLSearchParams;
   /** The bearer token sent, if any. */
   readonly token: string | undefined;
@@ -709,7 +711,7 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
   app.addHook('onRequest', async (request, reply) => {
     const url = new URL(request.url, origin);
     const token = bearer(request);
-    requests.push({ method: request.method, path: url.pathname, query: url.searchParams, token });
+    requests.push({ method: request.method, path: url.pathname, url: request.url, query: url.searchParams, token });
     if (url.pathname.startsWith('/api/')) {
       const who = token ?? request.ip;
       const used = (rateUsed.get(who) ?? 0) + 1;
