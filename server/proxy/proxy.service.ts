@@ -8,15 +8,19 @@
  *   with a dot segment (`..`, `.`, in any percent-encoded spelling), a backslash, an
  *   empty first segment (`//host`, a scheme-relative URL) or control characters is 400:
  *   a path can only name something on the caller's own instance.
- * - Query and body go as they came (the body's bytes and its Content-Type unchanged).
+ * - Query and body go as they came: the query string byte for byte as the client wrote it
+ *   (repeated `types[]=` keys, order, percent-encoding, empty values; never re-serialised
+ *   from a parsed object), the body's bytes and its Content-Type unchanged.
  * - Request headers: an allow-list (Accept, Accept-Language, Idempotency-Key and the
- *   conditional ones). Authorization is the caller's Mastodon token and nothing else;
- *   Cookie, Proxy-Authorization, X-Forwarded-*, hop-by-hop headers and everything else
- *   the caller sent stay here.
+ *   conditional ones), minus any header the caller's Connection header names (hop-by-hop
+ *   by declaration, RFC 9110 7.6.1). Authorization is the caller's Mastodon token and
+ *   nothing else; Cookie, Proxy-Authorization, X-Social-Instance, X-Forwarded-*, the
+ *   hop-by-hop headers (Connection, Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade,
+ *   Proxy-*) and everything else the caller sent stay here.
  * - Response: the instance's status and body, with an allow-list of headers
- *   (RESPONSE_HEADERS: Content-Type, Link, X-RateLimit-*, Retry-After, Location, caching
- *   validators, WWW-Authenticate). Set-Cookie, hop-by-hop headers, Server, and anything
- *   else never come back.
+ *   (PROXIED_RESPONSE_HEADERS: Content-Type, Link, X-RateLimit-*, Retry-After, Location,
+ *   caching validators, WWW-Authenticate), minus any its Connection header names.
+ *   Set-Cookie, hop-by-hop headers, Server, and anything else never come back.
  * - Any status the instance answers (2xx to 5xx, 3xx not followed) is passed through. An
  *   instance that cannot be reached, times out, or sends more than the body cap is 503
  *   `Service unavailable` in the spec's error body (InstanceUnavailableError).
@@ -74,19 +78,18 @@ export interface ProxyResponse {
  * path after `prefix` and the raw query. 400 when the URL is not under the prefix.
  */
 export function splitProxiedUrl(url: string, prefix: string): { path: string; query: string } {
-  let target = url;
-  if (!target.startsWith('/')) {
-    // Absolute-form request target: only its path and query count, never its origin.
+  // The query is the raw text after the first `?` (no authority can contain one), never re-serialised.
+  const mark = url.indexOf('?');
+  const query = mark === -1 ? '' : url.slice(mark + 1);
+  let pathPart = mark === -1 ? url : url.slice(0, mark);
+  if (!pathPart.startsWith('/')) {
+    // Absolute-form request target: only its path counts, never its origin.
     try {
-      const parsed = new URL(target);
-      target = parsed.pathname + parsed.search;
+      pathPart = new URL(pathPart).pathname;
     } catch {
       throw new ValidationError('The request target is not a path');
     }
   }
-  const mark = target.indexOf('?');
-  const pathPart = mark === -1 ? target : target.slice(0, mark);
-  const query = mark === -1 ? '' : target.slice(mark + 1);
   if (!pathPart.startsWith(prefix)) throw new ValidationError(`The proxied path must start with ${prefix}`);
   const path = pathPart.slice(prefix.length);
   return { path: path === '' ? '/' : path, query };
@@ -118,6 +121,17 @@ export function checkProxiedPath(path: string): string {
   return path;
 }
 
+/** Header names listed in a Connection header (lowercase): hop-by-hop for this one connection. */
+export function connectionTokens(value: string | string[] | undefined): Set<string> {
+  const joined = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return new Set(
+    joined
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}
+
 /** Forwards one request to the instance and returns its answer, filtered (see the file's comment). */
 export class ProxyService {
   constructor(private readonly client: InstanceClient) {}
@@ -127,16 +141,17 @@ export class ProxyService {
     if (!METHODS.has(method)) throw new ValidationError(`The proxy does not forward ${method} requests`);
     const path = checkProxiedPath(request.path);
     const headers: Record<string, string> = {};
+    const hopByHop = connectionTokens(request.headers.connection);
     for (const name of PROXIED_REQUEST_HEADERS) {
       const value = request.headers[name];
-      if (typeof value === 'string') headers[name] = value;
+      if (typeof value === 'string' && !hopByHop.has(name)) headers[name] = value;
     }
     const contentType = request.headers['content-type'];
     const hasBody = request.body !== undefined && (request.body.length > 0 || typeof contentType === 'string');
     const answer = await this.client.requestRaw(instance, {
       method: method as ProxyMethod,
       path,
-      ...(request.query !== '' ? { query: request.query } : {}),
+      ...(request.query !== '' ? { rawQuery: request.query } : {}),
       ...(request.token !== undefined ? { token: request.token } : {}),
       headers,
       ...(hasBody
@@ -147,9 +162,10 @@ export class ProxyService {
       ...(request.signal ? { signal: request.signal } : {}),
     });
     const passed: Record<string, string | string[]> = {};
+    const answerHopByHop = connectionTokens(answer.allHeaders.connection);
     for (const name of PROXIED_RESPONSE_HEADERS) {
       const value = answer.allHeaders[name];
-      if (value !== undefined) passed[name] = value;
+      if (value !== undefined && !answerHopByHop.has(name)) passed[name] = value;
     }
     return { status: answer.status, headers: passed, body: answer.body };
   }

@@ -63,6 +63,12 @@ export interface InstanceRequest {
   readonly path: string;
   /** Query parameters; an array value is sent as the key repeated. */
   readonly query?: InstanceQuery;
+  /**
+   * A query string (without `?`) sent exactly as given, byte for byte: repeated keys, order,
+   * percent-encoding and empty values as the caller wrote them (the proxy's case). Not with
+   * `query`. A character that cannot be in a request target (control, space, `#`) is 400.
+   */
+  readonly rawQuery?: string;
   /** The caller's bearer token, sent as `Authorization: Bearer …`. */
   readonly token?: string;
   /** A JSON body (sent as application/json). */
@@ -237,7 +243,7 @@ export class InstanceClient {
       const body = requestBody(request);
       answer = await this.agent.request({
         origin: instance.origin,
-        path: url.pathname + url.search,
+        path: url,
         method: request.method ?? 'GET',
         headers: requestHeaders(request),
         ...(body !== undefined ? { body } : {}),
@@ -300,14 +306,23 @@ function guardedConnector(timeoutMs: number, resolver: Resolver): buildConnector
     });
 }
 
-function requestUrl(instance: InstanceAddress, request: InstanceRequest): URL {
+/** The request target on the instance: the checked path and the query (see InstanceRequest). */
+function requestUrl(instance: InstanceAddress, request: InstanceRequest): string {
   const { path } = request;
   if (!path.startsWith('/') || path.startsWith('//') || /[?#\\\s]/.test(path)) {
     throw new Error(`instance request path must be an absolute path without query: ${path}`);
   }
   const url = new URL(path, `${instance.origin}/`);
   if (url.origin !== instance.origin) throw new Error(`instance request path leaves the instance: ${path}`);
-  const query = request.query;
+  const { query, rawQuery } = request;
+  if (rawQuery !== undefined) {
+    if (query !== undefined) throw new Error('instance request: query and rawQuery are exclusive');
+    // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+    if (/[\u0000-\u0020\u007f#]|[^\u0000-\u00ff]/.test(rawQuery)) {
+      throw new ValidationError('The query string contains a character not allowed in a URL');
+    }
+    return rawQuery === '' ? url.pathname : `${url.pathname}?${rawQuery}`;
+  }
   if (query !== undefined) {
     const params = typeof query === 'string' || query instanceof URLSearchParams ? new URLSearchParams(query) : new URLSearchParams();
     if (typeof query !== 'string' && !(query instanceof URLSearchParams)) {
@@ -319,7 +334,7 @@ function requestUrl(instance: InstanceAddress, request: InstanceRequest): URL {
     }
     url.search = params.toString();
   }
-  return url;
+  return url.pathname + url.search;
 }
 
 function requestHeaders(request: InstanceRequest): Record<string, string> {

@@ -93,6 +93,21 @@ describe('InstanceClient: answers', () => {
     expect(seen?.query.get('local')).toBe('true');
   });
 
+  it('sends a raw query byte for byte: repeated keys, order, percent-encoding and empty values as given', async () => {
+    const raw = 'types[]=mention&types[]=favourite&exclude_types%5B%5D=follow&q=caf%C3%A9+au%20lait&empty=&flag&z=1&a=2&z=3';
+    await client.request(address, { path: '/api/v1/timelines/public', rawQuery: raw });
+    expect(instance.requests[instance.requests.length - 1]?.url).toBe(`/api/v1/timelines/public?${raw}`);
+    // The same query as an object is re-serialised: the raw form is the only byte-exact one.
+    await client.request(address, { path: '/api/v1/timelines/public', query: raw });
+    expect(instance.requests[instance.requests.length - 1]?.url).not.toBe(`/api/v1/timelines/public?${raw}`);
+    for (const bad of ['a=b c', 'a=b#c', 'a=\u0001', 'a=\u2028']) {
+      await expect(client.request(address, { path: '/api/v1/timelines/public', rawQuery: bad })).rejects.toMatchObject({ statusCode: 400 });
+    }
+    await expect(client.request(address, { path: '/api/v1/timelines/public', query: { a: 1 }, rawQuery: 'a=1' })).rejects.toThrow(
+      /exclusive/,
+    );
+  });
+
   it('returns every status with accept: any, and redirects as they are with redirects: return', async () => {
     const missing = await client.request(address, { path: '/api/v1/statuses/1', accept: 'any' });
     expect(missing.status).toBe(404);
