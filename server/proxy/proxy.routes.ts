@@ -20,6 +20,21 @@ export const DROP_IN_PREFIXES = ['/api/v1', '/api/v2', '/oauth'] as const;
 /** Exact paths drop-in mode forwards. */
 export const DROP_IN_PATHS = ['/.well-known/nodeinfo'] as const;
 
+/**
+ * Methods whose routes make a path the service's own in drop-in mode. OPTIONS is not one:
+ * CORS answers it on every path.
+ */
+const OWNING_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Whether the service has a route, for any method, at `path` (route parameters included). */
+function ownedByService(app: FastifyInstance, path: string): boolean {
+  return OWNING_METHODS.some((method) => {
+    // findRoute answers null when nothing matches (its declared type omits it).
+    const found: unknown = app.findRoute({ method, url: path });
+    return found !== null;
+  });
+}
+
 export interface ProxyRouteOptions {
   readonly proxy: ProxyService;
   readonly identities: Pick<MastodonIdentityProvider, 'instanceFor'>;
@@ -136,6 +151,15 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
  * public on Mastodon); a token the service could not verify is 401; a service token is
  * forwarded without credentials. With no instance to forward to (no X-Social-Instance
  * and no default instance) the answer is the app's own 404, as without drop-in mode.
+ *
+ * The method rule: a path the service routes for some method is the service's own for
+ * every method. A method it does not implement there (`POST /api/v1/timelines/home`,
+ * `DELETE /api/v1/recommendations`, `PUT /api/v1/timelines/tag/x`) gets the app's own 404
+ * in the spec's error body, exactly as without drop-in mode, and is never forwarded with
+ * the caller's token. Nothing is lost for Mastodon clients: the Mastodon paths the service
+ * shadows (home, public and tag timelines) are GET-only on Mastodon too, and a Mastodon
+ * path the service does not route (`/api/v1/timelines/list/1`, `/api/v1/statuses/1`)
+ * is still forwarded, whatever its method.
  */
 export async function dropInRoutes(app: FastifyInstance, options: ProxyRouteOptions): Promise<void> {
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -146,11 +170,16 @@ export async function dropInRoutes(app: FastifyInstance, options: ProxyRouteOpti
     const { path, query } = splitProxiedUrl(request.url, '');
     return send(options, request, reply, path, query, identity.kind === 'authenticated' ? identity : undefined);
   };
+  const notFoundHandler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const path = splitProxiedUrl(request.url, '').path;
+    if (ownedByService(request.server, path)) throw new NotFoundError(`No route for ${request.method} ${path}`);
+    return handler(request, reply);
+  };
   for (const prefix of DROP_IN_PREFIXES) {
     await app.register(
       async (scope) => {
         rawBodies(scope);
-        scope.setNotFoundHandler(handler);
+        scope.setNotFoundHandler(notFoundHandler);
       },
       { prefix },
     );

@@ -61,17 +61,30 @@ async function startRecorder(): Promise<Recorder> {
   return recorder;
 }
 
-/** A GET sent with its target exactly as written (no client-side normalisation). */
-function rawGet(origin: string, target: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+/** A request sent with its target exactly as written (no client-side normalisation); chunks go chunked. */
+function rawRequest(
+  origin: string,
+  target: string,
+  headers: Record<string, string>,
+  options: { method?: string; chunks?: string[] } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${origin}/`, { method: 'GET', headers, path: target }, (response) => {
+    const request = httpRequest(`${origin}/`, { method: options.method ?? 'GET', headers, path: target }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
     });
     request.on('error', reject);
+    for (const chunk of options.chunks ?? []) request.write(chunk);
     request.end();
   });
+}
+
+let listening: Promise<string> | undefined;
+/** The test app over real HTTP (started once): inject could normalise a request target. */
+function address(): Promise<string> {
+  listening ??= t.app.listen({ port: 0, host: '127.0.0.1' });
+  return listening;
 }
 
 let instance: MastodonTestInstance;
@@ -246,6 +259,85 @@ describe('what crosses the proxy', () => {
     expect(response.headers['keep-alive']).toBeUndefined();
   });
 
+  it('never forwards hop-by-hop headers, nor an allowed header the Connection header names', async () => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/proxy/api/v1/notifications',
+      headers: {
+        ...onRecorder(),
+        connection: 'keep-alive, upgrade, idempotency-key',
+        'keep-alive': 'timeout=5',
+        te: 'trailers',
+        trailer: 'x-checksum',
+        upgrade: 'h2c',
+        'proxy-connection': 'keep-alive',
+        'idempotency-key': 'k-hop',
+        'accept-language': 'fr',
+      },
+    });
+    expect(response.statusCode).toBe(200);
+    const seen = recorder.seen[0]!;
+    for (const name of ['keep-alive', 'te', 'trailer', 'upgrade', 'proxy-connection', 'idempotency-key', 'cookie', 'x-social-instance']) {
+      expect(seen.headers[name], name).toBeUndefined();
+    }
+    expect(seen.headers.connection ?? '').not.toMatch(/upgrade|idempotency/i);
+    expect(seen.headers['accept-language']).toBe('fr');
+  });
+
+  it('sends a chunked body on as bytes with its length, not as Transfer-Encoding', async () => {
+    const origin = await address();
+    const response = await rawRequest(
+      origin,
+      '/api/v1/proxy/api/v1/statuses',
+      { ...onRecorder(), 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      { method: 'POST', chunks: ['{"status":', '"in three ', 'chunks"}'] },
+    );
+    expect(response.status).toBe(200);
+    const seen = recorder.seen[0]!;
+    expect(seen.body.toString('utf8')).toBe('{"status":"in three chunks"}');
+    expect(seen.headers['transfer-encoding']).toBeUndefined();
+    expect(seen.headers['content-length']).toBe(String(seen.body.length));
+  });
+
+  it("drops the instance's hop-by-hop headers and any allowed header its Connection header names", async () => {
+    recorder.answer = {
+      status: 200,
+      headers: {
+        'content-type': 'application/json',
+        connection: 'keep-alive, etag',
+        etag: '"hop"',
+        'cache-control': 'private',
+        trailer: 'x-checksum',
+        upgrade: 'h2c',
+        'set-cookie': 'session=1; HttpOnly',
+        'x-social-instance': 'elsewhere.example',
+      },
+      body: '[1,2]',
+    };
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/proxy/api/v1/notifications', headers: onRecorder() });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe('[1,2]');
+    expect(response.headers['cache-control']).toBe('private');
+    for (const name of ['etag', 'trailer', 'upgrade', 'set-cookie', 'x-social-instance', 'transfer-encoding']) {
+      expect(response.headers[name], name).toBeUndefined();
+    }
+  });
+
+  it('forwards the query string byte for byte, through the proxy and in drop-in mode', async () => {
+    const origin = await address();
+    const query = 'types[]=mention&types[]=favourite&exclude_types%5B%5D=follow&q=caf%C3%A9+au%20lait&empty=&flag&z=1&a=2&z=3&s=%2F%3F%26';
+    for (const target of [`/api/v1/proxy/api/v1/notifications?${query}`, `/api/v1/notifications?${query}`]) {
+      recorder.seen.length = 0;
+      const response = await rawRequest(origin, target, onRecorder());
+      expect(response.status, target).toBe(200);
+      expect(recorder.seen[0]!.url, target).toBe(`/api/v1/notifications?${query}`);
+    }
+    // The Mastodon test instance receives it the same way.
+    const response = await rawRequest(origin, `/api/v1/proxy/api/v1/timelines/public?${query}`, onInstance());
+    expect(response.status).toBe(200);
+    expect(instance.requests[instance.requests.length - 1]!.url).toBe(`/api/v1/timelines/public?${query}`);
+  });
+
   it('forwards the body bytes and content type unchanged, and the query', async () => {
     const cases = [
       { type: 'application/json', body: '{"status":"hi \\u00e9","visibility" : "public"}' },
@@ -295,7 +387,7 @@ describe('what crosses the proxy', () => {
 
   it('cannot leave the instance: dot segments, scheme-relative and absolute URLs are refused or stay on the instance', async () => {
     // Over real HTTP: an injected request would have its dot segments normalised by the client.
-    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const origin = await address();
     for (const url of [
       '/api/v1/proxy/api/v1/../../admin',
       '/api/v1/proxy/api/v1/%2e%2e/%2E%2E/admin',
@@ -304,7 +396,7 @@ describe('what crosses the proxy', () => {
       '/api/v1/proxy/%2F%2Fevil.example/x',
       '/api/v1/proxy/api\\v1',
     ]) {
-      const response = await rawGet(address, url, onRecorder());
+      const response = await rawRequest(origin, url, onRecorder());
       expect(response.status, url).toBe(400);
       expect(JSON.parse(response.body), url).toMatchObject({ status_code: 400 });
     }
@@ -367,6 +459,36 @@ describe('drop-in mode', () => {
       expect(response.json(), url).toMatchObject({ error: 'Resource not found', status_code: 404 });
     }
     expect(recorder.seen).toHaveLength(0);
+  });
+
+  it("answers the app's own 404 for a method the service does not implement on a path it routes, without forwarding it", async () => {
+    for (const [method, url] of [
+      ['POST', '/api/v1/timelines/home'],
+      ['DELETE', '/api/v1/timelines/public?local=true'],
+      ['PUT', '/api/v1/timelines/tag/cats'],
+      ['DELETE', '/api/v1/recommendations'],
+      ['PATCH', '/api/v1/interactions'],
+    ] as const) {
+      const response = await t.app.inject({ method, url, headers: onRecorder() });
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.json(), `${method} ${url}`).toMatchObject({
+        error: 'Resource not found',
+        message: `No route for ${method} ${url.split('?')[0]!}`,
+        status_code: 404,
+      });
+    }
+    expect(recorder.seen).toHaveLength(0);
+    // Mastodon paths the service does not route are forwarded, whatever the method.
+    for (const [method, url] of [
+      ['GET', '/api/v1/timelines/list/3'],
+      ['DELETE', '/api/v1/statuses/7'],
+      ['PUT', '/api/v1/timelines/home/extra'],
+    ] as const) {
+      recorder.seen.length = 0;
+      const response = await t.app.inject({ method, url, headers: onRecorder() });
+      expect(response.statusCode, `${method} ${url}`).toBe(200);
+      expect(recorder.seen.map((r) => `${r.method} ${r.url}`)).toEqual([`${method} ${url}`]);
+    }
   });
 
   it('forwards /oauth/* and /.well-known/nodeinfo, and refuses a token the service could not verify', async () => {
