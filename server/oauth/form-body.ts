@@ -5,7 +5,7 @@
  * A repeated parameter becomes an array (the route schemas then refuse it where a single
  * value is due, as RFC 6749 §3.1 requires); `name[]` is the array `name`, as Rails reads it.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Form bodies here are a few short parameters. */
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -21,6 +21,11 @@ export function parseFormBody(text: string): Record<string, string | string[]> {
   }
   // fromEntries defines own properties: a `__proto__` parameter is just a name, never a prototype.
   return Object.fromEntries(values);
+}
+
+/** True when the request's body came form-encoded (as a browser's form sends it). */
+export function isFormBody(request: FastifyRequest): boolean {
+  return /^application\/x-www-form-urlencoded\s*(;|$)/i.test(request.headers['content-type'] ?? '');
 }
 
 /** Adds the form parser to this (encapsulated) scope. */

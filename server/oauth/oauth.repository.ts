@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import type {
   OAuthClientsTable,
   OAuthCodesTable,
+  OAuthConsentsTable,
   OAuthInstanceAppsTable,
   OAuthLoginsTable,
   OAuthRefreshTokensTable,
@@ -17,6 +18,7 @@ export type OAuthDb = Kysely<Database & OAuthTables>;
 export type ClientRow = Selectable<OAuthClientsTable>;
 export type InstanceAppRow = Selectable<OAuthInstanceAppsTable>;
 export type LoginRow = Selectable<OAuthLoginsTable>;
+export type ConsentRow = Selectable<OAuthConsentsTable>;
 export type CodeRow = Selectable<OAuthCodesTable>;
 export type FamilyRow = Selectable<OAuthTokenFamiliesTable>;
 export type RefreshRow = Selectable<OAuthRefreshTokensTable>;
@@ -68,6 +70,31 @@ export async function consumeLogin(db: OAuthDb, stateHash: string, nowMs: number
 /** Deletes pending logins that expired before `beforeMs`. */
 export async function deleteLoginsExpiredBefore(db: OAuthDb, beforeMs: number): Promise<void> {
   await db.deleteFrom('oauth_logins').where('expires_at_ms', '<', beforeMs).execute();
+}
+
+export async function insertConsent(db: OAuthDb, row: ConsentRow): Promise<void> {
+  await db.insertInto('oauth_consents').values(row).execute();
+}
+
+export async function findConsent(db: OAuthDb, ticketHash: string): Promise<ConsentRow | undefined> {
+  return db.selectFrom('oauth_consents').selectAll().where('ticket_hash', '=', ticketHash).executeTakeFirst();
+}
+
+/** Spends a consent ticket: like consumeLogin, exactly one of concurrent decisions gets the row. */
+export async function consumeConsent(db: OAuthDb, ticketHash: string, nowMs: number): Promise<ConsentRow | undefined> {
+  return db
+    .updateTable('oauth_consents')
+    .set({ used_at_ms: nowMs })
+    .where('ticket_hash', '=', ticketHash)
+    .where('used_at_ms', 'is', null)
+    .where('expires_at_ms', '>', nowMs)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes consent tickets that expired before `beforeMs` (used or not). */
+export async function deleteConsentsExpiredBefore(db: OAuthDb, beforeMs: number): Promise<void> {
+  await db.deleteFrom('oauth_consents').where('expires_at_ms', '<', beforeMs).execute();
 }
 
 export async function insertCode(db: OAuthDb, row: CodeRow): Promise<void> {
@@ -168,13 +195,14 @@ export async function unexpiredAccessTokenIds(db: OAuthDb, familyId: string, now
 }
 
 /**
- * Deletes what can no longer be used: logins and codes expired before `cutoffMs` and
+ * Deletes what can no longer be used: logins, consents and codes expired before `cutoffMs` and
  * families whose every refresh token expired before it (their rows go with them).
  */
 export async function purgeExpired(db: OAuthDb, cutoffMs: number): Promise<number> {
   let deleted = 0;
   const count = (result: { numDeletedRows: bigint }) => (deleted += Number(result.numDeletedRows));
   count(await db.deleteFrom('oauth_logins').where('expires_at_ms', '<', cutoffMs).executeTakeFirst());
+  count(await db.deleteFrom('oauth_consents').where('expires_at_ms', '<', cutoffMs).executeTakeFirst());
   count(await db.deleteFrom('oauth_codes').where('expires_at_ms', '<', cutoffMs).executeTakeFirst());
   count(
     await db

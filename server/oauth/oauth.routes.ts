@@ -1,6 +1,7 @@
 /**
- * `/api/v1/oauth`: client registration, the authorization endpoint and its callback from the
- * user's instance, the token and revocation endpoints; `/.well-known/oauth-authorization-server`.
+ * `/api/v1/oauth`: client registration, the authorization endpoint, its callback from the
+ * user's instance (which shows the consent page) and the consent answer, the token and
+ * revocation endpoints; `/.well-known/oauth-authorization-server`.
  * All public: clients authenticate with their own credentials where the RFCs say so. Errors
  * are OAuth error bodies (oauth-errors.ts); the authorize endpoint redirects them to the
  * client once the client and its redirect URI are verified, and answers 400 itself before.
@@ -11,7 +12,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { publicBaseUrl } from '../http/public-url.js';
 import { CLIENT_AUTH_METHODS, clientCredentials } from './client-credentials.js';
-import { acceptFormBodies } from './form-body.js';
+import { consentPageHeaders, renderConsentPage } from './consent-page.js';
+import { acceptFormBodies, isFormBody } from './form-body.js';
 import { InstanceGatewayError } from './instance-gateway.js';
 import { asOAuthError, OAuthError, sendOAuthError } from './oauth-errors.js';
 import { SUPPORTED_SCOPES } from './oauth-scopes.js';
@@ -20,16 +22,18 @@ import {
   ApplicationSchema,
   AuthorizeQuerySchema,
   CallbackQuerySchema,
+  ConsentAnswerSchema,
   OAuthErrorSchema,
   RevokeRequestSchema,
   ServerMetadataSchema,
   TokenRequestSchema,
   TokenResponseSchema,
 } from './oauth.schema.js';
-import { withQuery, type OAuthService } from './oauth.service.js';
+import { withQuery, type LoginOutcome, type OAuthService } from './oauth.service.js';
 
 export const OAUTH_PREFIX = '/api/v1/oauth';
 const CALLBACK_PATH = `${OAUTH_PREFIX}/callback`;
+const CONSENT_PATH = `${OAUTH_PREFIX}/consent`;
 
 const oauthError = (description: string) => ({ ...OAuthErrorSchema, description });
 const BAD_REQUEST = oauthError(
@@ -37,6 +41,10 @@ const BAD_REQUEST = oauthError(
 );
 const BAD_CLIENT = oauthError('`invalid_client`: unknown client or wrong secret; `WWW-Authenticate: Basic`');
 const REDIRECT = Type.Null({ description: 'Redirect (Location header)' });
+const CONSENT_PAGE = {
+  description: 'The consent page (HTML, not framable)',
+  content: { 'text/html': { schema: Type.String() } },
+};
 
 /** Token responses and errors must not be cached (RFC 6749 §5.1). */
 function noStore(reply: FastifyReply): FastifyReply {
@@ -141,25 +149,60 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService }> = a
       exposeHeadRoute: false,
       schema: {
         tags: ['oauth'],
-        summary: "Where the user's instance sends them back: verifies the account, then redirects to the client with a code",
+        summary: "Where the user's instance sends them back: verifies the account, then asks the user to approve the client",
+        description:
+          'Answers the consent page (HTML): the client app, the requested scopes, the account and where the answer goes, ' +
+          'with a one-time ticket for POST /api/v1/oauth/consent. Failures at the instance are redirected to the client.',
         operationId: 'oauthCallback',
         querystring: CallbackQuerySchema,
-        response: { 302: REDIRECT, 400: BAD_REQUEST },
+        response: { 200: CONSENT_PAGE, 302: REDIRECT, 400: BAD_REQUEST },
       },
     },
     async (request, reply) => {
       const { state, code, error } = request.query;
-      let location: string;
+      let outcome: LoginOutcome;
       try {
-        location = await oauth.completeLogin({ state, code, error });
+        outcome = await oauth.completeLogin({ state, code, error });
       } catch (failure) {
         if (failure instanceof OAuthError) throw failure;
         request.log.error({ err: failure }, 'OAuth callback failed');
         throw new OAuthError('server_error', 'The login could not be completed: start again from the app');
       }
-      return noStore(reply).redirect(location, 302);
+      if (outcome.consent) return reply.headers(consentPageHeaders(outcome.consent)).send(renderConsentPage(outcome.consent));
+      return noStore(reply).redirect(outcome.redirect, 302);
     },
   );
+
+  app.post(
+    CONSENT_PATH,
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['oauth'],
+        summary: "The user's answer on the consent page: approve redirects to the client with a code, deny with access_denied",
+        description:
+          'A form post from the consent page. Its one-time ticket is the only thing that authorises the answer: an unknown, ' +
+          'answered or expired ticket is 400 and issues nothing. Redirects (303) to the redirect_uri with `code` and `state`, ' +
+          'or `error=access_denied` and `state`.',
+        operationId: 'answerOAuthConsent',
+        body: ConsentAnswerSchema,
+        response: { 303: REDIRECT, 400: BAD_REQUEST },
+      },
+    },
+    async (request, reply) => {
+      if (!isFormBody(request)) {
+        throw new OAuthError('invalid_request', 'The consent is answered with the form of the consent page', 415);
+      }
+      const location = await oauth.decideConsent(request.body.ticket, request.body.decision);
+      return noStore(reply).redirect(location, 303);
+    },
+  );
+
+  // A GET must never decide a consent (links, prefetching, images): refused, not left to the drop-in proxy.
+  app.get(CONSENT_PATH, { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) => {
+    reply.header('allow', 'POST');
+    throw new OAuthError('invalid_request', 'The consent is answered with the form of the consent page (POST)', 405);
+  });
 
   app.post(
     `${OAUTH_PREFIX}/token`,

@@ -60,6 +60,12 @@ export const CallbackQuerySchema = Type.Object({
   error_description: optional(2048),
 });
 
+/** The consent page's form. */
+export const ConsentAnswerSchema = Type.Object({
+  ticket: optional(256, "The consent page's one-time ticket"),
+  decision: optional(16, '`approve` or `deny`'),
+});
+
 const clientAuth = {
   client_id: optional(256, 'With client_secret, unless sent with HTTP Basic'),
   client_secret: optional(256),

@@ -2,8 +2,11 @@
  * The service's own OAuth 2.0 authorization server. Users sign in at their Mastodon instance:
  * the service is an app there (registered once per instance and callback URL), sends the
  * user to the instance's login page, takes the instance's code back at its callback, asks the
- * instance whose account it is, and then gives the client its own authorization code.
+ * instance whose account it is, shows the user which app asks for what (the consent page),
+ * and only when they approve gives the client its own authorization code.
  *
+ * - The consent page's form carries a one-time ticket (hash stored, 5 minutes): the only thing
+ *   that authorises the decision, so a forged cross-site POST has nothing to present.
  * - Codes are single-use (one UPDATE ... WHERE used_at_ms IS NULL decides which redemption
  *   wins, however many race), expire after 10 minutes, and are bound to the client, the
  *   exact redirect URI, the PKCE S256 challenge, the user and the scopes. A code presented
@@ -12,29 +15,33 @@
  *   service), so the bearer-token path accepts them as it is; refresh tokens rotate on each
  *   use within the family their code started, and a spent refresh token presented again
  *   revokes the whole family, access tokens included, at once (the verifier's cache is told).
- * - Secrets, codes, states and tokens are stored only as SHA-256 hashes.
+ * - Secrets, codes, states, tickets and tokens are stored only as SHA-256 hashes.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { NotFoundError } from '../../src/errors.js';
 import { createToken, hashToken, revokeTokenById } from '../auth/token.service.js';
 import type { ClientCredentials } from './client-credentials.js';
-import { InstanceGatewayError, type InstanceAppCredentials, type InstanceGateway } from './instance-gateway.js';
+import { InstanceGatewayError, type InstanceAccount, type InstanceAppCredentials, type InstanceGateway } from './instance-gateway.js';
 import { OAuthError, type OAuthErrorCode } from './oauth-errors.js';
 import { DEFAULT_SCOPE, parseScopeList, requireWithin, serviceScopes } from './oauth-scopes.js';
 import {
   consumeCode,
+  consumeConsent,
   consumeLogin,
   consumeRefreshToken,
   deleteCodesExpiredBefore,
+  deleteConsentsExpiredBefore,
   deleteLoginsExpiredBefore,
   findByAccessTokenHash,
   findClient,
   findCode,
+  findConsent,
   findFamilyIdByCode,
   findInstanceApp,
   findRefreshToken,
   insertClient,
   insertCode,
+  insertConsent,
   insertFamily,
   insertInstanceApp,
   insertLogin,
@@ -44,6 +51,7 @@ import {
   revokeFamily,
   unexpiredAccessTokenIds,
   type ClientRow,
+  type ConsentRow,
   type OAuthDb,
 } from './oauth.repository.js';
 import type { OAuthSettings } from './oauth.settings.js';
@@ -90,6 +98,20 @@ export interface TokenResponse {
   scope: string;
   created_at: number;
 }
+
+/** What the consent page shows, and the one-time ticket its form sends back. */
+export interface ConsentPrompt {
+  ticket: string;
+  client: OAuthClient;
+  scopes: string[];
+  redirectUri: string;
+  /** `@name@instance` */
+  account: string;
+  expiresInSeconds: number;
+}
+
+/** The callback's outcome: the consent page to show, or the client's redirect URI with an error. */
+export type LoginOutcome = { consent: ConsentPrompt; redirect?: undefined } | { redirect: string; consent?: undefined };
 
 /** Where the tokens for `token.service` should be forgotten from after a revocation. */
 export interface TokenCache {
@@ -139,6 +161,12 @@ function checkRedirectUri(uri: string): void {
  */
 export function socialUserId(accountId: string, instance: string): string {
   return `${accountId}@${instance}`;
+}
+
+/** An account as people write it: `@name@instance` (a local account's `acct` has no host). */
+function accountHandle(acct: string, instance: string): string {
+  const name = acct.replace(/^@/, '');
+  return `@${name.includes('@') ? name : `${name}@${instance}`}`;
 }
 
 function toClient(row: ClientRow): OAuthClient {
@@ -315,24 +343,30 @@ export class OAuthService {
   }
 
   /**
-   * The user is back from the instance: exchanges its code, asks whose account it is, and
-   * returns the client's redirect URI with this service's code and the client's state, or
-   * with an OAuth error. OAuthError (answered here, not redirected) when the state is not a
-   * pending login: nothing says which client to send the user to.
+   * The user is back from the instance: exchanges its code and asks whose account it is. The
+   * client gets nothing yet: the answer is the consent prompt (a one-time ticket the user
+   * approves or denies with, decideConsent), or the client's redirect URI with an OAuth error.
+   * OAuthError (answered here, not redirected) when the state is not a pending login:
+   * nothing says which client to send the user to.
    */
-  async completeLogin(params: { state?: string | undefined; code?: string | undefined; error?: string | undefined }): Promise<string> {
+  async completeLogin(params: {
+    state?: string | undefined;
+    code?: string | undefined;
+    error?: string | undefined;
+  }): Promise<LoginOutcome> {
     if (params.state === undefined || params.state === '') {
       throw new OAuthError('invalid_request', 'state is missing: this address is only reached from the instance login page');
     }
     const login = await consumeLogin(this.db, hashToken(params.state), this.now());
     if (!login) throw new OAuthError('invalid_request', 'This login is unknown, expired or already completed: start again from the app');
-    const fail = (code: OAuthErrorCode, description: string): string =>
-      withQuery(login.redirect_uri, { error: code, error_description: description, state: login.client_state });
+    const fail = (code: OAuthErrorCode, description: string): LoginOutcome => ({
+      redirect: withQuery(login.redirect_uri, { error: code, error_description: description, state: login.client_state }),
+    });
     if (params.error !== undefined)
       return fail('access_denied', `The instance did not authorize the login (${params.error.slice(0, 100)})`);
     if (params.code === undefined || params.code === '') return fail('access_denied', 'The instance sent no authorization code');
 
-    let userId: string;
+    let account: InstanceAccount;
     try {
       const app = await findInstanceApp(this.db, login.instance, login.instance_redirect_uri);
       if (!app) return fail('server_error', "This service's registration on the instance is gone: start again");
@@ -343,30 +377,94 @@ export class OAuthService {
         code: params.code,
         scopes: app.scopes,
       });
-      const account = await this.gateway.verifyCredentials(login.instance, accessToken);
-      userId = socialUserId(account.id, login.instance);
+      account = await this.gateway.verifyCredentials(login.instance, accessToken);
     } catch (error) {
       if (!(error instanceof InstanceGatewayError)) throw error;
       return error.failure === 'unavailable'
         ? fail('temporarily_unavailable', `The instance ${login.instance} could not be reached: try again later`)
         : fail('access_denied', `The instance ${login.instance} refused the login`);
     }
+    const clientRow = await findClient(this.db, login.client_id);
+    if (!clientRow) return fail('unauthorized_client', 'The client app is no longer registered');
 
-    const code = CODE_PREFIX + secret();
+    const ticket = secret();
     const now = this.now();
+    const consent: ConsentRow = {
+      ticket_hash: hashToken(ticket),
+      client_id: login.client_id,
+      redirect_uri: login.redirect_uri,
+      scopes: login.scopes,
+      client_state: login.client_state,
+      code_challenge: login.code_challenge,
+      user_id: socialUserId(account.id, login.instance),
+      account: accountHandle(account.acct, login.instance),
+      created_at_ms: now,
+      expires_at_ms: now + this.settings.consentTtlSeconds * 1000,
+      used_at_ms: null,
+    };
+    await deleteConsentsExpiredBefore(this.db, now - REPLAY_WINDOW_MS);
+    await insertConsent(this.db, consent);
+    return {
+      consent: {
+        ticket,
+        client: toClient(clientRow),
+        scopes: login.scopes.split(' '),
+        redirectUri: login.redirect_uri,
+        account: consent.account,
+        expiresInSeconds: this.settings.consentTtlSeconds,
+      },
+    };
+  }
+
+  /**
+   * The user's answer on the consent page. The ticket alone authorises it (the page's form
+   * carries it; only its hash is stored): single-use, expiring, bound to one authorization.
+   * Approve: the client's redirect URI with a code and the client's state; deny: with
+   * `access_denied` (RFC 6749 §4.1.2.1). OAuthError (answered here) for an unknown, spent or
+   * expired ticket, or a decision that is neither.
+   */
+  async decideConsent(ticket: string | undefined, decision: string | undefined): Promise<string> {
+    if (ticket === undefined || ticket === '') throw new OAuthError('invalid_request', 'ticket is required: answer from the consent page');
+    if (decision !== 'approve' && decision !== 'deny') throw new OAuthError('invalid_request', 'decision must be approve or deny');
+    const ticketHash = hashToken(ticket);
+    const now = this.now();
+    const consent = await consumeConsent(this.db, ticketHash, now);
+    if (!consent) throw await this.consentRefusal(ticketHash);
+    if (decision === 'deny') {
+      return withQuery(consent.redirect_uri, {
+        error: 'access_denied',
+        error_description: 'The user denied the authorization',
+        state: consent.client_state,
+      });
+    }
+    const code = await this.issueCode(consent, now);
+    return withQuery(consent.redirect_uri, { code, state: consent.client_state });
+  }
+
+  /** Why a ticket could not be spent, in words the user can act on. */
+  private async consentRefusal(ticketHash: string): Promise<OAuthError> {
+    const row = await findConsent(this.db, ticketHash);
+    if (!row) return new OAuthError('invalid_request', 'This consent ticket is unknown: start again from the app');
+    if (row.used_at_ms !== null) return new OAuthError('invalid_request', 'This consent was already answered: start again from the app');
+    return new OAuthError('invalid_request', 'This consent page has expired: start again from the app');
+  }
+
+  /** A new authorization code for an approved consent (hash stored only). */
+  private async issueCode(consent: ConsentRow, now: number): Promise<string> {
+    const code = CODE_PREFIX + secret();
     await deleteCodesExpiredBefore(this.db, now - REPLAY_WINDOW_MS);
     await insertCode(this.db, {
       code_hash: hashToken(code),
-      client_id: login.client_id,
-      redirect_uri: login.redirect_uri,
-      code_challenge: login.code_challenge,
-      user_id: userId,
-      scopes: login.scopes,
+      client_id: consent.client_id,
+      redirect_uri: consent.redirect_uri,
+      code_challenge: consent.code_challenge,
+      user_id: consent.user_id,
+      scopes: consent.scopes,
       created_at_ms: now,
       expires_at_ms: now + this.settings.codeTtlSeconds * 1000,
       used_at_ms: null,
     });
-    return withQuery(login.redirect_uri, { code, state: login.client_state });
+    return code;
   }
 
   // ---- the token endpoint --------------------------------------------------------------

@@ -10,6 +10,8 @@ export interface OAuthSettings {
   codeTtlSeconds: number;
   /** How long a user has to log in at their instance and come back; 10 minutes. */
   loginTtlSeconds: number;
+  /** How long the consent page's ticket stays good (approve or deny within it); 5 minutes. */
+  consentTtlSeconds: number;
   /** The instance used when an authorization request names none (RECSVC_DEFAULT_INSTANCE, read with the social settings). */
   defaultInstance: string | undefined;
   /** What the service asks the instance for: only enough to read who the user is. */
@@ -23,6 +25,7 @@ export const DEFAULT_OAUTH_SETTINGS: OAuthSettings = {
   refreshTokenTtlSeconds: 30 * 86_400,
   codeTtlSeconds: 600,
   loginTtlSeconds: 600,
+  consentTtlSeconds: 300,
   defaultInstance: undefined,
   instanceScopes: 'read:accounts',
   clientName: 'recsvc',

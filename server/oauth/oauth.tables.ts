@@ -1,4 +1,4 @@
-/** Table types of the OAuth feature (migration 0016-oauth). Epoch milliseconds in `*_ms`. */
+/** Table types of the OAuth feature (migrations 0016-oauth, 0017-oauth-consents). Epoch milliseconds in `*_ms`. */
 export interface OAuthClientsTable {
   client_id: string;
   /** The Mastodon-style `id` of the app (not a secret). */
@@ -37,6 +37,23 @@ export interface OAuthLoginsTable {
   code_challenge: string;
   instance: string;
   instance_redirect_uri: string;
+  created_at_ms: number;
+  expires_at_ms: number;
+  used_at_ms: number | null;
+}
+
+/** An authorization back from the instance, waiting for the user to approve or deny it on the consent page. */
+export interface OAuthConsentsTable {
+  /** SHA-256 of the one-time ticket in the consent page's form. */
+  ticket_hash: string;
+  client_id: string;
+  redirect_uri: string;
+  scopes: string;
+  client_state: string | null;
+  code_challenge: string;
+  user_id: string;
+  /** The account as shown on the page (`@name@instance`). */
+  account: string;
   created_at_ms: number;
   expires_at_ms: number;
   used_at_ms: number | null;
@@ -82,6 +99,7 @@ export interface OAuthTables {
   oauth_clients: OAuthClientsTable;
   oauth_instance_apps: OAuthInstanceAppsTable;
   oauth_logins: OAuthLoginsTable;
+  oauth_consents: OAuthConsentsTable;
   oauth_codes: OAuthCodesTable;
   oauth_token_families: OAuthTokenFamiliesTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;

@@ -13,6 +13,7 @@ import * as m0013 from './0013-affinities-clustered.js';
 import * as m0014 from './0014-analytics-event-verdicts.js';
 import * as m0015 from './0015-user-interests.js';
 import * as m0016 from './0016-oauth.js';
+import * as m0017 from './0017-oauth-consents.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -25,4 +26,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014-analytics-event-verdicts': m0014,
   '0015-user-interests': m0015,
   '0016-oauth': m0016,
+  '0017-oauth-consents': m0017,
 };

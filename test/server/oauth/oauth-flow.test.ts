@@ -7,10 +7,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OAuthDb } from '../../../server/oauth/oauth.repository.js';
 import {
+  answerConsent,
   apiCall,
   authorizeAndLogIn,
   authorizeUrl,
   basic,
+  consentTicket,
   createOAuthTestApp,
   everyStoredText,
   FakeInstances,
@@ -81,7 +83,8 @@ describe('the authorization code flow, end to end', () => {
     expect(state.length).toBeGreaterThanOrEqual(43);
 
     const back = await t.app.inject({ method: 'GET', url: `/api/v1/oauth/callback?code=${instances.approve('42')}&state=${state}` });
-    const toClient = locationOf(back);
+    const ticket = consentTicket(back);
+    const toClient = locationOf(await answerConsent(t.app, ticket, 'approve'), 303);
     expect(`${toClient.origin}${toClient.pathname}`).toBe('https://client.example/callback');
     expect(toClient.searchParams.get('app')).toBe('1'); // the redirect URI's own query is kept
     expect(toClient.searchParams.get('state')).toBe('client-state-1');
@@ -110,7 +113,7 @@ describe('the authorization code flow, end to end', () => {
 
     // Codes, tokens, refresh tokens, secrets and states are stored only as hashes.
     const stored = await everyStoredText(t.database);
-    for (const secretValue of [code, tokens.access_token, tokens.refresh_token, client.clientSecret, state]) {
+    for (const secretValue of [code, tokens.access_token, tokens.refresh_token, client.clientSecret, state, ticket]) {
       expect(stored).not.toContain(secretValue);
     }
   });
@@ -261,7 +264,7 @@ describe('the callback from the instance', () => {
     expectOAuthError(await t.app.inject({ method: 'GET', url: '/api/v1/oauth/callback?code=x&state=forged' }), 400, 'invalid_request');
     expectOAuthError(await t.app.inject({ method: 'GET', url: '/api/v1/oauth/callback?code=x' }), 400, 'invalid_request');
     const state = await startLogin();
-    locationOf(await t.app.inject({ method: 'GET', url: `/api/v1/oauth/callback?code=${instances.approve('42')}&state=${state}` }));
+    consentTicket(await t.app.inject({ method: 'GET', url: `/api/v1/oauth/callback?code=${instances.approve('42')}&state=${state}` }));
     expectOAuthError(
       await t.app.inject({ method: 'GET', url: `/api/v1/oauth/callback?code=${instances.approve('42')}&state=${state}` }),
       400,
@@ -508,11 +511,11 @@ describe('access token expiry', () => {
 });
 
 describe('maintenance', () => {
-  it('purges logins, codes and token families a day after they can no longer be used', async () => {
+  it('purges logins, consent tickets, codes and token families a day after they can no longer be used', async () => {
     const db = t.database.db as unknown as OAuthDb;
     const counts = async () =>
       Promise.all(
-        (['oauth_logins', 'oauth_codes', 'oauth_token_families', 'oauth_refresh_tokens'] as const).map(
+        (['oauth_logins', 'oauth_consents', 'oauth_codes', 'oauth_token_families', 'oauth_refresh_tokens'] as const).map(
           async (table) =>
             (
               await db
@@ -525,15 +528,15 @@ describe('maintenance', () => {
     const tokens = await tokensFor();
     await refresh(tokens.refresh_token);
     locationOf(await t.app.inject({ method: 'GET', url: authorizeUrl(client, { code_challenge: pkcePair().challenge }) })); // an abandoned login
-    expect(await counts()).toEqual([2, 1, 1, 2]);
+    expect(await counts()).toEqual([2, 1, 1, 1, 2]);
 
-    offsetMs = 2 * DAY_MS; // codes and logins long expired; refresh tokens still live
+    offsetMs = 2 * DAY_MS; // codes, consents and logins long expired; refresh tokens still live
     await t.app.agentRunner.runNow('oauth_maintenance');
-    expect(await counts()).toEqual([0, 0, 1, 2]);
+    expect(await counts()).toEqual([0, 0, 0, 1, 2]);
 
     offsetMs = 32 * DAY_MS; // every refresh token expired more than a day ago
     await t.app.agentRunner.runNow('oauth_maintenance');
-    expect(await counts()).toEqual([0, 0, 0, 0]);
+    expect(await counts()).toEqual([0, 0, 0, 0, 0]);
   });
 });
 

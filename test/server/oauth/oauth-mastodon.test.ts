@@ -10,8 +10,10 @@ import { socialInstanceGateway } from '../../../server/oauth/instance-client-gat
 import { createSocialServices, DEFAULT_SOCIAL_OPTIONS, type SocialServices } from '../../../server/social/social.service.js';
 import { startMastodonInstance, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import {
+  answerConsent,
   apiCall,
   authorizeUrl,
+  consentTicket,
   createOAuthTestApp,
   locationOf,
   pkcePair,
@@ -42,7 +44,7 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-/** Follows the trip: the service's authorize, the instance's login page, the service's callback; the final redirect. */
+/** Follows the trip: the service's authorize, the instance's login page, the service's callback and consent page (approved); the final redirect. */
 async function logIn(challenge: string, params: Record<string, string | undefined> = {}): Promise<URL> {
   const toInstance = locationOf(
     await t.app.inject({ method: 'GET', url: authorizeUrl(client, { code_challenge: challenge, instance: undefined, ...params }) }),
@@ -52,7 +54,10 @@ async function logIn(challenge: string, params: Record<string, string | undefine
   expect(atInstance.status).toBe(302);
   const callback = new URL(atInstance.headers.get('location')!);
   expect(callback.pathname).toBe('/api/v1/oauth/callback');
-  return locationOf(await t.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}` }));
+  const back = await t.app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}` });
+  if (back.statusCode !== 200) return locationOf(back); // a failure at the instance goes straight back to the client
+  expect(back.body).toContain(`@${String(instance.accounts[0]!.acct)}@${instance.host}`);
+  return locationOf(await answerConsent(t.app, consentTicket(back), 'approve'), 303);
 }
 
 describe('OAuth through a Mastodon instance', () => {

@@ -85,7 +85,8 @@ async function codeFor(oauth: OAuthService, challenge: string): Promise<string> 
       'http://localhost/api/v1/oauth/callback',
     ),
   );
-  const back = new URL(await oauth.completeLogin({ state: toInstance.searchParams.get('state')!, code: instances.approve('42') }));
+  const outcome = await oauth.completeLogin({ state: toInstance.searchParams.get('state')!, code: instances.approve('42') });
+  const back = new URL(await oauth.decideConsent(outcome.consent!.ticket, 'approve'));
   return back.searchParams.get('code')!;
 }
 

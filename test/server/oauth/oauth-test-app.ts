@@ -168,15 +168,39 @@ export function authorizeUrl(client: TestClient, params: Record<string, string |
   return `/api/v1/oauth/authorize?${query.toString()}`;
 }
 
-/** The query of a redirect's Location. */
-export function locationOf(response: LightMyRequestResponse): URL {
-  expect(response.statusCode, response.body).toBe(302);
+/** The query of a redirect's Location (302; 303 after the consent form's POST). */
+export function locationOf(response: LightMyRequestResponse, status: 302 | 303 = 302): URL {
+  expect(response.statusCode, response.body).toBe(status);
   return new URL(String(response.headers.location));
+}
+
+/** The consent page the callback answers with: asserted to be one, and its form's ticket. */
+export function consentTicket(response: LightMyRequestResponse | { statusCode: number; body: string }): string {
+  expect(response.statusCode, response.body).toBe(200);
+  const ticket = /<input type="hidden" name="ticket" value="([^"]+)">/.exec(response.body)?.[1];
+  expect(ticket, response.body).toBeDefined();
+  return ticket!;
+}
+
+/** The consent page's form, as a browser posts it. */
+export async function answerConsent(
+  app: FastifyInstance,
+  ticket: string,
+  decision: string,
+  form: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/oauth/consent',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ticket, decision, ...form }).toString(),
+  });
 }
 
 /**
  * The whole front-channel trip: authorize, the instance's login page (the fake approves
- * `accountId`), the service's callback; returns the client's code and the final redirect.
+ * `accountId`), the service's callback and its consent page (approved); returns the
+ * client's code and the final redirect.
  */
 export async function authorizeAndLogIn(
   t: OAuthTestApp,
@@ -191,7 +215,7 @@ export async function authorizeAndLogIn(
   const callback = new URL(toInstance.searchParams.get('redirect_uri')!);
   const instanceCode = instances.approve(options.accountId ?? '42');
   const back = await t.app.inject({ method: 'GET', url: `${callback.pathname}?code=${instanceCode}&state=${encodeURIComponent(state)}` });
-  const location = locationOf(back);
+  const location = locationOf(await answerConsent(t.app, consentTicket(back), 'approve'), 303);
   return { code: location.searchParams.get('code')!, location };
 }
 
