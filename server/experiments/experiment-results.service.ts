@@ -7,6 +7,8 @@ import type { Kysely } from 'kysely';
 import { analyzeExperiment, type AnalysisResult } from '../../src/experiments/analysis.js';
 import { ratioValue } from '../../src/experiments/delta-method.js';
 import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
+import type { RecordedAnalysisMethod } from '../../src/experiments/experiment.schema.js';
+import type { AnalysisMethod } from '../../src/experiments/sequential.js';
 import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
 import type { ExperimentMetrics, VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
 import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/export-format.js';
@@ -33,10 +35,20 @@ export class ExperimentResultsService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The decisions.md analysis; `metric` picks the primary metric (default: the experiment's). */
-  async analysis(experiment: Experiment, metric?: MetricName): Promise<AnalysisResult> {
+  /**
+   * The decisions.md analysis; `metric` picks the primary metric (default: the experiment's),
+   * `method` overrides the experiment's recorded analysis method for this read.
+   */
+  async analysis(
+    experiment: Experiment & Partial<RecordedAnalysisMethod>,
+    metric?: MetricName,
+    method?: AnalysisMethod,
+  ): Promise<AnalysisResult> {
     const { accumulators } = await this.accumulate(experiment);
-    return analyzeExperiment(experiment, accumulators, { primaryMetric: metric ?? (experiment.primary_metric as MetricName) });
+    return analyzeExperiment(experiment, accumulators, {
+      primaryMetric: metric ?? (experiment.primary_metric as MetricName),
+      ...(method === undefined ? {} : { method }),
+    });
   }
 
   /** Per variant: users, count totals and the engagement, algorithm and performance groups. */

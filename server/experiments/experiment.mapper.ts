@@ -1,7 +1,8 @@
 /** Maps experiment rows to the domain/wire shape (rows never leave the feature's services). */
-import type { AlgorithmConfig, GateThresholds } from '../../src/experiments/experiment.schema.js';
+import type { AlgorithmConfig, GateThresholds, RecordedAnalysisMethod } from '../../src/experiments/experiment.schema.js';
 import type { Experiment, Variant } from '../../src/experiments/experiment-response.schema.js';
 import { resolveThresholds } from '../../src/experiments/gates.js';
+import { isAnalysisMethod, UNRECORDED_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
 import type { ExperimentStatus } from '../../src/experiments/state-machine.js';
 import type { ExperimentRow, VariantRow } from './experiment.repository.js';
 
@@ -18,8 +19,11 @@ export function toVariant(row: VariantRow): Variant {
   };
 }
 
-/** An experiment row and its variant rows as the wire's Experiment. */
-export function toExperiment(row: ExperimentRow, variants: readonly VariantRow[]): Experiment {
+/** An experiment as the service knows it: the wire's Experiment and its recorded analysis method. */
+export type StoredExperiment = Experiment & RecordedAnalysisMethod;
+
+/** An experiment row and its variant rows as the wire's Experiment (with its analysis method). */
+export function toExperiment(row: ExperimentRow, variants: readonly VariantRow[]): StoredExperiment {
   const gates = row.gates === null ? {} : (JSON.parse(row.gates) as GateThresholds);
   return {
     id: row.id,
@@ -30,6 +34,7 @@ export function toExperiment(row: ExperimentRow, variants: readonly VariantRow[]
     minimum_sample_size: row.minimum_sample_size,
     confidence_level: row.confidence_level,
     primary_metric: row.primary_metric,
+    analysis_method: isAnalysisMethod(row.analysis_method) ? row.analysis_method : UNRECORDED_ANALYSIS_METHOD,
     gates: resolveThresholds(gates),
     variants: variants.filter((v) => v.experiment_id === row.id).map(toVariant),
     created_at: row.created_at,

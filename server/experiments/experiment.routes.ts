@@ -12,6 +12,7 @@ import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.sc
 import { ExperimentMetricsSchema } from '../../src/experiments/experiment-metrics.schema.js';
 import { ExperimentSchema, ExperimentStatusSchema } from '../../src/experiments/experiment-response.schema.js';
 import { METRIC_NAMES } from '../../src/experiments/metrics.js';
+import { ANALYSIS_METHODS } from '../../src/experiments/sequential.js';
 import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiments/state-machine.js';
 import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
 import { envelope } from '../http/envelope.js';
@@ -149,16 +150,17 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
       config: ADMIN,
       schema: {
         tags,
-        summary: 'Statistical analysis (delta method, Holm, SRM); ?metric= picks the primary metric',
+        summary:
+          "Statistical analysis (delta method, Holm, SRM); ?metric= picks the primary metric, ?method= overrides the experiment's analysis method (fixed | sequential) for this read",
         operationId: 'getExperimentAnalysis',
         params: IdParams,
-        querystring: Type.Object({ metric: Type.Optional(StringEnum(METRIC_NAMES)) }),
+        querystring: Type.Object({ metric: Type.Optional(StringEnum(METRIC_NAMES)), method: Type.Optional(StringEnum(ANALYSIS_METHODS)) }),
         response: { 200: Envelope(ExperimentAnalysisSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
       const experiment = await experiments.get(request.params.id);
-      return envelope(request, await results.analysis(experiment, request.query.metric));
+      return envelope(request, await results.analysis(experiment, request.query.metric, request.query.method));
     },
   );
 

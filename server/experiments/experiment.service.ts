@@ -7,7 +7,8 @@
 import type { Kysely } from 'kysely';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
-import type { Experiment, ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
+import type { ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
+import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
 import { sampleRatioMismatch } from '../../src/experiments/srm.js';
 import { nextStatus, type ExperimentAction, type ExperimentStatus } from '../../src/experiments/state-machine.js';
 import { assertValidExperiment } from '../../src/experiments/validate-experiment.js';
@@ -26,7 +27,7 @@ import {
   openActivePeriod,
   updateExperimentStatus,
 } from './experiment.repository.js';
-import { toExperiment } from './experiment.mapper.js';
+import { toExperiment, type StoredExperiment } from './experiment.mapper.js';
 import type { ExperimentRuntime } from './experiment-runtime.js';
 
 export interface ExperimentServiceDeps {
@@ -39,7 +40,7 @@ export class ExperimentService {
   constructor(private readonly deps: ExperimentServiceDeps) {}
 
   /** Creates a DRAFT experiment; 400 naming the field for any rule it breaks. */
-  async create(input: ExperimentCreate): Promise<Experiment> {
+  async create(input: ExperimentCreate): Promise<StoredExperiment> {
     assertValidExperiment(input);
     const at = new Date(this.deps.now()).toISOString();
     const id = await this.deps.db.transaction().execute(async (trx) => {
@@ -51,6 +52,7 @@ export class ExperimentService {
         minimum_sample_size: input.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
         confidence_level: input.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
         primary_metric: input.primary_metric ?? DEFAULT_PRIMARY_METRIC,
+        analysis_method: input.analysis_method ?? DEFAULT_ANALYSIS_METHOD,
         gates: input.gates === undefined ? null : JSON.stringify(input.gates),
         created_at: at,
         updated_at: at,
@@ -78,7 +80,7 @@ export class ExperimentService {
   }
 
   /** Experiments (optionally of one status), oldest first; `page` bounds the list (the HTTP list always pages). */
-  async list(status?: ExperimentStatus, page?: ExperimentPage): Promise<Experiment[]> {
+  async list(status?: ExperimentStatus, page?: ExperimentPage): Promise<StoredExperiment[]> {
     const rows = await listExperimentRows(this.deps.db, status ? [status] : undefined, page);
     const variants = await listVariantRows(
       this.deps.db,
@@ -88,14 +90,14 @@ export class ExperimentService {
   }
 
   /** The experiment; 404 when there is none with this id. */
-  async get(id: number): Promise<Experiment> {
+  async get(id: number): Promise<StoredExperiment> {
     const row = await findExperimentRow(this.deps.db, id);
     if (!row) throw new NotFoundError(`Experiment ${id} does not exist`);
     return toExperiment(row, await listVariantRows(this.deps.db, [id]));
   }
 
   /** start / pause / stop; 409 naming the current state when the move is not allowed. */
-  async transition(id: number, action: ExperimentAction): Promise<Experiment> {
+  async transition(id: number, action: ExperimentAction): Promise<StoredExperiment> {
     const nowMs = this.deps.now();
     const at = new Date(nowMs).toISOString();
     await this.deps.db.transaction().execute(async (trx) => {

@@ -10,6 +10,8 @@ export interface ExperimentsTable {
   minimum_sample_size: number;
   confidence_level: number;
   primary_metric: string;
+  /** `fixed` | `sequential` (migration 0018; the column's default, `fixed`, is older experiments'). */
+  analysis_method: Generated<string>;
   /** JSON of the gate thresholds given at creation (null: the spec's defaults). */
   gates: string | null;
   created_at: string;

@@ -5,9 +5,19 @@
  */
 import { ValidationError } from '../errors.js';
 import { ratioEstimate, type RatioEstimate } from './delta-method.js';
-import { normalQuantile, twoSidedPValue } from './distributions.js';
 import { holmAdjust, holmIntervalAlphas } from './holm.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from './metrics.js';
+import {
+  FIXED_HORIZON,
+  UNRECORDED_ANALYSIS_METHOD,
+  defaultTargetSampleSize,
+  isAnalysisMethod,
+  sequentialMethod,
+  sequentialTuning,
+  type AnalysisMethod,
+  type SequentialTuning,
+  type TestMethod,
+} from './sequential.js';
 import { sampleRatioMismatch, type SrmResult } from './srm.js';
 import { VariantAccumulator } from './variant-accumulator.js';
 
@@ -16,15 +26,20 @@ export interface AnalysisDesign {
   variants: readonly { name: string; traffic_allocation: number; is_control: boolean }[];
   confidence_level: number;
   minimum_sample_size: number;
+  /** The method recorded with the experiment; absent: UNRECORDED_ANALYSIS_METHOD. */
+  analysis_method?: string;
 }
 
 export interface AnalysisOptions {
   primaryMetric?: MetricName;
+  /** Overrides the design's recorded method for this read (e.g. the planned final fixed read). */
+  method?: AnalysisMethod;
 }
 
 /**
  * One treatment vs the control on one metric; difference = treatment − control. `ci_*` is
- * the unadjusted interval at the confidence level; `adjusted_ci_*` the interval adjusted
+ * the unadjusted interval at the confidence level (with the sequential method: the
+ * confidence sequence, and `p_value` the always-valid p-value); `adjusted_ci_*` the interval adjusted
  * consistently with the Holm decision (see adjustedInterval): `significant` is true exactly
  * when it excludes 0. Both adjusted bounds are null without a test or when underpowered.
  */
@@ -54,6 +69,10 @@ export interface SignificanceRecord {
 }
 
 export interface AnalysisResult {
+  /** How p-values and intervals were computed (sequential.ts). */
+  analysis_method: AnalysisMethod;
+  /** The sequential method's mixing parameter; null with the fixed method. */
+  sequential_tuning: SequentialTuning | null;
   primary_metric: MetricName;
   confidence_level: number;
   minimum_sample_size: number;
@@ -84,37 +103,41 @@ export interface RatioTest {
 }
 
 /**
- * Treatment vs control on one metric: d = R_t − R_c, SE = √(Var_t + Var_c), z = d/SE,
- * p = 2·(1 − Φ(|z|)), CI = d ± Φ⁻¹(1 − α/2)·SE, effect_size = d / R_c. The test needs
- * SE > 0; otherwise p, CI are null.
+ * Treatment vs control on one metric: d = R_t − R_c, SE = √(Var_t + Var_c), effect_size =
+ * d / R_c; p and the interval at the confidence level from `method` — by default the fixed
+ * horizon's z-test, p = 2·(1 − Φ(|z|)), CI = d ± Φ⁻¹(1 − α/2)·SE; sequentially the
+ * always-valid p-value and confidence sequence over the users of both variants. The test
+ * needs SE > 0; otherwise p, CI are null.
  */
-export function compareRatios(treatment: RatioEstimate, control: RatioEstimate, confidenceLevel: number): RatioTest {
+export function compareRatios(
+  treatment: RatioEstimate,
+  control: RatioEstimate,
+  confidenceLevel: number,
+  method: TestMethod = FIXED_HORIZON,
+): RatioTest {
   const difference = treatment.value !== null && control.value !== null ? treatment.value - control.value : null;
   const effectSize = difference !== null && control.value !== null && control.value !== 0 ? difference / control.value : null;
   const se = treatment.variance !== null && control.variance !== null ? Math.sqrt(treatment.variance + control.variance) : null;
   if (difference === null || se === null || !(se > 0)) {
     return { difference, standard_error: se, ci_low: null, ci_high: null, effect_size: effectSize, p_value: null };
   }
-  const half = halfWidth(se, 1 - confidenceLevel);
+  const n = treatment.n + control.n;
+  const half = method.halfWidth(se, n, 1 - confidenceLevel);
   return {
     difference,
     standard_error: se,
     ci_low: difference - half,
     ci_high: difference + half,
     effect_size: effectSize,
-    p_value: twoSidedPValue(difference / se),
+    p_value: method.pValue(difference, se, n),
   };
 }
 
-/** Φ⁻¹(1 − γ/2)·SE: the half-width of the two-sided level-(1 − γ) normal interval. */
-function halfWidth(se: number, gamma: number): number {
-  return normalQuantile(1 - gamma / 2) * se;
-}
-
 /**
- * The interval of one comparison adjusted consistently with the Holm decision:
- * d ± Φ⁻¹(1 − γ/2)·SE, with γ = α/(m − j + 1) when Holm rejects it at step j and γ = α/m
- * when it does not (holmIntervalAlphas proves the agreement). The half-width is kept below
+ * The interval of one comparison adjusted consistently with the Holm decision: d ± the
+ * method's half-width at level γ (fixed: Φ⁻¹(1 − γ/2)·SE), with γ = α/(m − j + 1) when Holm
+ * rejects it at step j and γ = α/m when it does not (holmIntervalAlphas proves the agreement
+ * for any method whose p < γ exactly when its level-γ interval excludes 0). The half-width is kept below
  * |d| when significant and at least |d| otherwise, so that rounding in Φ and Φ⁻¹ at the exact
  * boundary |z| = Φ⁻¹(1 − γ/2) cannot split verdict and interval (it moves a bound by rounding
  * error only). Null without a test (γ or SE null) or without a decision (underpowered).
@@ -125,6 +148,7 @@ export function adjustedInterval(
   gamma: number | null,
   significant: boolean,
   underpowered: boolean,
+  halfWidth: (se: number, gamma: number) => number = (s, g) => FIXED_HORIZON.halfWidth(s, 0, g),
 ): [number, number] | null {
   if (underpowered || difference === null || se === null || gamma === null) return null;
   const distance = Math.abs(difference);
@@ -156,6 +180,7 @@ function metricComparisons(
   control: string,
   design: AnalysisDesign,
   underpowered: boolean,
+  method: TestMethod,
 ): Comparison[] {
   const alpha = 1 - design.confidence_level;
   const controlEstimate = estimates.get(control)?.get(metric) as RatioEstimate;
@@ -163,7 +188,7 @@ function metricComparisons(
     .filter((variant) => variant.name !== control)
     .map((variant) => {
       const estimate = estimates.get(variant.name)?.get(metric) as RatioEstimate;
-      return { variant: variant.name, estimate, ...compareRatios(estimate, controlEstimate, design.confidence_level) };
+      return { variant: variant.name, estimate, ...compareRatios(estimate, controlEstimate, design.confidence_level, method) };
     });
   const pValues = raw.map((entry) => entry.p_value);
   const adjusted = holmAdjust(pValues);
@@ -171,7 +196,10 @@ function metricComparisons(
   return raw.map(({ variant, estimate, ...test }, i) => {
     const adjustedP = adjusted[i] ?? null;
     const significant = !underpowered && adjustedP !== null && adjustedP < alpha;
-    const interval = adjustedInterval(test.difference, test.standard_error, gammas[i] ?? null, significant, underpowered);
+    const n = estimate.n + controlEstimate.n;
+    const interval = adjustedInterval(test.difference, test.standard_error, gammas[i] ?? null, significant, underpowered, (se, gamma) =>
+      method.halfWidth(se, n, gamma),
+    );
     return {
       metric,
       variant,
@@ -212,9 +240,20 @@ function significanceShapes(comparisons: readonly Comparison[], primary: MetricN
   return { statistical_significance: statistical, confidence_intervals: intervals };
 }
 
+/** The method of this read: the option, else the design's recorded one, else UNRECORDED_ANALYSIS_METHOD. */
+function methodOf(design: AnalysisDesign, options: AnalysisOptions): AnalysisMethod {
+  if (options.method !== undefined) return options.method;
+  const recorded = design.analysis_method;
+  if (recorded === undefined) return UNRECORDED_ANALYSIS_METHOD;
+  if (!isAnalysisMethod(recorded))
+    throw new ValidationError(`analysis_method must be "fixed" or "sequential" (got ${JSON.stringify(recorded)})`, 'analysis_method');
+  return recorded;
+}
+
 /**
  * Analyses an experiment from per-variant accumulators: ratio-of-sums metrics, delta-method
- * z-tests of each treatment vs the control per metric with Holm adjustment per metric (and
+ * tests (fixed-horizon z-tests or sequential mSPRT, see methodOf and sequential.ts) of each
+ * treatment vs the control per metric with Holm adjustment per metric (and
  * Holm-consistent intervals, see adjustedInterval), SRM check, underpowered flag.
  * `confidence_intervals` (unadjusted intervals of the difference treatment − control on the
  * primary metric) is keyed `<metric>:<variant>_vs_<control>` for every comparison, plus the
@@ -235,7 +274,13 @@ export function analyzeExperiment(
   );
   const underpoweredVariants = design.variants.filter((v) => (sampleSizes[v.name] ?? 0) < design.minimum_sample_size).map((v) => v.name);
   const underpowered = underpoweredVariants.length > 0;
-  const comparisons = METRIC_NAMES.flatMap((metric) => metricComparisons(metric, estimates, control, design, underpowered));
+  const analysisMethod = methodOf(design, options);
+  const tuning =
+    analysisMethod === 'sequential'
+      ? sequentialTuning(1 - design.confidence_level, defaultTargetSampleSize(design.minimum_sample_size))
+      : null;
+  const method = tuning === null ? FIXED_HORIZON : sequentialMethod(tuning);
+  const comparisons = METRIC_NAMES.flatMap((metric) => metricComparisons(metric, estimates, control, design, underpowered, method));
   const metrics = Object.fromEntries(
     [...estimates].map(([name, byMetric]) => [name, Object.fromEntries([...byMetric].map(([m, e]) => [m, e.value]))]),
   ) as Record<string, Record<MetricName, number | null>>;
@@ -244,6 +289,8 @@ export function analyzeExperiment(
     design.variants.map((v) => v.traffic_allocation),
   );
   return {
+    analysis_method: analysisMethod,
+    sequential_tuning: tuning,
     primary_metric: primary,
     confidence_level: design.confidence_level,
     minimum_sample_size: design.minimum_sample_size,

@@ -6,6 +6,7 @@
  * the generated document.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { AnalysisMethodSchema } from './experiment.schema.js';
 import { SrmSchema } from './experiment-response.schema.js';
 
 const NullableNumber = () => Type.Union([Type.Number(), Type.Null()]);
@@ -41,8 +42,18 @@ export const SignificanceRecordSchema = Type.Object({
   significance: Type.Union([Type.Literal('statistically_significant'), Type.Literal('not_significant'), Type.Literal('underpowered')]),
 });
 
+export const SequentialTuningSchema = Type.Object(
+  {
+    target_sample_size: Type.Integer({ description: 'Users in the two variants compared at which the confidence sequence is narrowest' }),
+    rho_squared: Type.Number({ description: 'Mixing parameter: tau^2 = rho^2 * SE^2 * n' }),
+  },
+  { title: 'SequentialTuning' },
+);
+
 export const ExperimentAnalysisSchema = Type.Object(
   {
+    analysis_method: AnalysisMethodSchema,
+    sequential_tuning: Type.Union([SequentialTuningSchema, Type.Null()]),
     primary_metric: Type.String(),
     confidence_level: Type.Number(),
     minimum_sample_size: Type.Integer(),

@@ -8,6 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LiteralUnion } from '../schemas/common.schema.js';
 import { DEFAULT_GATE_THRESHOLDS, EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from './metrics.js';
+import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from './sequential.js';
 
 export const WeightsSchema = Type.Object(
   {
@@ -57,6 +58,17 @@ export type GateThresholds = Static<typeof GateThresholdsSchema>;
 
 export const MetricNameSchema = LiteralUnion(METRIC_NAMES, { default: DEFAULT_PRIMARY_METRIC });
 
+const ANALYSIS_METHOD_DESCRIPTION =
+  'fixed: z-test and interval valid for one planned read; sequential: always-valid p-value and confidence sequence (mixture SPRT), valid at every read while the experiment runs';
+
+/** fixed | sequential (sequential.ts): how the experiment's results are read. */
+export const AnalysisMethodSchema = LiteralUnion(ANALYSIS_METHODS, { description: ANALYSIS_METHOD_DESCRIPTION });
+
+/** What an experiment records beyond the response's fields: its analysis method. */
+export interface RecordedAnalysisMethod {
+  analysis_method: AnalysisMethod;
+}
+
 export const ExperimentCreateSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -71,6 +83,9 @@ export const ExperimentCreateSchema = Type.Object(
     variants: Type.Array(VariantInputSchema),
     gates: Type.Optional(GateThresholdsSchema),
     primary_metric: Type.Optional(MetricNameSchema),
+    analysis_method: Type.Optional(
+      LiteralUnion(ANALYSIS_METHODS, { default: DEFAULT_ANALYSIS_METHOD, description: ANALYSIS_METHOD_DESCRIPTION }),
+    ),
   },
   { additionalProperties: false, title: 'ExperimentCreate' },
 );

@@ -14,6 +14,7 @@ import * as m0014 from './0014-analytics-event-verdicts.js';
 import * as m0015 from './0015-user-interests.js';
 import * as m0016 from './0016-oauth.js';
 import * as m0017 from './0017-oauth-consents.js';
+import * as m0018 from './0018-experiment-analysis-method.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -27,4 +28,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0015-user-interests': m0015,
   '0016-oauth': m0016,
   '0017-oauth-consents': m0017,
+  '0018-experiment-analysis-method': m0018,
 };
