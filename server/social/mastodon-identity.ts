@@ -26,6 +26,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedIdentity, Scope } from '../../src/auth/identity.js';
+import { MAX_USER_ID_LENGTH } from '../../src/schemas/recommendation.schema.js';
 import { looksLikeServiceToken } from '../auth/token.service.js';
 import { parseInstanceAddress, type InstanceAddress } from './instance-address.js';
 import {
@@ -35,6 +36,7 @@ import {
   InstanceTokenRejectedError,
   InstanceUnavailableError,
   type InstanceClient,
+  type UnavailableReason,
 } from './instance-client.js';
 
 /**
@@ -43,7 +45,20 @@ import {
  */
 export interface SocialTokenProvider {
   readonly name: string;
-  resolve(token: string, context: { readonly socialInstance: string | undefined }): Promise<AuthenticatedIdentity | undefined>;
+  resolve(token: string, context: SocialTokenContext): Promise<AuthenticatedIdentity | undefined>;
+  outage(token: string, context: SocialTokenContext, error: unknown): SocialTokenOutage | undefined;
+}
+
+/** The shape of identity-providers.ts's TokenContext. */
+export interface SocialTokenContext {
+  readonly socialInstance: string | undefined;
+  readonly beforeRemoteCheck?: (() => Promise<void>) | undefined;
+}
+
+/** The shape of identity-providers.ts's TokenOutage. */
+export interface SocialTokenOutage {
+  readonly lastVerified: AuthenticatedIdentity | undefined;
+  readonly source: 'social';
 }
 
 /** The fields of the instance's account the service keeps (not the whole CredentialAccount). */
@@ -71,6 +86,11 @@ export interface MastodonIdentityOptions {
   readonly defaultInstance?: string | undefined;
   /** How long a verified token is trusted without asking the instance again. */
   readonly cacheTtlMs?: number;
+  /**
+   * How long after its verification a token's identity may still be used while its
+   * instance is down (by routes that degrade: timelines); at least `cacheTtlMs` to matter.
+   */
+  readonly staleTtlMs?: number;
   /** How long a refused token is refused without asking again. */
   readonly rejectedTtlMs?: number;
   /** Tokens remembered (verified and refused together). */
@@ -82,6 +102,7 @@ export interface MastodonIdentityOptions {
 
 export const DEFAULT_MASTODON_IDENTITY_OPTIONS = {
   cacheTtlMs: 5 * 60_000,
+  staleTtlMs: 60 * 60_000,
   rejectedTtlMs: 30_000,
   cacheCapacity: 10_000,
   maxConcurrentVerifications: 256,
@@ -93,7 +114,18 @@ const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]{1,1024}=*$/;
 /** Account ids of Mastodon (digits), Pleroma/Akkoma (flake ids), GoToSocial (ULIDs). */
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,40}$/;
 
-type CacheEntry = { readonly expiresAtMs: number } & ({ readonly verified: VerifiedSocialToken } | { readonly verified: null });
+/** Instance failures that mean "down" (as opposed to "not a Mastodon API" or "answered nonsense"). */
+const OUTAGE_REASONS: ReadonlySet<UnavailableReason> = new Set<UnavailableReason>([
+  'unreachable',
+  'timeout',
+  'server-error',
+  'rate-limited',
+]);
+
+/** A cached answer: trusted until `expiresAtMs`; a verified one is kept for outages until `staleUntilMs`. */
+type CacheEntry =
+  | { readonly expiresAtMs: number; readonly staleUntilMs: number; readonly verified: VerifiedSocialToken }
+  | { readonly expiresAtMs: number; readonly staleUntilMs: number; readonly verified: null };
 
 /** Verifies Mastodon tokens against their instance; an identity provider (after service tokens). */
 export class MastodonIdentityProvider implements SocialTokenProvider {
@@ -101,6 +133,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
   private readonly client: InstanceClient;
   private readonly defaultInstance: InstanceAddress | undefined;
   private readonly cacheTtlMs: number;
+  private readonly staleTtlMs: number;
   private readonly rejectedTtlMs: number;
   private readonly maxConcurrent: number;
   private readonly now: () => number;
@@ -118,6 +151,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
         ? undefined
         : parseInstanceAddress(options.defaultInstance, { allowInsecure: options.client.allowInsecure });
     this.cacheTtlMs = options.cacheTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheTtlMs;
+    this.staleTtlMs = Math.max(this.cacheTtlMs, options.staleTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.staleTtlMs);
     this.rejectedTtlMs = options.rejectedTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.rejectedTtlMs;
     this.maxConcurrent = options.maxConcurrentVerifications ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.maxConcurrentVerifications;
     this.now = options.now ?? Date.now;
@@ -138,23 +172,48 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     return parseInstanceAddress(header, { allowInsecure: this.client.allowInsecure });
   }
 
-  async resolve(token: string, context: { readonly socialInstance: string | undefined }): Promise<AuthenticatedIdentity | undefined> {
-    return (await this.verify(token, context.socialInstance))?.identity;
+  async resolve(token: string, context: SocialTokenContext): Promise<AuthenticatedIdentity | undefined> {
+    return (await this.verify(token, context.socialInstance, context.beforeRemoteCheck))?.identity;
+  }
+
+  /**
+   * After `resolve` threw `error`: when it says the token's instance is down, the identity
+   * last verified for this token within `staleTtlMs` (or none); undefined for any other error.
+   */
+  outage(token: string, context: SocialTokenContext, error: unknown): SocialTokenOutage | undefined {
+    if (!(error instanceof InstanceUnavailableError) || !OUTAGE_REASONS.has(error.reason)) return undefined;
+    const instance = this.instanceFor(context.socialInstance);
+    if (!instance) return undefined;
+    const key = this.cacheKey(instance, token);
+    const cached = this.cache.peek(key);
+    const usable = cached?.verified && cached.staleUntilMs > this.now() ? cached.verified : undefined;
+    return { lastVerified: usable?.identity, source: 'social' };
   }
 
   /**
    * The verified account behind a token (cached), or undefined when the provider does not
-   * vouch for it. Throws 400 for a bad instance header and 503 when the instance cannot say.
+   * vouch for it. Throws 400 for a bad instance header and 503 when the instance cannot say;
+   * `beforeRemoteCheck` runs (and may throw) before an instance is asked.
    */
-  async verify(token: string, instanceHeader: string | undefined): Promise<VerifiedSocialToken | undefined> {
+  async verify(
+    token: string,
+    instanceHeader: string | undefined,
+    beforeRemoteCheck?: () => Promise<void>,
+  ): Promise<VerifiedSocialToken | undefined> {
     if (!BEARER_TOKEN.test(token) || looksLikeServiceToken(token)) return undefined;
     const instance = this.instanceFor(instanceHeader);
     if (!instance) return undefined;
     const key = this.cacheKey(instance, token);
+    const nowMs = this.now();
     const cached = this.cache.get(key);
-    if (cached && cached.expiresAtMs > this.now()) return cached.verified ?? undefined;
-    if (cached) this.cache.delete(key);
+    if (cached && cached.expiresAtMs > nowMs) return cached.verified ?? undefined;
+    // An expired verified answer stays for outages until its stale bound.
+    if (cached && !(cached.verified && cached.staleUntilMs > nowMs)) this.cache.delete(key);
     let pending = this.inFlight.get(key);
+    if (!pending && beforeRemoteCheck) {
+      await beforeRemoteCheck();
+      pending = this.inFlight.get(key);
+    }
     if (!pending) {
       if (this.inFlight.size >= this.maxConcurrent) {
         throw new InstanceUnavailableError(
@@ -198,7 +257,8 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
         error instanceof InstanceForbiddenError ||
         (error instanceof InstanceRequestError && error.response.status === 422)
       ) {
-        return { verified: null, expiresAtMs: this.now() + this.rejectedTtlMs };
+        const nowMs = this.now();
+        return { verified: null, expiresAtMs: nowMs + this.rejectedTtlMs, staleUntilMs: nowMs };
       }
       if (error instanceof InstanceNotFoundError || error instanceof InstanceRequestError) {
         // 404, 400, 422…: the host does not speak the Mastodon API (or not this endpoint).
@@ -214,6 +274,9 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     const account = accountOf(body);
     if (!account) throw new InstanceUnavailableError(instance.host, 'bad-response', 'answered verify_credentials without a valid account');
     const userId = `${account.id}@${instance.host}`;
+    if (userId.length > MAX_USER_ID_LENGTH) {
+      throw new InstanceUnavailableError(instance.host, 'bad-response', 'answered with an account id too long for a user id');
+    }
     const identity: AuthenticatedIdentity = {
       kind: 'authenticated',
       userId,
@@ -222,7 +285,8 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
       source: 'social',
       subjectKey: `social:${createHash('sha256').update(userId).digest('base64url').slice(0, 22)}`,
     };
-    return { verified: { identity, instance, account }, expiresAtMs: this.now() + this.cacheTtlMs };
+    const nowMs = this.now();
+    return { verified: { identity, instance, account }, expiresAtMs: nowMs + this.cacheTtlMs, staleUntilMs: nowMs + this.staleTtlMs };
   }
 }
 

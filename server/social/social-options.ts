@@ -13,6 +13,14 @@
  * | RECSVC_INSTANCE_MAX_RESPONSE_BYTES | 2097152 | largest instance response read |
  * | RECSVC_SOCIAL_TOKEN_CACHE_SECONDS | 300 | how long a verified Mastodon token is trusted |
  * | RECSVC_SOCIAL_TOKEN_CACHE_SIZE | 10000 | Mastodon tokens remembered |
+ * | RECSVC_SOCIAL_TOKEN_STALE_SECONDS | 3600 | how long after its verification a token still opens its timelines while its instance is down |
+ *
+ * The stale bound: while an instance is down nobody can say whether a token was revoked
+ * meanwhile, so its last verified identity is used only by the timelines (which then
+ * answer from the service's own store, flagged X-Recsvc-Degraded, and never reach the
+ * instance with it), and for at most an hour after that verification: long enough for a
+ * typical outage, short enough that a token revoked just before one is not honoured for
+ * long. Below the cache lifetime it counts as the cache lifetime.
  */
 import { InputError } from '../../src/errors.js';
 import { InstanceAddressError, parseInstanceAddress } from './instance-address.js';
@@ -30,6 +38,8 @@ export interface SocialOptions {
   readonly maxResponseBytes: number;
   readonly tokenCacheTtlMs: number;
   readonly tokenCacheCapacity: number;
+  /** How long after its verification a Mastodon token's identity may serve degraded timelines. */
+  readonly tokenStaleTtlMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -45,6 +55,7 @@ export const DEFAULT_SOCIAL_OPTIONS: SocialOptions = {
   maxResponseBytes: DEFAULT_INSTANCE_CLIENT_OPTIONS.maxResponseBytes,
   tokenCacheTtlMs: DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheTtlMs,
   tokenCacheCapacity: DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheCapacity,
+  tokenStaleTtlMs: DEFAULT_MASTODON_IDENTITY_OPTIONS.staleTtlMs,
 };
 
 /** Reads and validates the social settings; throws InputError naming the bad variable. */
@@ -61,6 +72,7 @@ export function socialOptionsFromEnv(env: Env): SocialOptions {
     maxResponseBytes: whole('RECSVC_INSTANCE_MAX_RESPONSE_BYTES', DEFAULT_SOCIAL_OPTIONS.maxResponseBytes, 1024),
     tokenCacheTtlMs: whole('RECSVC_SOCIAL_TOKEN_CACHE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenCacheTtlMs / 1000, 0) * 1000,
     tokenCacheCapacity: whole('RECSVC_SOCIAL_TOKEN_CACHE_SIZE', DEFAULT_SOCIAL_OPTIONS.tokenCacheCapacity, 1),
+    tokenStaleTtlMs: whole('RECSVC_SOCIAL_TOKEN_STALE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenStaleTtlMs / 1000, 0) * 1000,
   };
   if (options.connectTimeoutMs > options.requestTimeoutMs || options.headersTimeoutMs > options.requestTimeoutMs) {
     throw new InputError(

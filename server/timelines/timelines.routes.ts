@@ -8,6 +8,12 @@
  * Access: `read` scope and a Mastodon token (identity source `social`): the page is
  * fetched with that token. A service token (OAuth-issued ones included) has no instance
  * token to forward: 403.
+ *
+ * Outages: the routes declare `identityOutage: 'degrade'` (server/plugins/auth.ts), so a
+ * Mastodon token that cannot be verified because its instance is down still gets a page,
+ * from the service's store alone, flagged by X-Recsvc-Degraded: the user's recommendations
+ * when the token's last verified identity is known (`instance-unavailable`), else recent
+ * stored posts (`instance-unavailable-unverified`). A token the instance refuses is 401.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -24,6 +30,8 @@ export interface TimelineRoutesOptions {
   timelines: TimelineService;
   identityProvider: Pick<MastodonIdentityProvider, 'instanceFor'>;
 }
+
+const MASTODON_TOKEN_NEEDED = 'Timelines need a Mastodon access token: the page is fetched from your instance with it';
 
 const IdParam = Type.String({ maxLength: 64 });
 const Flag = Type.String({ maxLength: 8, description: '`true` or `1` to enable' });
@@ -58,7 +66,7 @@ const TimelineResponse = Type.Array(
   },
 );
 
-const ACCESS = { scope: 'read' } as const;
+const CONFIG = { access: { scope: 'read' }, identityOutage: 'degrade' } as const;
 const INSTANCE_HEADER_NAME = INSTANCE_HEADER.toLowerCase();
 
 const headers = {
@@ -95,9 +103,16 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
   ): Promise<FastifyReply> => {
     const identity = request.identity;
     if (identity.kind !== 'authenticated') throw new AuthenticationError('A bearer token is required');
-    if (identity.source !== 'social' || identity.userId === null) {
-      throw new ForbiddenError('Timelines need a Mastodon access token: the page is fetched from your instance with it');
+    if (identity.source !== 'social') throw new ForbiddenError(MASTODON_TOKEN_NEEDED);
+    const degraded = request.degradedIdentity;
+    if (degraded !== undefined) {
+      return sendPage(
+        request,
+        reply,
+        await timelines.fromStore({ timeline, query, userId: degraded === 'stale' ? identity.userId : null }),
+      );
     }
+    if (identity.userId === null) throw new ForbiddenError(MASTODON_TOKEN_NEEDED);
     const header = request.headers[INSTANCE_HEADER_NAME];
     const instance = identityProvider.instanceFor(Array.isArray(header) ? header[0] : header);
     if (instance === undefined) throw new ForbiddenError(`No instance: send ${INSTANCE_HEADER} or configure a default instance`);
@@ -117,7 +132,7 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     '/api/v1/timelines/home',
     {
       schema: { ...common('getHomeTimeline', "Home timeline from the caller's instance, with recommendations"), querystring: HomeQuery },
-      config: { access: ACCESS },
+      config: CONFIG,
     },
     async (request, reply) => serve(request, reply, { kind: 'home' }, request.query),
   );
@@ -128,7 +143,7 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
         ...common('getPublicTimeline', "Public timeline from the caller's instance, with recommendations"),
         querystring: PublicQuery,
       },
-      config: { access: ACCESS },
+      config: CONFIG,
     },
     async (request, reply) => serve(request, reply, { kind: 'public' }, request.query),
   );
@@ -140,7 +155,7 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
         params: Type.Object({ hashtag: Type.String({ minLength: 1, maxLength: 100 }) }),
         querystring: PublicQuery,
       },
-      config: { access: ACCESS },
+      config: CONFIG,
     },
     async (request, reply) => serve(request, reply, { kind: 'tag', hashtag: request.params.hashtag }, request.query),
   );

@@ -14,6 +14,11 @@
  * - The instance unusable (503 from the client): the page comes from the service's own
  *   store (recommendations, else recent stored posts), marked degraded. A token the
  *   instance refuses stays a 401 (the client's typed error goes through).
+ * - The token could not even be verified because the instance is down (server/plugins/auth.ts,
+ *   `identityOutage: 'degrade'`): `fromStore` answers without asking the instance, with the
+ *   user's recommendations when the token's last verified identity is known
+ *   (`instance-unavailable`), else recent stored posts for nobody in particular
+ *   (`instance-unavailable-unverified`).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -50,6 +55,16 @@ export interface TimelineQuery {
   only_media?: string | undefined;
 }
 
+/** Why a page came from the service's store (the X-Recsvc-Degraded header's value). */
+export type DegradedReason = 'instance-unavailable' | 'instance-unavailable-unverified';
+
+/** A page asked for while the instance is down: the user when their token's last identity is known, else null. */
+export interface StoreTimelineRequest {
+  readonly timeline: TimelineKind;
+  readonly query: TimelineQuery;
+  readonly userId: string | null;
+}
+
 export interface TimelineRequest {
   readonly timeline: TimelineKind;
   readonly query: TimelineQuery;
@@ -72,7 +87,7 @@ export interface TimelinePage {
   /** Upstream X-RateLimit-* headers to pass on. */
   readonly rateLimitHeaders: Record<string, string>;
   /** Set when the page came from the service's store because the instance failed. */
-  readonly degraded?: 'instance-unavailable';
+  readonly degraded?: DegradedReason;
   /** How many of the page's statuses were stored as candidates. */
   readonly stored: number;
 }
@@ -151,7 +166,7 @@ export class TimelineService {
   constructor(private readonly deps: TimelineDeps) {}
 
   async page(request: TimelineRequest): Promise<TimelinePage> {
-    const limit = Math.min(MAX_TIMELINE_LIMIT, Math.max(1, request.query.limit ?? DEFAULT_TIMELINE_LIMIT));
+    const limit = limitOf(request.query);
     let response;
     try {
       response = await this.deps.client.request<unknown>(request.instance, {
@@ -249,20 +264,32 @@ export class TimelineService {
     return out;
   }
 
+  /** A page from the store alone, the instance not asked (its token could not be verified: it is down). */
+  async fromStore(request: StoreTimelineRequest): Promise<TimelinePage> {
+    const limit = limitOf(request.query);
+    if (request.userId !== null) return this.degraded({ ...request, userId: request.userId }, limit);
+    const statuses = await this.recentStored(request.timeline, limit);
+    return { statuses, links: [], rateLimitHeaders: {}, degraded: 'instance-unavailable-unverified', stored: 0 };
+  }
+
   /** The page from the service's own store: recommendations, else recent stored posts. */
-  private async degraded(request: TimelineRequest, limit: number): Promise<TimelinePage> {
+  private async degraded(request: Pick<TimelineRequest, 'timeline' | 'userId'>, limit: number): Promise<TimelinePage> {
     const keys = new PageKeys([]);
     let statuses = await this.candidates(request.userId, keys, limit);
     this.remember(request.userId, keys.ids);
-    if (statuses.length === 0) {
-      const recent = await this.deps.posts.list({
-        limit,
-        ...(request.timeline.kind === 'tag' ? { tag: request.timeline.hashtag } : {}),
-      });
-      statuses = (recent as unknown as StatusJson[])
-        .filter((status) => consentsToDiscovery(status, this.consent))
-        .map((status) => ({ ...status, is_recommendation: false }));
-    }
+    if (statuses.length === 0) statuses = await this.recentStored(request.timeline, limit);
     return { statuses, links: [], rateLimitHeaders: {}, degraded: 'instance-unavailable', stored: 0 };
   }
+
+  /** Recent stored posts whose authors consent (for the tag's timeline, with the tag): for nobody in particular. */
+  private async recentStored(timeline: TimelineKind, limit: number): Promise<StatusJson[]> {
+    const recent = await this.deps.posts.list({ limit, ...(timeline.kind === 'tag' ? { tag: timeline.hashtag } : {}) });
+    return (recent as unknown as StatusJson[])
+      .filter((status) => consentsToDiscovery(status, this.consent))
+      .map((status) => ({ ...status, is_recommendation: false }));
+  }
+}
+
+function limitOf(query: TimelineQuery): number {
+  return Math.min(MAX_TIMELINE_LIMIT, Math.max(1, query.limit ?? DEFAULT_TIMELINE_LIMIT));
 }

@@ -13,6 +13,7 @@ describe('socialOptionsFromEnv', () => {
       bodyTimeoutMs: 5_000,
       maxResponseBytes: 2 * 1024 * 1024,
       tokenCacheTtlMs: 300_000,
+      tokenStaleTtlMs: 3_600_000,
     });
   });
 
@@ -27,6 +28,7 @@ describe('socialOptionsFromEnv', () => {
         RECSVC_INSTANCE_MAX_RESPONSE_BYTES: '65536',
         RECSVC_SOCIAL_TOKEN_CACHE_SECONDS: '60',
         RECSVC_SOCIAL_TOKEN_CACHE_SIZE: '50',
+        RECSVC_SOCIAL_TOKEN_STALE_SECONDS: '7200',
       }),
     ).toEqual({
       defaultInstance: 'mastodon.social',
@@ -38,6 +40,7 @@ describe('socialOptionsFromEnv', () => {
       maxResponseBytes: 65536,
       tokenCacheTtlMs: 60_000,
       tokenCacheCapacity: 50,
+      tokenStaleTtlMs: 7_200_000,
     });
   });
 
@@ -59,6 +62,7 @@ describe('socialOptionsFromEnv', () => {
     ['RECSVC_INSTANCE_MAX_RESPONSE_BYTES', '10'],
     ['RECSVC_INSTANCE_HEADERS_TIMEOUT_MS', '20000'],
     ['RECSVC_SOCIAL_TOKEN_CACHE_SIZE', '-1'],
+    ['RECSVC_SOCIAL_TOKEN_STALE_SECONDS', 'an hour'],
   ])('refuses %s=%s, naming it', (name, value) => {
     expect(() => socialOptionsFromEnv({ [name]: value })).toThrow(name);
   });

@@ -1,0 +1,117 @@
+/**
+ * What the Mastodon identity provider knows of a token while its instance is down
+ * (MastodonIdentityProvider.outage): the identity last verified within the stale bound,
+ * only for failures that mean "down", never after the instance refused the token; and
+ * beforeRemoteCheck runs before every instance call and only then.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MastodonIdentityProvider, type SocialServices } from '../../../server/social/social.service.js';
+import { socialOptionsFromEnv } from '../../../server/social/social-options.js';
+import { startMastodonInstance, testSocialServices, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
+
+const VERIFY = '/api/v1/accounts/verify_credentials';
+
+let instance: MastodonTestInstance;
+let social: SocialServices;
+let clock = 1_000_000;
+
+beforeAll(async () => {
+  instance = await startMastodonInstance({ statuses: 10 });
+  social = testSocialServices();
+});
+
+afterAll(async () => {
+  await social.close();
+  await instance.close();
+});
+
+afterEach(() => {
+  instance.clearFaults();
+});
+
+function provider(): MastodonIdentityProvider {
+  return new MastodonIdentityProvider({ client: social.client, cacheTtlMs: 60_000, staleTtlMs: 600_000, now: () => clock });
+}
+
+/** resolve, and on failure what outage() says of it. */
+async function resolveOrOutage(p: MastodonIdentityProvider, token: string) {
+  const context = { socialInstance: instance.host };
+  try {
+    return { identity: await p.resolve(token, context) };
+  } catch (error) {
+    return { error, outage: p.outage(token, context, error) };
+  }
+}
+
+describe('MastodonIdentityProvider during an outage', () => {
+  it('keeps the last verified identity until the stale bound, then knows none', async () => {
+    const p = provider();
+    const token = instance.issueToken(0);
+    const verified = await resolveOrOutage(p, token);
+    expect(verified.identity?.userId).toBe(`${instance.accountIdOf(token)}@${instance.host}`);
+
+    instance.fault({ kind: 'status', status: 502, path: VERIFY });
+    clock += 61_000; // past the cache lifetime: the instance is asked, and fails
+    const during = await resolveOrOutage(p, token);
+    expect(during.error).toBeDefined();
+    expect(during.outage).toEqual({ lastVerified: verified.identity, source: 'social' });
+
+    clock += 540_000; // 601 s after the verification: past the stale bound
+    const later = await resolveOrOutage(p, token);
+    expect(later.outage).toEqual({ lastVerified: undefined, source: 'social' });
+  });
+
+  it('a token never verified has no identity in an outage, and failures that are not outages are no outage', async () => {
+    const p = provider();
+    instance.fault({ kind: 'status', status: 500, path: VERIFY });
+    expect((await resolveOrOutage(p, instance.issueToken(1))).outage).toEqual({ lastVerified: undefined, source: 'social' });
+    instance.clearFaults();
+    // A 404 (not a Mastodon API) or an answer without an account are not "down": the 503 stays.
+    instance.fault({ kind: 'status', status: 404, path: VERIFY });
+    const notMastodon = await resolveOrOutage(p, instance.issueToken(1));
+    expect(notMastodon.error).toBeDefined();
+    expect(notMastodon.outage).toBeUndefined();
+  });
+
+  it('after the instance refused a token, an outage never brings its old identity back', async () => {
+    const p = provider();
+    const token = instance.issueToken(2);
+    expect((await resolveOrOutage(p, token)).identity).toBeDefined();
+    clock += 61_000;
+    instance.revokeToken(token);
+    expect(await resolveOrOutage(p, token)).toEqual({ identity: undefined });
+    clock += 31_000; // the refusal is forgotten; the instance is down
+    instance.fault({ kind: 'status', status: 500, path: VERIFY });
+    expect((await resolveOrOutage(p, token)).outage).toEqual({ lastVerified: undefined, source: 'social' });
+  });
+
+  it('beforeRemoteCheck runs before each instance call and never for an answer from the cache; when it throws, no call', async () => {
+    const p = provider();
+    const token = instance.issueToken(0);
+    let charged = 0;
+    const context = {
+      socialInstance: instance.host,
+      beforeRemoteCheck: async () => {
+        charged += 1;
+      },
+    };
+    const before = instance.count(VERIFY);
+    await p.resolve(token, context);
+    await p.resolve(token, context);
+    expect(charged).toBe(1);
+    expect(instance.count(VERIFY)).toBe(before + 1);
+    const refusing = {
+      socialInstance: instance.host,
+      beforeRemoteCheck: () => Promise.reject(new Error('limited')),
+    };
+    await expect(p.resolve('another-made-up-token', refusing)).rejects.toThrow('limited');
+    expect(instance.count(VERIFY)).toBe(before + 1);
+  });
+});
+
+describe('RECSVC_SOCIAL_TOKEN_STALE_SECONDS', () => {
+  it('sets the stale bound (default one hour), 0 meaning the cache lifetime only', () => {
+    expect(socialOptionsFromEnv({}).tokenStaleTtlMs).toBe(3_600_000);
+    expect(socialOptionsFromEnv({ RECSVC_SOCIAL_TOKEN_STALE_SECONDS: '0' }).tokenStaleTtlMs).toBe(0);
+  });
+});
