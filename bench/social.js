@@ -26,7 +26,7 @@ import { freePort, measure, round2, waitForHealth } from './harness.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-const CONNECTIONS = 10;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PAGE = '/api/v1/timelines/home?limit=20';
 const SEED = { posts: 5_000, interactions: 50_000, users: 1_000, authors: 200 };
 
