@@ -101,7 +101,11 @@ async function send(
     }
   }
   reply.code(response.status);
-  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
+  for (const [name, value] of Object.entries(response.headers)) {
+    // The service's own Vary (CORS with listed origins: Origin) stays, the instance's added to it.
+    const own = name === 'vary' ? reply.getHeader('vary') : undefined;
+    reply.header(name, own === undefined ? value : [own, value].flat().join(', '));
+  }
   return reply.send(response.body);
 }
 

@@ -323,6 +323,33 @@ describe('what crosses the proxy', () => {
     }
   });
 
+  it("keeps the service's own Vary (CORS with listed origins) next to the instance's", async () => {
+    const listed = await createTestApp({
+      ...withSocial(social),
+      corsOrigins: ['https://elk.zone'],
+      proxy: false,
+      configure: async (app) => {
+        await registerProxy(app, { social }, { dropIn: true });
+      },
+    });
+    try {
+      recorder.answer = { status: 200, headers: { 'content-type': 'application/json', vary: 'Accept-Encoding' }, body: '{}' };
+      const response = await listed.app.inject({
+        method: 'GET',
+        url: '/api/v1/proxy/api/v1/notifications',
+        headers: { ...onRecorder(), origin: 'https://elk.zone' },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['access-control-allow-origin']).toBe('https://elk.zone');
+      const vary = String(response.headers.vary)
+        .split(/\s*,\s*/)
+        .map((name) => name.toLowerCase());
+      expect(vary).toEqual(expect.arrayContaining(['origin', 'accept-encoding']));
+    } finally {
+      await listed.close();
+    }
+  });
+
   it('forwards the query string byte for byte, through the proxy and in drop-in mode', async () => {
     const origin = await address();
     const query = 'types[]=mention&types[]=favourite&exclude_types%5B%5D=follow&q=caf%C3%A9+au%20lait&empty=&flag&z=1&a=2&z=3&s=%2F%3F%26';
