@@ -7,6 +7,7 @@
  * page's `form-action` too, so the client's origin is listed there).
  */
 import { createHash } from 'node:crypto';
+import { serviceScopes } from './oauth-scopes.js';
 import type { ConsentPrompt } from './oauth.service.js';
 
 const STYLE = [
@@ -32,11 +33,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
 }
 
-/** The requested scopes in plain words: what each grants here (push and profile grant nothing). */
+/** The requested scopes in plain words: what they grant here (serviceScopes' mapping; push and profile grant nothing). */
 export function describeScopes(scopes: readonly string[]): string[] {
-  const granted = new Set(scopes.map((scope) => scope.split(':')[0]).map((parent) => (parent === 'follow' ? 'write' : parent)));
-  const lines = (['read', 'write'] as const).filter((scope) => granted.has(scope)).map((scope) => PERMISSION_WORDS[scope]);
-  return lines.length > 0 ? lines : ['Nothing beyond knowing who you are'];
+  return serviceScopes(scopes).flatMap((scope) => (scope === 'read' || scope === 'write' ? [PERMISSION_WORDS[scope]] : []));
 }
 
 /** Where the answer is sent, as the user should read it: a web origin's host, or an app's URI scheme. */

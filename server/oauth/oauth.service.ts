@@ -21,27 +21,24 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { NotFoundError } from '../../src/errors.js';
 import { createToken, hashToken, revokeTokenById } from '../auth/token.service.js';
 import type { ClientCredentials } from './client-credentials.js';
+import { accountHandle, openConsent, spendConsent } from './consent-tickets.js';
 import { InstanceGatewayError, type InstanceAccount, type InstanceAppCredentials, type InstanceGateway } from './instance-gateway.js';
 import { OAuthError, type OAuthErrorCode } from './oauth-errors.js';
 import { DEFAULT_SCOPE, parseScopeList, requireWithin, serviceScopes } from './oauth-scopes.js';
 import {
   consumeCode,
-  consumeConsent,
   consumeLogin,
   consumeRefreshToken,
   deleteCodesExpiredBefore,
-  deleteConsentsExpiredBefore,
   deleteLoginsExpiredBefore,
   findByAccessTokenHash,
   findClient,
   findCode,
-  findConsent,
   findFamilyIdByCode,
   findInstanceApp,
   findRefreshToken,
   insertClient,
   insertCode,
-  insertConsent,
   insertFamily,
   insertInstanceApp,
   insertLogin,
@@ -161,12 +158,6 @@ function checkRedirectUri(uri: string): void {
  */
 export function socialUserId(accountId: string, instance: string): string {
   return `${accountId}@${instance}`;
-}
-
-/** An account as people write it: `@name@instance` (a local account's `acct` has no host). */
-function accountHandle(acct: string, instance: string): string {
-  const name = acct.replace(/^@/, '');
-  return `@${name.includes('@') ? name : `${name}@${instance}`}`;
 }
 
 function toClient(row: ClientRow): OAuthClient {
@@ -387,30 +378,28 @@ export class OAuthService {
     const clientRow = await findClient(this.db, login.client_id);
     if (!clientRow) return fail('unauthorized_client', 'The client app is no longer registered');
 
-    const ticket = secret();
+    const handle = accountHandle(account.acct, login.instance);
     const now = this.now();
-    const consent: ConsentRow = {
-      ticket_hash: hashToken(ticket),
-      client_id: login.client_id,
-      redirect_uri: login.redirect_uri,
-      scopes: login.scopes,
-      client_state: login.client_state,
-      code_challenge: login.code_challenge,
-      user_id: socialUserId(account.id, login.instance),
-      account: accountHandle(account.acct, login.instance),
-      created_at_ms: now,
-      expires_at_ms: now + this.settings.consentTtlSeconds * 1000,
-      used_at_ms: null,
-    };
-    await deleteConsentsExpiredBefore(this.db, now - REPLAY_WINDOW_MS);
-    await insertConsent(this.db, consent);
+    const ticket = await openConsent(
+      this.db,
+      {
+        client_id: login.client_id,
+        redirect_uri: login.redirect_uri,
+        scopes: login.scopes,
+        client_state: login.client_state,
+        code_challenge: login.code_challenge,
+        user_id: socialUserId(account.id, login.instance),
+        account: handle,
+      },
+      { nowMs: now, ttlSeconds: this.settings.consentTtlSeconds, purgeBeforeMs: now - REPLAY_WINDOW_MS },
+    );
     return {
       consent: {
         ticket,
         client: toClient(clientRow),
         scopes: login.scopes.split(' '),
         redirectUri: login.redirect_uri,
-        account: consent.account,
+        account: handle,
         expiresInSeconds: this.settings.consentTtlSeconds,
       },
     };
@@ -426,10 +415,8 @@ export class OAuthService {
   async decideConsent(ticket: string | undefined, decision: string | undefined): Promise<string> {
     if (ticket === undefined || ticket === '') throw new OAuthError('invalid_request', 'ticket is required: answer from the consent page');
     if (decision !== 'approve' && decision !== 'deny') throw new OAuthError('invalid_request', 'decision must be approve or deny');
-    const ticketHash = hashToken(ticket);
     const now = this.now();
-    const consent = await consumeConsent(this.db, ticketHash, now);
-    if (!consent) throw await this.consentRefusal(ticketHash);
+    const consent = await spendConsent(this.db, ticket, now);
     if (decision === 'deny') {
       return withQuery(consent.redirect_uri, {
         error: 'access_denied',
@@ -439,14 +426,6 @@ export class OAuthService {
     }
     const code = await this.issueCode(consent, now);
     return withQuery(consent.redirect_uri, { code, state: consent.client_state });
-  }
-
-  /** Why a ticket could not be spent, in words the user can act on. */
-  private async consentRefusal(ticketHash: string): Promise<OAuthError> {
-    const row = await findConsent(this.db, ticketHash);
-    if (!row) return new OAuthError('invalid_request', 'This consent ticket is unknown: start again from the app');
-    if (row.used_at_ms !== null) return new OAuthError('invalid_request', 'This consent was already answered: start again from the app');
-    return new OAuthError('invalid_request', 'This consent page has expired: start again from the app');
   }
 
   /** A new authorization code for an approved consent (hash stored only). */

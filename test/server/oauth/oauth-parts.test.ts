@@ -1,7 +1,9 @@
-/** The OAuth feature's small parts: PKCE, scopes, client credentials, form bodies, settings, the gateway over the social client. */
+/** The OAuth feature's small parts: PKCE, scopes, client credentials, form bodies, settings, the consent page's pieces, the gateway over the social client. */
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError, UnavailableError, ValidationError } from '../../../src/errors.js';
 import { clientCredentials } from '../../../server/oauth/client-credentials.js';
+import { describeScopes, escapeHtml, redirectTarget } from '../../../server/oauth/consent-page.js';
+import { accountHandle } from '../../../server/oauth/consent-tickets.js';
 import { parseFormBody } from '../../../server/oauth/form-body.js';
 import { instanceClientGateway, type SocialAddress } from '../../../server/oauth/instance-client-gateway.js';
 import { InstanceAddressError } from '../../../server/social/social.service.js';
@@ -83,6 +85,36 @@ describe('settings', () => {
     expect(() => readOAuthSettings({ RECSVC_OAUTH_ACCESS_TOKEN_TTL: '1h' })).toThrow(/RECSVC_OAUTH_ACCESS_TOKEN_TTL/);
     expect(() => readOAuthSettings({ RECSVC_OAUTH_ACCESS_TOKEN_TTL: '30' })).toThrow(/at least 60/);
     expect(() => readOAuthSettings({ RECSVC_OAUTH_REFRESH_TOKEN_TTL: '3600' })).toThrow(/longer than/);
+  });
+});
+
+describe("the consent page's pieces", () => {
+  it('escapes the five HTML-significant characters and nothing else', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&amp;</a> é`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt; é');
+  });
+
+  it('describes what the scopes grant here: follow and write:* as write, read:* as read, push as nothing', () => {
+    expect(describeScopes(['read:statuses', 'push'])).toEqual([expect.stringMatching(/^See your/)]);
+    expect(describeScopes(['follow'])).toEqual([expect.stringMatching(/^Record interactions/)]);
+    expect(describeScopes(['write:favourites', 'read'])).toHaveLength(2);
+  });
+
+  it("names the redirect's host, or an app's scheme, with the CSP source that lets the form's redirect through", () => {
+    expect(redirectTarget('https://Client.Example:8443/cb?x=1')).toEqual({
+      shown: 'client.example:8443',
+      cspSource: 'https://client.example:8443',
+    });
+    expect(redirectTarget('com.example.app:/oauth')).toEqual({
+      shown: 'the app that opens com.example.app: links',
+      cspSource: 'com.example.app:',
+    });
+    // An IPv6 literal has no CSP host-source spelling: the scheme alone.
+    expect(redirectTarget('http://[::1]:8080/cb')).toEqual({ shown: '[::1]:8080', cspSource: 'http:' });
+  });
+
+  it('writes accounts as @name@instance', () => {
+    expect(accountHandle('alice', 'social.example')).toBe('@alice@social.example');
+    expect(accountHandle('bob@other.example', 'social.example')).toBe('@bob@other.example');
   });
 });
 
