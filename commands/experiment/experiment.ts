@@ -5,6 +5,7 @@ import { registerCreate } from './create.js';
 import { registerExport } from './export.js';
 import { registerList } from './list.js';
 import { registerPause } from './pause.js';
+import { registerPlan } from './plan.js';
 import { registerStart } from './start.js';
 import { registerStatus } from './status.js';
 import { registerStop } from './stop.js';
@@ -26,4 +27,5 @@ export function registerExperiment(program: Command): void {
   registerStatus(experiment);
   registerExport(experiment);
   registerAnalyze(experiment);
+  registerPlan(experiment);
 }

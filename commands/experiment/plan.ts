@@ -1,0 +1,100 @@
+/** `recsvc experiment plan`: users per variant and days needed to detect an effect on one metric. */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
+import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
+import { DEFAULT_ALPHA, DEFAULT_POWER } from '../../src/experiments/power.js';
+import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber } from '../support/options.js';
+import { addServerOptions, type ServerFlags } from '../support/server-options.js';
+
+export interface PlanOptions extends ServerFlags {
+  metric: MetricName;
+  baseline?: number;
+  mde?: number;
+  mdeAbsolute?: number;
+  power: number;
+  alpha: number;
+  allocations: string;
+  control?: string;
+  sd?: number;
+  perUser?: number;
+  dailyUsers?: number;
+  traffic: number;
+  minSampleSize: number;
+  fromExperiment?: number;
+  json?: boolean;
+}
+
+/** A share strictly between 0 and 1, written 0.8 or 80%. */
+export function parseShare(text: string): number {
+  const trimmed = text.trim();
+  const value = trimmed.endsWith('%') ? Number(trimmed.slice(0, -1)) / 100 : Number(trimmed);
+  if (trimmed === '' || !(value > 0 && value < 1)) throw new InvalidArgumentError('expected a share between 0 and 1, like 0.8 or 80%');
+  return value;
+}
+
+/** A relative effect in percent of the baseline, written 10% or 10 (→ 0.1); negative for a decrease. */
+export function parseRelativeEffect(text: string): number {
+  const trimmed = text.trim().replace(/%$/, '');
+  const value = Number(trimmed);
+  if (trimmed === '' || !Number.isFinite(value) || value === 0 || value <= -100)
+    throw new InvalidArgumentError('expected a non-zero percentage of the baseline above -100, like 10% or -5%');
+  return value / 100;
+}
+
+/** Registers `experiment plan`. */
+export function registerPlan(group: Command): void {
+  const command = group
+    .command('plan')
+    .description('sample size per variant and duration to detect a minimum effect on one metric with a given power')
+    .addOption(new Option('-m, --metric <name>', 'the metric to plan for').choices(METRIC_NAMES).default(DEFAULT_PRIMARY_METRIC))
+    .option('--baseline <value>', "the control's expected metric value (e.g. 0.05 for a 5% CTR)", parseFiniteNumber)
+    .option('--mde <percent>', 'minimum detectable effect relative to the baseline: 10% (or 10) = +10%', parseRelativeEffect)
+    .option('--mde-absolute <value>', 'minimum detectable effect in the metric’s units, e.g. 0.005', parseFiniteNumber)
+    .option('--power <share>', `probability of detecting the effect (default ${DEFAULT_POWER})`, parseShare, DEFAULT_POWER)
+    .option('--alpha <share>', `two-sided false-positive rate over all treatments (default ${DEFAULT_ALPHA})`, parseShare, DEFAULT_ALPHA)
+    .option('-a, --allocations <list>', 'variants and allocations in order', 'control=50,treatment=50')
+    .option('-c, --control <name>', 'the control variant (default: the first of --allocations)')
+    .option('--sd <value>', 'per-unit standard deviation (needed for metrics that are not rates)', parsePositiveNumber)
+    .option(
+      '--per-user <units>',
+      "the metric's denominator units per user, e.g. impressions per user for CTR (default 1)",
+      parsePositiveNumber,
+    )
+    .option('--daily-users <users>', 'new users per day the experiment can enrol from (before --traffic)', parsePositiveNumber)
+    .option('--traffic <percent>', 'traffic_percentage of the planned experiment', parsePositiveNumber, 100)
+    .option(
+      '--min-sample-size <users>',
+      'also show the power at this minimum_sample_size',
+      parsePositiveInt,
+      EXPERIMENT_DEFAULTS.minimum_sample_size,
+    )
+    .option('--from-experiment <id>', 'read baseline, denominator per user and daily users observed in this experiment', parsePositiveInt)
+    .option('--json', 'print the plan as one JSON object');
+  addServerOptions(command)
+    .addHelpText(
+      'after',
+      `
+Users needed = the metric's denominator units needed / units per user: for click_through_rate
+the z-test needs impressions, so a user with 8 impressions counts 8 times. Rates use the
+binomial standard deviation sqrt(p(1-p)) per unit (units independent); when users differ a lot,
+pass --sd (a past analysis' standard_error × sqrt(its denominator units per variant / 2)).
+Several treatments: each is planned at alpha / treatments (Bonferroni), which the analysis'
+Holm correction can only beat, so every comparison gets at least the planned power.
+minimum_sample_size is the smallest variant's users: when it reaches that, all variants do.
+Duration = all users needed / (daily users × traffic%), in whole days.
+
+With --from-experiment <id> (and --server/--token, an admin token), the experiment's
+GET .../metrics gives the control's baseline, its denominator units per user, and users
+enrolled per active day (divided by its traffic_percentage); flags given win.
+
+Examples:
+  $ recsvc experiment plan --baseline 0.05 --mde 10% --per-user 8.33 --daily-users 2000
+  $ recsvc experiment plan --baseline 0.05 --mde 10% --allocations control=34,a=33,b=33 --json
+  $ recsvc experiment plan -m session_duration --baseline 300 --mde-absolute 15 --sd 240
+  $ recsvc experiment plan --from-experiment 7 --mde 5% --traffic 50`,
+    )
+    .action(async (options: PlanOptions) => {
+      const { runPlan } = await import('./plan.action.js');
+      await runPlan(options);
+    });
+}

@@ -1,0 +1,215 @@
+/**
+ * `recsvc experiment plan` as a child process: figures from flags checked against the
+ * statsmodels/scipy reference (power-reference.json), and traffic observed by a real
+ * `recsvc serve` with a seeded experiment (--from-experiment).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planSampleSize } from '../../src/experiments/power.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { seedExperiment } from './support/seed-experiment.js';
+
+interface ReferenceCase {
+  name: string;
+  expected: { total_units: number; users: Record<string, number>; power_at_users?: number };
+}
+const reference = JSON.parse(readFileSync(`${REPO_ROOT}test/fixtures/stats/power-reference.json`, 'utf8')) as { cases: ReferenceCase[] };
+const caseNamed = (prefix: string): ReferenceCase => reference.cases.find((c) => c.name.startsWith(prefix)) as ReferenceCase;
+
+interface PlanJson {
+  variants: { name: string; users: number; units: number }[];
+  total_units: number;
+  total_users: number;
+  minimum_sample_size: number;
+  comparison_alpha: number;
+  correction: string;
+  power_at_minimum_sample_size: { minimum_sample_size: number; power: number };
+  duration: { days: number; enrolled_per_day: number } | null;
+  observed: {
+    experiment_id: number;
+    users: number;
+    active_days: number;
+    traffic_percentage: number;
+    daily_users: number;
+    baseline: number;
+    units_per_user: number;
+  } | null;
+  baseline: number;
+  units_per_user: number;
+}
+
+const usersOf = (plan: PlanJson) => Object.fromEntries(plan.variants.map((v) => [v.name, v.users]));
+
+describe('recsvc experiment plan (flags)', () => {
+  it('gives the reference plan for +10% on a 5% CTR at 8.33 impressions per user, and 30% power at 1,000', async () => {
+    const result = await runCli([
+      'experiment',
+      'plan',
+      '--baseline',
+      '0.05',
+      '--mde',
+      '10%',
+      '--per-user',
+      '8.33',
+      '--daily-users',
+      '1500',
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout) as PlanJson;
+    const ref = caseNamed('issue 13 with impressions');
+    expect(usersOf(plan)).toEqual(ref.expected.users);
+    expect(plan.total_units / ref.expected.total_units - 1).toBeCloseTo(0, 9);
+    expect(plan.power_at_minimum_sample_size.minimum_sample_size).toBe(1000);
+    expect(plan.power_at_minimum_sample_size.power).toBeCloseTo(ref.expected.power_at_users as number, 10);
+    expect(plan.duration).toMatchObject({ days: 5, enrolled_per_day: 1500 });
+  });
+
+  it('splits alpha over two treatments and plans unequal allocations like the reference', async () => {
+    const result = await runCli([
+      'experiment',
+      'plan',
+      '--baseline',
+      '0.05',
+      '--mde',
+      '10',
+      '--per-user',
+      '12',
+      '--allocations',
+      'control=40,a=30,b=30',
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout) as PlanJson;
+    expect(usersOf(plan)).toEqual(caseNamed('three variants').expected.users);
+    expect(plan).toMatchObject({ correction: 'bonferroni', comparison_alpha: 0.025, duration: null });
+  });
+
+  it('prints a table with users per variant, the minimum_sample_size, the power at 1,000 and the duration', async () => {
+    const result = await runCli([
+      'experiment',
+      'plan',
+      '--baseline',
+      '0.05',
+      '--mde',
+      '10%',
+      '--per-user',
+      '8.33',
+      '--daily-users',
+      '2000',
+      '--traffic',
+      '50',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^variant\s+share\s+impressions\s+users$/m);
+    expect(result.stdout).toMatch(/^control\s+50\.0%\s+31,231\s+3,750$/m);
+    expect(result.stdout).toMatch(/^total\s+62,462\s+7,500$/m);
+    expect(result.stdout).toContain('minimum_sample_size: 3,750 users per variant');
+    expect(result.stdout).toContain('power at minimum_sample_size 1,000: 30.4%');
+    expect(result.stdout).toContain('duration: 8 days at 2,000 new users/day × 50% traffic');
+  });
+
+  it.each([
+    [['--mde', '10%'], /--baseline is required/],
+    [['--baseline', '0.05'], /exactly one of --mde/],
+    [['--baseline', '0.05', '--mde', '5%', '--mde-absolute', '0.01'], /exactly one of --mde/],
+    [['--baseline', '1.5', '--mde', '5%'], /--baseline: a rate must be between 0 and 1/],
+    [['-m', 'session_duration', '--baseline', '300', '--mde-absolute', '10'], /--sd: session_duration is not a rate/],
+    [['--baseline', '0.05', '--mde', '5%', '--allocations', 'a=50,b=50', '--control', 'c'], /--control: "c"/],
+    [['--baseline', '0.05', '--mde', '5%', '--power', '1.2'], /--power/],
+  ])('refuses %j with a usage error (exit 2)', async (args, message) => {
+    const result = await runCli(['experiment', 'plan', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('recsvc experiment plan --from-experiment (a real server)', () => {
+  let server: ServerProcess;
+  let id: number;
+  let assigned: Map<string, string>;
+
+  beforeAll(async () => {
+    server = await startServerProcess();
+    const created = await runCli(['experiment', 'create', '--file', `${REPO_ROOT}test/fixtures/cli/experiment.json`], { env: server.env });
+    expect(created.code, created.stderr).toBe(0);
+    id = Number(created.stdout.trim());
+    expect((await runCli(['experiment', 'start', String(id)], { env: server.env })).code).toBe(0);
+    const variants = [
+      { name: 'control', traffic_allocation: 50 },
+      { name: 'recency', traffic_allocation: 50 },
+    ];
+    assigned = await seedExperiment(server, { experimentId: id, variants, users: 300 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('reads the baseline, impressions per user and daily users the service observed', async () => {
+    const result = await runCli(['experiment', 'plan', '--from-experiment', String(id), '--mde', '10%', '--json'], { env: server.env });
+    expect(result.code, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout) as PlanJson;
+    const observed = plan.observed as NonNullable<PlanJson['observed']>;
+    // The seed gives user i 1 + (i mod 9) impressions; the control's share of them per control user:
+    let impressions = 0;
+    let controls = 0;
+    [...assigned].forEach(([, variant], i) => {
+      if (variant !== 'control') return;
+      controls++;
+      impressions += 1 + (i % 9);
+    });
+    expect(observed).toMatchObject({ experiment_id: id, users: 300, traffic_percentage: 100 });
+    expect(observed.units_per_user).toBeCloseTo(impressions / controls, 12);
+    expect(observed.daily_users).toBeCloseTo(300 / observed.active_days, 6);
+    const metrics = (await (
+      await fetch(`${server.url}/api/v1/analytics/experiments/${id}/metrics`, { headers: { authorization: `Bearer ${server.token}` } })
+    ).json()) as { data: { variants: { is_control: boolean; engagement: { click_through_rate: number } }[] } };
+    const controlCtr = metrics.data.variants.find((v) => v.is_control)?.engagement.click_through_rate as number;
+    expect(observed.baseline).toBe(controlCtr);
+    const expected = planSampleSize({
+      metric: 'click_through_rate',
+      baseline: controlCtr,
+      effect: { kind: 'relative', value: 0.1 },
+      unitsPerUser: impressions / controls,
+      variants: [
+        { name: 'control', traffic_allocation: 50, is_control: true },
+        { name: 'treatment', traffic_allocation: 50, is_control: false },
+      ],
+    });
+    expect(plan.total_users).toBe(expected.total_users);
+    expect(plan.duration?.days).toBe(Math.ceil(plan.total_users / observed.daily_users));
+  });
+
+  it('lets flags win over what was observed', async () => {
+    const result = await runCli(
+      [
+        'experiment',
+        'plan',
+        '--from-experiment',
+        String(id),
+        '--mde',
+        '10%',
+        '--baseline',
+        '0.2',
+        '--per-user',
+        '3',
+        '--daily-users',
+        '100',
+        '--json',
+      ],
+      { env: server.env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout) as PlanJson;
+    expect(plan).toMatchObject({ baseline: 0.2, units_per_user: 3 });
+    expect(plan.duration?.days).toBe(Math.ceil(plan.total_users / 100));
+  });
+
+  it('fails with exit 3 for an experiment the server does not have', async () => {
+    const result = await runCli(['experiment', 'plan', '--from-experiment', '9999', '--mde', '10%'], { env: server.env });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/9999/);
+  });
+});
