@@ -92,6 +92,7 @@ ${website}
 </dl>
 <p>It asks to:</p>
 <ul>${permissions}</ul>
+<p class="note">The app chose its name and website itself: this service has not checked them. Approve only if you started this from the app you expect.</p>
 <p class="note">Requested scopes: ${escapeHtml(prompt.scopes.join(' '))}. Answer within ${minutes} minute${minutes === 1 ? '' : 's'}; this page works once.</p>
 <form method="post" action="consent">
 <input type="hidden" name="ticket" value="${escapeHtml(prompt.ticket)}">

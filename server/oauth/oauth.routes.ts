@@ -185,6 +185,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService }> = a
           'answered or expired ticket is 400 and issues nothing. Redirects (303) to the redirect_uri with `code` and `state`, ' +
           'or `error=access_denied` and `state`.',
         operationId: 'answerOAuthConsent',
+        consumes: ['application/x-www-form-urlencoded'],
         body: ConsentAnswerSchema,
         response: { 303: REDIRECT, 400: BAD_REQUEST },
       },

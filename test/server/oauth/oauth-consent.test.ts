@@ -81,6 +81,7 @@ describe('the consent page', () => {
     expect(text).toContain('See your recommendations, interactions, preferences and privacy settings on this service');
     expect(text).toContain('Record interactions and change your preferences');
     expect(text).toContain('Requested scopes: read write.');
+    expect(text).toContain('The app chose its name and website itself: this service has not checked them.');
     expect(page.body).toMatch(/<form method="post" action="consent">/);
     // Self-contained: no script and nothing loaded from anywhere.
     expect(page.body).not.toMatch(/<script|\ssrc=|<link|@import|url\(/i);
