@@ -10,7 +10,8 @@
  *   0.3), at the points of planSeamlessInsertions (spread, never first, never adjacent),
  *   never a status already on the page (by id, uri, or reblogged original), only posts
  *   whose authors consent (./timeline-consent.ts), each with `is_recommendation: true`
- *   and `recommendation_metadata`, and their own `created_at`.
+ *   and `recommendation_metadata`, and their own `created_at`; rendered from the store with
+ *   every field a Mastodon 4.5 instance sends (src/mastodon/entities.ts, completeStatus).
  * - The instance unusable (503 from the client): the page comes from the service's own
  *   store (recommendations, else recent stored posts), marked degraded. A token the
  *   instance refuses stays a 401 (the client's typed error goes through).
@@ -22,6 +23,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
+import { completeStatus } from '../../src/mastodon/entities.js';
 import { DEFAULT_INJECTION_RATIO, planSeamlessInsertions } from '../../src/ranking/index.js';
 import { StatusInputSchema, type StatusInput } from '../../src/schemas/post.schema.js';
 import { findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
@@ -222,7 +224,7 @@ export class TimelineService {
     const out: StatusJson[] = [];
     for (const recommendation of ranked) {
       if (out.length >= count) break;
-      const post = toRecommendedPost(recommendation) as unknown as StatusJson;
+      const post: StatusJson = completeStatus(toRecommendedPost(recommendation));
       if (keys.has(post) || recent.has(String(post.id)) || !consentsToDiscovery(post, this.consent)) continue;
       keys.add(post);
       out.push(post);
@@ -286,7 +288,7 @@ export class TimelineService {
     const recent = await this.deps.posts.list({ limit, ...(timeline.kind === 'tag' ? { tag: timeline.hashtag } : {}) });
     return (recent as unknown as StatusJson[])
       .filter((status) => consentsToDiscovery(status, this.consent))
-      .map((status) => ({ ...status, is_recommendation: false }));
+      .map((status) => ({ ...completeStatus(status), is_recommendation: false }));
   }
 }
 
