@@ -4,6 +4,8 @@ import { isMetricName } from '../../src/experiments/metrics.js';
 import { renderAnalysis, type AnalysisContext } from '../support/analysis-view.js';
 import { usageError } from '../support/cli-error.js';
 import { printJson, printLine, warn } from '../support/output.js';
+import { methodQuery } from './analyze-method.js';
+import { methodLine } from './analyze-method.view.js';
 import type { AnalyzeOptions } from './analyze.js';
 
 /** Analyses from the server (id) or a file (--file) and prints the report or JSON. */
@@ -15,7 +17,7 @@ export async function runAnalyze(id: number | undefined, options: AnalyzeOptions
     );
   }
   if (options.json) printJson(result);
-  else printLine(renderAnalysis(result, context));
+  else printLine(renderAnalysis(result, { ...context, title: `${context.title}\n${methodLine(result)}` }));
 }
 
 async function offline(id: number | undefined, options: AnalyzeOptions): Promise<{ result: AnalysisResult; context: AnalysisContext }> {
@@ -24,7 +26,10 @@ async function offline(id: number | undefined, options: AnalyzeOptions): Promise
   const data = await loadOfflineData({ ...options, file: options.file as string });
   const fromFile = data.design.primary_metric;
   const primaryMetric = options.metric ?? (isMetricName(fromFile) ? fromFile : undefined);
-  const result = analyzeExperiment(data.design, data.accumulators, primaryMetric === undefined ? {} : { primaryMetric });
+  const result = analyzeExperiment(data.design, data.accumulators, {
+    ...(primaryMetric === undefined ? {} : { primaryMetric }),
+    ...(options.method === undefined ? {} : { method: options.method }),
+  });
   const name = data.design.name === undefined ? '' : ` "${data.design.name}"`;
   const title = data.design.id === undefined ? `Analysis of ${data.file}` : `Experiment ${data.design.id}${name} (from ${data.file})`;
   return { result, context: { title, allocations: allocationsOf(data.design.variants) } };
@@ -42,7 +47,8 @@ async function online(id: number | undefined, options: AnalyzeOptions): Promise<
     import('../../src/experiments/experiment-analysis.schema.js'),
   ]);
   const client = new ApiClient(options);
-  const query = options.metric === undefined ? '' : `?metric=${options.metric}`;
+  const params = [options.metric === undefined ? '' : `metric=${options.metric}`, methodQuery(options.method)].filter((p) => p !== '');
+  const query = params.length === 0 ? '' : `?${params.join('&')}`;
   const [served, experiment] = await Promise.all([
     client.get(`${ApiClient.experimentsPath(id, 'analysis')}${query}`, ExperimentAnalysisSchema),
     options.json ? undefined : client.get(ApiClient.experimentsPath(id), ExperimentSchema),

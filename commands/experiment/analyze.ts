@@ -5,8 +5,9 @@ import { addOfflineOptions } from '../support/offline-options.js';
 import type { OfflineFlags } from '../support/offline-data.js';
 import { parsePositiveInt } from '../support/options.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
+import { addMethodOption, type MethodFlags } from './analyze-method.js';
 
-export interface AnalyzeOptions extends ServerFlags, Partial<OfflineFlags> {
+export interface AnalyzeOptions extends ServerFlags, Partial<OfflineFlags>, MethodFlags {
   metric?: MetricName;
   json?: boolean;
 }
@@ -19,6 +20,7 @@ export function registerAnalyze(group: Command): void {
     .argument('[id]', 'experiment id on the server (or use --file)', parsePositiveInt)
     .addOption(new Option('-m, --metric <name>', 'primary metric (shown first; the spec shapes use it)').choices(METRIC_NAMES))
     .option('--json', 'print the analysis as one JSON object (decisions.md layout)');
+  addMethodOption(command, "analysis method for this read (default: the experiment's, recorded at creation; fixed for a file without one)");
   addOfflineOptions(command);
   addServerOptions(command).addHelpText(
     'after',
@@ -27,10 +29,14 @@ Offline input is the JSON Lines file of \`experiment export\`, or a CSV with the
   user_id,variant,impressions,clicks,interactions,sessions,session_seconds,bounces,feedback_positive,feedback_negative
 which needs --allocations and --control (or --experiment-file). Files are streamed.
 A sample ratio mismatch is printed prominently and warned about on stderr.
+The method (fixed | sequential) is the experiment's, recorded at creation; --method overrides it
+for this read, e.g. --method fixed for the planned final read of a sequential experiment.
+A CSV, or an export from before the choice existed, is read fixed-horizon unless --method says otherwise.
 
 Examples:
   $ recsvc experiment analyze 7
   $ recsvc experiment analyze 7 --metric user_satisfaction --json
+  $ recsvc experiment analyze 7 --method fixed
   $ recsvc experiment analyze --file exp7.jsonl.gz
   $ recsvc experiment analyze --file users.csv --allocations control=50,treatment=50 --control control`,
   );

@@ -2,24 +2,31 @@
 import { Type } from '@sinclair/typebox';
 import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
+import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
 import { ApiClient } from '../support/api-client.js';
 import { usageError } from '../support/cli-error.js';
 import { assertValidBody, bodyFromFlags, hasDefinitionFlags, missingFlag, readExperimentBody } from '../support/experiment-input.js';
 import { experimentSummary } from '../support/experiment-view.js';
 import { printJson, printLine } from '../support/output.js';
+import { methodDescription } from './analyze-method.view.js';
 import type { CreateOptions } from './create.js';
 
 /** Builds the body, checks it as the server would (exit 2 on a violation), creates it, prints the id. */
 export async function runCreate(options: CreateOptions): Promise<void> {
   const client = new ApiClient(options);
-  const body = await buildBody(options, client);
+  const built = await buildBody(options, client);
+  // --method sets the recorded analysis method (over a file's); without either, the server's default.
+  const body: ExperimentCreate = options.method === undefined ? built : { ...built, analysis_method: options.method };
   const experiment = await client.post(ApiClient.experimentsPath(), ExperimentSchema, body);
   if (options.json) {
     printJson(experiment);
     return;
   }
   printLine(String(experiment.id));
-  process.stderr.write(`created ${experimentSummary(experiment)}\nstart it with: recsvc experiment start ${experiment.id}\n`);
+  const method = body.analysis_method ?? DEFAULT_ANALYSIS_METHOD;
+  process.stderr.write(
+    `created ${experimentSummary(experiment)}\nanalysis method: ${method} (${methodDescription(method)})\nstart it with: recsvc experiment start ${experiment.id}\n`,
+  );
 }
 
 async function buildBody(options: CreateOptions, client: ApiClient): Promise<ExperimentCreate> {

@@ -5,8 +5,10 @@ import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metr
 import { parsePositiveInt, parsePositiveNumber } from '../support/options.js';
 import type { DefinitionFlags } from '../support/experiment-input.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
+import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
+import { addMethodOption, type MethodFlags } from './analyze-method.js';
 
-export interface CreateOptions extends ServerFlags, DefinitionFlags {
+export interface CreateOptions extends ServerFlags, DefinitionFlags, MethodFlags {
   file?: string;
   interactive?: boolean;
   json?: boolean;
@@ -30,6 +32,10 @@ export function registerCreate(group: Command): void {
     .addOption(new Option('-m, --metric <name>', `primary metric (default ${DEFAULT_PRIMARY_METRIC})`).choices(METRIC_NAMES))
     .option('--no-interactive', 'never prompt, even in a terminal')
     .option('--json', 'print the created experiment as JSON instead of its id');
+  addMethodOption(
+    command,
+    `how results are read: sequential (valid at any read) or fixed (one planned read); default ${DEFAULT_ANALYSIS_METHOD}, overrides a file's analysis_method`,
+  );
   addServerOptions(command)
     .addHelpText(
       'after',

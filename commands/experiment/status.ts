@@ -1,9 +1,10 @@
 /** `recsvc experiment status <id>`. */
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../support/options.js';
+import { addMethodOption, type MethodFlags } from './analyze-method.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
 
-export interface StatusOptions extends ServerFlags {
+export interface StatusOptions extends ServerFlags, MethodFlags {
   json?: boolean;
 }
 
@@ -11,13 +12,21 @@ export interface StatusOptions extends ServerFlags {
 export function registerStatus(group: Command): void {
   const command = group
     .command('status')
-    .description('users assigned per variant: count, actual share vs allocation, and the sample ratio check')
+    .description("users assigned per variant: count, actual share vs allocation, the sample ratio check, and the primary metric's verdict")
     .argument('<id>', 'experiment id', parsePositiveInt)
-    .option('--json', 'print the status report as JSON');
+    .option('--json', "print the status report as JSON (with analysis_method and the primary metric's statistical_significance)");
+  addMethodOption(command, "analysis method for this read (default: the experiment's, recorded at creation)");
   addServerOptions(command)
     .addHelpText(
       'after',
-      '\nA sample ratio mismatch (chi-square p < 0.001) is shown prominently and warned about on stderr.\n\nExample:\n  $ recsvc experiment status 7',
+      `
+A sample ratio mismatch (chi-square p < 0.001) is shown prominently and warned about on stderr.
+The verdict uses the experiment's analysis method: sequential results may be read at any time;
+fixed-horizon ones only at the planned final read (--method fixed asks for that read).
+
+Examples:
+  $ recsvc experiment status 7
+  $ recsvc experiment status 7 --method fixed`,
     )
     .action(async (id: number, options: StatusOptions) => {
       const { runStatus } = await import('./status.action.js');
