@@ -7,8 +7,8 @@
 // candidates; starts `recsvc serve --rate-limit off` with RECSVC_ALLOW_INSECURE_INSTANCES=1.
 // Run after `npx tsc -p tsconfig.build.json`: node bench/social.js
 // BENCH_DURATION (seconds per run, default 10), BENCH_ROUNDS (default 2: the three runs
-// repeated, reported each time and as the median of the rounds' p95s), BENCH_ONLY (one of
-// direct, blended, proxy), BENCH_NODE_ARGS (flags for the server's node, e.g.
+// repeated, reported each time and as the median of the rounds' p95s), BENCH_CONNECTIONS
+// (default 10), BENCH_ONLY (one of direct, blended, proxy), BENCH_NODE_ARGS (flags for the server's node, e.g.
 // "--cpu-prof --cpu-prof-dir=/tmp/prof").
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
