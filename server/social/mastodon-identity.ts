@@ -91,6 +91,8 @@ export interface MastodonIdentityOptions {
    * instance is down (by routes that degrade: timelines); at least `cacheTtlMs` to matter.
    */
   readonly staleTtlMs?: number;
+  /** After its instance failed to verify a known token, how long before the instance is asked again. */
+  readonly outageRetryMs?: number;
   /** How long a refused token is refused without asking again. */
   readonly rejectedTtlMs?: number;
   /** Tokens remembered (verified and refused together). */
@@ -103,6 +105,7 @@ export interface MastodonIdentityOptions {
 export const DEFAULT_MASTODON_IDENTITY_OPTIONS = {
   cacheTtlMs: 5 * 60_000,
   staleTtlMs: 60 * 60_000,
+  outageRetryMs: 30_000,
   rejectedTtlMs: 30_000,
   cacheCapacity: 10_000,
   maxConcurrentVerifications: 256,
@@ -122,9 +125,19 @@ const OUTAGE_REASONS: ReadonlySet<UnavailableReason> = new Set<UnavailableReason
   'rate-limited',
 ]);
 
-/** A cached answer: trusted until `expiresAtMs`; a verified one is kept for outages until `staleUntilMs`. */
+/**
+ * A cached answer: trusted until `expiresAtMs`; a verified one is kept for outages until
+ * `staleUntilMs`, and once its instance failed to answer, that failure is repeated without
+ * asking until `retryAtMs` (a known user's requests during an outage neither wait for the
+ * instance's timeout each time nor add to its load).
+ */
 type CacheEntry =
-  | { readonly expiresAtMs: number; readonly staleUntilMs: number; readonly verified: VerifiedSocialToken }
+  | {
+      readonly expiresAtMs: number;
+      readonly staleUntilMs: number;
+      readonly verified: VerifiedSocialToken;
+      readonly outage?: { readonly error: InstanceUnavailableError; readonly retryAtMs: number };
+    }
   | { readonly expiresAtMs: number; readonly staleUntilMs: number; readonly verified: null };
 
 /** Verifies Mastodon tokens against their instance; an identity provider (after service tokens). */
@@ -134,6 +147,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
   private readonly defaultInstance: InstanceAddress | undefined;
   private readonly cacheTtlMs: number;
   private readonly staleTtlMs: number;
+  private readonly outageRetryMs: number;
   private readonly rejectedTtlMs: number;
   private readonly maxConcurrent: number;
   private readonly now: () => number;
@@ -152,6 +166,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
         : parseInstanceAddress(options.defaultInstance, { allowInsecure: options.client.allowInsecure });
     this.cacheTtlMs = options.cacheTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheTtlMs;
     this.staleTtlMs = Math.max(this.cacheTtlMs, options.staleTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.staleTtlMs);
+    this.outageRetryMs = options.outageRetryMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.outageRetryMs;
     this.rejectedTtlMs = options.rejectedTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.rejectedTtlMs;
     this.maxConcurrent = options.maxConcurrentVerifications ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.maxConcurrentVerifications;
     this.now = options.now ?? Date.now;
@@ -209,6 +224,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     if (cached && cached.expiresAtMs > nowMs) return cached.verified ?? undefined;
     // An expired verified answer stays for outages until its stale bound.
     if (cached && !(cached.verified && cached.staleUntilMs > nowMs)) this.cache.delete(key);
+    else if (cached?.verified && cached.outage && cached.outage.retryAtMs > nowMs) throw cached.outage.error;
     let pending = this.inFlight.get(key);
     if (!pending && beforeRemoteCheck) {
       await beforeRemoteCheck();
@@ -225,10 +241,16 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
         );
       }
       pending = this.ask(instance, token)
-        .then((entry) => {
-          this.cache.set(key, entry);
-          return entry;
-        })
+        .then(
+          (entry) => {
+            this.cache.set(key, entry);
+            return entry;
+          },
+          (error: unknown) => {
+            this.noteOutage(key, error);
+            throw error;
+          },
+        )
         .finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, pending);
     }
@@ -238,6 +260,14 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
   /** Forgets every cached token (after a revocation the service learns of, or in tests). */
   forget(): void {
     this.cache.clear();
+  }
+
+  /** After a failed check: a kept verified answer repeats an outage's error until the retry interval passed. */
+  private noteOutage(key: string, error: unknown): void {
+    if (!(error instanceof InstanceUnavailableError) || !OUTAGE_REASONS.has(error.reason)) return;
+    const cached = this.cache.peek(key);
+    if (!cached?.verified) return;
+    this.cache.set(key, { ...cached, outage: { error, retryAtMs: this.now() + this.outageRetryMs } });
   }
 
   private cacheKey(instance: InstanceAddress, token: string): string {

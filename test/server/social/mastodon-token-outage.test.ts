@@ -61,6 +61,25 @@ describe('MastodonIdentityProvider during an outage', () => {
     expect(later.outage).toEqual({ lastVerified: undefined, source: 'social' });
   });
 
+  it('once a known token could not be checked, its instance is not asked again about it for 30 s', async () => {
+    const p = provider();
+    const token = instance.issueToken(0);
+    const verified = await resolveOrOutage(p, token);
+    clock += 61_000;
+    instance.fault({ kind: 'status', status: 500, path: VERIFY });
+    const before = instance.count(VERIFY);
+    expect((await resolveOrOutage(p, token)).outage?.lastVerified).toEqual(verified.identity);
+    expect(instance.count(VERIFY)).toBe(before + 1);
+    clock += 29_000;
+    const repeated = await resolveOrOutage(p, token);
+    expect(repeated.outage?.lastVerified).toEqual(verified.identity);
+    expect(instance.count(VERIFY)).toBe(before + 1);
+    clock += 2_000;
+    instance.clearFaults();
+    expect((await resolveOrOutage(p, token)).identity).toEqual(verified.identity);
+    expect(instance.count(VERIFY)).toBe(before + 2);
+  });
+
   it('a token never verified has no identity in an outage, and failures that are not outages are no outage', async () => {
     const p = provider();
     instance.fault({ kind: 'status', status: 500, path: VERIFY });
