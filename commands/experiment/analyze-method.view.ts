@@ -7,7 +7,7 @@ import { colours } from '../support/output.js';
 /** What a method promises, in a few words. */
 export function methodDescription(method: AnalysisMethod): string {
   return method === 'sequential'
-    ? 'always-valid p-values and confidence sequences (mixture SPRT): valid at every read'
+    ? 'always-valid p-values and confidence sequences by mixture SPRT, valid at every read'
     : 'fixed horizon: p-values and intervals valid for one planned read only';
 }
 
