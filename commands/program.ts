@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { registerBucket } from './bucket.js';
 import { registerExperiment } from './experiment/experiment.js';
 import { registerGates } from './gates/gates.js';
+import { registerSelftest } from './selftest.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token/token.js';
 import { SERVICE_VERSION } from './support/version.js';
@@ -38,5 +39,6 @@ Tables and colours only on a terminal without NO_COLOR; piped output is plain co
   registerExperiment(program);
   registerGates(program);
   registerBucket(program);
+  registerSelftest(program);
   return program;
 }
