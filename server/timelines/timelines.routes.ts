@@ -31,6 +31,12 @@ export interface TimelineRoutesOptions {
   identityProvider: Pick<MastodonIdentityProvider, 'instanceFor'>;
 }
 
+const OUTAGE_DESCRIPTION =
+  "When the instance is down the answer is still 200, from the service's own store, with `X-Recsvc-Degraded`: " +
+  "`instance-unavailable` (the user's recommendations; also when the token was verified within " +
+  '`RECSVC_SOCIAL_TOKEN_STALE_SECONDS` and cannot be checked now) or `instance-unavailable-unverified` (the token ' +
+  'could not be checked and was never verified: recent stored posts, not personalised). A token the instance refuses is 401.';
+
 const MASTODON_TOKEN_NEEDED = 'Timelines need a Mastodon access token: the page is fetched from your instance with it';
 
 const IdParam = Type.String({ maxLength: 64 });
@@ -123,6 +129,7 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
   const common = (operationId: string, summary: string) => ({
     tags: ['timelines'],
     summary,
+    description: OUTAGE_DESCRIPTION,
     operationId,
     headers,
     response: { 200: TimelineResponse, ...errorResponses(400, 401, 403, 404, 429, 503) },
