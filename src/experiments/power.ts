@@ -25,7 +25,7 @@
  * (conservative by at most the gap between Holm and Bonferroni). One treatment: γ = α.
  */
 import { normalCdf, normalQuantile } from './distributions.js';
-import { METRICS, type MetricName } from './metrics.js';
+import { DEFAULT_PRIMARY_METRIC, METRICS, isMetricName, type MetricName } from './metrics.js';
 
 /** Metrics whose numerator counts events out of the denominator's units (a share between 0 and 1). */
 export const RATE_METRICS: ReadonlySet<MetricName> = new Set([
@@ -277,4 +277,42 @@ export function planDuration(totalUsers: number, dailyUsers: number, trafficPerc
     enrolled_per_day: enrolledPerDay,
     days: Math.ceil(totalUsers / enrolledPerDay),
   };
+}
+
+/** What the planner must assume beyond the experiment's own fields (see PlanInput). */
+export interface PlanAssumptions {
+  baseline: number;
+  effect: MinimumEffect;
+  power?: number | undefined;
+  unitsPerUser?: number | undefined;
+  sd?: number | undefined;
+}
+
+/** The experiment fields the warning reads (the creation body's). */
+export interface PlannedExperiment {
+  variants: readonly PlanVariant[];
+  confidence_level: number;
+  minimum_sample_size: number;
+  primary_metric?: string | undefined;
+}
+
+/**
+ * For `experiment create`: a warning when the experiment's `minimum_sample_size` is below the
+ * plan for its primary metric at `assumptions` (the analysis would stop calling it underpowered
+ * before it has the planned power), naming the power it would have; undefined when it is not
+ * below, or when the assumptions cannot be planned (planInputIssues names why).
+ */
+export function sampleSizeWarning(experiment: PlannedExperiment, assumptions: PlanAssumptions): string | undefined {
+  const metric = isMetricName(experiment.primary_metric) ? experiment.primary_metric : DEFAULT_PRIMARY_METRIC;
+  const input: PlanInput = { ...assumptions, metric, alpha: 1 - experiment.confidence_level, variants: experiment.variants };
+  if (planInputIssues(input).length > 0) return undefined;
+  const plan = planSampleSize(input);
+  if (experiment.minimum_sample_size >= plan.minimum_sample_size) return undefined;
+  const power = powerAtSampleSize(input, experiment.minimum_sample_size);
+  const effect = plan.relative_effect === null ? `${plan.absolute_effect}` : `${Number((plan.relative_effect * 100).toPrecision(4))}%`;
+  return (
+    `minimum_sample_size ${experiment.minimum_sample_size} is below the ${plan.minimum_sample_size} users per variant needed ` +
+    `for ${Math.round(plan.power * 100)}% power to detect ${effect} on ${metric} from ${plan.baseline}: ` +
+    `at ${experiment.minimum_sample_size} the power is ${(power * 100).toFixed(1)}% (see recsvc experiment plan)`
+  );
 }

@@ -7,6 +7,7 @@ import {
   planSampleSize,
   powerAtSampleSize,
   requiredSampleSize,
+  sampleSizeWarning,
   type PlanInput,
 } from '../../../src/experiments/power.js';
 
@@ -128,5 +129,44 @@ describe('planDuration', () => {
     expect(planDuration(7500, 1000)).toEqual({ daily_users: 1000, traffic_percentage: 100, enrolled_per_day: 1000, days: 8 });
     expect(planDuration(7500, 1000, 50).days).toBe(15);
     expect(planDuration(7000, 1000).days).toBe(7);
+  });
+});
+
+describe('sampleSizeWarning (for experiment create)', () => {
+  const experiment = {
+    variants: [
+      { name: 'control', traffic_allocation: 50, is_control: true },
+      { name: 'treatment', traffic_allocation: 50, is_control: false },
+    ],
+    confidence_level: 0.95,
+    minimum_sample_size: 1000,
+    primary_metric: 'click_through_rate',
+  };
+  const assumptions = { baseline: 0.05, effect: { kind: 'relative', value: 0.1 }, unitsPerUser: 8.33 } as const;
+
+  it('warns when minimum_sample_size is below the plan, with the power it gives', () => {
+    expect(sampleSizeWarning(experiment, assumptions)).toBe(
+      'minimum_sample_size 1000 is below the 3750 users per variant needed for 80% power to detect 10% on click_through_rate ' +
+        'from 0.05: at 1000 the power is 30.4% (see recsvc experiment plan)',
+    );
+  });
+
+  it('is silent at or above the plan, and when the assumptions cannot be planned', () => {
+    expect(sampleSizeWarning({ ...experiment, minimum_sample_size: 3750 }, assumptions)).toBeUndefined();
+    expect(sampleSizeWarning(experiment, { ...assumptions, baseline: 2 })).toBeUndefined();
+  });
+
+  it("plans the experiment's own primary metric and confidence level", () => {
+    const satisfaction = { ...experiment, primary_metric: 'user_satisfaction', confidence_level: 0.99 };
+    const warning = sampleSizeWarning(satisfaction, { baseline: 0.6, effect: { kind: 'absolute', value: 0.05 } });
+    const required = requiredSampleSize({
+      metric: 'user_satisfaction',
+      baseline: 0.6,
+      effect: { kind: 'absolute', value: 0.05 },
+      alpha: 0.01,
+      variants: experiment.variants,
+    });
+    expect(warning).toContain(`below the ${required} users per variant`);
+    expect(warning).toContain('on user_satisfaction');
   });
 });
