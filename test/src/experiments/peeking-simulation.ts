@@ -17,9 +17,11 @@ export interface PeekingPlan {
   minimumSampleSize: number;
   alpha: number;
   seed: number;
+  /** Treatments beside the control (default 1); with more, Holm over them, counted family-wise. */
+  treatments?: number;
 }
 
-/** Experiments that were ever significant on the primary metric (CTR) at a daily read, per method; and at the last read only. */
+/** Experiments where any treatment was ever significant on the primary metric (CTR) at a daily read, per method; and at the last read only. */
 export interface PeekingOutcome {
   experiments: number;
   stoppedEarly: Record<AnalysisMethod, number>;
@@ -40,11 +42,9 @@ function addUsers(accumulator: VariantAccumulator, users: number, random: () => 
 /** Runs the plan with the project's seeded RNG (src/random.ts): the same plan always gives the same counts. */
 export function simulatePeeking(plan: PeekingPlan): PeekingOutcome {
   const random = createRandom(plan.seed);
+  const names = ['control', ...Array.from({ length: plan.treatments ?? 1 }, (_, i) => `treatment${i + 1}`)];
   const design: AnalysisDesign = {
-    variants: [
-      { name: 'control', traffic_allocation: 50, is_control: true },
-      { name: 'treatment', traffic_allocation: 50, is_control: false },
-    ],
+    variants: names.map((name, i) => ({ name, traffic_allocation: 100 / names.length, is_control: i === 0 })),
     confidence_level: 1 - plan.alpha,
     minimum_sample_size: plan.minimumSampleSize,
   };
@@ -52,13 +52,13 @@ export function simulatePeeking(plan: PeekingPlan): PeekingOutcome {
   const stoppedEarly = { fixed: 0, sequential: 0 };
   const finalReadOnly = { fixed: 0, sequential: 0 };
   for (let e = 0; e < plan.experiments; e++) {
-    const accumulators = createAccumulators(['control', 'treatment']);
+    const accumulators = createAccumulators(names);
     const stopped = new Set<AnalysisMethod>();
     for (let day = 1; day <= plan.days; day++) {
       for (const accumulator of accumulators.values()) addUsers(accumulator, plan.usersPerDay, random);
       for (const method of methods) {
         const result = analyzeExperiment(design, accumulators, { method });
-        const significant = result.comparisons.find((c) => c.metric === 'click_through_rate')?.significant === true;
+        const significant = result.comparisons.some((c) => c.metric === 'click_through_rate' && c.significant);
         if (significant) stopped.add(method);
         if (significant && day === plan.days) finalReadOnly[method]++;
       }
