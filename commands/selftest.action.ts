@@ -2,8 +2,8 @@
 import { EXIT } from '../src/exit-codes.js';
 import {
   analysisMethods,
-  runSelftest,
   selftestOptionsIssue,
+  selftestSteps,
   type RateCheck,
   type SelftestOptions,
   type SelftestReport,
@@ -15,7 +15,7 @@ import { formatPercent } from './support/format.js';
 import { colours, formatCount, printJson, printLine, progress, progressDone, renderTable } from './support/output.js';
 
 /** Runs the self-test; exit 1 (with one line on stderr naming them) when any figure is out of bounds. */
-export function runSelftestCommand(options: SelftestCommandOptions): void {
+export async function runSelftestCommand(options: SelftestCommandOptions): Promise<void> {
   const variants = parseAllocations(options.allocations);
   const selftest: SelftestOptions = {
     seed: options.seed,
@@ -26,13 +26,10 @@ export function runSelftestCommand(options: SelftestCommandOptions): void {
     variants,
     methods: analysisMethods(options.looks, options.sequentialLooks),
     minimumSampleSize: options.minSampleSize,
-    onProgress: (done, total) => {
-      if (done % 50 === 0 || done === total) progress(`selftest: ${formatCount(done)}/${formatCount(total)} A/A experiments`);
-    },
   };
   const issue = selftestOptionsIssue(selftest);
   if (issue !== undefined) throw usageError(`--users: ${issue}`);
-  const report = runSelftest(selftest);
+  const report = await runWithProgress(selftest);
   progressDone();
   if (options.json) printJson(report);
   else printLine(renderSelftest(report));
@@ -40,6 +37,20 @@ export function runSelftestCommand(options: SelftestCommandOptions): void {
   if (failed.length > 0) {
     process.stderr.write(`recsvc: selftest: out of bounds: ${failed.join('; ')}\n`);
     process.exitCode = EXIT.gateFailed;
+  }
+}
+
+/** Steps through the run, showing progress on a terminal and yielding to the event loop (Ctrl-C) every few experiments. */
+async function runWithProgress(options: SelftestOptions): Promise<SelftestReport> {
+  const steps = selftestSteps(options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    const { done, total } = step.value;
+    if (done % 25 === 0) {
+      progress(`selftest: ${formatCount(done)}/${formatCount(total)} A/A experiments`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 }
 

@@ -61,6 +61,6 @@ Examples:
     )
     .action(async (options: SelftestCommandOptions) => {
       const { runSelftestCommand } = await import('./selftest.action.js');
-      runSelftestCommand(options);
+      await runSelftestCommand(options);
     });
 }

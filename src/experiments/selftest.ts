@@ -81,8 +81,6 @@ export interface SelftestOptions {
   methods: readonly SelftestMethod[];
   /** The analysis' minimum_sample_size in the simulated experiments. */
   minimumSampleSize: number;
-  /** Called after each experiment with (done, total). */
-  onProgress?: (done: number, total: number) => void;
 }
 
 /** A share with its Wilson interval and the bound it was held to. */
@@ -243,8 +241,26 @@ export function selftestOptionsIssue(options: SelftestOptions): string | undefin
   return undefined;
 }
 
+/** Progress of a run: experiments simulated so far, out of the total. */
+export interface SelftestProgress {
+  done: number;
+  total: number;
+}
+
 /** Runs the simulations and the uniformity tests; `pass` is false when any figure is out of bounds. */
 export function runSelftest(options: SelftestOptions): SelftestReport {
+  const steps = selftestSteps(options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * runSelftest one experiment at a time: yields progress after each simulated experiment and
+ * returns the report, so a caller can report progress and let other work (a Ctrl-C) run between.
+ */
+export function* selftestSteps(options: SelftestOptions): Generator<SelftestProgress, SelftestReport, void> {
   const issue = selftestOptionsIssue(options);
   if (issue !== undefined) throw new RangeError(issue);
   const random = createRandom(options.seed);
@@ -262,7 +278,7 @@ export function runSelftest(options: SelftestOptions): SelftestReport {
       if (anySignificantRead(method, design, users, names)) falsePositives[m] = (falsePositives[m] as number) + 1;
     });
     if (finalSrmMismatch(design, users, names)) srmAlarms++;
-    options.onProgress?.(e + 1, options.experiments);
+    yield { done: e + 1, total: options.experiments };
   }
   const rates: MethodCheck[] = options.methods.map((method, m) => ({
     method: method.name,

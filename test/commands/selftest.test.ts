@@ -1,6 +1,8 @@
 /** `recsvc selftest` as a child process: within bounds (exit 0), out of bounds (exit 1), bad flags (exit 2). */
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 
 interface SelftestJson {
   seed: number;
@@ -74,5 +76,20 @@ describe('recsvc selftest', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
+  });
+
+  it('stops at Ctrl-C with exit 130 in the middle of a long run (it yields between experiments)', async () => {
+    const child = spawn(process.execPath, [BIN, 'selftest', '--experiments', '1000000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.resume();
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (code, signal) => resolve([code, signal])),
+    );
+    // A million experiments take minutes; two seconds in, the command is well inside its loop.
+    await sleep(2000);
+    child.kill('SIGINT');
+    expect(await exited).toEqual([130, null]);
+    expect(stderr).toBe('recsvc: interrupted\n');
   });
 });
