@@ -16,6 +16,8 @@ export interface ObservedTraffic {
   baseline: number | null;
   /** The control's denominator units per enrolled user (null without any). */
   units_per_user: number | null;
+  /** Per-unit standard deviation from the analysis' standard error (null without a test); the plan uses it unless --sd is given. */
+  sd: number | null;
 }
 
 /** A number to 4 significant digits without trailing zeros (0.05, 0.055, 1.2e-5); — for null. */
@@ -43,7 +45,7 @@ export function renderPlan(report: PlanReport): string {
     lines.push(
       `Observed in experiment ${o.experiment_id} over ${o.active_days.toFixed(1)} active days: ${formatCount(o.users)} users ` +
         `at ${o.traffic_percentage}% traffic (${formatCount(o.daily_users, 1)} new users/day), baseline ${formatValue(o.baseline)}, ` +
-        `${formatValue(o.units_per_user)} ${report.unit} per user`,
+        `${formatValue(o.units_per_user)} ${report.unit} per user, sd ${formatValue(o.sd)} per unit`,
     );
   }
   const correction =
@@ -52,6 +54,11 @@ export function renderPlan(report: PlanReport): string {
       : '';
   lines.push(`Plan for ${report.metric} per ${report.unit}: ${effectText(report)}`);
   lines.push(`two-sided alpha ${formatValue(report.alpha)}${correction}; power ${formatPercent(report.power, false, 0)}`);
+  const sds =
+    report.control_sd === report.treatment_sd
+      ? formatValue(report.control_sd)
+      : `${formatValue(report.control_sd)} (control), ${formatValue(report.treatment_sd)} (treatment)`;
+  lines.push(`standard deviation per ${report.unit}: ${sds}`);
   lines.push('');
   const rows = report.variants.map((v) => [
     v.is_control && v.name !== 'control' ? `${v.name} (control)` : v.name,

@@ -1,4 +1,6 @@
 /** The work behind `experiment plan`: resolve the inputs (flags, or traffic observed by the server), plan, print. */
+import type { ExperimentAnalysis } from '../../src/experiments/experiment-analysis.schema.js';
+import type { VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
 import { METRICS } from '../../src/experiments/metrics.js';
 import { planDuration, planInputIssues, planSampleSize, powerAtSampleSize, type PlanInput } from '../../src/experiments/power.js';
 import { parseAllocations } from '../support/allocations.js';
@@ -42,7 +44,7 @@ function planInput(options: PlanOptions, observed: ObservedTraffic | undefined):
     power: options.power,
     variants: allocations.map((a) => ({ ...a, is_control: a.name === control })),
     unitsPerUser: options.perUser ?? observed?.units_per_user ?? undefined,
-    sd: options.sd,
+    sd: options.sd ?? observed?.sd ?? undefined,
   };
 }
 
@@ -71,22 +73,26 @@ const SECONDS_PER_DAY = 86_400;
  * day; from GET .../{id}, its traffic_percentage, to scale enrolment back to all new users.
  */
 async function observeTraffic(id: number, options: PlanOptions): Promise<ObservedTraffic> {
-  const [{ ApiClient }, { ExperimentSchema }, { ExperimentMetricsSchema }] = await Promise.all([
+  const [{ ApiClient }, { ExperimentSchema }, { ExperimentMetricsSchema }, { ExperimentAnalysisSchema }] = await Promise.all([
     import('../support/api-client.js'),
     import('../../src/experiments/experiment-response.schema.js'),
     import('../../src/experiments/experiment-metrics.schema.js'),
+    import('../../src/experiments/experiment-analysis.schema.js'),
   ]);
   const client = new ApiClient(options);
-  const [experiment, metrics] = await Promise.all([
+  const [experiment, metrics, analysis] = await Promise.all([
     client.get(ApiClient.experimentsPath(id), ExperimentSchema),
     client.get(ApiClient.experimentsPath(id, 'metrics'), ExperimentMetricsSchema),
+    client.get(`${ApiClient.experimentsPath(id, 'analysis')}?metric=${options.metric}`, ExperimentAnalysisSchema),
   ]);
   const control = metrics.variants.find((v) => v.is_control);
   const users = metrics.variants.reduce((sum, v) => sum + v.users, 0);
   if (control === undefined || control.users === 0 || !(metrics.active_seconds > 0))
     throw usageError(`--from-experiment: experiment ${id} has no enrolled users or active time to observe yet`);
   const activeDays = metrics.active_seconds / SECONDS_PER_DAY;
-  const units = METRICS[options.metric].denominator.reduce((sum, key) => sum + control.totals[key], 0);
+  const unitsOf = (variant: VariantMetrics): number =>
+    METRICS[options.metric].denominator.reduce((sum, key) => sum + variant.totals[key], 0);
+  const units = unitsOf(control);
   return {
     experiment_id: id,
     active_days: activeDays,
@@ -95,5 +101,27 @@ async function observeTraffic(id: number, options: PlanOptions): Promise<Observe
     daily_users: users / activeDays / (experiment.traffic_percentage / 100),
     baseline: control.engagement[options.metric],
     units_per_user: units > 0 ? units / control.users : null,
+    sd: observedSd(analysis.comparisons, metrics.variants, options.metric, unitsOf),
   };
+}
+
+/**
+ * The per-unit standard deviation the analysis itself measured: its delta-method standard
+ * error of the first treatment's difference, SE² = σ²/Uc + σ²/Ut with U each arm's
+ * denominator units, solved for σ = SE / √(1/Uc + 1/Ut). Unlike √(p(1 − p)) it carries how
+ * much users differ (a user's impressions are not independent trials); null without a test.
+ */
+function observedSd(
+  comparisons: readonly ExperimentAnalysis['comparisons'][number][],
+  variants: readonly VariantMetrics[],
+  metric: string,
+  unitsOf: (variant: VariantMetrics) => number,
+): number | null {
+  const comparison = comparisons.find((c) => c.metric === metric && c.standard_error !== null);
+  const control = variants.find((v) => v.name === comparison?.control);
+  const treatment = variants.find((v) => v.name === comparison?.variant);
+  if (comparison?.standard_error == null || control === undefined || treatment === undefined) return null;
+  const [uc, ut] = [unitsOf(control), unitsOf(treatment)];
+  if (!(uc > 0 && ut > 0 && comparison.standard_error > 0)) return null;
+  return comparison.standard_error / Math.sqrt(1 / uc + 1 / ut);
 }

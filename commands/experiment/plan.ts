@@ -85,7 +85,9 @@ Duration = all users needed / (daily users × traffic%), in whole days.
 
 With --from-experiment <id> (and --server/--token, an admin token), the experiment's
 GET .../metrics gives the control's baseline, its denominator units per user, and users
-enrolled per active day (divided by its traffic_percentage); flags given win.
+enrolled per active day (divided by its traffic_percentage); GET .../analysis gives the
+per-unit standard deviation its delta-method standard error implies (users who differ make
+it larger than sqrt(p(1-p))). Flags given win.
 
 Examples:
   $ recsvc experiment plan --baseline 0.05 --mde 10% --per-user 8.33 --daily-users 2000

@@ -34,9 +34,12 @@ interface PlanJson {
     daily_users: number;
     baseline: number;
     units_per_user: number;
+    sd: number;
   } | null;
   baseline: number;
   units_per_user: number;
+  control_sd: number;
+  treatment_sd: number;
 }
 
 const usersOf = (plan: PlanJson) => Object.fromEntries(plan.variants.map((v) => [v.name, v.users]));
@@ -168,11 +171,23 @@ describe('recsvc experiment plan --from-experiment (a real server)', () => {
     ).json()) as { data: { variants: { is_control: boolean; engagement: { click_through_rate: number } }[] } };
     const controlCtr = metrics.data.variants.find((v) => v.is_control)?.engagement.click_through_rate as number;
     expect(observed.baseline).toBe(controlCtr);
+    // The per-impression sd implied by the analysis' standard error: SE² = sd²·(1/Uc + 1/Ut).
+    const analysis = (await (
+      await fetch(`${server.url}/api/v1/analytics/experiments/${id}/analysis?metric=click_through_rate`, {
+        headers: { authorization: `Bearer ${server.token}` },
+      })
+    ).json()) as { data: { comparisons: { metric: string; standard_error: number }[] } };
+    const se = analysis.data.comparisons.find((c) => c.metric === 'click_through_rate')?.standard_error as number;
+    const treatmentImpressions = [...assigned].reduce((sum, [, variant], i) => sum + (variant === 'control' ? 0 : 1 + (i % 9)), 0);
+    expect(observed.sd).toBeCloseTo(se / Math.sqrt(1 / impressions + 1 / treatmentImpressions), 12);
+    expect(plan.control_sd).toBe(observed.sd);
+    expect(plan.treatment_sd).toBe(observed.sd);
     const expected = planSampleSize({
       metric: 'click_through_rate',
       baseline: controlCtr,
       effect: { kind: 'relative', value: 0.1 },
       unitsPerUser: impressions / controls,
+      sd: observed.sd,
       variants: [
         { name: 'control', traffic_allocation: 50, is_control: true },
         { name: 'treatment', traffic_allocation: 50, is_control: false },
