@@ -1,7 +1,7 @@
 /** SQL for interactions and learned affinities. */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { CONTEXT_BOUNDS } from '../../src/schemas/bounded-json.js';
-import { bulkInsert } from '../db/bulk-insert.js';
+import { bulkInsert, bulkInsertObjects } from '../db/bulk-insert.js';
 import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { asFloat, greatest, power } from '../db/portable-sql.js';
@@ -43,22 +43,12 @@ export async function insertInteraction(
 
 /** Inserts interactions in multi-row statements (a bulk load: a duplicate is an error, not skipped). */
 export async function insertInteractions(db: Kysely<Database>, rows: readonly Insertable<InteractionsTable>[]): Promise<void> {
-  await bulkInsert(
-    db,
-    'interactions',
-    INSERT_COLUMNS,
-    rows.map((row) => INSERT_COLUMNS.map((c) => row[c] ?? null)),
-  );
+  await bulkInsertObjects(db, 'interactions', INSERT_COLUMNS, rows);
 }
 
 /** Inserts affinities in multi-row statements (a bulk load into a database holding none of these users' affinities). */
 export async function insertAffinities(db: Kysely<Database>, rows: readonly AffinityRow[]): Promise<void> {
-  await bulkInsert(
-    db,
-    'user_affinities',
-    AFFINITY_COLUMNS,
-    rows.map((row) => AFFINITY_COLUMNS.map((c) => row[c])),
-  );
+  await bulkInsertObjects(db, 'user_affinities', AFFINITY_COLUMNS, rows);
 }
 
 const AFFINITY_COLUMNS = ['user_id', 'kind', 'target', 'score', 'as_of_ms'] as const;

@@ -37,6 +37,7 @@ import {
   type PostService,
 } from '../posts/post.service.js';
 import { candidatePool, type SignalWriterState } from '../ranking-state/ranking-state.service.js';
+import { inTimeOrder, loadInteractions } from './interaction-bulk-load.js';
 import * as repo from './interaction.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
@@ -102,24 +103,26 @@ export async function importInteractions(
     }
   }
   // In time order, as live writes would have appended them.
-  const byTime = [...interactions].sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1));
+  const byTime = inTimeOrder(interactions);
   const interests = new Map<string, DecayedSums>();
   for (const i of byTime) {
     let interest = interests.get(i.userId);
     if (!interest) interests.set(i.userId, (interest = interestVector()));
     addInterest(interest, termsOf(posts.get(i.postId)!, INTERACTION_STRENGTH[i.action]), i.createdAtMs);
   }
-  await repo.insertInteractions(
-    trx,
-    byTime.map((i) => ({
-      id: i.id,
-      user_id: i.userId,
-      post_id: i.postId,
-      action_type: i.action,
-      context_json: null,
-      created_at: new Date(i.createdAtMs).toISOString(),
-      created_at_ms: i.createdAtMs,
-    })),
+  await loadInteractions(trx, () =>
+    repo.insertInteractions(
+      trx,
+      byTime.map((i) => ({
+        id: i.id,
+        user_id: i.userId,
+        post_id: i.postId,
+        action_type: i.action,
+        context_json: null,
+        created_at: new Date(i.createdAtMs).toISOString(),
+        created_at_ms: i.createdAtMs,
+      })),
+    ),
   );
   await addPostCounts(trx, counts);
   // In key order: the table is clustered by (user, kind, target), so each row is appended.
