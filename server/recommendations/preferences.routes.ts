@@ -1,7 +1,7 @@
 /** `/api/v1/recommendations/feedback` and `/api/v1/recommendations/preferences`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
+import { Envelope, errorResponses, UserIdSchema } from '../../src/schemas/common.schema.js';
 import { FeedbackBodySchema, FeedbackSchema, PreferencesSchema, PreferencesUpdateSchema } from '../../src/schemas/recommendation.schema.js';
 import { envelope } from '../http/envelope.js';
 import type { FeedbackService } from './feedback.service.js';
@@ -33,7 +33,7 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackSe
         tags: ['recommendations'],
         summary: "A user's explicit and learned preferences",
         operationId: 'getRecommendationPreferences',
-        querystring: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        querystring: Type.Object({ user_id: UserIdSchema }),
         response: { 200: Envelope(PreferencesSchema), ...errorResponses(400, 401, 403) },
       },
     },

@@ -26,7 +26,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedIdentity, Scope } from '../../src/auth/identity.js';
-import { MAX_USER_ID_LENGTH } from '../../src/schemas/recommendation.schema.js';
+import { MAX_USER_ID_LENGTH } from '../../src/schemas/common.schema.js';
 import { looksLikeServiceToken } from '../auth/token.service.js';
 import { parseInstanceAddress, type InstanceAddress } from './instance-address.js';
 import {

@@ -64,6 +64,7 @@ export function createSocialServices(
     defaultInstance: options.defaultInstance,
     cacheTtlMs: options.tokenCacheTtlMs,
     cacheCapacity: options.tokenCacheCapacity,
+    staleTtlMs: options.tokenStaleTtlMs,
     ...(dependencies.now ? { now: dependencies.now } : {}),
   });
   return {

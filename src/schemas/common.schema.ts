@@ -17,6 +17,14 @@ export const ErrorBodySchema = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorBodySchema>;
 
+/**
+ * The longest user id: a Mastodon user is `<account id>@<instance host>` (server/social),
+ * and a host name alone may be 253 characters, so 64 for the account id, `@`, and the host.
+ */
+export const MAX_USER_ID_LENGTH = 320;
+/** A user id as the API takes it (the spec sets no length: this bound only caps abuse). */
+export const UserIdSchema = Type.String({ minLength: 1, maxLength: MAX_USER_ID_LENGTH });
+
 export const MetaSchema = Type.Object(
   {
     request_id: Type.String(),

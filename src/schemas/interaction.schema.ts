@@ -1,7 +1,7 @@
 /** Wire schemas of interactions (favourite, bookmark, reblog) and post counts. */
 import { Type, type Static } from '@sinclair/typebox';
 import { CONTEXT_BOUNDS } from './bounded-json.js';
-import { StringEnum } from './common.schema.js';
+import { StringEnum, UserIdSchema } from './common.schema.js';
 
 export const ACTION_TYPES = ['favorite', 'bookmark', 'reblog'] as const;
 /** What the user did with a post. */
@@ -11,7 +11,7 @@ const Id = Type.String({ minLength: 1, maxLength: 64 });
 
 export const InteractionInputSchema = Type.Object(
   {
-    user_id: Id,
+    user_id: UserIdSchema,
     post_id: Id,
     action_type: StringEnum(ACTION_TYPES, { description: '`favorite`, `bookmark` or `reblog`' }),
     context: Type.Optional(
@@ -35,7 +35,7 @@ export const InteractionInputSchema = Type.Object(
 export type InteractionInput = Static<typeof InteractionInputSchema>;
 
 export const InteractionUndoSchema = Type.Object(
-  { user_id: Id, post_id: Id, action_type: StringEnum(ACTION_TYPES) },
+  { user_id: UserIdSchema, post_id: Id, action_type: StringEnum(ACTION_TYPES) },
   { additionalProperties: false },
 );
 export type InteractionUndo = Static<typeof InteractionUndoSchema>;
@@ -63,7 +63,7 @@ export const MAX_INTERACTIONS_PAGE = 200;
 export const DEFAULT_INTERACTIONS_PAGE = 40;
 
 export const InteractionListQuerySchema = Type.Object({
-  user_id: Id,
+  user_id: UserIdSchema,
   action_type: Type.Optional(StringEnum(ACTION_TYPES)),
   max_id: Type.Optional(Type.String({ maxLength: 64 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INTERACTIONS_PAGE, default: DEFAULT_INTERACTIONS_PAGE })),

@@ -3,7 +3,7 @@
  * ranking fields), the seamless items, feedback and preferences.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from './common.schema.js';
+import { StringEnum, UserIdSchema } from './common.schema.js';
 import { StatusSchema, statusFields, ReblogSchema } from './post.schema.js';
 
 /** The reason codes of the spec's `recommendation_metadata.reason_code`. */
@@ -15,13 +15,6 @@ export const MAX_EXCLUDE_IDS = 200;
 export const MAX_RECOMMENDATIONS = 40;
 export const DEFAULT_RECOMMENDATIONS = 20;
 
-/**
- * The longest user id: a Mastodon user is `<account id>@<instance host>` (server/social),
- * and a host name alone may be 253 characters, so 64 for the account id, `@`, and the host.
- */
-export const MAX_USER_ID_LENGTH = 320;
-/** A user id as the API takes it (the spec sets no length: this bound only caps abuse). */
-export const UserIdSchema = Type.String({ minLength: 1, maxLength: MAX_USER_ID_LENGTH });
 const UserId = UserIdSchema;
 const Limit = Type.Integer({ minimum: 1, maximum: MAX_RECOMMENDATIONS, default: DEFAULT_RECOMMENDATIONS, description: '1..40' });
 

@@ -5,7 +5,7 @@
  * beforeRemoteCheck runs before every instance call and only then.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MastodonIdentityProvider, type SocialServices } from '../../../server/social/social.service.js';
+import { createSocialServices, MastodonIdentityProvider, type SocialServices } from '../../../server/social/social.service.js';
 import { socialOptionsFromEnv } from '../../../server/social/social-options.js';
 import { startMastodonInstance, testSocialServices, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 
@@ -132,5 +132,24 @@ describe('RECSVC_SOCIAL_TOKEN_STALE_SECONDS', () => {
   it('sets the stale bound (default one hour), 0 meaning the cache lifetime only', () => {
     expect(socialOptionsFromEnv({}).tokenStaleTtlMs).toBe(3_600_000);
     expect(socialOptionsFromEnv({ RECSVC_SOCIAL_TOKEN_STALE_SECONDS: '0' }).tokenStaleTtlMs).toBe(0);
+  });
+
+  it('reaches the identity provider that serve builds (createSocialServices)', async () => {
+    const options = socialOptionsFromEnv({ RECSVC_ALLOW_INSECURE_INSTANCES: '1', RECSVC_SOCIAL_TOKEN_STALE_SECONDS: '120' });
+    const built = createSocialServices({ ...options, tokenCacheTtlMs: 60_000 }, { now: () => clock });
+    try {
+      const token = instance.issueToken(2);
+      const context = { socialInstance: instance.host };
+      const identity = await built.identityProvider.resolve(token, context);
+      instance.fault({ kind: 'status', status: 503, path: VERIFY });
+      clock += 61_000; // past the cache lifetime, within the 120 s stale bound
+      const during = await built.identityProvider.resolve(token, context).catch((error: unknown) => error);
+      expect(built.identityProvider.outage(token, context, during)).toEqual({ lastVerified: identity, source: 'social' });
+      clock += 60_000; // 121 s after the verification: past the bound set by the setting
+      const later = await built.identityProvider.resolve(token, context).catch((error: unknown) => error);
+      expect(built.identityProvider.outage(token, context, later)).toEqual({ lastVerified: undefined, source: 'social' });
+    } finally {
+      await built.close();
+    }
   });
 });

@@ -6,7 +6,7 @@
  * system's resolver, which knows no such name).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_USER_ID_LENGTH } from '../../../src/schemas/recommendation.schema.js';
+import { MAX_USER_ID_LENGTH } from '../../../src/schemas/common.schema.js';
 import {
   InstanceClient,
   MastodonIdentityProvider,
@@ -14,6 +14,7 @@ import {
   type InstanceRequest,
   type InstanceResponse,
 } from '../../../server/social/social.service.js';
+import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 import { startMastodonInstance, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
@@ -62,6 +63,43 @@ describe('user ids of Mastodon users on long host names', () => {
     const other = `9${userId}`.slice(0, userId.length);
     const forbidden = await t.app.inject({ method: 'GET', url: `/api/v1/recommendations?user_id=${encodeURIComponent(other)}`, headers });
     expect(forbidden.statusCode).toBe(403);
+  });
+
+  it('the same user logs interactions and feedback and reads their preferences under that id', async () => {
+    const token = instance.issueToken(1);
+    const host = `${LONG_HOST}:${instance.port}`;
+    const headers = { authorization: `Bearer ${token}`, 'x-social-instance': host };
+    const userId = `${instance.accountIdOf(token)}@${host}`;
+    const statuses = [makeStatus({ n: 1 })];
+    const seeded = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/posts/batch',
+      headers: await t.adminHeaders(),
+      payload: { statuses },
+    });
+    expect(seeded.statusCode, seeded.body).toBeLessThan(300);
+
+    const interaction = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions',
+      headers,
+      payload: { user_id: userId, post_id: postId(1), action_type: 'favorite' },
+    });
+    expect(interaction.statusCode, interaction.body).toBe(201);
+    expect(interaction.json().data.user_id).toBe(userId);
+    const feedback = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/recommendations/feedback',
+      headers,
+      payload: { user_id: userId, post_id: postId(1), feedback: 'more' },
+    });
+    expect(feedback.statusCode, feedback.body).toBeLessThan(300);
+    const preferences = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/recommendations/preferences?user_id=${encodeURIComponent(userId)}`,
+      headers,
+    });
+    expect(preferences.statusCode, preferences.body).toBe(200);
   });
 
   it('a user id beyond the bound is a 400 naming user_id', async () => {
