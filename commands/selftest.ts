@@ -1,6 +1,6 @@
 /** `recsvc selftest`: simulated A/A experiments through the real assignment and analysis, with bounds and an exit code. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseShare } from './experiment/plan.js';
+import { parseShare } from './support/options.js';
 import { parsePositiveInt } from './support/options.js';
 
 export interface SelftestCommandOptions {

@@ -7,7 +7,9 @@ import { ApiClient } from '../support/api-client.js';
 import { usageError } from '../support/cli-error.js';
 import { assertValidBody, bodyFromFlags, hasDefinitionFlags, missingFlag, readExperimentBody } from '../support/experiment-input.js';
 import { experimentSummary } from '../support/experiment-view.js';
-import { printJson, printLine } from '../support/output.js';
+import { printJson, printLine, warn } from '../support/output.js';
+import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
+import { sampleSizeWarning } from '../../src/experiments/power.js';
 import { methodDescription } from './analyze-method.view.js';
 import type { CreateOptions } from './create.js';
 
@@ -17,6 +19,7 @@ export async function runCreate(options: CreateOptions): Promise<void> {
   const built = await buildBody(options, client);
   // --method sets the recorded analysis method (over a file's); without either, the server's default.
   const body: ExperimentCreate = options.method === undefined ? built : { ...built, analysis_method: options.method };
+  warnWhenUnderpowered(body, options);
   const experiment = await client.post(ApiClient.experimentsPath(), ExperimentSchema, body);
   if (options.json) {
     printJson(experiment);
@@ -60,4 +63,19 @@ async function buildBody(options: CreateOptions, client: ApiClient): Promise<Exp
 async function assertServerAccepts(client: ApiClient): Promise<void> {
   // ACTIVE only: the same checks (reachable, authenticated, admin) for the smallest answer.
   await client.get(`${ApiClient.experimentsPath()}?status=ACTIVE`, Type.Array(ExperimentSchema));
+}
+
+/** With --baseline and --mde: a warning (not an error) when minimum_sample_size is below the plan's. */
+function warnWhenUnderpowered(body: ExperimentCreate, options: CreateOptions): void {
+  if (options.baseline === undefined || options.mde === undefined) return;
+  const warning = sampleSizeWarning(
+    {
+      variants: body.variants,
+      confidence_level: body.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
+      minimum_sample_size: body.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
+      primary_metric: body.primary_metric,
+    },
+    { baseline: options.baseline, effect: { kind: 'relative', value: options.mde }, unitsPerUser: options.perUser },
+  );
+  if (warning !== undefined) warn(warning);
 }

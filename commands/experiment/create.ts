@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
-import { parsePositiveInt, parsePositiveNumber } from '../support/options.js';
+import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect } from '../support/options.js';
 import type { DefinitionFlags } from '../support/experiment-input.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
 import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
@@ -12,6 +12,10 @@ export interface CreateOptions extends ServerFlags, DefinitionFlags, MethodFlags
   file?: string;
   interactive?: boolean;
   json?: boolean;
+  /** With `mde`: warn when the minimum sample size is below what `experiment plan` needs. */
+  baseline?: number;
+  mde?: number;
+  perUser?: number;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -30,6 +34,9 @@ export function registerCreate(group: Command): void {
     .option('--min-sample-size <users>', `minimum users per variant (default ${EXPERIMENT_DEFAULTS.minimum_sample_size})`, parsePositiveInt)
     .option('--confidence-level <level>', `e.g. ${EXPERIMENT_DEFAULTS.confidence_level} (default)`, parsePositiveNumber)
     .addOption(new Option('-m, --metric <name>', `primary metric (default ${DEFAULT_PRIMARY_METRIC})`).choices(METRIC_NAMES))
+    .option('--baseline <value>', 'with --mde: warn when the minimum sample size is below what `experiment plan` needs', parseFiniteNumber)
+    .option('--mde <percent>', 'minimum detectable effect relative to the baseline, e.g. 10%', parseRelativeEffect)
+    .option('--per-user <units>', "the primary metric's denominator units per user (default 1)", parsePositiveNumber)
     .option('--no-interactive', 'never prompt, even in a terminal')
     .option('--json', 'print the created experiment as JSON instead of its id');
   addMethodOption(

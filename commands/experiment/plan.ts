@@ -1,9 +1,9 @@
 /** `recsvc experiment plan`: users per variant and days needed to detect an effect on one metric. */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
 import { DEFAULT_ALPHA, DEFAULT_POWER } from '../../src/experiments/power.js';
-import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber } from '../support/options.js';
+import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect, parseShare } from '../support/options.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
 
 export interface PlanOptions extends ServerFlags {
@@ -22,23 +22,6 @@ export interface PlanOptions extends ServerFlags {
   minSampleSize: number;
   fromExperiment?: number;
   json?: boolean;
-}
-
-/** A share strictly between 0 and 1, written 0.8 or 80%. */
-export function parseShare(text: string): number {
-  const trimmed = text.trim();
-  const value = trimmed.endsWith('%') ? Number(trimmed.slice(0, -1)) / 100 : Number(trimmed);
-  if (trimmed === '' || !(value > 0 && value < 1)) throw new InvalidArgumentError('expected a share between 0 and 1, like 0.8 or 80%');
-  return value;
-}
-
-/** A relative effect in percent of the baseline, written 10% or 10 (→ 0.1); negative for a decrease. */
-export function parseRelativeEffect(text: string): number {
-  const trimmed = text.trim().replace(/%$/, '');
-  const value = Number(trimmed);
-  if (trimmed === '' || !Number.isFinite(value) || value === 0 || value <= -100)
-    throw new InvalidArgumentError('expected a non-zero percentage of the baseline above -100, like 10% or -5%');
-  return value / 100;
 }
 
 /** Registers `experiment plan`. */

@@ -67,12 +67,14 @@ export function srmLines(result: Pick<AnalysisResult, 'srm'>): string[] {
 /**
  * The interval column shows the Holm-adjusted interval, which agrees with the verdict; with
  * one treatment it is the unadjusted one. Underpowered results have no adjusted interval (no
- * decision is made), so the column then shows the unadjusted interval and says so.
+ * decision is made), so the column then shows the unadjusted interval and says so. A
+ * sequential result's interval is a confidence sequence (CS), valid at every read.
  */
 function renderMetric(rows: Comparison[], result: AnalysisResult): string {
   const several = rows.length > 1;
   const note = !several ? '' : result.underpowered ? ', unadjusted' : ', Holm-adj.';
-  const level = `${Math.round(result.confidence_level * 1000) / 10}% CI (diff${note})`;
+  const kind = result.analysis_method === 'sequential' ? 'CS' : 'CI';
+  const level = `${Math.round(result.confidence_level * 1000) / 10}% ${kind} (diff${note})`;
   const body = rows.map((row) => [
     row.variant,
     formatValue(row.control_value),

@@ -40,3 +40,20 @@ export function parseFiniteNumber(text: string): number {
   if (text.trim() === '' || !Number.isFinite(value)) throw new InvalidArgumentError('expected a number');
   return value;
 }
+
+/** A share strictly between 0 and 1, written 0.8 or 80%. */
+export function parseShare(text: string): number {
+  const trimmed = text.trim();
+  const value = trimmed.endsWith('%') ? Number(trimmed.slice(0, -1)) / 100 : Number(trimmed);
+  if (trimmed === '' || !(value > 0 && value < 1)) throw new InvalidArgumentError('expected a share between 0 and 1, like 0.8 or 80%');
+  return value;
+}
+
+/** A relative effect in percent of the baseline, written 10% or 10 (→ 0.1); negative for a decrease. */
+export function parseRelativeEffect(text: string): number {
+  const trimmed = text.trim().replace(/%$/, '');
+  const value = Number(trimmed);
+  if (trimmed === '' || !Number.isFinite(value) || value === 0 || value <= -100)
+    throw new InvalidArgumentError('expected a non-zero percentage of the baseline above -100, like 10% or -5%');
+  return value / 100;
+}

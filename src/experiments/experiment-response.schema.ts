@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { LiteralUnion } from '../schemas/common.schema.js';
-import { AlgorithmConfigSchema } from './experiment.schema.js';
+import { AlgorithmConfigSchema, AnalysisMethodSchema } from './experiment.schema.js';
 import { EXPERIMENT_STATUSES } from './state-machine.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Number | typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -47,6 +47,7 @@ export const ExperimentSchema = Type.Object(
     minimum_sample_size: Type.Integer(),
     confidence_level: Type.Number(),
     primary_metric: Type.String(),
+    analysis_method: AnalysisMethodSchema,
     gates: ResolvedGateThresholdsSchema,
     variants: Type.Array(VariantSchema),
     created_at: Type.String({ format: 'date-time' }),

@@ -37,6 +37,7 @@ function experiment(allocation: unknown) {
     minimum_sample_size: 10,
     confidence_level: 0.95,
     primary_metric: 'click_through_rate',
+    analysis_method: 'fixed',
     gates: { max_response_time_p95: 200, min_click_through_rate: 0.05, max_error_rate: 0.01, min_user_satisfaction: 0.6 },
     variants: [variant('control', allocation, true), variant('treatment', 50, false)],
     created_at: '2025-01-01T00:00:00.000Z',

@@ -197,6 +197,18 @@ describe('recsvc experiment plan --from-experiment (a real server)', () => {
     expect(plan.duration?.days).toBe(Math.ceil(plan.total_users / observed.daily_users));
   });
 
+  it('experiment create warns (and still creates) when --min-sample-size is below the plan, and is silent when it is not', async () => {
+    const flags = ['--name', 'underpowered', '--variant', 'control:50', '--variant', 'b:50', '--control', 'control', '--no-interactive'];
+    const plan = ['--baseline', '0.05', '--mde', '10%', '--per-user', '8.33'];
+    const low = await runCli(['experiment', 'create', ...flags, '--min-sample-size', '1000', ...plan], { env: server.env });
+    expect(low.code, low.stderr).toBe(0);
+    expect(Number(low.stdout.trim())).toBeGreaterThan(0);
+    expect(low.stderr).toMatch(/minimum_sample_size 1000 is below the 3750 users per variant needed .* the power is 30\.4%/);
+    const enough = await runCli(['experiment', 'create', ...flags, '--min-sample-size', '4000', ...plan], { env: server.env });
+    expect(enough.code, enough.stderr).toBe(0);
+    expect(enough.stderr).not.toMatch(/is below/);
+  });
+
   it('lets flags win over what was observed', async () => {
     const result = await runCli(
       [

@@ -197,7 +197,10 @@ describe('an experiment end to end', () => {
 
   it('analyses exactly the numbers that were sent', async () => {
     const analysis = await get('/analysis');
-    const reference = analyzeExperiment({ ...body, confidence_level: 0.95, minimum_sample_size: 5 }, expectedAccumulators());
+    const reference = analyzeExperiment(
+      { ...body, confidence_level: 0.95, minimum_sample_size: 5, analysis_method: 'sequential' },
+      expectedAccumulators(),
+    );
     expect(analysis).toEqual(reference);
     expect(analysis.sample_sizes).toEqual(
       Object.fromEntries(body.variants.map((v) => [v.name, USERS.filter((u) => variantOf(u) === v.name).length])),

@@ -173,6 +173,9 @@ describe('the commands', () => {
     expect(analyze.stdout).toMatch(/^Method: sequential \(always-valid p-values and confidence sequences.*tightest at 200 users\)$/m);
     const final = await cli(['experiment', 'analyze', String(sequentialId), '--method', 'fixed']);
     expect(final.stdout).toMatch(/^Method: fixed \(fixed horizon/m);
+    // The interval column names what the interval is: a confidence sequence or a fixed-horizon interval.
+    expect(analyze.stdout).toContain('% CS (diff)');
+    expect(final.stdout).toContain('% CI (diff)');
 
     const status = await cli(['experiment', 'status', String(sequentialId)]);
     expect(status.code, status.stderr).toBe(0);
