@@ -5,16 +5,15 @@
 // BENCH_DATASET=large seeds 100,000 users, 100,000 posts and 2,000,000 interactions instead
 // (through the same demo seeding path) and runs recommendations for random users out of all
 // of them at 10 connections, then prints the server's resident memory.
-import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqlite } from '../dist/server/db/connection.js';
 import { migrateToLatest } from '../dist/server/db/migrate.js';
 import { seedDemo } from '../dist/server/demo/demo.seed.js';
+import { freePort, measure, waitForHealth } from './harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'recsvc');
@@ -32,45 +31,6 @@ const dataset = process.env.BENCH_DATASET ?? 'default';
 const sizes = DATASETS[dataset];
 if (!sizes) throw new Error(`BENCH_DATASET must be one of ${Object.keys(DATASETS).join(', ')}, not ${dataset}`);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function waitForHealth(base, child) {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`recsvc serve exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('recsvc serve did not become healthy');
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-/** CPU time (user + system, ms) the server process has used so far; null where /proc is missing. */
-function serverCpuMs() {
-  try {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in 100 Hz ticks
-  } catch {
-    return null;
-  }
-}
-
 /** The server's resident memory (MB) from /proc; null where /proc is missing. */
 function serverRssMb() {
   try {
@@ -81,34 +41,10 @@ function serverRssMb() {
   }
 }
 
-/** One autocannon run; latencies are collected per response so that p95 is exact. */
-async function run(name, base, connections, token, requestFactory, amount) {
-  const latencies = [];
-  const cpuBefore = serverCpuMs();
-  const instance = autocannon({
-    url: base,
-    connections,
-    ...(amount === undefined ? { duration } : { amount }),
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    requests: [{ setupRequest: (req) => ({ ...req, ...requestFactory() }) }],
-  });
-  instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
-  const result = await instance;
-  latencies.sort((a, b) => a - b);
-  const round = (x) => (x === null ? null : Math.round(x * 100) / 100);
-  const line = {
-    name,
-    connections,
-    requests_per_sec: Math.round(result.requests.total / (amount === undefined ? duration : result.duration)),
-    p50: round(percentile(latencies, 50)),
-    p95: round(percentile(latencies, 95)),
-    p99: round(percentile(latencies, 99)),
-    errors: result.errors + result.timeouts + result.non2xx,
-    // Server CPU per request: steadier than requests/s when the load generator shares the machine.
-    server_cpu_ms_per_request: cpuBefore === null ? null : round((serverCpuMs() - cpuBefore) / result.requests.total),
-  };
-  console.log(JSON.stringify(line));
-  return line;
+/** One autocannon run with the bench token (one JSON line, with the server's CPU per request). */
+function run(name, base, connections, token, requestFactory, amount) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  return measure({ name, url: base, connections, duration, amount, headers, requestFactory, cpu: { server: child.pid } });
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'recsvc-bench-'));
