@@ -1,17 +1,24 @@
-/** The work behind `recsvc gates check`: evaluateGates on server or file data, then exit code, table, JSON, JUnit. */
+/**
+ * The work behind `recsvc gates check`: evaluateGates on server or file data by the chosen rule
+ * (bounds unless --rule point), then exit code, table, JSON, JUnit.
+ */
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
 import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
-import { gateInputsFromData } from '../../src/experiments/gate-inputs.js';
+import { gateInputOptionsFor, gateInputsFromData } from '../../src/experiments/gate-inputs.js';
 import {
+  DEFAULT_GATE_RULE,
   GATE_DEFINITIONS,
   GATE_NAMES,
+  GATE_RULES,
   GATE_SHORT_NAMES,
   evaluateGates,
+  isGateRule,
   resolveGateName,
   resolveThresholds,
   variantGates,
   type GateEvaluation,
   type GateName,
+  type GateRule,
   type GateThresholdOverrides,
   type GateVariantInput,
 } from '../../src/experiments/gates.js';
@@ -26,7 +33,8 @@ import type { GatesCheckOptions } from './check.js';
 export async function runGatesCheck(id: number | undefined, options: GatesCheckOptions): Promise<void> {
   const only = parseOnly(options.only);
   const overrides = overridesFromFlags(options);
-  const report = options.file !== undefined ? await offline(id, options, only, overrides) : await online(id, options, only, overrides);
+  const judging: Judging = { only, overrides, rule: parseRule(options.rule) };
+  const report = options.file !== undefined ? await offline(id, options, judging) : await online(id, options, judging);
   if (options.junit !== undefined) {
     const { writeJunit } = await import('../support/junit.js');
     await writeJunit(options.junit, report);
@@ -36,8 +44,12 @@ export async function runGatesCheck(id: number | undefined, options: GatesCheckO
   process.exitCode = report.exit_code;
 }
 
-/** The per-variant figures a gate reads (every input key but name and users). */
-type GateFigure = Exclude<keyof GateVariantInput, 'name' | 'users'>;
+/** What the flags say about judging: which gates, which thresholds, which rule. */
+interface Judging {
+  only: GateName[] | undefined;
+  overrides: GateThresholds;
+  rule: GateRule;
+}
 
 interface Design {
   variants: readonly { name: string; is_control: boolean }[];
@@ -51,7 +63,7 @@ function buildReport(
   srm: SrmResult,
   meta: { id: number | string | null; source: string },
   options: GatesCheckOptions,
-  overrides: GateThresholds,
+  judging: Judging,
   inputs: GateVariantInput[],
 ): GatesReport {
   return {
@@ -60,7 +72,7 @@ function buildReport(
     verdict: evaluation.verdict,
     exit_code: exitCodeFor(evaluation.verdict, options.allowInconclusive === true),
     srm,
-    thresholds: resolveThresholds({ ...design.thresholds, ...overrides }),
+    thresholds: resolveThresholds({ ...design.thresholds, ...judging.overrides }),
     minimum_sample_size: design.minimumSampleSize,
     variants: design.variants.map((variant) => {
       const { verdict, results } = variantGates(evaluation, variant.name);
@@ -70,17 +82,13 @@ function buildReport(
   };
 }
 
-async function offline(
-  id: number | undefined,
-  options: GatesCheckOptions,
-  only: GateName[] | undefined,
-  overrides: GateThresholds,
-): Promise<GatesReport> {
+/** File data: the intervals from the design's confidence level, minimum and recorded method (a CSV: fixed). */
+async function offline(id: number | undefined, options: GatesCheckOptions, judging: Judging): Promise<GatesReport> {
   if (id !== undefined) throw usageError('give an experiment id (server) or --file (offline), not both');
   const { loadOfflineData } = await import('../support/offline-data.js');
   const data = await loadOfflineData({ ...options, file: options.file as string });
   const names = data.design.variants.map((v) => v.name);
-  const inputs = gateInputsFromData(names, data.accumulators, data.performance);
+  const inputs = gateInputsFromData(names, data.accumulators, data.performance, gateInputOptionsFor(data.design));
   const srm = sampleRatioMismatch(
     inputs.map((input) => input.users),
     data.design.variants.map((v) => v.traffic_allocation),
@@ -90,44 +98,51 @@ async function offline(
     minimumSampleSize: data.design.minimum_sample_size,
     thresholds: data.design.gates,
   };
-  const evaluation = evaluateGates({
-    variants: inputs,
-    minimumSampleSize: design.minimumSampleSize,
-    thresholds: { ...design.thresholds, ...overrides },
-    srm,
-    ...(only ? { only } : {}),
-  });
-  return buildReport(evaluation, design, srm, { id: data.design.id ?? null, source: data.file }, options, overrides, inputs);
+  const evaluation = judge(inputs, design, srm, judging);
+  return buildReport(evaluation, design, srm, { id: data.design.id ?? null, source: data.file }, options, judging, inputs);
 }
 
-/** The server evaluates with the experiment's thresholds; its per-gate values are re-judged here so flags can override thresholds and select gates. */
-async function online(
-  id: number | undefined,
-  options: GatesCheckOptions,
-  only: GateName[] | undefined,
-  overrides: GateThresholds,
-): Promise<GatesReport> {
+function judge(inputs: GateVariantInput[], design: Design, srm: { mismatch: boolean }, judging: Judging): GateEvaluation {
+  return evaluateGates({
+    variants: inputs,
+    minimumSampleSize: design.minimumSampleSize,
+    thresholds: { ...design.thresholds, ...judging.overrides },
+    srm,
+    rule: judging.rule,
+    ...(judging.only ? { only: judging.only } : {}),
+  });
+}
+
+/**
+ * The server evaluates with the experiment's thresholds; its per-gate values and intervals are
+ * re-judged here so flags can override thresholds, select gates and choose the rule.
+ */
+async function online(id: number | undefined, options: GatesCheckOptions, judging: Judging): Promise<GatesReport> {
   if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
   const { ApiClient } = await import('../support/api-client.js');
   const client = new ApiClient(options);
   const served = await client.get(ApiClient.experimentsPath(id, 'gates'), ExperimentGatesSchema);
   const inputs: GateVariantInput[] = served.variants.map((variant) => {
-    const input: GateVariantInput = { name: variant.name, users: variant.users };
+    const input: GateVariantInput = { name: variant.name, users: variant.users, intervals: {} };
     for (const result of variant.gates) {
       const gate = resolveGateName(result.gate);
-      if (gate !== undefined) input[GATE_DEFINITIONS[gate].value as GateFigure] = result.value;
+      if (gate === undefined) continue;
+      const figure = GATE_DEFINITIONS[gate].value;
+      input[figure] = result.value;
+      const served = result.ci_low !== undefined && result.ci_high !== undefined;
+      (input.intervals ?? {})[figure] = served ? { low: result.ci_low ?? null, high: result.ci_high ?? null } : null;
     }
     return input;
   });
   const design: Design = { variants: served.variants, minimumSampleSize: served.minimum_sample_size, thresholds: served.thresholds };
-  const evaluation = evaluateGates({
-    variants: inputs,
-    minimumSampleSize: design.minimumSampleSize,
-    thresholds: { ...design.thresholds, ...overrides },
-    srm: served.srm,
-    ...(only ? { only } : {}),
-  });
-  return buildReport(evaluation, design, served.srm, { id, source: client.baseUrl }, options, overrides, inputs);
+  const evaluation = judge(inputs, design, served.srm, judging);
+  return buildReport(evaluation, design, served.srm, { id, source: client.baseUrl }, options, judging, inputs);
+}
+
+function parseRule(text: string | undefined): GateRule {
+  if (text === undefined) return DEFAULT_GATE_RULE;
+  if (!isGateRule(text)) throw usageError(`--rule: expected ${GATE_RULES.join(' or ')} (got "${text}")`);
+  return text;
 }
 
 function parseOnly(text: string | undefined): GateName[] | undefined {

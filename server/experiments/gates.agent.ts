@@ -2,16 +2,27 @@
  * The `experiment_gates` agent: evaluates the performance gates of every ACTIVE
  * experiment and blocks each treatment variant that fails one (its users are then
  * served the control's ranking, and still counted in their variant). The control is
- * never blocked: its users already get the control ranking. Inconclusive gates and a
+ * never blocked: its users already get the control ranking. Inconclusive gates — too few
+ * users, no data, or (the bounds rule) an interval that still spans the threshold — and a
  * sample ratio mismatch (not a variant's fault) block nothing.
+ *
+ * It re-checks every interval (60 s by default) and a block is permanent, so what it reads must
+ * stay valid under repeated looks: with the bounds rule and the experiment's sequential method
+ * the intervals are confidence sequences (gate-intervals.ts), and a variant whose true figure
+ * clears the threshold is blocked with probability at most γ/2 per gate however often it looks.
+ * Each variant's verdict is logged when it changes (not every minute), and a block records
+ * the failing gates with their intervals as the variant's blocked_reason.
  */
-import type { Agent } from '../agents/agent-runner.js';
-import type { ExperimentResultsService } from './experiment-results.service.js';
-import type { ExperimentService } from './experiment.service.js';
-import type { ExperimentRuntime } from './experiment-runtime.js';
-import { blockVariant } from './experiment.repository.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
+import type { GateVerdict } from '../../src/experiments/gates.js';
+import type { Agent } from '../agents/agent-runner.js';
 import type { Database } from '../db/database.js';
+import { blockVariant } from './experiment.repository.js';
+import type { ExperimentResultsService } from './experiment-results.service.js';
+import type { ExperimentRuntime } from './experiment-runtime.js';
+import type { ExperimentService } from './experiment.service.js';
 
 export interface GatesAgentDeps {
   db: Kysely<Database>;
@@ -19,35 +30,71 @@ export interface GatesAgentDeps {
   results: ExperimentResultsService;
   runtime: ExperimentRuntime;
   now: () => number;
+  /** Where verdict changes and blocks are logged (the server's logger); none: silent. */
+  log?: Pick<FastifyBaseLogger, 'info' | 'warn'> | undefined;
 }
 
-/** Evaluates the gates of ACTIVE experiments once; returns the variants it blocked now. */
-export async function enforceGates(deps: GatesAgentDeps): Promise<{ experimentId: number; variant: string }[]> {
-  const blocked: { experimentId: number; variant: string }[] = [];
+type ServedGateResult = ExperimentGates['variants'][number]['gates'][number];
+
+/** One variant's verdict at one check. */
+export interface VariantVerdict {
+  experimentId: number;
+  variant: string;
+  verdict: GateVerdict;
+  blocked: boolean;
+}
+
+export interface GatesCheckOutcome {
+  /** The variants blocked by this check. */
+  blocked: { experimentId: number; variant: string }[];
+  /** Every treatment's verdict at this check. */
+  verdicts: VariantVerdict[];
+}
+
+/** "min_click_through_rate: 0.031 [0.024, 0.038] vs >= 0.05" (the interval when the bounds rule judged one). */
+export function describeGateResult(result: ServedGateResult): string {
+  const end = (x: number | null | undefined) => (x === null || x === undefined ? '∞' : String(x));
+  const interval = result.ci_low !== undefined || result.ci_high !== undefined ? ` [${end(result.ci_low)}, ${end(result.ci_high)}]` : '';
+  return `${result.gate}: ${result.value}${interval} vs ${result.comparator} ${result.threshold}`;
+}
+
+/** Evaluates the gates of ACTIVE experiments once; blocks treatments that fail (never on inconclusive). */
+export async function enforceGates(deps: GatesAgentDeps, previous?: Map<string, GateVerdict>): Promise<GatesCheckOutcome> {
+  const outcome: GatesCheckOutcome = { blocked: [], verdicts: [] };
   for (const experiment of await deps.experiments.list('ACTIVE')) {
     const report = await deps.results.gates(experiment);
     for (const variant of report.variants) {
-      if (variant.is_control || variant.blocked || variant.verdict !== 'fail') continue;
-      const failing = variant.gates
-        .filter((g) => g.verdict === 'fail')
-        .map((g) => `${g.gate}: ${g.value} vs ${g.comparator} ${g.threshold}`);
-      const at = new Date(deps.now()).toISOString();
-      if (await blockVariant(deps.db, experiment.id, variant.name, `failed ${failing.join('; ')}`, at)) {
-        blocked.push({ experimentId: experiment.id, variant: variant.name });
+      if (variant.is_control) continue;
+      const key = `${experiment.id}/${variant.name}`;
+      if (previous !== undefined && previous.get(key) !== variant.verdict) {
+        deps.log?.info({ experiment: experiment.id, variant: variant.name, verdict: variant.verdict, rule: report.rule }, 'gate verdict');
+        previous.set(key, variant.verdict);
       }
+      let blocked = variant.blocked;
+      if (!variant.blocked && variant.verdict === 'fail') {
+        const failing = variant.gates.filter((g) => g.verdict === 'fail').map(describeGateResult);
+        const at = new Date(deps.now()).toISOString();
+        if (await blockVariant(deps.db, experiment.id, variant.name, `failed ${failing.join('; ')}`, at)) {
+          outcome.blocked.push({ experimentId: experiment.id, variant: variant.name });
+          deps.log?.warn({ experiment: experiment.id, variant: variant.name, failing }, 'variant blocked by a failing gate');
+          blocked = true;
+        }
+      }
+      outcome.verdicts.push({ experimentId: experiment.id, variant: variant.name, verdict: variant.verdict, blocked });
     }
   }
-  if (blocked.length > 0) deps.runtime.invalidate();
-  return blocked;
+  if (outcome.blocked.length > 0) deps.runtime.invalidate();
+  return outcome;
 }
 
-/** The periodic agent around enforceGates. */
+/** The periodic agent around enforceGates; it remembers each variant's last verdict to log only changes. */
 export function gatesAgent(deps: GatesAgentDeps, intervalSeconds: number): Agent {
+  const lastVerdicts = new Map<string, GateVerdict>();
   return {
     name: 'experiment_gates',
     intervalSeconds,
     async run() {
-      await enforceGates(deps);
+      await enforceGates(deps, lastVerdicts);
     },
   };
 }

@@ -1,19 +1,30 @@
 /**
  * Shape of `GET /api/v1/analytics/experiments/{id}/gates`: every variant against every
- * gate (gates.ts), with the overall verdict (SRM makes it fail).
+ * gate (gates.ts), with the overall verdict (SRM makes it fail), the rule that judged them and
+ * each figure's interval (gate-intervals.ts).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { LiteralUnion } from '../schemas/common.schema.js';
 import { ResolvedGateThresholdsSchema, SrmSchema } from './experiment-response.schema.js';
-import { COMPARATORS, GATE_VERDICTS, INCONCLUSIVE_REASONS } from './gates.js';
+import { COMPARATORS, GATE_RULES, GATE_VERDICTS, INCONCLUSIVE_REASONS } from './gates.js';
+import { ANALYSIS_METHODS } from './sequential.js';
 
 const Verdict = LiteralUnion(GATE_VERDICTS);
+const Bound = (description: string) => Type.Optional(Type.Union([Type.Number(), Type.Null()], { description }));
+
+export const GateRuleSchema = LiteralUnion(GATE_RULES, {
+  description:
+    "bounds: pass only when the figure's whole interval clears the threshold, fail when it lies wholly on the wrong side, else inconclusive; point: the value against the threshold",
+});
 
 export const GateResultSchema = Type.Object({
   gate: Type.String(),
   value: Type.Union([Type.Number(), Type.Null()]),
   threshold: Type.Number(),
   comparator: LiteralUnion(COMPARATORS),
+  ci_low: Bound('Lower end of the interval judged by the bounds rule; null: unbounded'),
+  ci_high: Bound('Upper end of the interval judged by the bounds rule; null: unbounded (p95 beyond the last histogram bucket)'),
+  rule: Type.Optional(GateRuleSchema),
   verdict: Verdict,
   reason: Type.Optional(LiteralUnion(INCONCLUSIVE_REASONS)),
 });
@@ -31,6 +42,16 @@ export const ExperimentGatesSchema = Type.Object(
   {
     experiment_id: Type.Integer(),
     verdict: Verdict,
+    rule: Type.Optional(GateRuleSchema),
+    interval: Type.Optional(
+      Type.Object(
+        {
+          method: LiteralUnion(ANALYSIS_METHODS),
+          confidence_level: Type.Number(),
+        },
+        { description: 'How the intervals were computed: fixed-horizon, or confidence sequences valid at every read (sequential)' },
+      ),
+    ),
     srm: SrmSchema,
     thresholds: ResolvedGateThresholdsSchema,
     minimum_sample_size: Type.Integer(),

@@ -1,9 +1,19 @@
 /**
  * Performance gates (spec, Performance gates): a variant beyond a threshold is blocked.
  * Verdicts are three-valued: a gate cannot pass or fail on too few users or no data.
+ *
+ * Two rules judge a gate (GATE_RULES):
+ * - `bounds` (the default): the variant's interval for the figure (gate-intervals.ts) must lie
+ *   wholly on the passing side — CTR's and satisfaction's lower bound ≥ the minimum, the error
+ *   rate's and p95's upper bound ≤ the maximum — to pass; wholly on the wrong side to fail;
+ *   otherwise the gate is inconclusive ('interval spans threshold'). A figure without an
+ *   interval (too few units to estimate one) is inconclusive ('no interval').
+ * - `point`: the spec's rule, the point value against the threshold.
+ * Both need minimum_sample_size users in the variant to decide at all.
  */
 import { DEFAULT_GATE_THRESHOLDS } from './experiment-defaults.js';
 import type { GateThresholds } from './experiment.schema.js';
+import type { GateInterval } from './gate-intervals.js';
 
 /** Threshold overrides as callers hold them: a field that is undefined keeps its default. */
 export type GateThresholdOverrides = { [K in keyof GateThresholds]?: GateThresholds[K] | undefined };
@@ -25,12 +35,24 @@ export const COMPARATORS = ['<=', '>='] as const;
 export type Comparator = (typeof COMPARATORS)[number];
 
 /** The per-variant figure each gate reads, and how it compares. */
-export const GATE_DEFINITIONS: Record<GateName, { value: keyof GateVariantInput; comparator: Comparator }> = {
+export const GATE_DEFINITIONS: Record<GateName, { value: GateFigure; comparator: Comparator }> = {
   max_response_time_p95: { value: 'response_time_p95', comparator: '<=' },
   min_click_through_rate: { value: 'click_through_rate', comparator: '>=' },
   max_error_rate: { value: 'error_rate', comparator: '<=' },
   min_user_satisfaction: { value: 'user_satisfaction', comparator: '>=' },
 };
+
+/** How a gate is judged: on the figure's interval (default) or its point value (the spec's rule). */
+export const GATE_RULES = ['bounds', 'point'] as const;
+export type GateRule = (typeof GATE_RULES)[number];
+export const DEFAULT_GATE_RULE: GateRule = 'bounds';
+
+export function isGateRule(value: unknown): value is GateRule {
+  return typeof value === 'string' && (GATE_RULES as readonly string[]).includes(value);
+}
+
+/** The per-variant figures a gate reads. */
+export type GateFigure = 'response_time_p95' | 'click_through_rate' | 'error_rate' | 'user_satisfaction';
 
 /** One variant's figures; a missing or null figure means no data for that gate. */
 export interface GateVariantInput {
@@ -40,13 +62,18 @@ export interface GateVariantInput {
   click_through_rate?: number | null | undefined;
   error_rate?: number | null | undefined;
   user_satisfaction?: number | null | undefined;
+  /** Each figure's interval (gate-intervals.ts), which the bounds rule judges; missing: no interval. */
+  intervals?: Partial<Record<GateFigure, GateInterval | null>> | undefined;
 }
 
 export const GATE_VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
 export type GateVerdict = (typeof GATE_VERDICTS)[number];
 
-/** Why a gate is inconclusive: no figure for it, or fewer users than minimum_sample_size. */
-export const INCONCLUSIVE_REASONS = ['no data', 'underpowered'] as const;
+/**
+ * Why a gate is inconclusive: no figure for it, fewer users than minimum_sample_size, or (bounds
+ * rule) no interval for the figure or an interval with the threshold inside it.
+ */
+export const INCONCLUSIVE_REASONS = ['no data', 'underpowered', 'no interval', 'interval spans threshold'] as const;
 export type InconclusiveReason = (typeof INCONCLUSIVE_REASONS)[number];
 
 export interface GateResult {
@@ -55,6 +82,10 @@ export interface GateResult {
   value: number | null;
   threshold: number;
   comparator: Comparator;
+  /** The interval the bounds rule judged (null ends: unbounded); absent under the point rule or without one. */
+  ci_low?: number | null;
+  ci_high?: number | null;
+  rule: GateRule;
   verdict: GateVerdict;
   reason?: InconclusiveReason;
 }
@@ -71,6 +102,8 @@ export interface GateEvaluationInput {
   thresholds?: GateThresholdOverrides | undefined;
   srm?: { mismatch: boolean };
   only?: readonly GateName[];
+  /** DEFAULT_GATE_RULE when absent. */
+  rule?: GateRule | undefined;
 }
 
 /** The gate a CLI name refers to (full or short name), or undefined. */
@@ -85,16 +118,44 @@ export function resolveThresholds(thresholds: GateThresholdOverrides = {}): Requ
   return { ...DEFAULT_GATE_THRESHOLDS, ...Object.fromEntries(defined) };
 }
 
-/** One gate on one variant: no data ⇒ inconclusive; users < minimum ⇒ inconclusive; else value vs threshold. */
-export function evaluateGate(variant: GateVariantInput, gate: GateName, threshold: number, minimumSampleSize: number): GateResult {
+/**
+ * One gate on one variant: no data ⇒ inconclusive; users < minimum ⇒ inconclusive; else the
+ * rule: point compares the value, bounds the interval (judgeInterval).
+ */
+export function evaluateGate(
+  variant: GateVariantInput,
+  gate: GateName,
+  threshold: number,
+  minimumSampleSize: number,
+  rule: GateRule = DEFAULT_GATE_RULE,
+): GateResult {
   const { value: field, comparator } = GATE_DEFINITIONS[gate];
   const raw = variant[field];
   const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
-  const base = { variant: variant.name, gate, value, threshold, comparator };
+  const interval = rule === 'bounds' ? variant.intervals?.[field] : undefined;
+  const bounds = interval ? { ci_low: interval.low, ci_high: interval.high } : {};
+  const base = { variant: variant.name, gate, value, threshold, comparator, ...bounds, rule };
   if (value === null) return { ...base, verdict: 'inconclusive', reason: 'no data' };
   if (variant.users < minimumSampleSize) return { ...base, verdict: 'inconclusive', reason: 'underpowered' };
-  const passes = comparator === '<=' ? value <= threshold : value >= threshold;
-  return { ...base, verdict: passes ? 'pass' : 'fail' };
+  if (rule === 'point') {
+    const passes = comparator === '<=' ? value <= threshold : value >= threshold;
+    return { ...base, verdict: passes ? 'pass' : 'fail' };
+  }
+  if (!interval) return { ...base, verdict: 'inconclusive', reason: 'no interval' };
+  const verdict = judgeInterval(interval, threshold, comparator);
+  return verdict === 'inconclusive' ? { ...base, verdict, reason: 'interval spans threshold' } : { ...base, verdict };
+}
+
+/**
+ * The bounds rule: '>=' passes when low ≥ threshold and fails when high < threshold; '<='
+ * passes when high ≤ threshold and fails when low > threshold (an unbounded end never
+ * clears); anything else is inconclusive. A boundary value passes, as in the point rule.
+ */
+export function judgeInterval(interval: GateInterval, threshold: number, comparator: Comparator): GateVerdict {
+  const low = interval.low ?? -Infinity;
+  const high = interval.high ?? Infinity;
+  if (comparator === '>=') return low >= threshold ? 'pass' : high < threshold ? 'fail' : 'inconclusive';
+  return high <= threshold ? 'pass' : low > threshold ? 'fail' : 'inconclusive';
 }
 
 /** Every variant × gate, and the overall verdict: fail if any gate fails or SRM; else inconclusive if any; else pass. */
@@ -102,7 +163,7 @@ export function evaluateGates(input: GateEvaluationInput): GateEvaluation {
   const thresholds = resolveThresholds(input.thresholds);
   const gates = input.only ?? GATE_NAMES;
   const results = input.variants.flatMap((variant) =>
-    gates.map((gate) => evaluateGate(variant, gate, thresholds[gate], input.minimumSampleSize)),
+    gates.map((gate) => evaluateGate(variant, gate, thresholds[gate], input.minimumSampleSize, input.rule)),
   );
   const srmMismatch = input.srm?.mismatch ?? false;
   const verdict = srmMismatch ? 'fail' : combineVerdicts(results.map((result) => result.verdict));

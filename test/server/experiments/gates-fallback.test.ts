@@ -80,7 +80,12 @@ describe('variant rankings', () => {
     const controlList = await ranking(control);
     const before = await ranking(treatment);
     expect(before).not.toEqual(controlList);
-    // The control clicks, the treatment never does: its CTR 0 fails min_click_through_rate.
+    // The control clicks, the treatment's two users never do: CTR 0 with no spread between users, so
+    // (bounds rule) the whole interval [0, 0] lies below 0.05 and min_click_through_rate fails.
+    const second = Array.from({ length: 60 }, (_, i) => `other${i}`).find(
+      (u) => assignVariant(u, id, body.variants).variant?.name === 'treatment',
+    ) as string;
+    await ranking(second);
     const events = [
       { type: 'click', user_id: control, post_id: controlList[0] },
       { type: 'click', user_id: control, post_id: controlList[1] },
@@ -94,7 +99,10 @@ describe('variant rankings', () => {
     expect(treatmentGates.verdict).toBe('fail');
     expect(treatmentGates.gates.find((g: { gate: string }) => g.gate === 'min_click_through_rate')).toMatchObject({
       value: 0,
+      ci_low: 0,
+      ci_high: 0,
       threshold: 0.05,
+      rule: 'bounds',
       verdict: 'fail',
     });
     expect(gates.verdict).toBe('fail');
@@ -105,13 +113,13 @@ describe('variant rankings', () => {
       ['control', false],
       ['treatment', true],
     ]);
-    expect(experiment.variants[1].blocked_reason).toContain('min_click_through_rate');
+    expect(experiment.variants[1].blocked_reason).toContain('min_click_through_rate: 0 [0, 0] vs >= 0.05');
     expect(await ranking(treatment)).toEqual(controlList);
 
     const status = (await t.app.inject({ method: 'GET', url: `${BASE}/${id}/status`, headers: admin })).json().data;
-    expect(status.variants.find((v: { name: string }) => v.name === 'treatment')).toMatchObject({ users_assigned: 1, blocked: true });
+    expect(status.variants.find((v: { name: string }) => v.name === 'treatment')).toMatchObject({ users_assigned: 2, blocked: true });
     const metrics = (await t.app.inject({ method: 'GET', url: `${BASE}/${id}/metrics`, headers: admin })).json().data;
-    expect(metrics.variants[1].performance.requests).toBe(2);
+    expect(metrics.variants[1].performance.requests).toBe(3);
 
     const agents = (await t.app.inject({ method: 'GET', url: '/api/v1/agents/status' })).json().agents;
     expect(agents.find((a: { name: string }) => a.name === 'experiment_gates')).toMatchObject({ executions: 1, last_error: null });

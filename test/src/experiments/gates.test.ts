@@ -6,10 +6,10 @@ import { emptyCounts } from '../../../src/experiments/metrics.js';
 
 const good = { name: 'control', users: 2000, response_time_p95: 150, click_through_rate: 0.08, error_rate: 0.002, user_satisfaction: 0.7 };
 
-describe('evaluateGates', () => {
+describe('evaluateGates, point rule (the spec: the value against the threshold)', () => {
   it('passes a variant within every default threshold, boundaries included', () => {
     const atLimits = { ...good, name: 'edge', response_time_p95: 200, click_through_rate: 0.05, error_rate: 0.01, user_satisfaction: 0.6 };
-    const result = evaluateGates({ variants: [good, atLimits], minimumSampleSize: 1000 });
+    const result = evaluateGates({ variants: [good, atLimits], minimumSampleSize: 1000, rule: 'point' });
     expect(result.verdict).toBe('pass');
     expect(result.results).toHaveLength(8);
   });
@@ -20,7 +20,7 @@ describe('evaluateGates', () => {
     ['error rate above 1%', { error_rate: 0.011 }, 'max_error_rate'],
     ['satisfaction below 0.6', { user_satisfaction: 0.59 }, 'min_user_satisfaction'],
   ])('fails on %s', (_name, change, gate) => {
-    const result = evaluateGates({ variants: [good, { ...good, name: 't', ...change }], minimumSampleSize: 1000 });
+    const result = evaluateGates({ variants: [good, { ...good, name: 't', ...change }], minimumSampleSize: 1000, rule: 'point' });
     expect(result.verdict).toBe('fail');
     expect(result.results.filter((r) => r.verdict === 'fail').map((r) => [r.variant, r.gate])).toEqual([['t', gate]]);
   });
@@ -32,6 +32,7 @@ describe('evaluateGates', () => {
         { ...good, name: 't', error_rate: null },
       ],
       minimumSampleSize: 1000,
+      rule: 'point',
     });
     expect(result.verdict).toBe('inconclusive');
     expect(result.results.find((r) => r.variant === 'control')).toMatchObject({ verdict: 'inconclusive', reason: 'underpowered' });
@@ -47,18 +48,19 @@ describe('evaluateGates', () => {
       { ...good, user_satisfaction: undefined },
       { ...good, name: 't', click_through_rate: 0.01 },
     ];
-    expect(evaluateGates({ variants, minimumSampleSize: 1000 }).verdict).toBe('fail');
-    const srm = evaluateGates({ variants: [good], minimumSampleSize: 1000, srm: { mismatch: true } });
+    expect(evaluateGates({ variants, minimumSampleSize: 1000, rule: 'point' }).verdict).toBe('fail');
+    const srm = evaluateGates({ variants: [good], minimumSampleSize: 1000, rule: 'point', srm: { mismatch: true } });
     expect(srm).toMatchObject({ verdict: 'fail', srm_mismatch: true });
   });
 
   it('applies overridden thresholds and --only gates', () => {
-    const strict = evaluateGates({ variants: [good], minimumSampleSize: 1000, thresholds: { max_response_time_p95: 100 } });
+    const strict = evaluateGates({ variants: [good], minimumSampleSize: 1000, rule: 'point', thresholds: { max_response_time_p95: 100 } });
     expect(strict.verdict).toBe('fail');
     expect(strict.results.find((r) => r.gate === 'max_response_time_p95')).toMatchObject({ threshold: 100, comparator: '<=', value: 150 });
     const only = evaluateGates({
       variants: [good],
       minimumSampleSize: 1000,
+      rule: 'point',
       thresholds: { max_response_time_p95: 100 },
       only: ['min_click_through_rate'],
     });
@@ -82,9 +84,30 @@ describe('gateInputsFromData', () => {
     accumulators.get('control')?.add({ ...zero, impressions: 10, clicks: 1, feedback_positive: 3, feedback_negative: 1 });
     accumulators.get('control')?.add({ ...zero, impressions: 30, clicks: 5 });
     const perf = [{ variant: 'control', requests: 400, errors: 2, latency_ms_p95: 87.5, cache_hits: 1, cache_lookups: 2 }];
-    expect(gateInputsFromData(['control', 'treatment'], accumulators, perf)).toEqual([
-      { name: 'control', users: 2, click_through_rate: 0.15, user_satisfaction: 0.75, response_time_p95: 87.5, error_rate: 0.005 },
-      { name: 'treatment', users: 0, click_through_rate: null, user_satisfaction: null, response_time_p95: null, error_rate: null },
-    ]);
+    const [control, treatment] = gateInputsFromData(['control', 'treatment'], accumulators, perf);
+    expect(control).toMatchObject({
+      name: 'control',
+      users: 2,
+      click_through_rate: 0.15,
+      user_satisfaction: 0.75,
+      response_time_p95: 87.5,
+      error_rate: 0.005,
+    });
+    expect(treatment).toMatchObject({
+      name: 'treatment',
+      users: 0,
+      click_through_rate: null,
+      user_satisfaction: null,
+      response_time_p95: null,
+      error_rate: null,
+    });
+    // Intervals: CTR's by the delta method over the 2 users; satisfaction has 1 user with feedback
+    // but 2 users (the other adds 0 to both sums); the error rate's over 400 requests; no histogram, no p95 interval.
+    expect(control?.intervals?.click_through_rate?.low).toBeLessThan(0.15);
+    expect(control?.intervals?.click_through_rate?.high).toBeGreaterThan(0.15);
+    expect(control?.intervals?.error_rate?.low).toBeLessThan(0.005);
+    expect(control?.intervals?.error_rate?.high).toBeGreaterThan(0.005);
+    expect(control?.intervals?.response_time_p95).toBeNull();
+    expect(treatment?.intervals).toEqual({ click_through_rate: null, user_satisfaction: null, error_rate: null, response_time_p95: null });
   });
 });
