@@ -22,16 +22,21 @@
  *   (`instance-unavailable-unverified`).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { completeStatus } from '../../src/mastodon/entities.js';
 import { DEFAULT_INJECTION_RATIO, planSeamlessInsertions } from '../../src/ranking/index.js';
 import { StatusInputSchema, type StatusInput } from '../../src/schemas/post.schema.js';
 import { findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { PostService } from '../posts/post.service.js';
 import { validatorCompiler } from '../plugins/validator.js';
-import { toRecommendedPost, type RecommendationService } from '../recommendations/recommendation.service.js';
+import type { RecommendationService } from '../recommendations/recommendation.service.js';
 import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } from '../social/social.service.js';
+import { RecommendationWindows } from './recommendation-window.js';
+import { completedStatus, injectedStatus } from './recommended-statuses.js';
+import { ShownMemory } from './shown-memory.js';
+import { statusFingerprint, StoredStatuses } from './stored-statuses.js';
 import { consentsToDiscovery, PageKeys, type ConsentOptions, type StatusJson } from './timeline-consent.js';
+
+export { SHOWN_MEMORY_PER_USER, SHOWN_MEMORY_USERS } from './shown-memory.js';
 
 /** The share of the page for users whose engagement rate is above ENGAGED_THRESHOLD. */
 export const ENGAGED_INJECTION_RATIO = 0.4;
@@ -39,10 +44,6 @@ export const ENGAGED_THRESHOLD = 0.7;
 /** Mastodon's default and largest page. */
 export const DEFAULT_TIMELINE_LIMIT = 20;
 export const MAX_TIMELINE_LIMIT = 40;
-/** Statuses remembered per user as recently shown (never injected again while remembered). */
-export const SHOWN_MEMORY_PER_USER = 1_000;
-/** Users whose recently shown statuses are remembered (least recently active forgotten first). */
-export const SHOWN_MEMORY_USERS = 10_000;
 
 export type TimelineKind = { kind: 'home' } | { kind: 'public' } | { kind: 'tag'; hashtag: string };
 
@@ -84,14 +85,18 @@ export interface UpstreamLink {
 export interface TimelinePage {
   /** The blended page, in order. */
   readonly statuses: StatusJson[];
+  /** `statuses` serialised (the response body). */
+  readonly json: string;
   /** The instance's Link relations (empty when degraded or absent). */
   readonly links: UpstreamLink[];
   /** Upstream X-RateLimit-* headers to pass on. */
   readonly rateLimitHeaders: Record<string, string>;
   /** Set when the page came from the service's store because the instance failed. */
   readonly degraded?: DegradedReason;
-  /** How many of the page's statuses were stored as candidates. */
+  /** How many of the page's statuses are stored as candidates (written now, or stored unchanged before). */
   readonly stored: number;
+  /** How many of them were written by this page (new or changed since stored). */
+  readonly written: number;
 }
 
 export interface TimelineDeps {
@@ -156,16 +161,35 @@ export function parseUpstreamLinks(header: string | undefined): UpstreamLink[] {
   return links;
 }
 
+/** A recommendation to inject, rendered (./recommended-statuses.ts). */
+type Injected = ReturnType<typeof injectedStatus>;
+
+/** A status of the instance's page with its JSON as sent (serialised once: reply, fingerprint). */
+interface UpstreamStatus {
+  readonly status: StatusJson;
+  readonly json: string;
+}
+
+/** A real status' JSON with `is_recommendation: false` (a field the instance sent is replaced, in place). */
+function realStatusJson({ status, json }: UpstreamStatus): string {
+  if (Object.hasOwn(status, 'is_recommendation')) return JSON.stringify({ ...status, is_recommendation: false });
+  return json === '{}' ? '{"is_recommendation":false}' : `${json.slice(0, -1)},"is_recommendation":false}`;
+}
+
 export class TimelineService {
   private readonly consent: ConsentOptions = { allowSensitive: false };
   /**
    * What each user was recently shown (real and injected ids), so that a recommendation is
-   * never a status the user just saw, and walking `next` pages never repeats one. In memory,
-   * bounded per user and in users; forgetting only means an older status may be injected again.
+   * never a status the user just saw, and walking `next` pages never repeats one.
    */
-  private readonly shown = new LRUCache<string, string[]>({ max: SHOWN_MEMORY_USERS, ttl: 6 * 3_600_000 });
+  private readonly shown = new ShownMemory();
+  /** The statuses pages stored lately, as what: an unchanged status is not written again. */
+  private readonly storedStatuses = new StoredStatuses();
+  private readonly windows: RecommendationWindows;
 
-  constructor(private readonly deps: TimelineDeps) {}
+  constructor(private readonly deps: TimelineDeps) {
+    this.windows = new RecommendationWindows(deps.recommendations);
+  }
 
   async page(request: TimelineRequest): Promise<TimelinePage> {
     const limit = limitOf(request.query);
@@ -183,27 +207,49 @@ export class TimelineService {
     if (!Array.isArray(response.body)) {
       return this.degraded(request, limit);
     }
-    const upstream = response.body.filter((item): item is StatusJson => typeof item === 'object' && item !== null && !Array.isArray(item));
-    const stored = await this.store(upstream);
-    const statuses = await this.blend(request.userId, upstream);
+    const upstream: UpstreamStatus[] = [];
+    for (const item of response.body as unknown[]) {
+      if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+        upstream.push({ status: item as StatusJson, json: JSON.stringify(item) });
+      }
+    }
+    const { stored, written } = await this.store(upstream);
+    const { statuses, json } = await this.blend(request.userId, upstream);
     const rateLimitHeaders: Record<string, string> = {};
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const) {
       const value = response.headers[name];
       if (value !== undefined) rateLimitHeaders[name] = value;
     }
-    return { statuses, links: parseUpstreamLinks(response.headers.link), rateLimitHeaders, stored };
+    return { statuses, json, links: parseUpstreamLinks(response.headers.link), rateLimitHeaders, stored, written };
   }
 
-  /** Stores the consenting, well-formed statuses; a storage failure never costs the user their page. */
-  private async store(statuses: readonly StatusJson[]): Promise<number> {
-    const storable = statuses.filter((status) => consentsToDiscovery(status, this.consent) && isStorable(status));
-    if (storable.length === 0) return 0;
+  /**
+   * Stores the consenting, well-formed statuses that are new or changed since a page stored
+   * them (StoredStatuses); a storage failure never costs the user their page. Storing is not a
+   * write the user asked for (nothing acknowledges it to them), but it is done before the
+   * reply all the same, so that a page answered means its statuses are stored; re-read pages
+   * store nothing, so only new or changed statuses cost the reply anything.
+   */
+  private async store(upstream: readonly UpstreamStatus[]): Promise<{ stored: number; written: number }> {
+    let stored = 0;
+    const changed: { status: StatusJson; id: string; fingerprint: string }[] = [];
+    for (const { status, json } of upstream) {
+      if (!consentsToDiscovery(status, this.consent)) continue;
+      // A status without an id (no instance sends one) is stored each time: it gets a new id each time.
+      const id = typeof status.id === 'string' ? status.id : '';
+      const fingerprint = statusFingerprint(json);
+      if (id !== '' && this.storedStatuses.isStored(id, fingerprint)) stored++;
+      else if (isStorable(status)) changed.push({ status, id, fingerprint });
+    }
+    if (changed.length === 0) return { stored, written: 0 };
+    for (const { id, fingerprint } of changed) if (id !== '') this.storedStatuses.storing(id, fingerprint);
     try {
-      await this.deps.posts.ingest(storable as unknown as StatusInput[]);
-      return storable.length;
+      await this.deps.posts.ingest(changed.map(({ status }) => status) as unknown as StatusInput[]);
+      return { stored: stored + changed.length, written: changed.length };
     } catch (error) {
+      for (const { id, fingerprint } of changed) this.storedStatuses.failed(id, fingerprint);
       this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as candidates');
-      return 0;
+      return { stored, written: 0 };
     }
   }
 
@@ -215,55 +261,55 @@ export class TimelineService {
     return engagement !== undefined && engagement > ENGAGED_THRESHOLD ? ENGAGED_INJECTION_RATIO : DEFAULT_INJECTION_RATIO;
   }
 
-  /** Recommendations for the user that consent and are not on the page, best first (at most `count`). */
-  private async candidates(userId: string, keys: PageKeys, count: number): Promise<StatusJson[]> {
+  /** Recommendations for the user that consent and are not on the page, best first (at most `count`), with their JSON. */
+  private async candidates(userId: string, keys: PageKeys, count: number): Promise<Injected[]> {
     if (count <= 0) return [];
-    const shown = this.shown.get(userId) ?? [];
-    const ranked = await this.deps.recommendations.recommend(userId, { limit: count + 10, excludeIds: [...keys.ids, ...shown] });
-    const recent = new Set(shown);
-    const out: StatusJson[] = [];
+    const shown = this.shown.of(userId);
+    const ranked = await this.windows.recommend(userId, [...keys.ids, ...shown], count + 10);
+    const out: Injected[] = [];
     for (const recommendation of ranked) {
       if (out.length >= count) break;
-      const post: StatusJson = completeStatus(toRecommendedPost(recommendation));
-      if (keys.has(post) || recent.has(String(post.id)) || !consentsToDiscovery(post, this.consent)) continue;
+      const post = completedStatus(recommendation.status).status;
+      if (keys.has(post) || shown.has(String(post.id)) || !consentsToDiscovery(post, this.consent)) continue;
       keys.add(post);
-      out.push(post);
+      out.push(injectedStatus(recommendation));
     }
     return out;
   }
 
-  private remember(userId: string, ids: readonly string[]): void {
-    const list = [...(this.shown.get(userId) ?? []), ...ids];
-    this.shown.set(userId, list.length > SHOWN_MEMORY_PER_USER ? list.slice(list.length - SHOWN_MEMORY_PER_USER) : list);
-  }
-
-  /** The page with recommendations at their insertion points. */
-  private async blend(userId: string, upstream: readonly StatusJson[]): Promise<StatusJson[]> {
-    const real = upstream.map((status) => ({ ...status, is_recommendation: false }));
-    const length = real.length;
+  /** The page with recommendations at their insertion points, and its JSON. */
+  private async blend(userId: string, upstream: readonly UpstreamStatus[]): Promise<{ statuses: StatusJson[]; json: string }> {
+    const length = upstream.length;
     const ratio = await this.ratioFor(userId);
     const wanted = planSeamlessInsertions(length, length, length, ratio).length;
-    const keys = new PageKeys(upstream);
+    const keys = new PageKeys(upstream.map((item) => item.status));
     const injected = await this.candidates(userId, keys, wanted);
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
-    this.remember(userId, keys.ids);
+    this.shown.remember(userId, keys.ids);
     const used = injected.slice(0, points.length);
     this.deps.onInjected?.(
       userId,
-      used.map((status) => String(status.id)),
+      used.map((item) => String(item.status.id)),
     );
-    const out: StatusJson[] = [];
+    const statuses: StatusJson[] = [];
+    const parts: string[] = [];
     let next = 0;
     for (let i = 0; i <= length; i++) {
       while (next < points.length && points[next] === i) {
         const item = injected[next];
-        if (item) out.push(item);
+        if (item) {
+          statuses.push(item.status);
+          parts.push(item.json);
+        }
         next++;
       }
-      const status = real[i];
-      if (status) out.push(status);
+      const real = upstream[i];
+      if (real) {
+        statuses.push({ ...real.status, is_recommendation: false });
+        parts.push(realStatusJson(real));
+      }
     }
-    return out;
+    return { statuses, json: `[${parts.join(',')}]` };
   }
 
   /** A page from the store alone, the instance not asked (its token could not be verified: it is down). */
@@ -271,16 +317,16 @@ export class TimelineService {
     const limit = limitOf(request.query);
     if (request.userId !== null) return this.degraded({ ...request, userId: request.userId }, limit);
     const statuses = await this.recentStored(request.timeline, limit);
-    return { statuses, links: [], rateLimitHeaders: {}, degraded: 'instance-unavailable-unverified', stored: 0 };
+    return storePage(statuses, 'instance-unavailable-unverified');
   }
 
   /** The page from the service's own store: recommendations, else recent stored posts. */
   private async degraded(request: Pick<TimelineRequest, 'timeline' | 'userId'>, limit: number): Promise<TimelinePage> {
     const keys = new PageKeys([]);
-    let statuses = await this.candidates(request.userId, keys, limit);
-    this.remember(request.userId, keys.ids);
+    let statuses = (await this.candidates(request.userId, keys, limit)).map((item) => item.status);
+    this.shown.remember(request.userId, keys.ids);
     if (statuses.length === 0) statuses = await this.recentStored(request.timeline, limit);
-    return { statuses, links: [], rateLimitHeaders: {}, degraded: 'instance-unavailable', stored: 0 };
+    return storePage(statuses, 'instance-unavailable');
   }
 
   /** Recent stored posts whose authors consent (for the tag's timeline, with the tag): for nobody in particular. */
@@ -290,6 +336,11 @@ export class TimelineService {
       .filter((status) => consentsToDiscovery(status, this.consent))
       .map((status) => ({ ...completeStatus(status), is_recommendation: false }));
   }
+}
+
+/** A page from the service's store, flagged with why. */
+function storePage(statuses: StatusJson[], degraded: DegradedReason): TimelinePage {
+  return { statuses, json: JSON.stringify(statuses), links: [], rateLimitHeaders: {}, degraded, stored: 0, written: 0 };
 }
 
 function limitOf(query: TimelineQuery): number {
