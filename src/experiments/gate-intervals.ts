@@ -111,17 +111,21 @@ export function binomialCdf(k: number, n: number, p: number): number {
     for (let j = start; step === 1 ? j <= end : j >= end; j += step) {
       const term = Math.exp(binomialLogPmf(j, n, p));
       total += term;
-      if (term < total * 1e-17 && Math.abs(j - mean) > 1) break;
+      if (term <= total * 1e-17) break; // the terms only shrink away from the mean (0 once they underflow)
     }
     return total;
   };
   return k < mean ? Math.min(1, sumFrom(k, -1, 0)) : Math.max(0, 1 - sumFrom(k + 1, 1, n));
 }
 
-/** The smallest k with P(Binomial(n, p) ≤ k) ≥ prob (scipy.stats.binom.ppf), by bisection on the cdf. */
+/**
+ * The smallest k with P(Binomial(n, p) ≤ k) ≥ prob (scipy.stats.binom.ppf), by bisection on the
+ * cdf within 40 standard deviations of the mean (beyond them the cdf is 0 or 1 in doubles).
+ */
 export function binomialQuantile(prob: number, n: number, p: number): number {
-  let lo = 0;
-  let hi = n;
+  const spread = 40 * Math.sqrt(n * p * (1 - p)) + 1;
+  let lo = Math.max(0, Math.floor(n * p - spread));
+  let hi = Math.min(n, Math.ceil(n * p + spread));
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
     if (binomialCdf(mid, n, p) >= prob) hi = mid;
