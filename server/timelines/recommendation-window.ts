@@ -8,21 +8,33 @@
  * with the exclusions known when it opens (a snapshot: the cache key stays the same for the
  * window's life), at a fixed instant, `MAX_RECOMMENDATION_DEPTH` deep (the paged list of
  * RecommendationService); each page then takes the next posts of that cached list, skipping
- * (through the cursor's `served` hashes) whatever was shown or put on a page since. When the
- * list has too few left, a new window opens at once with the exclusions of that moment.
+ * (through the cursor's `served` hashes) whatever was shown since (`shown`, told as each page
+ * is sent) or is on the page. When the list has too few left, a new window opens at once with
+ * the exclusions of that moment.
  */
 import { LRUCache } from 'lru-cache';
-import { servedHash, type Recommendation, type RecommendationService } from '../recommendations/recommendation.service.js';
+import {
+  MAX_RECOMMENDATION_DEPTH,
+  servedHash,
+  type Recommendation,
+  type RecommendationService,
+} from '../recommendations/recommendation.service.js';
 import { SHOWN_MEMORY_USERS } from './shown-memory.js';
 
-/** How long a window's ranking is reused (as long as the recommendation cache keeps a list). */
+/**
+ * How long a window's ranking is reused (as long as the recommendation cache keeps a list); it
+ * is also closed once it skips as many posts as its list holds (MAX_RECOMMENDATION_DEPTH).
+ */
 export const WINDOW_MS = 30_000;
 
 interface Window {
   readonly rankedAtMs: number;
   /** The exclusions ranked with (the cache key: never changed while the window is open). */
   readonly excluded: readonly string[];
-  readonly excludedSet: ReadonlySet<string>;
+  /** Every id the window leaves out: the exclusions, then what was shown since it opened. */
+  readonly skipped: Set<string>;
+  /** The hashes (servedHash) of the ids shown since it opened: the cursor's `served`. */
+  readonly served: number[];
 }
 
 export class RecommendationWindows {
@@ -33,26 +45,41 @@ export class RecommendationWindows {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Up to `limit` of the user's recommendations, best first, none of whose ids is in `skip`. */
-  async recommend(userId: string, skip: readonly string[], limit: number): Promise<Recommendation[]> {
+  /**
+   * Up to `limit` of the user's recommendations, best first, none of whose ids is on the
+   * page (`pageIds`) or was shown (`shown`: what `shown` was told, and whatever else the caller remembers).
+   */
+  async recommend(userId: string, pageIds: readonly string[], shown: ReadonlySet<string>, limit: number): Promise<Recommendation[]> {
     const nowMs = this.now();
     const open = this.windows.get(userId);
-    if (open !== undefined && nowMs - open.rankedAtMs < WINDOW_MS) {
-      const ranked = await this.take(userId, open, skip, limit, nowMs);
+    if (open !== undefined && nowMs - open.rankedAtMs < WINDOW_MS && open.served.length < MAX_RECOMMENDATION_DEPTH) {
+      const ranked = await this.take(userId, open, pageIds, limit, nowMs);
       if (ranked.length >= limit) return ranked;
     }
-    return this.take(userId, this.open(userId, skip, nowMs), skip, limit, nowMs);
+    return this.take(userId, this.open(userId, [...pageIds, ...shown], nowMs), [], limit, nowMs);
   }
 
-  private open(userId: string, skip: readonly string[], nowMs: number): Window {
-    const excluded = [...new Set(skip)];
-    const window = { rankedAtMs: nowMs, excluded, excludedSet: new Set(excluded) };
+  /** The user was shown these ids (a page was sent): the open window skips them from now on. */
+  shown(userId: string, ids: readonly string[]): void {
+    const window = this.windows.peek(userId);
+    if (window === undefined) return;
+    for (const id of ids) {
+      if (window.skipped.has(id)) continue;
+      window.skipped.add(id);
+      window.served.push(servedHash(id));
+    }
+  }
+
+  private open(userId: string, excluded: readonly string[], nowMs: number): Window {
+    const skipped = new Set(excluded);
+    const window = { rankedAtMs: nowMs, excluded: [...skipped], skipped, served: [] };
     this.windows.set(userId, window);
     return window;
   }
 
-  private async take(userId: string, window: Window, skip: readonly string[], limit: number, nowMs: number): Promise<Recommendation[]> {
-    const served = skip.filter((id) => !window.excludedSet.has(id)).map(servedHash);
+  private async take(userId: string, window: Window, pageIds: readonly string[], limit: number, nowMs: number): Promise<Recommendation[]> {
+    const served = [...window.served];
+    for (const id of pageIds) if (!window.skipped.has(id)) served.push(servedHash(id));
     return this.recommendations.recommend(
       userId,
       { limit, excludeIds: window.excluded, after: { rankedAtMs: window.rankedAtMs, served } },

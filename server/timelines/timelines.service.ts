@@ -33,7 +33,8 @@ import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } f
 import { RecommendationWindows } from './recommendation-window.js';
 import { completedStatus, injectedStatus } from './recommended-statuses.js';
 import { ShownMemory } from './shown-memory.js';
-import { statusFingerprint, StoredStatuses } from './stored-statuses.js';
+import { InstancePages, type UpstreamStatus } from './instance-pages.js';
+import { StoredStatuses } from './stored-statuses.js';
 import { consentsToDiscovery, PageKeys, type ConsentOptions, type StatusJson } from './timeline-consent.js';
 
 export { SHOWN_MEMORY_PER_USER, SHOWN_MEMORY_USERS } from './shown-memory.js';
@@ -164,18 +165,6 @@ export function parseUpstreamLinks(header: string | undefined): UpstreamLink[] {
 /** A recommendation to inject, rendered (./recommended-statuses.ts). */
 type Injected = ReturnType<typeof injectedStatus>;
 
-/** A status of the instance's page with its JSON as sent (serialised once: reply, fingerprint). */
-interface UpstreamStatus {
-  readonly status: StatusJson;
-  readonly json: string;
-}
-
-/** A real status' JSON with `is_recommendation: false` (a field the instance sent is replaced, in place). */
-function realStatusJson({ status, json }: UpstreamStatus): string {
-  if (Object.hasOwn(status, 'is_recommendation')) return JSON.stringify({ ...status, is_recommendation: false });
-  return json === '{}' ? '{"is_recommendation":false}' : `${json.slice(0, -1)},"is_recommendation":false}`;
-}
-
 export class TimelineService {
   private readonly consent: ConsentOptions = { allowSensitive: false };
   /**
@@ -185,6 +174,8 @@ export class TimelineService {
   private readonly shown = new ShownMemory();
   /** The statuses pages stored lately, as what: an unchanged status is not written again. */
   private readonly storedStatuses = new StoredStatuses();
+  /** Instance pages parsed lately, by their bytes. */
+  private readonly instancePages = new InstancePages();
   private readonly windows: RecommendationWindows;
 
   constructor(private readonly deps: TimelineDeps) {
@@ -195,7 +186,7 @@ export class TimelineService {
     const limit = limitOf(request.query);
     let response;
     try {
-      response = await this.deps.client.request<unknown>(request.instance, {
+      response = await this.deps.client.requestRaw(request.instance, {
         path: instancePath(request.timeline),
         query: { ...request.query, limit },
         token: request.token,
@@ -204,15 +195,13 @@ export class TimelineService {
       if (error instanceof InstanceUnavailableError) return this.degraded(request, limit);
       throw error;
     }
-    if (!Array.isArray(response.body)) {
-      return this.degraded(request, limit);
+    let upstream;
+    try {
+      upstream = this.instancePages.parse(response.body);
+    } catch {
+      upstream = undefined; // not JSON: the instance is not usable, as for the client's own parsing
     }
-    const upstream: UpstreamStatus[] = [];
-    for (const item of response.body as unknown[]) {
-      if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
-        upstream.push({ status: item as StatusJson, json: JSON.stringify(item) });
-      }
-    }
+    if (upstream === undefined) return this.degraded(request, limit);
     const { stored, written } = await this.store(upstream);
     const { statuses, json } = await this.blend(request.userId, upstream);
     const rateLimitHeaders: Record<string, string> = {};
@@ -233,11 +222,10 @@ export class TimelineService {
   private async store(upstream: readonly UpstreamStatus[]): Promise<{ stored: number; written: number }> {
     let stored = 0;
     const changed: { status: StatusJson; id: string; fingerprint: string }[] = [];
-    for (const { status, json } of upstream) {
+    for (const { status, fingerprint } of upstream) {
       if (!consentsToDiscovery(status, this.consent)) continue;
       // A status without an id (no instance sends one) is stored each time: it gets a new id each time.
       const id = typeof status.id === 'string' ? status.id : '';
-      const fingerprint = statusFingerprint(json);
       if (id !== '' && this.storedStatuses.isStored(id, fingerprint)) stored++;
       else if (isStorable(status)) changed.push({ status, id, fingerprint });
     }
@@ -265,7 +253,7 @@ export class TimelineService {
   private async candidates(userId: string, keys: PageKeys, count: number): Promise<Injected[]> {
     if (count <= 0) return [];
     const shown = this.shown.of(userId);
-    const ranked = await this.windows.recommend(userId, [...keys.ids, ...shown], count + 10);
+    const ranked = await this.windows.recommend(userId, keys.ids, shown, count + 10);
     const out: Injected[] = [];
     for (const recommendation of ranked) {
       if (out.length >= count) break;
@@ -277,6 +265,12 @@ export class TimelineService {
     return out;
   }
 
+  /** The user was sent these ids (real and injected): never injected while remembered. */
+  private remember(userId: string, ids: readonly string[]): void {
+    this.shown.remember(userId, ids);
+    this.windows.shown(userId, ids);
+  }
+
   /** The page with recommendations at their insertion points, and its JSON. */
   private async blend(userId: string, upstream: readonly UpstreamStatus[]): Promise<{ statuses: StatusJson[]; json: string }> {
     const length = upstream.length;
@@ -285,7 +279,7 @@ export class TimelineService {
     const keys = new PageKeys(upstream.map((item) => item.status));
     const injected = await this.candidates(userId, keys, wanted);
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
-    this.shown.remember(userId, keys.ids);
+    this.remember(userId, keys.ids);
     const used = injected.slice(0, points.length);
     this.deps.onInjected?.(
       userId,
@@ -303,10 +297,10 @@ export class TimelineService {
         }
         next++;
       }
-      const real = upstream[i];
-      if (real) {
-        statuses.push({ ...real.status, is_recommendation: false });
-        parts.push(realStatusJson(real));
+      const status = upstream[i];
+      if (status) {
+        statuses.push(status.real);
+        parts.push(status.realJson);
       }
     }
     return { statuses, json: `[${parts.join(',')}]` };
@@ -324,7 +318,7 @@ export class TimelineService {
   private async degraded(request: Pick<TimelineRequest, 'timeline' | 'userId'>, limit: number): Promise<TimelinePage> {
     const keys = new PageKeys([]);
     let statuses = (await this.candidates(request.userId, keys, limit)).map((item) => item.status);
-    this.shown.remember(request.userId, keys.ids);
+    this.remember(request.userId, keys.ids);
     if (statuses.length === 0) statuses = await this.recentStored(request.timeline, limit);
     return storePage(statuses, 'instance-unavailable');
   }
