@@ -15,6 +15,7 @@ import * as m0015 from './0015-user-interests.js';
 import * as m0016 from './0016-oauth.js';
 import * as m0017 from './0017-oauth-consents.js';
 import * as m0018 from './0018-experiment-analysis-method.js';
+import * as m0019 from './0019-settings.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -29,4 +30,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016-oauth': m0016,
   '0017-oauth-consents': m0017,
   '0018-experiment-analysis-method': m0018,
+  '0019-settings': m0019,
 };
