@@ -1,98 +1,252 @@
 /**
- * Background agents: named periodic jobs with their last run visible at
- * /api/v1/agents/status and counted in service_agent_executions. A run never
- * overlaps the previous one, and a failure is logged and counted, not fatal.
+ * Background agents: named periodic jobs with their state visible at
+ * /api/v1/agents/status and every run counted in service_agent_executions{agent_type,
+ * status="success"|"failed"}.
+ *
+ * - Runs of one agent never overlap: a run asked for while one is in flight joins it.
+ * - A failure never reaches the service: a synchronous throw, a rejection and a hang (past
+ *   the agent's timeout, 5 min by default) all end as a `failed` run with its error; the
+ *   runner then retries with exponential backoff (agent-schedule.ts: 5 s, 10 s, 20 s, …
+ *   capped at 15 min or the interval if longer) and returns to the interval after a success.
+ * - A timed-out run is abandoned, not killed: its signal is aborted, and the agent is not
+ *   started again until that run has settled (the attempt fails as "still running").
+ * - `stop()` cancels the schedule and waits for runs in flight up to a bound (5 s by
+ *   default), then aborts their signals and returns.
  */
-import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { Agent, AgentReport, AgentRunOutcome, AgentStatus } from './agent.types.js';
+import { DEFAULT_RETRY_POLICY, retryDelayMs, systemClock, withJitter, type AgentClock, type RetryPolicy } from './agent-schedule.js';
 
-export interface Agent {
-  /** Unique name, also the `agent_type` metric label. */
-  readonly name: string;
-  /** Seconds between runs. */
-  readonly intervalSeconds: number;
-  run(): Promise<void> | void;
+export type { Agent, AgentReport, AgentRunContext, AgentRunOutcome, AgentStatus } from './agent.types.js';
+
+/** Where failures and abandoned runs are logged (the server's logger). */
+export interface AgentLog {
+  error(object: object, message: string): void;
+  warn(object: object, message: string): void;
 }
 
-export interface AgentStatus {
-  name: string;
-  status: 'idle' | 'running' | 'error' | 'stopped';
-  last_execution: string | null;
-  last_error: string | null;
-  executions: number;
+export interface AgentRunnerOptions {
+  clock?: AgentClock;
+  /** For jitter (tests fix it). */
+  random?: () => number;
+  retry?: RetryPolicy;
+  /** Timeout of agents that set none (default 300 s). */
+  defaultTimeoutSeconds?: number;
+  /** How long `stop()` waits for runs in flight (default 5 s). */
+  stopGraceMs?: number;
 }
+
+interface Entry {
+  agent: Agent;
+  status: AgentStatus;
+  timer?: unknown;
+  nextRunAtMs?: number | undefined;
+  running?: Promise<AgentRunOutcome> | undefined;
+  /** A run that timed out and has not settled yet. */
+  abandoned?: Promise<unknown> | undefined;
+  controller?: AbortController | undefined;
+}
+
+const DEFAULT_TIMEOUT_SECONDS = 300;
+const DEFAULT_STOP_GRACE_MS = 5_000;
 
 export class AgentRunner {
-  private readonly agents = new Map<
-    string,
-    { agent: Agent; status: AgentStatus; timer?: NodeJS.Timeout; running?: Promise<void> | undefined }
-  >();
+  private readonly agents = new Map<string, Entry>();
+  private readonly clock: AgentClock;
+  private scheduled = false;
 
   constructor(
-    private readonly metrics: ServiceMetrics,
-    private readonly log: FastifyBaseLogger,
-  ) {}
-
-  /** Adds an agent (not yet scheduled). */
-  register(agent: Agent): void {
-    this.agents.set(agent.name, {
-      agent,
-      status: { name: agent.name, status: 'stopped', last_execution: null, last_error: null, executions: 0 },
-    });
+    private readonly metrics: Pick<ServiceMetrics, 'agentExecutions'>,
+    private readonly log: AgentLog,
+    private readonly options: AgentRunnerOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
   }
 
-  /** Schedules every agent. */
+  /** Adds an agent; scheduled by `start` (or at once, when the runner has started). */
+  register(agent: Agent): void {
+    if (this.agents.has(agent.name)) throw new Error(`agent ${agent.name} is registered twice`);
+    const entry: Entry = { agent, status: initialStatus(agent) };
+    this.agents.set(agent.name, entry);
+    if (this.scheduled) this.schedule(entry, (agent.initialDelaySeconds ?? agent.intervalSeconds) * 1000);
+  }
+
+  /** The registered agents' names, in registration order. */
+  names(): string[] {
+    return [...this.agents.keys()];
+  }
+
+  /** The agent registered under `name`, if any. */
+  find(name: string): Agent | undefined {
+    return this.agents.get(name)?.agent;
+  }
+
+  /** Schedules every agent: first after its initial delay, then every interval (backing off after failures). */
   start(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
     for (const entry of this.agents.values()) {
-      entry.status.status = 'idle';
-      entry.timer = setInterval(() => void this.runNow(entry.agent.name), entry.agent.intervalSeconds * 1000);
-      entry.timer.unref();
+      this.schedule(entry, (entry.agent.initialDelaySeconds ?? entry.agent.intervalSeconds) * 1000);
     }
   }
 
-  /** Runs one agent now (skipped if it is still running); resolves when it finishes. */
-  async runNow(name: string): Promise<void> {
+  /** Runs one agent now, or joins its run in flight; never rejects (a failure is the outcome). */
+  runNow(name: string): Promise<AgentRunOutcome> {
     const entry = this.agents.get(name);
     if (!entry) throw new Error(`unknown agent ${name}`);
-    if (entry.running) return entry.running;
-    entry.running = this.execute(entry);
-    try {
-      await entry.running;
-    } finally {
-      entry.running = undefined;
-    }
+    return this.run(entry);
   }
 
-  /** Stops scheduling and waits for runs in flight. */
+  /** Cancels the schedule, waits up to the grace period for runs in flight, then aborts what is left. */
   async stop(): Promise<void> {
+    this.scheduled = false;
     for (const entry of this.agents.values()) {
-      clearInterval(entry.timer);
-      entry.status.status = 'stopped';
+      this.clock.clearTimeout(entry.timer);
+      entry.timer = undefined;
+      entry.nextRunAtMs = undefined;
     }
-    await Promise.all([...this.agents.values()].map((entry) => entry.running ?? Promise.resolve()));
+    const inFlight = [...this.agents.values()].flatMap((entry) => (entry.running ? [entry.running] : []));
+    if (inFlight.length === 0) return;
+    let timer: unknown;
+    const grace = new Promise<'timeout'>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve('timeout'), this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+    });
+    const result = await Promise.race([Promise.all(inFlight).then(() => 'done' as const), grace]);
+    this.clock.clearTimeout(timer);
+    if (result === 'timeout') {
+      for (const entry of this.agents.values()) {
+        if (!entry.running) continue;
+        entry.controller?.abort(new Error('the service is stopping'));
+        this.log.warn({ agent: entry.agent.name }, 'agent still running at shutdown: abandoned');
+      }
+    }
   }
 
   /** The status record of every agent. */
   statuses(): AgentStatus[] {
-    return [...this.agents.values()].map((entry) => ({ ...entry.status }));
+    return [...this.agents.values()].map((entry) => ({
+      ...entry.status,
+      next_run_at: entry.nextRunAtMs === undefined ? null : new Date(entry.nextRunAtMs).toISOString(),
+    }));
   }
 
-  private async execute(entry: { agent: Agent; status: AgentStatus }): Promise<void> {
-    const previous = entry.status.status;
-    entry.status.status = 'running';
+  private schedule(entry: Entry, delayMs: number): void {
+    this.clock.clearTimeout(entry.timer);
+    const delay = withJitter(delayMs, (entry.agent.jitterSeconds ?? 0) * 1000, this.options.random ?? Math.random);
+    entry.nextRunAtMs = this.clock.now() + delay;
+    entry.timer = this.clock.setTimeout(() => void this.tick(entry), delay);
+  }
+
+  private async tick(entry: Entry): Promise<void> {
+    entry.timer = undefined;
+    entry.nextRunAtMs = undefined;
+    await this.run(entry);
+    if (!this.scheduled || entry.timer !== undefined) return;
+    const intervalMs = entry.agent.intervalSeconds * 1000;
+    const failures = entry.status.consecutive_failures;
+    this.schedule(entry, failures === 0 ? intervalMs : retryDelayMs(failures, intervalMs, this.options.retry ?? DEFAULT_RETRY_POLICY));
+  }
+
+  private run(entry: Entry): Promise<AgentRunOutcome> {
+    if (entry.running) return entry.running;
+    const running = this.execute(entry).finally(() => {
+      entry.running = undefined;
+      entry.controller = undefined;
+    });
+    entry.running = running;
+    return running;
+  }
+
+  private async execute(entry: Entry): Promise<AgentRunOutcome> {
+    const { agent, status } = entry;
+    const startedAt = this.clock.now();
+    if (entry.abandoned) {
+      return this.finish(entry, startedAt, { error: 'the previous run timed out and is still running; not started again' });
+    }
+    status.status = 'running';
+    const controller = new AbortController();
+    entry.controller = controller;
+    // Promise.resolve().then turns a synchronous throw into a rejection like any other.
+    const work = Promise.resolve().then(() => agent.run({ signal: controller.signal, now: () => this.clock.now() }));
+    const timeoutMs = (agent.timeoutSeconds ?? this.options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+    let timer: unknown;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve('timeout'), timeoutMs);
+    });
     try {
-      await entry.agent.run();
-      entry.status.last_error = null;
-      entry.status.status = previous === 'stopped' ? 'stopped' : 'idle';
-      this.metrics.agentExecutions.inc({ agent_type: entry.agent.name, status: 'success' });
+      const result = await Promise.race([work, timedOut]);
+      if (result === 'timeout') {
+        const message = `timed out after ${timeoutMs / 1000} s`;
+        controller.abort(new Error(message));
+        this.abandon(entry, work);
+        return this.finish(entry, startedAt, { error: message });
+      }
+      return this.finish(entry, startedAt, result ? { report: result } : {});
     } catch (error) {
-      entry.status.status = 'error';
-      entry.status.last_error = (error as Error).message;
-      this.metrics.agentExecutions.inc({ agent_type: entry.agent.name, status: 'error' });
-      this.log.error({ err: error, agent: entry.agent.name }, 'agent run failed');
+      return this.finish(entry, startedAt, { error: error instanceof Error ? error.message : String(error) });
     } finally {
-      entry.status.executions += 1;
-      entry.status.last_execution = new Date().toISOString();
+      this.clock.clearTimeout(timer);
     }
   }
+
+  /** Keeps a timed-out run's promise until it settles, so the agent does not run twice at once. */
+  private abandon(entry: Entry, work: Promise<unknown>): void {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    entry.abandoned = settled;
+    void settled.then(() => {
+      if (entry.abandoned === settled) entry.abandoned = undefined;
+    });
+  }
+
+  private finish(entry: Entry, startedAt: number, result: { report?: AgentReport; error?: string }): AgentRunOutcome {
+    const { agent, status } = entry;
+    const endedAt = this.clock.now();
+    const at = new Date(endedAt).toISOString();
+    status.executions += 1;
+    status.last_execution = at;
+    status.last_duration_ms = endedAt - startedAt;
+    const outcome: AgentRunOutcome = {
+      name: agent.name,
+      status: result.error === undefined ? 'success' : 'failed',
+      durationMs: endedAt - startedAt,
+    };
+    if (result.error === undefined) {
+      status.status = 'idle';
+      status.last_success = at;
+      status.last_error = null;
+      status.last_error_at = null;
+      status.consecutive_failures = 0;
+      status.last_summary = result.report?.summary ?? null;
+      if (result.report) outcome.report = result.report;
+    } else {
+      status.status = 'failed';
+      status.last_error = result.error;
+      status.last_error_at = at;
+      status.consecutive_failures += 1;
+      outcome.error = result.error;
+      this.log.error({ agent: agent.name, error: result.error, consecutive_failures: status.consecutive_failures }, 'agent run failed');
+    }
+    this.metrics.agentExecutions.inc({ agent_type: agent.name, status: outcome.status });
+    return outcome;
+  }
+}
+
+function initialStatus(agent: Agent): AgentStatus {
+  return {
+    name: agent.name,
+    status: 'idle',
+    last_execution: null,
+    last_success: null,
+    last_error: null,
+    last_error_at: null,
+    last_summary: null,
+    last_duration_ms: null,
+    executions: 0,
+    consecutive_failures: 0,
+    interval_seconds: agent.intervalSeconds,
+    next_run_at: null,
+  };
 }

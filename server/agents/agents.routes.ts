@@ -3,12 +3,23 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AgentRunner } from './agent-runner.js';
 
+const Timestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
 const AgentStatusSchema = Type.Object({
   name: Type.String(),
-  status: Type.String({ description: '`idle`, `running`, `error` or `stopped`' }),
-  last_execution: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('idle'), Type.Literal('running'), Type.Literal('failed')], {
+    description: '`failed` until a run succeeds (the runner retries with backoff)',
+  }),
+  last_execution: Type.Union([Type.String({ format: 'date-time', description: 'When the last run ended' }), Type.Null()]),
+  last_success: Timestamp,
+  last_error: Type.Union([Type.String(), Type.Null()], { description: 'The error of the last run, when it failed' }),
+  last_error_at: Timestamp,
+  last_summary: Type.Union([Type.String(), Type.Null()], { description: 'What the last successful run did' }),
+  last_duration_ms: Type.Union([Type.Number(), Type.Null()]),
   executions: Type.Integer(),
+  consecutive_failures: Type.Integer(),
+  interval_seconds: Type.Number(),
+  next_run_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Null when the agents are not scheduled' }),
 });
 
 export const agentRoutes: FastifyPluginAsyncTypebox<{ runner: AgentRunner }> = async (app, { runner }) => {

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { purgeTokensDeadBefore } from '../auth/token.service.js';
 import type { Database } from '../db/database.js';
 import { runStorageMaintenance } from '../db/maintenance.js';
-import type { Agent } from './agent-runner.js';
+import type { Agent } from './agent.types.js';
 
 const RETENTION_MS = 30 * 24 * 3600 * 1000;
 
@@ -14,10 +14,12 @@ const RETENTION_MS = 30 * 24 * 3600 * 1000;
 export function databaseMaintenanceAgent(db: Kysely<Database>, intervalSeconds: number): Agent {
   return {
     name: 'database_maintenance',
+    description: 'purges tokens dead for 30 days, checkpoints the WAL and refreshes planner statistics',
     intervalSeconds,
-    async run() {
-      await purgeTokensDeadBefore(db, new Date(Date.now() - RETENTION_MS));
+    async run({ now }) {
+      const purged = await purgeTokensDeadBefore(db, new Date(now() - RETENTION_MS));
       await runStorageMaintenance(db);
+      return { summary: `purged ${purged} dead tokens; checkpointed and optimised the database`, details: { tokens_purged: purged } };
     },
   };
 }

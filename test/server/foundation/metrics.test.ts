@@ -81,6 +81,6 @@ describe('GET /metrics', () => {
       .json()
       .agents.find((a: { name: string }) => a.name === 'database_maintenance');
     expect(agent.last_execution).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    expect(agent.status).toBe('stopped');
+    expect(agent.status).toBe('idle');
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * What an agent is, what one run reports, and the status record the runner keeps.
+ * A feature adds an agent with one line in its registration:
+ * `context.agents.register(myAgent(deps, context.agentIntervalSeconds))`; it is then
+ * scheduled by `serve`, listed at /api/v1/agents/status, counted in
+ * service_agent_executions and runnable with `recsvc agents run <name>`.
+ */
+
+/** Handed to each run. */
+export interface AgentRunContext {
+  /** Aborted when the run times out or the service stops: long agents check it between steps. */
+  signal: AbortSignal;
+  /** The runner's clock (tests move it). */
+  now: () => number;
+}
+
+/** What one run did, for the status record and `recsvc agents run`. */
+export interface AgentReport {
+  /** One line: "recomputed 120 trending posts". */
+  summary: string;
+  /** Counts behind the summary (printed by `agents run --json`). */
+  details?: Record<string, number | string>;
+}
+
+export interface Agent {
+  /** Unique name, also the `agent_type` metric label (snake_case). */
+  readonly name: string;
+  /** One line for `recsvc agents list`. */
+  readonly description?: string;
+  /** Seconds between runs. */
+  readonly intervalSeconds: number;
+  /** Up to this many random seconds are added to each delay, so agents started together spread out. */
+  readonly jitterSeconds?: number;
+  /** Seconds from start to the first run (default: one interval). */
+  readonly initialDelaySeconds?: number;
+  /** A run still going after this many seconds is failed and its signal aborted (default: the runner's). */
+  readonly timeoutSeconds?: number;
+  /** Throwing or rejecting fails the run; the service carries on and the runner retries with backoff. */
+  run(context: AgentRunContext): Promise<AgentReport | void> | AgentReport | void;
+}
+
+/** `failed` stays until a run succeeds; `running` while a run is in flight. */
+export type AgentState = 'idle' | 'running' | 'failed';
+
+/** One agent's record at /api/v1/agents/status (the spec's name, status, last_execution, then ours). */
+export interface AgentStatus {
+  name: string;
+  status: AgentState;
+  /** When the last run ended (ISO 8601); null before the first run. */
+  last_execution: string | null;
+  /** When the last successful run ended. */
+  last_success: string | null;
+  /** The error of the last run when it failed; null after a success. */
+  last_error: string | null;
+  /** When that failure happened. */
+  last_error_at: string | null;
+  /** The summary of the last successful run. */
+  last_summary: string | null;
+  last_duration_ms: number | null;
+  /** Runs ended so far (successes and failures). */
+  executions: number;
+  /** Failures since the last success (the backoff exponent). */
+  consecutive_failures: number;
+  interval_seconds: number;
+  /** When the next scheduled run starts; null when the agents are not scheduled (tests, the CLI, after stop). */
+  next_run_at: string | null;
+}
+
+/** The outcome of one run, as `runNow` returns it. */
+export interface AgentRunOutcome {
+  name: string;
+  status: 'success' | 'failed';
+  durationMs: number;
+  report?: AgentReport;
+  error?: string;
+}
