@@ -11,6 +11,11 @@
  * ACTIVE experiment whose traffic gate admits the user records their assignment. So the
  * oldest running experiment that enrols a user wins, and a newer one only sees users
  * that older ones left out, chosen by an independent hash: its split stays unbiased.
+ *
+ * Users an exclusion rule names (`excludeUsersWhen`: the settings' experiments opt-out)
+ * are enrolled nowhere: no assignment is recorded and they get the default ranking, even
+ * when an assignment was recorded before they opted out (it stays, as history). Whoever
+ * changes a rule's answer for a user calls `forgetUser` so the cached enrolment goes.
  */
 import type { Kysely } from 'kysely';
 import { createAssigner, type Assignment } from '../../src/experiments/assignment.js';
@@ -59,6 +64,7 @@ export class ExperimentRuntime {
   private open: { loadedAt: number; experiments: Promise<OpenExperiment[]> } | undefined;
   private readonly enrolments: LruCache<string, Enrolment | null>;
   private readonly pending = new Map<string, Promise<Enrolment | null>>();
+  private readonly exclusions: Array<(userId: string) => Promise<boolean>> = [];
   private generation = 0;
   private readonly now: () => number;
   private readonly refreshMs: number;
@@ -77,6 +83,18 @@ export class ExperimentRuntime {
     this.open = undefined;
     this.enrolments.clear();
     this.generation++;
+  }
+
+  /** Adds a rule that keeps users out of every experiment (checked before any assignment is read or recorded). */
+  excludeUsersWhen(excluded: (userId: string) => Promise<boolean>): void {
+    this.exclusions.push(excluded);
+  }
+
+  /** Forgets one user's cached enrolment (an exclusion rule's answer for them changed). */
+  forgetUser(userId: string): void {
+    this.enrolments.delete(userId);
+    // A lookup in flight may have read the old answer: it must not be cached.
+    if (this.pending.has(userId)) this.generation++;
   }
 
   /** The ranking for this user, recording a first assignment when an ACTIVE experiment enrols them. */
@@ -159,6 +177,7 @@ export class ExperimentRuntime {
   }
 
   private async resolveEnrolment(userId: string, experiments: readonly OpenExperiment[]): Promise<Enrolment | null> {
+    for (const excluded of this.exclusions) if (await excluded(userId)) return null;
     const recorded = await findUserAssignments(
       this.db,
       userId,

@@ -1,8 +1,10 @@
 /**
  * Why a post was recommended: the feature that lifted its score the most, turned into
- * one of the spec's reason codes and a sentence naming the real cause.
+ * one of the spec's reason codes and a sentence naming the real cause (in English, from
+ * the one table of reason sentences, ./reason-text.ts; other languages at the wire).
  */
 import type { FeatureVector, RankablePost, ReasonCode, Weights } from './ranking.types.js';
+import { renderReason, type ReasonMessage } from './reason-text.js';
 
 /** What the ranker found out about one post beyond its features. */
 export interface ReasonContext {
@@ -20,7 +22,9 @@ export interface Reason {
   readonly reasonText: string;
 }
 
-const STILL_LEARNING = "we're still learning what you like";
+function reason(reasonCode: ReasonCode, message: ReasonMessage): Reason {
+  return { reasonCode, reasonText: renderReason(message) };
+}
 
 /**
  * Weighted lift of each feature above its neutral value, on a [0, 1] scale: the author
@@ -43,27 +47,26 @@ export function featureLifts(features: FeatureVector, weights: Weights): Feature
 export function explainRanking(post: RankablePost, features: FeatureVector, weights: Weights, context: ReasonContext): Reason {
   if (context.coldStart) {
     return context.trendingTag !== undefined
-      ? { reasonCode: 'TRENDING_TAG', reasonText: `Trending now: #${context.trendingTag} — ${STILL_LEARNING}` }
-      : { reasonCode: 'HIGH_ENGAGEMENT', reasonText: `Popular with the community — ${STILL_LEARNING}` };
+      ? reason('TRENDING_TAG', { key: 'trending_cold_start', params: { tag: context.trendingTag } })
+      : reason('HIGH_ENGAGEMENT', { key: 'popular_cold_start' });
   }
   const lifts = featureLifts(features, weights);
   const best = Math.max(lifts.author_preference, lifts.semantic_similarity, lifts.content_engagement, lifts.recency);
   if (best > 0 && lifts.author_preference === best) {
-    return { reasonCode: 'AUTHOR_INTERACTION', reasonText: `Because you often engage with @${post.accountUsername}` };
+    return reason('AUTHOR_INTERACTION', { key: 'author_interaction', params: { username: post.accountUsername } });
   }
   if (best > 0 && lifts.semantic_similarity === best) {
-    const about = context.semanticTerm === undefined ? '' : ` about ${quoteTerm(context.semanticTerm)}`;
-    return { reasonCode: 'SEMANTIC_MATCH', reasonText: `Similar to posts you liked${about}` };
+    const term = context.semanticTerm;
+    return term === undefined
+      ? reason('SEMANTIC_MATCH', { key: 'semantic_match' })
+      : reason('SEMANTIC_MATCH', { key: 'semantic_match_about', params: { term: quoteTerm(term) } });
   }
   if (context.trendingTag !== undefined) {
-    return { reasonCode: 'TRENDING_TAG', reasonText: `Trending now: #${context.trendingTag}` };
+    return reason('TRENDING_TAG', { key: 'trending', params: { tag: context.trendingTag } });
   }
   // A fresh post that led on recency has not earned "popular" yet: say what is true.
   const popular = lifts.content_engagement >= lifts.recency || features.content_engagement >= 0.5;
-  return {
-    reasonCode: 'HIGH_ENGAGEMENT',
-    reasonText: popular ? 'Popular across the network' : 'Fresh from across the network',
-  };
+  return reason('HIGH_ENGAGEMENT', { key: popular ? 'popular' : 'fresh' });
 }
 
 function quoteTerm(term: string): string {

@@ -1,0 +1,53 @@
+/**
+ * SQL of the settings tables. The `Database` interface (server/db/database.ts) does not
+ * list them yet, so they are typed here as an extension of it.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { IntegrationSettingsTable, SettingsTables, UserSettingsTable } from './settings.tables.js';
+
+type SettingsDatabase = Database & SettingsTables;
+export type UserSettingsRow = Selectable<UserSettingsTable>;
+export type IntegrationSettingRow = Selectable<IntegrationSettingsTable>;
+
+function withSettings(db: Kysely<Database>): Kysely<SettingsDatabase> {
+  return db as unknown as Kysely<SettingsDatabase>;
+}
+
+/** The user's settings row, if they ever set one. */
+export async function findUserSettings(db: Kysely<Database>, userId: string): Promise<UserSettingsRow | undefined> {
+  return withSettings(db).selectFrom('user_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** Writes the user's whole settings row (insert, or replace the existing one). */
+export async function upsertUserSettings(db: Kysely<Database>, row: UserSettingsRow): Promise<void> {
+  const { user_id: _userId, ...rest } = row;
+  await withSettings(db)
+    .insertInto('user_settings')
+    .values(row)
+    .onConflict((oc) => oc.column('user_id').doUpdateSet(rest))
+    .execute();
+}
+
+/** Every stored integration setting. */
+export async function listIntegrationSettings(db: Kysely<Database>): Promise<IntegrationSettingRow[]> {
+  return withSettings(db).selectFrom('integration_settings').selectAll().execute();
+}
+
+/** Writes these integration settings in one transaction. */
+export async function upsertIntegrationSettings(db: Kysely<Database>, rows: readonly IntegrationSettingRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await withSettings(db)
+    .transaction()
+    .execute(async (trx) => {
+      for (const row of rows) {
+        await trx
+          .insertInto('integration_settings')
+          .values(row)
+          .onConflict((oc) =>
+            oc.column('name').doUpdateSet({ value: row.value, updated_at_ms: row.updated_at_ms, updated_by: row.updated_by }),
+          )
+          .execute();
+      }
+    });
+}
