@@ -72,7 +72,7 @@ function deps(reports: ExperimentGates[], logged: unknown[]): GatesAgentDeps {
     results,
     runtime: feature.runtime,
     now: () => Date.parse('2026-11-23T06:00:00Z'),
-    log: log as unknown as GatesAgentDeps['log'],
+    log: log,
   };
 }
 
