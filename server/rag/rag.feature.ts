@@ -1,0 +1,69 @@
+/**
+ * Registers the RAG feature: the query route and the `rag_indexer` agent, over an index
+ * loaded here (documentation, then the newest posts). The index is created beforehand
+ * (`createRagRuntime`) so that health can report its size whatever the registration order.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AgentRunner } from '../agents/agent-runner.js';
+import type { DatabaseHandle } from '../db/connection.js';
+import { loadDocumentation } from './docs-corpus.js';
+import { RagIndex } from './rag-index.js';
+import { EXCLUDE_NOBODY, ragIndexerAgent, syncPosts, type ExcludedAuthors } from './rag-indexer.js';
+import { ragRoutes } from './rag.routes.js';
+import { RagService } from './rag.service.js';
+import { DEFAULT_RAG_SETTINGS, type RagSettings } from './rag.settings.js';
+
+export type { ExcludedAuthors } from './rag-indexer.js';
+export type { RagHealth } from './rag-index.js';
+
+/** The index and its settings, made before any route (health reads `index.health()`). */
+export interface RagRuntime {
+  index: RagIndex;
+  settings: RagSettings;
+}
+
+/** A runtime with these settings (defaults for the unset ones) and an empty index. */
+export function createRagRuntime(settings: Partial<RagSettings> = {}): RagRuntime {
+  const full = { ...DEFAULT_RAG_SETTINGS, ...settings };
+  return { index: new RagIndex(full.maxIndexedPosts), settings: full };
+}
+
+/** What the feature takes from the app's context. */
+export interface RagContext {
+  database: DatabaseHandle;
+  agents: AgentRunner;
+  agentIntervalSeconds: number;
+  rag: RagRuntime;
+}
+
+export interface RagDeps {
+  /** The privacy hook (tracking level `none`): authors whose posts are never indexed. */
+  excludedAuthors?: ExcludedAuthors;
+  /** Where README.md and docs/ are (default: this package's root). */
+  docsRoot?: string;
+}
+
+export interface RagFeature {
+  /** Privacy: drops every chunk of an author's posts now (erasure, or a switch to `none`). */
+  removeAuthor(accountId: string): number;
+  /** Runs one indexer pass now (what the agent does on its schedule). */
+  reindex(): Promise<void>;
+}
+
+/** Loads the index, registers `POST /api/v1/rag/query` and the `rag_indexer` agent. */
+export async function registerRag(app: FastifyInstance, context: RagContext, deps: RagDeps = {}): Promise<RagFeature> {
+  const { index, settings } = context.rag;
+  const db = context.database.db;
+  const excludedAuthors = deps.excludedAuthors ?? EXCLUDE_NOBODY;
+  index.setDocumentation(loadDocumentation(deps.docsRoot));
+  await syncPosts(db, index, excludedAuthors);
+  index.markLoaded();
+  context.agents.register(ragIndexerAgent(db, index, excludedAuthors, context.agentIntervalSeconds));
+  await app.register(ragRoutes, { rag: new RagService(index, settings.llm, app.log) });
+  return {
+    removeAuthor: (accountId) => index.removeAuthor(accountId),
+    reindex: async () => {
+      await syncPosts(db, index, excludedAuthors);
+    },
+  };
+}

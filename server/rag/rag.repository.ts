@@ -1,0 +1,46 @@
+/** SQL of the RAG indexer: which posts to index (newest first) and their text. */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+
+/** What tells whether an indexed post is still current. */
+export interface PostHead {
+  id: string;
+  account_id: string;
+  /** Rewritten on every (re)ingest: a changed value means the text may have changed. */
+  ingested_at: string;
+}
+
+export interface PostTextRow {
+  id: string;
+  account_id: string;
+  url: string | null;
+  spoiler_text: string;
+  plain_text: string;
+  tag_names: string;
+}
+
+/**
+ * The newest `limit` originals (not reblogs) that anyone may read: public and unlisted
+ * posts only, so the endpoint never quotes a private or direct post to another caller.
+ */
+export async function listIndexablePostHeads(db: Kysely<Database>, limit: number): Promise<PostHead[]> {
+  if (limit === 0) return [];
+  return db
+    .selectFrom('posts')
+    .select(['id', 'account_id', 'ingested_at'])
+    .where('reblog_of_id', 'is', null)
+    .where('visibility', 'in', ['public', 'unlisted'])
+    .orderBy('sort_key', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** The text columns of these posts (missing ids are absent). */
+export async function findPostTexts(db: Kysely<Database>, ids: readonly string[]): Promise<PostTextRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('posts')
+    .select(['id', 'account_id', 'url', 'spoiler_text', 'plain_text', 'tag_names'])
+    .where('id', 'in', [...ids])
+    .execute();
+}

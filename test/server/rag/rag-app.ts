@@ -1,0 +1,78 @@
+/**
+ * A real app with the RAG feature registered (as server/features.ts will), on a real
+ * migrated SQLite database, with tokens and the feature's handle.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { RateLimitPolicy } from '../../../src/rate-limit/policy.js';
+import { buildApp } from '../../../server/app.js';
+import { createToken } from '../../../server/auth/token.service.js';
+import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
+import { migrateToLatest } from '../../../server/db/migrate.js';
+import { createRagRuntime, registerRag, type RagDeps, type RagFeature, type RagRuntime } from '../../../server/rag/rag.feature.js';
+import type { RagSettings } from '../../../server/rag/rag.settings.js';
+import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+
+export interface RagTestApp {
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  runtime: RagRuntime;
+  rag: RagFeature;
+  /** Bearer headers of a read-only token (a user's). */
+  readHeaders: Record<string, string>;
+  adminHeaders: Record<string, string>;
+  /** Stores a public status through the posts API. */
+  storePost(n: number, text: string, options?: { author?: string; tags?: string[] }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface RagTestAppOptions {
+  settings?: Partial<RagSettings>;
+  deps?: RagDeps;
+  rateLimit?: RateLimitPolicy | null;
+  /** Runs first, on an app of the same database without the feature (posts present at its start). */
+  before?: (app: FastifyInstance, adminHeaders: Record<string, string>) => Promise<void>;
+}
+
+export async function createRagTestApp(options: RagTestAppOptions = {}): Promise<RagTestApp> {
+  const database = openSqlite(':memory:');
+  await migrateToLatest(database.db);
+  const mint = async (scopes: ('read' | 'write' | 'admin')[], userId: string | null): Promise<Record<string, string>> => {
+    const { token } = await createToken(database.db, { scopes, tier: 'authenticated', userId, ttlSeconds: 3600 });
+    return { authorization: `Bearer ${token}` };
+  };
+  const adminHeaders = await mint(['read', 'write', 'admin'], null);
+  const readHeaders = await mint(['read'], 'reader');
+  if (options.before) {
+    const earlier = await buildApp({ database, rateLimit: null, proxy: false });
+    await options.before(earlier, adminHeaders);
+    await earlier.close();
+  }
+  const app = await buildApp({ database, rateLimit: options.rateLimit ?? null, proxy: false });
+  const storePost: RagTestApp['storePost'] = async (n, text, postOptions = {}) => {
+    const status = makeStatus({ n, text, author: postOptions.author, tags: postOptions.tags ?? [] });
+    const response = await app.inject({ method: 'POST', url: '/api/v1/posts', headers: adminHeaders, payload: status });
+    if (response.statusCode !== 201) throw new Error(`storing post ${n}: ${response.statusCode} ${response.body}`);
+    return postId(n);
+  };
+  const runtime = createRagRuntime(options.settings);
+  const rag = await registerRag(app, { database, agents: app.agentRunner, agentIntervalSeconds: 60, rag: runtime }, options.deps);
+  await app.ready();
+  return {
+    app,
+    database,
+    runtime,
+    rag,
+    readHeaders,
+    adminHeaders,
+    storePost,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+/** `POST /api/v1/rag/query` with these headers and body. */
+export function ragQuery(app: FastifyInstance, headers: Record<string, string>, payload: unknown) {
+  return app.inject({ method: 'POST', url: '/api/v1/rag/query', headers, payload: payload as object });
+}
