@@ -4,6 +4,7 @@ import type { AppContext } from '../app.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { postRoutes } from './post.routes.js';
 import { PostService } from './post.service.js';
+import { candidatePoolRefreshAgent } from './candidate-pool.agent.js';
 import { trendingRefreshAgent } from './trending.agent.js';
 import { TrendingService } from './trending.service.js';
 
@@ -12,11 +13,12 @@ export interface PostsFeature {
   trending: TrendingService;
 }
 
-/** Posts routes and the `trending_refresh` agent. */
+/** Posts routes and the `trending_refresh` and `candidate_pool_refresh` agents. */
 export async function registerPosts(app: FastifyInstance, context: AppContext, ranking: RankingState): Promise<PostsFeature> {
   const posts = new PostService(context.database.db, ranking);
   const trending = new TrendingService(context.database.db);
   context.agents.register(trendingRefreshAgent(trending, context.agentIntervalSeconds));
+  context.agents.register(candidatePoolRefreshAgent(ranking, context.agentIntervalSeconds * 15));
   await app.register(postRoutes, { posts, trending });
   return { posts, trending };
 }

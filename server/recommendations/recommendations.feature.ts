@@ -7,6 +7,7 @@ import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { defaultRankingPolicy } from './default-ranking-policy.js';
 import { FeedbackService } from './feedback.service.js';
 import { preferencesRoutes } from './preferences.routes.js';
+import { cacheWarmerAgent } from './cache-warmer.agent.js';
 import { backfillInterests } from './profile-loader.js';
 import type { RankingPolicy } from './ranking-policy.types.js';
 import { recommendationRoutes } from './recommendation.routes.js';
@@ -30,6 +31,7 @@ export async function registerRecommendations(
   const policy = deps.policy ?? defaultRankingPolicy;
   const sources = { db: context.database.db, state: deps.ranking, posts: deps.posts, interactions: deps.interactions };
   await backfillInterests(sources, (message) => app.log.info(message));
+  context.agents.register(cacheWarmerAgent(sources, { intervalSeconds: context.agentIntervalSeconds * 15 }));
   const recommendations = new RecommendationService(sources, context.metrics, policy);
   const feedback = new FeedbackService(sources, policy);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });

@@ -47,12 +47,12 @@ function scripted(
   name: string,
   behaviour: (call: number, context: AgentRunContext) => ReturnType<Agent['run']>,
   extra: Partial<Agent> = {},
-) {
-  const agent = {
+): Agent & { calls: number } {
+  const agent: Agent & { calls: number } = {
     name,
     intervalSeconds: 60,
     calls: 0,
-    run(context: AgentRunContext) {
+    run(context: AgentRunContext): ReturnType<Agent['run']> {
       agent.calls += 1;
       return behaviour(agent.calls, context);
     },

@@ -1,0 +1,53 @@
+/**
+ * The `cache_warmer` agent: builds the ranking profiles of the most active recent users
+ * before they ask, shortly after start and after each interval (a pool reload clears the
+ * profiles). "Most active" is counted over the newest interactions only (a bounded scan of
+ * the table's tail, not the whole history), and the number of profiles is bounded well
+ * below the profile cache's capacity so that warming never evicts what requests cached.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Agent } from '../agents/agent.types.js';
+import type { Database } from '../db/database.js';
+import { loadProfile, type ProfileSources } from './profile-loader.js';
+
+export interface CacheWarmerOptions {
+  intervalSeconds: number;
+  /** At most this many profiles per run (default 200, and never over half the profile cache). */
+  maxUsers?: number;
+  /** How many of the newest interactions are counted (default 20,000). */
+  recentInteractions?: number;
+}
+
+/** The users with the most interactions among the newest `recent` ones, busiest first. */
+export async function mostActiveRecentUsers(db: Kysely<Database>, recent: number, limit: number): Promise<string[]> {
+  // rowid order is insertion order: the tail of the table is the newest interactions.
+  const rows = await sql<{ user_id: string }>`
+    SELECT user_id FROM (SELECT user_id FROM interactions ORDER BY rowid DESC LIMIT ${recent})
+    GROUP BY user_id ORDER BY count(*) DESC, user_id LIMIT ${limit}`.execute(db);
+  return rows.rows.map((row) => row.user_id);
+}
+
+/** Pre-builds the busiest users' profiles. */
+export function cacheWarmerAgent(sources: ProfileSources, options: CacheWarmerOptions): Agent {
+  const maxUsers = Math.min(options.maxUsers ?? 200, Math.floor(sources.state.options.profileCapacity / 2));
+  return {
+    name: 'cache_warmer',
+    description: `builds the ranking profiles of the ${maxUsers} most active recent users`,
+    intervalSeconds: options.intervalSeconds,
+    initialDelaySeconds: 5,
+    async run({ signal }) {
+      const users = await mostActiveRecentUsers(sources.db, options.recentInteractions ?? 20_000, maxUsers);
+      let built = 0;
+      for (const userId of users) {
+        if (signal.aborted) break;
+        if (sources.state.cachedProfile(userId)) continue;
+        await loadProfile(sources, userId);
+        built += 1;
+      }
+      return {
+        summary: `warmed ${built} profiles (${users.length - built} already cached) of ${users.length} active users`,
+        details: { active_users: users.length, profiles_built: built },
+      };
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The feature agents on a real database: the candidate pool refresh picks up posts written
+ * behind the ranking state's back (another process, or a post whose engagement grew after
+ * it left the pool), and the cache warmer builds the profiles of the busiest recent users.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
+import { migrateToLatest } from '../../../server/db/migrate.js';
+import { InteractionService } from '../../../server/interactions/interaction.service.js';
+import { candidatePoolRefreshAgent } from '../../../server/posts/candidate-pool.agent.js';
+import { candidatePosts, PostService, writeStatuses } from '../../../server/posts/post.service.js';
+import { TrendingService } from '../../../server/posts/trending.service.js';
+import { trendingRefreshAgent } from '../../../server/posts/trending.agent.js';
+import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
+import { cacheWarmerAgent, mostActiveRecentUsers } from '../../../server/recommendations/cache-warmer.agent.js';
+import type { AgentRunContext } from '../../../server/agents/agent-runner.js';
+import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+
+let database: DatabaseHandle;
+let state: RankingState;
+let posts: PostService;
+let interactions: InteractionService;
+
+const context = (): AgentRunContext => ({ signal: new AbortController().signal, now: () => Date.now() });
+
+beforeEach(async () => {
+  database = openSqlite(':memory:');
+  await migrateToLatest(database.db);
+  state = await loadRankingState((limits) => candidatePosts(database.db, limits));
+  posts = new PostService(database.db, state);
+  interactions = new InteractionService(database.db, state, posts);
+});
+afterEach(async () => {
+  await database.close();
+});
+
+/** Writes statuses the way another process would: rows only, nothing announced to this state. */
+async function writeBehindTheState(n: number[]): Promise<void> {
+  await writeStatuses(
+    database.db,
+    n.map((i) => makeStatus({ n: i, favourites: i })),
+    Date.now(),
+    { keepOriginals: false },
+  );
+}
+
+describe('candidate_pool_refresh', () => {
+  it('loads posts the state was never told about and reports what changed', async () => {
+    await posts.ingest([makeStatus({ n: 1 })]);
+    await writeBehindTheState([2, 3]);
+    expect(state.index.get(postId(2))).toBeUndefined();
+    const report = await candidatePoolRefreshAgent(state, 900).run(context());
+    expect(report).toEqual({
+      summary: 'reloaded the candidate pool: 3 posts (2 added, 0 dropped)',
+      details: { pool_size: 3, added: 2, dropped: 0 },
+    });
+    expect(state.index.get(postId(2))).toBeDefined();
+    expect(state.index.get(postId(3))).toBeDefined();
+  });
+
+  it('drops posts deleted behind the state', async () => {
+    await posts.ingest([makeStatus({ n: 1 }), makeStatus({ n: 2 })]);
+    await database.db.deleteFrom('posts').where('id', '=', postId(2)).execute();
+    const report = await candidatePoolRefreshAgent(state, 900).run(context());
+    expect(report).toMatchObject({ details: { pool_size: 1, added: 0, dropped: 1 } });
+    expect(state.index.get(postId(2))).toBeUndefined();
+  });
+});
+
+describe('trending_refresh', () => {
+  it('recomputes the snapshot from the stored engagement', async () => {
+    await writeBehindTheState([1, 2, 3]);
+    const trending = new TrendingService(database.db);
+    const report = await trendingRefreshAgent(trending, 60).run(context());
+    expect(report).toMatchObject({ details: { trending_posts: 3 } });
+    expect((await trending.current()).posts.map((p) => p.id)).toContain(postId(3));
+  });
+});
+
+describe('cache_warmer', () => {
+  beforeEach(async () => {
+    await posts.ingest([1, 2, 3, 4].map((n) => makeStatus({ n, author: `author${n}` })));
+    // busy: 3 interactions, steady: 2, quiet: 1.
+    for (const [userId, count] of [
+      ['busy', 3],
+      ['steady', 2],
+      ['quiet', 1],
+    ] as const) {
+      for (let i = 1; i <= count; i += 1) await interactions.record({ userId, postId: postId(i), actionType: 'favorite' });
+    }
+  });
+
+  it('ranks users by their share of the newest interactions', async () => {
+    expect(await mostActiveRecentUsers(database.db, 1000, 10)).toEqual(['busy', 'steady', 'quiet']);
+    // Counting only the newest interaction (quiet's, written last) finds only quiet.
+    expect(await mostActiveRecentUsers(database.db, 1, 10)).toEqual(['quiet']);
+  });
+
+  it('builds the busiest users profiles, bounded, and skips the ones already cached', async () => {
+    const sources = { db: database.db, state, posts, interactions };
+    const agent = cacheWarmerAgent(sources, { intervalSeconds: 900, maxUsers: 2 });
+    expect(state.cachedProfile('busy')).toBeUndefined();
+    expect(await agent.run(context())).toMatchObject({ details: { active_users: 2, profiles_built: 2 } });
+    expect(state.cachedProfile('busy')).toBeDefined();
+    expect(state.cachedProfile('steady')).toBeDefined();
+    expect(state.cachedProfile('quiet')).toBeUndefined();
+    expect(await agent.run(context())).toMatchObject({ details: { active_users: 2, profiles_built: 0 } });
+  });
+
+  it('stops between users once its signal is aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const agent = cacheWarmerAgent({ db: database.db, state, posts, interactions }, { intervalSeconds: 900 });
+    expect(await agent.run({ signal: controller.signal, now: () => Date.now() })).toMatchObject({ details: { profiles_built: 0 } });
+    expect(state.cachedProfile('busy')).toBeUndefined();
+  });
+});
