@@ -21,6 +21,13 @@ export interface GateInputOptions extends GateIntervalSettings {
   latencyHistograms?: ReadonlyMap<string, ReadonlyMap<number, number>> | undefined;
 }
 
+/**
+ * A variant's performance record, which may carry its latency histogram as the counts per
+ * bucket index (latency-histogram.ts) keyed by the index in decimal — the JSON form an
+ * export's performance line can hold.
+ */
+export type GatePerformanceRecord = PerformanceRecord & { latency_histogram?: Readonly<Record<string, number>> | undefined };
+
 /** Without options: an experiment's defaults (sequential, 95%, 1,000 users). */
 export const DEFAULT_GATE_INPUT_OPTIONS: GateInputOptions = {
   method: DEFAULT_ANALYSIS_METHOD,
@@ -44,16 +51,23 @@ export function gateInputOptionsFor(
   };
 }
 
+/** The histogram a performance record carries, as counts per bucket index; undefined without one. */
+function histogramOfRecord(perf: GatePerformanceRecord | undefined): Map<number, number> | undefined {
+  if (perf?.latency_histogram === undefined) return undefined;
+  return new Map(Object.entries(perf.latency_histogram).map(([bucket, count]) => [Number(bucket), count]));
+}
+
 /**
  * Per variant: users and click_through_rate, user_satisfaction (ratios of sums) from the
  * accumulator; response_time_p95 = latency_ms_p95 and error_rate = errors / requests from its
  * performance record (null without a record or with 0 requests: no data). Intervals: the ratios'
- * by the delta method over users, the error rate's over requests, p95's from the histogram.
+ * by the delta method over users, the error rate's over requests, p95's from the histogram
+ * (options.latencyHistograms, else the record's latency_histogram; neither: no interval).
  */
 export function gateInputsFromData(
   variantNames: readonly string[],
   accumulators: ReadonlyMap<string, VariantAccumulator>,
-  performance: readonly PerformanceRecord[],
+  performance: readonly GatePerformanceRecord[],
   options: GateInputOptions = DEFAULT_GATE_INPUT_OPTIONS,
 ): GateVariantInput[] {
   return variantNames.map((name) => {
@@ -66,7 +80,7 @@ export function gateInputsFromData(
     };
     const ctr = ratio('click_through_rate');
     const satisfaction = ratio('user_satisfaction');
-    const histogram = options.latencyHistograms?.get(name);
+    const histogram = options.latencyHistograms?.get(name) ?? histogramOfRecord(perf);
     const hasRequests = perf !== undefined && perf.requests > 0;
     return {
       name,

@@ -6,8 +6,7 @@
  */
 import type { ExperimentGates } from './experiment-gates.schema.js';
 import type { Experiment } from './experiment-response.schema.js';
-import type { PerformanceRecord } from './export-format.js';
-import { gateInputOptionsFor, gateInputsFromData } from './gate-inputs.js';
+import { gateInputOptionsFor, gateInputsFromData, type GatePerformanceRecord } from './gate-inputs.js';
 import { DEFAULT_GATE_RULE, evaluateGates, variantGates, type GateRule } from './gates.js';
 import { sampleRatioMismatch } from './srm.js';
 import type { VariantAccumulator } from './variant-accumulator.js';
@@ -15,7 +14,7 @@ import type { VariantAccumulator } from './variant-accumulator.js';
 export interface GateReportOptions {
   /** DEFAULT_GATE_RULE when absent (a request's `?rule=`). */
   rule?: GateRule | undefined;
-  /** Per variant: latency counts per bucket index; without them p95 has no interval. */
+  /** Per variant: latency counts per bucket index (else each performance record's latency_histogram; neither: p95 has no interval). */
   latencyHistograms?: ReadonlyMap<string, ReadonlyMap<number, number>> | undefined;
 }
 
@@ -23,7 +22,7 @@ export interface GateReportOptions {
 export function experimentGatesReport(
   experiment: Experiment,
   accumulators: ReadonlyMap<string, VariantAccumulator>,
-  performance: readonly PerformanceRecord[],
+  performance: readonly GatePerformanceRecord[],
   options: GateReportOptions = {},
 ): ExperimentGates {
   const names = experiment.variants.map((v) => v.name);

@@ -164,6 +164,13 @@ describe('the bounds rule', () => {
     ]);
     // Every latency of the treatment lies in (175, 200]: its p95 interval is that bucket.
     expect(result.results[5]).toMatchObject({ ci_low: 175, ci_high: 200 });
+    // The same histogram carried on the performance record (an export's JSON form) gives the same interval.
+    const carried = perf.map((p) => ({
+      ...p,
+      latency_histogram: { [String(latencyBucketOf(p.variant === 'control' ? 120 : 190))]: 50_000 },
+    }));
+    const fromRecords = gateInputsFromData(['control', 'treatment'], accumulators, carried, sequential95);
+    expect(fromRecords.map((i) => i.intervals?.response_time_p95)).toEqual(inputs.map((i) => i.intervals?.response_time_p95));
     const fixed = intervalMultiplier({ ...sequential95, method: 'fixed' }, 2000);
     expect(fixed).toBeCloseTo(1.959964, 6);
     expect(intervalMultiplier(sequential95, 2000)).toBeGreaterThan(fixed);
