@@ -1,35 +1,62 @@
 /**
- * The `candidate_pool_refresh` agent: rebuilds the ranking state's candidate pool from the
- * database. Writes through this process already reach the pool, but the pool only ever
- * evicts: a post that left it (older than the newest posts, not among the most engaging it
- * knew) never returns when its engagement grows later, and rows written by another process
- * on the same database are unseen. The reload re-selects the newest and the most engaging
- * posts by their stored counts, then clears the profiles and cached lists (the cache warmer
- * rebuilds the busiest profiles).
+ * The `candidate_pool_refresh` agent: brings the ranking state's candidate pool back in
+ * step with the database. Writes through this process already reach the pool, but the pool
+ * only evicts: a post that left it (older than the newest posts, not among the most engaging
+ * it knew) never returns when its engagement grows later, and rows written or deleted by
+ * another process on the same database are unseen until a restart.
+ *
+ * It is lighter than `reload` (which would drop every cached profile and list): it reads the
+ * candidates the pool starts from (the newest and the most engaging posts by their stored
+ * counts) and announces the difference as ordinary events — posts missing from the pool
+ * (postsStored), counters that drifted (postCountsChanged), pooled posts no longer in the
+ * database (postsDeleted). Events are what writers send, so a write racing the refresh is
+ * never lost; a stale counter it might set is corrected by the writer's own event or the
+ * next refresh.
  */
+import type { Kysely } from 'kysely';
 import type { CandidateIndex } from '../../src/ranking/index.js';
 import type { Agent } from '../agents/agent.types.js';
+import type { Database } from '../db/database.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
+import { candidatePosts, engagedPosts } from './post.service.js';
 
-/** The pool reload, every `intervalSeconds`. */
-export function candidatePoolRefreshAgent(ranking: Pick<RankingState, 'reload' | 'index'>, intervalSeconds: number): Agent {
+type PoolState = Pick<RankingState, 'index' | 'options' | 'postsStored' | 'postsDeleted' | 'postCountsChanged'>;
+
+/** The pool refresh, every `intervalSeconds`. */
+export function candidatePoolRefreshAgent(ranking: PoolState, db: Kysely<Database>, intervalSeconds: number): Agent {
   return {
     name: 'candidate_pool_refresh',
-    description: 'reloads the candidate pool (newest and most engaging posts) from the database',
+    description: 'adds the newest and most engaging posts missing from the candidate pool, fixes its counters, drops deleted posts',
     intervalSeconds,
     jitterSeconds: Math.min(60, intervalSeconds / 10),
     async run() {
-      const before = new Set(pooledIds(ranking.index));
-      await ranking.reload();
-      const after = pooledIds(ranking.index);
-      const added = after.filter((id) => !before.has(id)).length;
-      const dropped = before.size - (after.length - added);
+      const { maxRecent, maxPopular } = ranking.options.index;
+      const candidates = await candidatePosts(db, { recent: maxRecent, popular: maxPopular });
+      const missing = candidates.filter((post) => ranking.index.get(post.id) === undefined);
+      let countsUpdated = 0;
+      for (const post of candidates) {
+        const pooled = ranking.index.get(post.id);
+        if (pooled === undefined || sameCounts(pooled, post)) continue;
+        ranking.postCountsChanged(post.id, { favourites: post.favourites, reblogs: post.reblogs, replies: post.replies });
+        countsUpdated += 1;
+      }
+      const candidateIds = new Set(candidates.map((post) => post.id));
+      const outsideCandidates = pooledIds(ranking.index).filter((id) => !candidateIds.has(id));
+      const stored = await engagedPosts(db, outsideCandidates);
+      const deleted = outsideCandidates.filter((id) => !stored.has(id));
+      if (missing.length > 0) ranking.postsStored(missing);
+      if (deleted.length > 0) ranking.postsDeleted(deleted);
+      const poolSize = ranking.index.size;
       return {
-        summary: `reloaded the candidate pool: ${after.length} posts (${added} added, ${dropped} dropped)`,
-        details: { pool_size: after.length, added, dropped },
+        summary: `candidate pool: ${poolSize} posts (${missing.length} added, ${countsUpdated} counters updated, ${deleted.length} deleted)`,
+        details: { pool_size: poolSize, added: missing.length, counts_updated: countsUpdated, deleted: deleted.length },
       };
     },
   };
+}
+
+function sameCounts(a: { favourites: number; reblogs: number; replies: number }, b: typeof a): boolean {
+  return a.favourites === b.favourites && a.reblogs === b.reblogs && a.replies === b.replies;
 }
 
 function pooledIds(index: CandidateIndex): string[] {

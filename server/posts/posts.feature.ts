@@ -18,7 +18,7 @@ export async function registerPosts(app: FastifyInstance, context: AppContext, r
   const posts = new PostService(context.database.db, ranking);
   const trending = new TrendingService(context.database.db);
   context.agents.register(trendingRefreshAgent(trending, context.agentIntervalSeconds));
-  context.agents.register(candidatePoolRefreshAgent(ranking, context.agentIntervalSeconds * 15));
+  context.agents.register(candidatePoolRefreshAgent(ranking, context.database.db, context.agentIntervalSeconds * 15));
   await app.register(postRoutes, { posts, trending });
   return { posts, trending };
 }

@@ -13,6 +13,7 @@ import { TrendingService } from '../../../server/posts/trending.service.js';
 import { trendingRefreshAgent } from '../../../server/posts/trending.agent.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { cacheWarmerAgent, mostActiveRecentUsers } from '../../../server/recommendations/cache-warmer.agent.js';
+import { loadProfile } from '../../../server/recommendations/profile-loader.js';
 import type { AgentRunContext } from '../../../server/agents/agent-runner.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 
@@ -45,24 +46,35 @@ async function writeBehindTheState(n: number[]): Promise<void> {
 }
 
 describe('candidate_pool_refresh', () => {
-  it('loads posts the state was never told about and reports what changed', async () => {
+  const refresh = () => candidatePoolRefreshAgent(state, database.db, 900).run(context());
+
+  it('adds posts the state was never told about and reports what changed', async () => {
     await posts.ingest([makeStatus({ n: 1 })]);
     await writeBehindTheState([2, 3]);
     expect(state.index.get(postId(2))).toBeUndefined();
-    const report = await candidatePoolRefreshAgent(state, 900).run(context());
-    expect(report).toEqual({
-      summary: 'reloaded the candidate pool: 3 posts (2 added, 0 dropped)',
-      details: { pool_size: 3, added: 2, dropped: 0 },
+    expect(await refresh()).toEqual({
+      summary: 'candidate pool: 3 posts (2 added, 0 counters updated, 0 deleted)',
+      details: { pool_size: 3, added: 2, counts_updated: 0, deleted: 0 },
     });
     expect(state.index.get(postId(2))).toBeDefined();
     expect(state.index.get(postId(3))).toBeDefined();
   });
 
+  it('updates counters that changed behind the state, keeping cached profiles', async () => {
+    await posts.ingest([makeStatus({ n: 1 }), makeStatus({ n: 2 })]);
+    await interactions.record({ userId: 'reader', postId: postId(1), actionType: 'favorite' });
+    await loadProfile({ db: database.db, state, posts, interactions }, 'reader');
+    await database.db.updateTable('posts').set({ favourites_count: 40 }).where('id', '=', postId(2)).execute();
+    expect(await refresh()).toMatchObject({ details: { added: 0, counts_updated: 1, deleted: 0 } });
+    expect(state.index.get(postId(2))!.favourites).toBe(40);
+    expect(state.cachedProfile('reader')).toBeDefined();
+    expect(await refresh()).toMatchObject({ details: { counts_updated: 0 } });
+  });
+
   it('drops posts deleted behind the state', async () => {
     await posts.ingest([makeStatus({ n: 1 }), makeStatus({ n: 2 })]);
     await database.db.deleteFrom('posts').where('id', '=', postId(2)).execute();
-    const report = await candidatePoolRefreshAgent(state, 900).run(context());
-    expect(report).toMatchObject({ details: { pool_size: 1, added: 0, dropped: 1 } });
+    expect(await refresh()).toMatchObject({ details: { pool_size: 1, added: 0, deleted: 1 } });
     expect(state.index.get(postId(2))).toBeUndefined();
   });
 });
