@@ -16,6 +16,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
+import { formatInterval } from '../../src/experiments/gate-explain.js';
 import type { GateVerdict } from '../../src/experiments/gates.js';
 import type { Agent } from '../agents/agent-runner.js';
 import type { Database } from '../db/database.js';
@@ -53,8 +54,7 @@ export interface GatesCheckOutcome {
 
 /** "min_click_through_rate: 0.031 [0.024, 0.038] vs >= 0.05" (the interval when the bounds rule judged one). */
 export function describeGateResult(result: ServedGateResult): string {
-  const end = (x: number | null | undefined) => (x === null || x === undefined ? '∞' : String(x));
-  const interval = result.ci_low !== undefined || result.ci_high !== undefined ? ` [${end(result.ci_low)}, ${end(result.ci_high)}]` : '';
+  const interval = result.ci_low !== undefined || result.ci_high !== undefined ? ` ${formatInterval(result.ci_low, result.ci_high)}` : '';
   return `${result.gate}: ${result.value}${interval} vs ${result.comparator} ${result.threshold}`;
 }
 

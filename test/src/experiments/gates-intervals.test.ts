@@ -14,6 +14,7 @@ import {
   ratioInterval,
   type GateIntervalSettings,
 } from '../../../src/experiments/gate-intervals.js';
+import { explainGateResult } from '../../../src/experiments/gate-explain.js';
 import { evaluateGates, judgeInterval } from '../../../src/experiments/gates.js';
 import { ratioEstimate } from '../../../src/experiments/delta-method.js';
 import { latencyBucketOf } from '../../../src/experiments/latency-histogram.js';
@@ -174,5 +175,52 @@ describe('the bounds rule', () => {
     const fixed = intervalMultiplier({ ...sequential95, method: 'fixed' }, 2000);
     expect(fixed).toBeCloseTo(1.959964, 6);
     expect(intervalMultiplier(sequential95, 2000)).toBeGreaterThan(fixed);
+  });
+});
+
+describe('explainGateResult', () => {
+  const base = { variant: 't', gate: 'min_click_through_rate' as const, value: 0.0499, threshold: 0.05, comparator: '>=' as const };
+  it.each([
+    [{ ...base, rule: 'point' as const, verdict: 'fail' as const }, 'click_through_rate 0.0499 is below the minimum 0.05'],
+    [
+      {
+        ...base,
+        rule: 'bounds' as const,
+        ci_low: 0.0479,
+        ci_high: 0.0519,
+        verdict: 'inconclusive' as const,
+        reason: 'interval spans threshold' as const,
+      },
+      'click_through_rate 0.0499, interval [0.0479, 0.0519], spans the minimum 0.05',
+    ],
+    [
+      { ...base, rule: 'bounds' as const, ci_low: 0.04, ci_high: 0.0499, verdict: 'fail' as const },
+      'click_through_rate 0.0499, interval [0.04, 0.0499], is below the minimum 0.05',
+    ],
+    [
+      {
+        ...base,
+        gate: 'max_response_time_p95' as const,
+        value: 150,
+        threshold: 200,
+        comparator: '<=' as const,
+        rule: 'bounds' as const,
+        ci_low: 125,
+        ci_high: null,
+        verdict: 'inconclusive' as const,
+        reason: 'interval spans threshold' as const,
+      },
+      'response_time_p95 150, interval [125, ∞], spans the maximum 200',
+    ],
+    [
+      { ...base, rule: 'bounds' as const, verdict: 'inconclusive' as const, reason: 'no interval' as const },
+      'click_through_rate 0.0499 vs the minimum 0.05, but no interval for it yet',
+    ],
+    [
+      { ...base, rule: 'point' as const, value: 0.07, verdict: 'inconclusive' as const, reason: 'underpowered' as const },
+      'click_through_rate 0.07 vs the minimum 0.05, but too few users to decide',
+    ],
+  ])('%#: %s', (result, text) => {
+    expect(explainGateResult(result)).toBe(text);
   });
 });
