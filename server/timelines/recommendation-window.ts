@@ -39,6 +39,8 @@ interface Window {
 
 export class RecommendationWindows {
   private readonly windows = new LRUCache<string, Window>({ max: SHOWN_MEMORY_USERS, ttl: WINDOW_MS });
+  /** The first page of each window being ranked now, by user. */
+  private readonly ranking = new Map<string, Promise<Recommendation[]>>();
 
   constructor(
     private readonly recommendations: Pick<RecommendationService, 'recommend'>,
@@ -50,13 +52,43 @@ export class RecommendationWindows {
    * page (`pageIds`) or was shown (`shown`: what `shown` was told, and whatever else the caller remembers).
    */
   async recommend(userId: string, pageIds: readonly string[], shown: ReadonlySet<string>, limit: number): Promise<Recommendation[]> {
+    const ranking = this.rankingDone(userId);
+    if (ranking !== undefined) await ranking;
     const nowMs = this.now();
-    const open = this.windows.get(userId);
-    if (open !== undefined && nowMs - open.rankedAtMs < WINDOW_MS && open.served.length < MAX_RECOMMENDATION_DEPTH) {
+    const open = this.usable(userId, nowMs);
+    if (open !== undefined) {
       const ranked = await this.take(userId, open, pageIds, limit, nowMs);
       if (ranked.length >= limit) return ranked;
+      // Too few left; another page may have opened a new window meanwhile: take from that one.
+      const opening = this.rankingDone(userId);
+      if (opening !== undefined) await opening;
+      const newer = this.usable(userId, nowMs);
+      if (newer !== undefined && newer !== open) return this.take(userId, newer, pageIds, limit, nowMs);
     }
-    return this.take(userId, this.open(userId, [...pageIds, ...shown], nowMs), [], limit, nowMs);
+    // From the check above to here nothing awaits: one page opens the window, the others wait for it.
+    const ranked = this.take(userId, this.open(userId, [...pageIds, ...shown], nowMs), [], limit, nowMs);
+    this.ranking.set(userId, ranked);
+    try {
+      return await ranked;
+    } finally {
+      if (this.ranking.get(userId) === ranked) this.ranking.delete(userId);
+    }
+  }
+
+  /**
+   * Resolves once the list of the user's window being opened is ranked (undefined when none is,
+   * so that the caller does not yield): the user's other pages wait for it, then take from the
+   * cache, instead of each ranking it.
+   */
+  private rankingDone(userId: string): Promise<unknown> | undefined {
+    return this.ranking.get(userId)?.catch(() => undefined);
+  }
+
+  /** The user's window, if it may still be used at `nowMs`. */
+  private usable(userId: string, nowMs: number): Window | undefined {
+    const open = this.windows.get(userId);
+    const usable = open !== undefined && nowMs - open.rankedAtMs < WINDOW_MS && open.served.length < MAX_RECOMMENDATION_DEPTH;
+    return usable ? open : undefined;
   }
 
   /** The user was shown these ids (a page was sent): the open window skips them from now on. */

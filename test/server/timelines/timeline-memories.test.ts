@@ -98,4 +98,34 @@ describe('RecommendationWindows', () => {
     expect(recommender.calls.at(-1)?.rankedAtMs).toBe(now);
     expect(recommender.calls.at(-1)?.excludeIds).toEqual(['p9', ...shown]);
   });
+
+  it("makes a user's other pages wait while a window's list is ranked, instead of ranking it again", async () => {
+    const recommender = fakeRecommender(pool);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let callsWhileRanking = 0;
+    const slow = {
+      async recommend(userId: string, options: RecommendOptions): Promise<Recommendation[]> {
+        const first = recommender.calls.length === 0;
+        const out = await recommender.recommend(userId, options);
+        if (first) {
+          await gate;
+          callsWhileRanking = recommender.calls.length;
+        }
+        return out;
+      },
+    };
+    const windows = new RecommendationWindows(slow, () => 9_000_000);
+    const pages = [
+      windows.recommend('u', [], new Set(), 2),
+      windows.recommend('u', [], new Set(), 2),
+      windows.recommend('u', [], new Set(), 2),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    await Promise.all(pages);
+    expect(callsWhileRanking).toBe(1);
+    expect(recommender.calls).toHaveLength(3);
+    expect(new Set(recommender.calls.map((call) => `${call.rankedAtMs}|${call.excludeIds.join(',')}`)).size).toBe(1);
+  });
 });
