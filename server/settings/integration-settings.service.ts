@@ -100,7 +100,7 @@ export class IntegrationSettingsService {
     if (patch.cors_origins !== undefined) {
       next.cors_origins = patch.cors_origins === '*' ? '*' : patch.cors_origins.map((origin, index) => checkOrigin(origin, index));
     }
-    if (patch.gate_defaults !== undefined) next.gate_defaults = { ...this.values.gate_defaults, ...patch.gate_defaults };
+    if (patch.gate_thresholds !== undefined) next.gate_thresholds = { ...this.values.gate_thresholds, ...patch.gate_thresholds };
     const merged = { ...this.values, ...next };
     if (
       merged.default_instance !== null &&

@@ -4,6 +4,7 @@
  * the experiments runtime) and the localisation of recommendation reasons.
  */
 import type { FastifyInstance } from 'fastify';
+import type { IntegrationValues } from '../../src/settings/settings.schema.js';
 import type { AppContext } from '../app.js';
 import { IntegrationSettingsService, type IntegrationSettingsDeps } from './integration-settings.service.js';
 import { addReasonLocaliser } from './reason-localiser.js';
@@ -11,6 +12,7 @@ import { settingsRoutes } from './settings.routes.js';
 import { UserSettingsService, type EnrolmentControl, type PreferenceStore } from './user-settings.service.js';
 
 export { IntegrationSettingsService, type IntegrationListener } from './integration-settings.service.js';
+export type { IntegrationValues } from '../../src/settings/settings.schema.js';
 export { UserSettingsService, type EnrolmentControl, type PreferenceStore } from './user-settings.service.js';
 
 export interface SettingsDeps {
@@ -27,6 +29,17 @@ export interface SettingsDeps {
 export interface SettingsFeature {
   users: UserSettingsService;
   integration: IntegrationSettingsService;
+}
+
+/**
+ * The integration values a starting service applies: the stored ones, else its configuration
+ * (`startup`), else the defaults. For start.ts, before buildApp: CORS is configured then.
+ */
+export async function storedIntegrationValues(
+  db: AppContext['database']['db'],
+  startup: IntegrationSettingsDeps['startup'] = {},
+): Promise<IntegrationValues> {
+  return new IntegrationSettingsService({ db, startup }).load();
 }
 
 /** Settings routes and the reason localiser; call it on the root instance so the localiser sees every route. */

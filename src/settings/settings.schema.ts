@@ -77,19 +77,19 @@ export const MAX_CORS_ORIGINS = 100;
 
 const Rate = Type.Number({ minimum: 0, maximum: 1 });
 
-export const GateDefaultsSchema = Type.Object(
+export const GateThresholdDefaultsSchema = Type.Object(
   {
     max_response_time_p95: Type.Number({ exclusiveMinimum: 0, description: 'Milliseconds' }),
     min_click_through_rate: Rate,
     max_error_rate: Rate,
     min_user_satisfaction: Rate,
   },
-  { additionalProperties: false, title: 'GateDefaults' },
+  { additionalProperties: false, title: 'GateThresholdDefaults' },
 );
-export type GateDefaults = Static<typeof GateDefaultsSchema>;
+export type GateThresholdDefaults = Static<typeof GateThresholdDefaultsSchema>;
 
 /** The spec's gates: the defaults until an admin changes them. */
-export const DEFAULT_GATE_DEFAULTS: GateDefaults = { ...DEFAULT_GATE_THRESHOLDS };
+export const DEFAULT_GATE_THRESHOLD_DEFAULTS: GateThresholdDefaults = { ...DEFAULT_GATE_THRESHOLDS };
 
 const Host = Type.String({ minLength: 1, maxLength: 260, description: 'Instance host name, e.g. mastodon.social' });
 const Origin = Type.String({ minLength: 1, maxLength: 260, description: 'Browser origin, e.g. https://elk.zone' });
@@ -105,7 +105,8 @@ const integrationFields = {
   cors_origins: Type.Union([Type.Literal('*'), Type.Array(Origin, { minItems: 1, maxItems: MAX_CORS_ORIGINS })], {
     description: '* for any origin, or the exact origins allowed',
   }),
-  gate_defaults: GateDefaultsSchema,
+  /** Performance-gate thresholds of experiments created without their own `gates`. */
+  gate_thresholds: GateThresholdDefaultsSchema,
 };
 
 export const IntegrationSettingsSchema = Type.Object(
@@ -129,7 +130,7 @@ export const IntegrationSettingsPatchSchema = Type.Object(
     default_instance: Type.Optional(integrationFields.default_instance),
     allowed_instances: Type.Optional(integrationFields.allowed_instances),
     cors_origins: Type.Optional(integrationFields.cors_origins),
-    gate_defaults: Type.Optional(Type.Partial(GateDefaultsSchema, { additionalProperties: false })),
+    gate_thresholds: Type.Optional(Type.Partial(GateThresholdDefaultsSchema, { additionalProperties: false })),
   },
   { additionalProperties: false, title: 'IntegrationSettingsPatch' },
 );
@@ -143,5 +144,5 @@ export const DEFAULT_INTEGRATION_VALUES: IntegrationValues = {
   default_instance: null,
   allowed_instances: [],
   cors_origins: '*',
-  gate_defaults: DEFAULT_GATE_DEFAULTS,
+  gate_thresholds: DEFAULT_GATE_THRESHOLD_DEFAULTS,
 };

@@ -54,27 +54,27 @@ describe('GET and PATCH', () => {
       default_instance: 'mastodon.social',
       allowed_instances: [],
       cors_origins: '*',
-      gate_defaults: { max_response_time_p95: 200, min_click_through_rate: 0.05, max_error_rate: 0.01, min_user_satisfaction: 0.6 },
-      applied: { live: [], at_restart: ['default_instance', 'allowed_instances', 'cors_origins', 'gate_defaults'] },
+      gate_thresholds: { max_response_time_p95: 200, min_click_through_rate: 0.05, max_error_rate: 0.01, min_user_satisfaction: 0.6 },
+      applied: { live: [], at_restart: ['default_instance', 'allowed_instances', 'cors_origins', 'gate_thresholds'] },
       updated_at: null,
     });
   });
 
   it('changes what is given, canonicalises hosts, merges gate defaults, and keeps the rest', async () => {
-    const h = await harness({ live: ['gate_defaults'] });
+    const h = await harness({ live: ['gate_thresholds'] });
     const first = await patch(h, {
       allowed_instances: ['Mastodon.Social', 'fosstodon.org', 'mastodon.social'],
       default_instance: 'fosstodon.org',
     });
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json().data).toMatchObject({ allowed_instances: ['mastodon.social', 'fosstodon.org'], default_instance: 'fosstodon.org' });
-    const second = await patch(h, { gate_defaults: { min_click_through_rate: 0.08 }, cors_origins: ['https://elk.zone'] });
+    const second = await patch(h, { gate_thresholds: { min_click_through_rate: 0.08 }, cors_origins: ['https://elk.zone'] });
     expect(second.json().data).toMatchObject({
       allowed_instances: ['mastodon.social', 'fosstodon.org'],
       default_instance: 'fosstodon.org',
       cors_origins: ['https://elk.zone'],
-      gate_defaults: { max_response_time_p95: 200, min_click_through_rate: 0.08, max_error_rate: 0.01, min_user_satisfaction: 0.6 },
-      applied: { live: ['gate_defaults'], at_restart: ['default_instance', 'allowed_instances', 'cors_origins'] },
+      gate_thresholds: { max_response_time_p95: 200, min_click_through_rate: 0.08, max_error_rate: 0.01, min_user_satisfaction: 0.6 },
+      applied: { live: ['gate_thresholds'], at_restart: ['default_instance', 'allowed_instances', 'cors_origins'] },
     });
     const cleared = await patch(h, { default_instance: null, allowed_instances: [] });
     expect(cleared.json().data).toMatchObject({ default_instance: null, allowed_instances: [], cors_origins: ['https://elk.zone'] });
@@ -87,9 +87,9 @@ describe('GET and PATCH', () => {
     [{ cors_origins: ['https://elk.zone/app'] }, 'cors_origins[0]'],
     [{ cors_origins: ['ftp://elk.zone'] }, 'cors_origins[0]'],
     [{ cors_origins: [] }, 'cors_origins'],
-    [{ gate_defaults: { max_error_rate: 1.5 } }, 'gate_defaults'],
-    [{ gate_defaults: { max_response_time_p95: 0 } }, 'gate_defaults'],
-    [{ gate_defaults: { p99: 5 } }, 'gate_defaults'],
+    [{ gate_thresholds: { max_error_rate: 1.5 } }, 'gate_thresholds'],
+    [{ gate_thresholds: { max_response_time_p95: 0 } }, 'gate_thresholds'],
+    [{ gate_thresholds: { p99: 5 } }, 'gate_thresholds'],
     [{ default_instance: 'a.example', allowed_instances: ['b.example'] }, 'default_instance'],
     [{ theme: 'dark' }, 'theme'],
   ])('400 naming the field for %j, and nothing is stored', async (payload, field) => {
