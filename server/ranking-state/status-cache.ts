@@ -2,6 +2,9 @@
  * The rendered statuses of hot posts and their serialised JSON, bounded: statuses by
  * entries (least recently used dropped first), JSON by characters. Read by the posts
  * feature; only the ranking state's events change or drop an entry.
+ * No entry holds a recommendation reason (a list appends its own fields, in English, and
+ * server/settings/reason-localiser.ts translates the response): entries are the same for
+ * every language, so the key needs none.
  */
 import { LRUCache } from 'lru-cache';
 import type { Status } from '../../src/schemas/post.schema.js';
