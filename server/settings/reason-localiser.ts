@@ -14,8 +14,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { localiseReasonText, type ReasonLanguage } from '../../src/ranking/reason-text.js';
 
-/** Routes whose responses carry reasons. */
-export const REASON_ROUTE_PREFIXES = ['/api/v1/recommendations', '/api/v1/timelines'] as const;
+/** Routes whose responses carry reasons: these exactly, and every route under the timelines. */
+export const REASON_ROUTES: ReadonlySet<string> = new Set(['/api/v1/recommendations', '/api/v1/recommendations/seamless']);
+const REASON_ROUTE_PREFIX = '/api/v1/timelines/';
 
 /** Nesting looked into (a timeline page is an array of statuses with one level of metadata). */
 const MAX_DEPTH = 6;
@@ -64,7 +65,7 @@ function localise(value: unknown, language: ReasonLanguage, depth: number): void
 
 function carriesReasons(request: FastifyRequest): boolean {
   const url = request.routeOptions.url;
-  return url !== undefined && REASON_ROUTE_PREFIXES.some((prefix) => url === prefix || url.startsWith(`${prefix}/`));
+  return url !== undefined && (REASON_ROUTES.has(url) || url.startsWith(REASON_ROUTE_PREFIX));
 }
 
 function readerOf(request: FastifyRequest): string | undefined {

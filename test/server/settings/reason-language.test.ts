@@ -144,3 +144,15 @@ describe('seamless recommendations', () => {
     expect(items.every((item) => isIn('fr')(item.reason))).toBe(true);
   });
 });
+
+describe('routes without reasons', () => {
+  it('are left as they are: no Content-Language, no Vary on Accept-Language', async () => {
+    const response = await h.app.inject({
+      url: '/api/v1/recommendations/preferences?user_id=alice',
+      headers: { ...(await h.userHeaders('alice')), 'accept-language': 'de' },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-language']).toBeUndefined();
+    expect(String(response.headers.vary ?? '')).not.toContain('Accept-Language');
+  });
+});
