@@ -4,6 +4,7 @@
  * lazily, so `recsvc --version` or `recsvc bucket` start fast.
  */
 import { Command } from 'commander';
+import { registerAgents } from './agents/agents.js';
 import { registerBucket } from './bucket.js';
 import { registerExperiment } from './experiment/experiment.js';
 import { registerGates } from './gates/gates.js';
@@ -35,6 +36,7 @@ Tables and colours only on a terminal without NO_COLOR; piped output is plain co
   program.commandsGroup('Service:');
   registerServe(program);
   registerToken(program);
+  registerAgents(program);
   program.commandsGroup('Experiments:');
   registerExperiment(program);
   registerGates(program);

@@ -92,9 +92,15 @@ export function gatesAgent(deps: GatesAgentDeps, intervalSeconds: number): Agent
   const lastVerdicts = new Map<string, GateVerdict>();
   return {
     name: 'experiment_gates',
+    description: 'checks the gates of active experiments and blocks treatments that fail one',
     intervalSeconds,
     async run() {
-      await enforceGates(deps, lastVerdicts);
+      const outcome = await enforceGates(deps, lastVerdicts);
+      const failing = outcome.verdicts.filter((v) => v.verdict === 'fail').length;
+      return {
+        summary: `checked ${outcome.verdicts.length} treatment variants: ${failing} failing, ${outcome.blocked.length} newly blocked`,
+        details: { variants_checked: outcome.verdicts.length, failing, blocked: outcome.blocked.length },
+      };
     },
   };
 }

@@ -40,9 +40,11 @@ export async function registerOAuth(
 export function oauthMaintenanceAgent(oauth: OAuthService, intervalSeconds: number): Agent {
   return {
     name: 'oauth_maintenance',
+    description: 'deletes OAuth logins, codes and token families expired more than a day ago',
     intervalSeconds,
     async run() {
-      await oauth.purge();
+      const purged = await oauth.purge();
+      return { summary: `purged ${purged} expired OAuth records`, details: { purged } };
     },
   };
 }

@@ -75,7 +75,9 @@ describe('agents status', () => {
     const byName = new Map((await statuses()).map((a) => [a.name, a]));
     expect(byName.get('trending_refresh')).toMatchObject({ status: 'idle', executions: 1, last_summary: 'recomputed 0 trending posts' });
     expect(byName.get('database_maintenance')!.last_summary).toMatch(/^purged 0 dead tokens/);
-    expect(byName.get('experiment_gates')!.last_execution).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(byName.get('experiment_gates')!.last_summary).toBe('checked 0 treatment variants: 0 failing, 0 newly blocked');
+    expect(byName.get('oauth_maintenance')!.last_summary).toBe('purged 0 expired OAuth records');
+    expect(byName.get('cache_warmer')!.last_summary).toBe('warmed 0 profiles (0 already cached) of 0 active users');
   });
 
   it('shows a failing agent as failed with its error, counts it as failed, and keeps serving', async () => {

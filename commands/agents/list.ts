@@ -1,0 +1,20 @@
+/** `recsvc agents list`. */
+import type { Command } from 'commander';
+
+export interface AgentsListOptions {
+  db?: string;
+  json?: boolean;
+}
+
+/** Registers `agents list`. */
+export function registerAgentsList(agents: Command): void {
+  agents
+    .command('list')
+    .description('list the agents `serve` schedules, with their intervals')
+    .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
+    .option('--json', 'print [{name, description, interval_seconds}] as JSON')
+    .action(async (options: AgentsListOptions) => {
+      const { runAgentsList } = await import('./agents.actions.js');
+      await runAgentsList(options);
+    });
+}
