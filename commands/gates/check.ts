@@ -33,7 +33,10 @@ export function registerGatesCheck(gates: Command): void {
       '--rule <rule>',
       "bounds (default): judge each figure's interval, inconclusive while it spans the threshold; point: the value alone",
     )
-    .option('--allow-inconclusive', 'exit 0 instead of 4 when gates cannot decide (too few users, no data, an interval spanning the threshold)')
+    .option(
+      '--allow-inconclusive',
+      'exit 0 instead of 4 when gates cannot decide (too few users, no data, an interval spanning the threshold)',
+    )
     .option('--junit <file>', 'also write JUnit XML (one test case per variant x gate) for CI')
     .option('--json', 'print the evaluation as one JSON object');
   addOfflineOptions(command);
