@@ -5,11 +5,14 @@
 // Bundles test/helpers/mastodon-instance.ts with esbuild and runs it as its own process
 // (bench/social-instance.js); seeds a temporary database with demo posts so blending has
 // candidates; starts `recsvc serve --rate-limit off` with RECSVC_ALLOW_INSECURE_INSTANCES=1.
+// The blended run is one user re-reading the same page: after the first read nothing is stored
+// again and recommendations come from the user's ranked window (server/timelines), so it
+// measures the steady state of a refreshing client; storing new statuses is paid once per change.
 // Run after `npx tsc -p tsconfig.build.json`: node bench/social.js
 // BENCH_DURATION (seconds per run, default 10), BENCH_ROUNDS (default 2: the three runs
 // repeated, reported each time and as the median of the rounds' p95s), BENCH_CONNECTIONS
 // (default 10), BENCH_ONLY (one of direct, blended, proxy), BENCH_NODE_ARGS (flags for the server's node, e.g.
-// "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// "--cpu-prof --cpu-prof-dir=/tmp/prof-blend": the profile is written when the server stops).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

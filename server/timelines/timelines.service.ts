@@ -20,6 +20,14 @@
  *   user's recommendations when the token's last verified identity is known
  *   (`instance-unavailable`), else recent stored posts for nobody in particular
  *   (`instance-unavailable-unverified`).
+ *
+ * A page read again (clients refresh; several clients of one user) repeats only what changed:
+ * the instance's bytes are parsed and serialised once while unchanged (./instance-pages.ts), a
+ * status is written to the store again only when its JSON changed (./stored-statuses.ts), and
+ * the user's recommendations are ranked once per window and then taken further down the same
+ * cached list (./recommendation-window.ts). Storing stays before the reply: it is not a write
+ * the user asked for, but a page answered then means its new statuses are stored, and an
+ * unchanged page writes nothing, so only new or changed statuses cost the reply anything.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { completeStatus } from '../../src/mastodon/entities.js';
