@@ -18,7 +18,8 @@ const RUNS = 2000;
 const percent = (outcome: GateSimulationOutcome) =>
   Object.entries(outcome.blocked)
     .map(([judge, s]) => `${judge}: minute ${((100 * s.minute) / RUNS).toFixed(2)}%, daily ${((100 * s.daily) / RUNS).toFixed(2)}%`)
-    .join('; ');
+    .join('; ') +
+  `; median day of the block (minute checks): ${JSON.stringify(outcome.medianBlockDay, (_k, v: unknown) => (typeof v === 'number' ? Number(v.toFixed(2)) : v))}`;
 
 describe('2,000 runs of a variant 10% better than the CTR gate (true CTR 0.055)', () => {
   const outcome = simulateGateChecks({ ...TRAFFIC, runs: RUNS, trueCtr: 0.055, seed: 20261201 });

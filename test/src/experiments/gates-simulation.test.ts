@@ -32,7 +32,9 @@ describe('a variant 20% worse than the CTR gate (true CTR 0.04)', () => {
   const floor = binomialLowerBound(RUNS, 0.8, 0.001);
 
   it('is blocked within the planned 14 days in at least 80% of runs by the bounds rule with sequential intervals', () => {
-    console.log(`true CTR 0.04, ${RUNS} runs, blocked: ${JSON.stringify(outcome.blocked)}`);
+    console.log(
+      `true CTR 0.04, ${RUNS} runs, blocked: ${JSON.stringify(outcome.blocked)}, median day: ${JSON.stringify(outcome.medianBlockDay)}`,
+    );
     expect(outcome.blocked['bounds-sequential'].minute).toBeGreaterThanOrEqual(floor);
     expect(outcome.blocked['bounds-sequential'].daily).toBeGreaterThanOrEqual(floor);
   });

@@ -38,6 +38,8 @@ export interface GateSimulationOutcome {
   runs: number;
   /** Runs in which the variant was blocked within the planned duration, per judge and schedule. */
   blocked: Record<SimulatedJudge, Record<CheckSchedule, number>>;
+  /** The median day (fractional, from the start) on which blocked runs were blocked, per judge, checked every minute; null if none. */
+  medianBlockDay: Record<SimulatedJudge, number | null>;
 }
 
 const THRESHOLD = 0.05;
@@ -78,6 +80,7 @@ function verdictOf(accumulator: VariantAccumulator, judge: SimulatedJudge, plan:
 export function simulateGateChecks(plan: GateSimulationPlan): GateSimulationOutcome {
   const random = createRandom(plan.seed);
   const blocked = Object.fromEntries(SIMULATED_JUDGES.map((j) => [j, { minute: 0, daily: 0 }])) as GateSimulationOutcome['blocked'];
+  const blockDays = Object.fromEntries(SIMULATED_JUDGES.map((j) => [j, [] as number[]])) as Record<SimulatedJudge, number[]>;
   const minutes = plan.days * MINUTES_PER_DAY;
   for (let run = 0; run < plan.runs; run++) {
     const accumulator = new VariantAccumulator('treatment');
@@ -96,9 +99,15 @@ export function simulateGateChecks(plan: GateSimulationPlan): GateSimulationOutc
         for (const schedule of open) {
           done.add(`${judge}/${schedule}`);
           blocked[judge][schedule]++;
+          if (schedule === 'minute') blockDays[judge].push(minute / MINUTES_PER_DAY);
         }
       }
     }
   }
-  return { runs: plan.runs, blocked };
+  const median = (days: number[]) => (days.length === 0 ? null : (days.sort((a, b) => a - b)[Math.floor(days.length / 2)] as number));
+  const medianBlockDay = Object.fromEntries(SIMULATED_JUDGES.map((j) => [j, median(blockDays[j])])) as Record<
+    SimulatedJudge,
+    number | null
+  >;
+  return { runs: plan.runs, blocked, medianBlockDay };
 }
