@@ -19,13 +19,19 @@ import {
   type Recommendation,
   type RecommendationService,
 } from '../recommendations/recommendation.service.js';
-import { SHOWN_MEMORY_USERS } from './shown-memory.js';
 
 /**
  * How long a window's ranking is reused (as long as the recommendation cache keeps a list); it
  * is also closed once it skips as many posts as its list holds (MAX_RECOMMENDATION_DEPTH).
  */
 export const WINDOW_MS = 30_000;
+
+/**
+ * Windows kept (users reading pages within the same WINDOW_MS, least recently used dropped
+ * first): each holds up to a shown memory's worth of ids; a user whose window was dropped
+ * opens a new one, one ranking pass.
+ */
+export const WINDOWS_KEPT = 1_000;
 
 interface Window {
   readonly rankedAtMs: number;
@@ -38,7 +44,7 @@ interface Window {
 }
 
 export class RecommendationWindows {
-  private readonly windows = new LRUCache<string, Window>({ max: SHOWN_MEMORY_USERS, ttl: WINDOW_MS });
+  private readonly windows = new LRUCache<string, Window>({ max: WINDOWS_KEPT, ttl: WINDOW_MS });
   /** The first page of each window being ranked now, by user. */
   private readonly ranking = new Map<string, Promise<Recommendation[]>>();
 
