@@ -19,13 +19,18 @@ export async function findUserSettings(db: Kysely<Database>, userId: string): Pr
   return withSettings(db).selectFrom('user_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
-/** Writes the user's whole settings row (insert, or replace the existing one). */
-export async function upsertUserSettings(db: Kysely<Database>, row: UserSettingsRow): Promise<void> {
-  const { user_id: _userId, ...rest } = row;
+/** The settings a PATCH changes (the others keep their stored value). */
+export type UserSettingsChange = Partial<Pick<UserSettingsRow, 'experiments_opt_out' | 'reason_language'>>;
+
+/**
+ * Writes only the given columns, in one statement: a new row takes the defaults for the
+ * others, an existing one keeps them, so concurrent changes of different settings both land.
+ */
+export async function changeUserSettings(db: Kysely<Database>, userId: string, change: UserSettingsChange, nowMs: number): Promise<void> {
   await withSettings(db)
     .insertInto('user_settings')
-    .values(row)
-    .onConflict((oc) => oc.column('user_id').doUpdateSet(rest))
+    .values({ user_id: userId, experiments_opt_out: 0, reason_language: null, ...change, updated_at_ms: nowMs })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ ...change, updated_at_ms: nowMs }))
     .execute();
 }
 

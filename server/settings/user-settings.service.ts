@@ -21,7 +21,7 @@ import {
 } from '../../src/settings/settings.schema.js';
 import { LruCache } from '../../src/lru-cache.js';
 import type { Database } from '../db/database.js';
-import { findUserSettings, upsertUserSettings, type UserSettingsRow } from './settings.repository.js';
+import { changeUserSettings, findUserSettings, type UserSettingsRow } from './settings.repository.js';
 
 /** The recommendation preferences' owner (FeedbackService). */
 export interface PreferenceStore {
@@ -85,16 +85,13 @@ export class UserSettingsService {
   async update(userId: string, patch: UserSettingsPatch, acceptLanguage?: string): Promise<UserSettings> {
     const { recommendation_ratio, languages, include_reblogs, experiments_opt_out, reason_language } = patch;
     if (experiments_opt_out !== undefined || reason_language !== undefined) {
-      const current = await this.own(userId);
-      const optOut = experiments_opt_out === undefined ? (current?.experiments_opt_out ?? 0) : experiments_opt_out ? 1 : 0;
-      await upsertUserSettings(this.deps.db, {
-        user_id: userId,
-        experiments_opt_out: optOut,
-        reason_language: reason_language === undefined ? (current?.reason_language ?? null) : reason_language,
-        updated_at_ms: this.now(),
-      });
+      const change = {
+        ...(experiments_opt_out !== undefined ? { experiments_opt_out: experiments_opt_out ? 1 : 0 } : {}),
+        ...(reason_language !== undefined ? { reason_language } : {}),
+      };
+      await changeUserSettings(this.deps.db, userId, change, this.now());
       this.cache.delete(userId);
-      if (optOut !== (current?.experiments_opt_out ?? 0)) this.deps.experiments?.forgetUser(userId);
+      if (experiments_opt_out !== undefined) this.deps.experiments?.forgetUser(userId);
     }
     if (recommendation_ratio !== undefined || languages !== undefined || include_reblogs !== undefined) {
       await this.deps.preferences.updatePreferences({

@@ -86,6 +86,19 @@ describe('PATCH /api/v1/settings', () => {
     expect(response.json().data.defaults).toEqual(['recommendation_ratio', 'reason_language']);
   });
 
+  it('concurrent changes of different settings both land', async () => {
+    await Promise.all([
+      patch('alice', { experiments_opt_out: true }),
+      patch('alice', { reason_language: 'de' }),
+      patch('alice', { include_reblogs: false }),
+    ]);
+    expect((await getSettings('alice')).json().data).toMatchObject({
+      experiments_opt_out: true,
+      reason_language: 'de',
+      include_reblogs: false,
+    });
+  });
+
   it('an empty body changes nothing', async () => {
     await patch('alice', { recommendation_ratio: 0.2 });
     const response = await patch('alice', {});
