@@ -5,7 +5,7 @@
  * author opted out leave the index. Runs at start and as the `rag_indexer` agent.
  */
 import type { Kysely } from 'kysely';
-import type { Agent } from '../agents/agent-runner.js';
+import type { Agent } from '../agents/agent.types.js';
 import type { Database } from '../db/database.js';
 import { findPostTexts, listIndexablePostHeads } from './rag.repository.js';
 import type { RagIndex } from './rag-index.js';
@@ -57,9 +57,14 @@ export async function syncPosts(db: Kysely<Database>, index: RagIndex, excludedA
 export function ragIndexerAgent(db: Kysely<Database>, index: RagIndex, excludedAuthors: ExcludedAuthors, intervalSeconds: number): Agent {
   return {
     name: 'rag_indexer',
+    description: 'keeps the RAG index in step with the newest stored posts (new, edited, deleted, opted out)',
     intervalSeconds,
     async run() {
-      await syncPosts(db, index, excludedAuthors);
+      const { indexed, removed } = await syncPosts(db, index, excludedAuthors);
+      return {
+        summary: `indexed ${indexed} posts, removed ${removed}; ${index.size} chunks loaded`,
+        details: { indexed, removed, chunks_loaded: index.size },
+      };
     },
   };
 }

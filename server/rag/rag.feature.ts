@@ -16,16 +16,22 @@ import { DEFAULT_RAG_SETTINGS, type RagSettings } from './rag.settings.js';
 export type { ExcludedAuthors } from './rag-indexer.js';
 export type { RagHealth } from './rag-index.js';
 
-/** The index and its settings, made before any route (health reads `index.health()`). */
+/**
+ * The index, its settings and the privacy hook, made before any route (health reads
+ * `index.health()`). The privacy feature sets `excludedAuthors` (read at every indexer
+ * pass) and calls `index.removeAuthor` on erasure.
+ */
 export interface RagRuntime {
   index: RagIndex;
   settings: RagSettings;
+  /** Authors whose posts are never indexed (tracking level `none`); nobody by default. */
+  excludedAuthors: ExcludedAuthors;
 }
 
-/** A runtime with these settings (defaults for the unset ones) and an empty index. */
+/** A runtime with these settings (defaults for the unset ones), an empty index and no author excluded. */
 export function createRagRuntime(settings: Partial<RagSettings> = {}): RagRuntime {
   const full = { ...DEFAULT_RAG_SETTINGS, ...settings };
-  return { index: new RagIndex(full.maxIndexedPosts), settings: full };
+  return { index: new RagIndex(full.maxIndexedPosts), settings: full, excludedAuthors: EXCLUDE_NOBODY };
 }
 
 /** What the feature takes from the app's context. */
@@ -37,8 +43,6 @@ export interface RagContext {
 }
 
 export interface RagDeps {
-  /** The privacy hook (tracking level `none`): authors whose posts are never indexed. */
-  excludedAuthors?: ExcludedAuthors;
   /** Where README.md and docs/ are (default: this package's root). */
   docsRoot?: string;
 }
@@ -52,9 +56,11 @@ export interface RagFeature {
 
 /** Loads the index, registers `POST /api/v1/rag/query` and the `rag_indexer` agent. */
 export async function registerRag(app: FastifyInstance, context: RagContext, deps: RagDeps = {}): Promise<RagFeature> {
-  const { index, settings } = context.rag;
+  const runtime = context.rag;
+  const { index, settings } = runtime;
   const db = context.database.db;
-  const excludedAuthors = deps.excludedAuthors ?? EXCLUDE_NOBODY;
+  // Read at each pass: the privacy feature may set the hook after this registration.
+  const excludedAuthors: ExcludedAuthors = (accountIds) => runtime.excludedAuthors(accountIds);
   index.setDocumentation(loadDocumentation(deps.docsRoot));
   await syncPosts(db, index, excludedAuthors);
   index.markLoaded();

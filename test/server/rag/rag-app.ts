@@ -1,6 +1,7 @@
 /**
- * A real app with the RAG feature registered (as server/features.ts will), on a real
- * migrated SQLite database, with tokens and the feature's handle.
+ * A real app with the RAG feature, on a real migrated SQLite database, with tokens. The
+ * app gets the test's RAG runtime through `AppOptions.rag`; an app whose features do not
+ * register the RAG route yet gets it registered here, the way server/features.ts does.
  */
 import type { FastifyInstance } from 'fastify';
 import type { RateLimitPolicy } from '../../../src/rate-limit/policy.js';
@@ -8,7 +9,7 @@ import { buildApp } from '../../../server/app.js';
 import { createToken } from '../../../server/auth/token.service.js';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
-import { createRagRuntime, registerRag, type RagDeps, type RagFeature, type RagRuntime } from '../../../server/rag/rag.feature.js';
+import { createRagRuntime, registerRag, type ExcludedAuthors, type RagRuntime } from '../../../server/rag/rag.feature.js';
 import type { RagSettings } from '../../../server/rag/rag.settings.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 
@@ -16,7 +17,10 @@ export interface RagTestApp {
   app: FastifyInstance;
   database: DatabaseHandle;
   runtime: RagRuntime;
-  rag: RagFeature;
+  /** Whether buildApp registered the feature itself (server/features.ts wired), health included. */
+  wiredByApp: boolean;
+  /** One indexer pass (the `rag_indexer` agent, run now). */
+  reindex(): Promise<void>;
   /** Bearer headers of a read-only token (a user's). */
   readHeaders: Record<string, string>;
   adminHeaders: Record<string, string>;
@@ -27,7 +31,7 @@ export interface RagTestApp {
 
 export interface RagTestAppOptions {
   settings?: Partial<RagSettings>;
-  deps?: RagDeps;
+  excludedAuthors?: ExcludedAuthors;
   rateLimit?: RateLimitPolicy | null;
   /** Runs first, on an app of the same database without the feature (posts present at its start). */
   before?: (app: FastifyInstance, adminHeaders: Record<string, string>) => Promise<void>;
@@ -47,21 +51,30 @@ export async function createRagTestApp(options: RagTestAppOptions = {}): Promise
     await options.before(earlier, adminHeaders);
     await earlier.close();
   }
-  const app = await buildApp({ database, rateLimit: options.rateLimit ?? null, proxy: false });
+  const runtime = createRagRuntime(options.settings);
+  if (options.excludedAuthors) runtime.excludedAuthors = options.excludedAuthors;
+  // A variable, not a literal: `rag` is accepted whether or not AppOptions declares it yet.
+  const appOptions = { database, rateLimit: options.rateLimit ?? null, proxy: false, rag: runtime };
+  const app = await buildApp(appOptions);
+  const wiredByApp = app.hasRoute({ method: 'POST', url: '/api/v1/rag/query' });
+  if (!wiredByApp) {
+    await registerRag(app, { database, agents: app.agentRunner, agentIntervalSeconds: 60, rag: runtime });
+  }
   const storePost: RagTestApp['storePost'] = async (n, text, postOptions = {}) => {
     const status = makeStatus({ n, text, author: postOptions.author, tags: postOptions.tags ?? [] });
     const response = await app.inject({ method: 'POST', url: '/api/v1/posts', headers: adminHeaders, payload: status });
     if (response.statusCode !== 201) throw new Error(`storing post ${n}: ${response.statusCode} ${response.body}`);
     return postId(n);
   };
-  const runtime = createRagRuntime(options.settings);
-  const rag = await registerRag(app, { database, agents: app.agentRunner, agentIntervalSeconds: 60, rag: runtime }, options.deps);
   await app.ready();
   return {
     app,
     database,
     runtime,
-    rag,
+    wiredByApp,
+    reindex: async () => {
+      await app.agentRunner.runNow('rag_indexer');
+    },
     readHeaders,
     adminHeaders,
     storePost,

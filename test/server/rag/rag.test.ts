@@ -24,7 +24,7 @@ describe('RAG query', () => {
 
   beforeAll(async () => {
     t = await createRagTestApp({
-      deps: { excludedAuthors: (ids) => new Set(ids.filter((id) => id === 'acc-hermit')) },
+      excludedAuthors: (ids) => new Set(ids.filter((id) => id === 'acc-hermit')),
       before: async (app, adminHeaders) => {
         const store = async (payload: object) => {
           const response = await app.inject({ method: 'POST', url: '/api/v1/posts', headers: adminHeaders, payload });
@@ -122,14 +122,14 @@ describe('RAG query', () => {
     const id = await t.storePost(50, 'Axolotl limb regeneration studied in the lab this week');
     const before = (await ragQuery(t.app, t.readHeaders, query)).json<Body>();
     expect(before.data.chunks.some((c) => c.source.post_id === id)).toBe(false);
-    await t.app.agentRunner.runNow('rag_indexer');
+    await t.reindex();
     const after = (await ragQuery(t.app, t.readHeaders, query)).json<Body>();
     expect(after.data.chunks[0]?.source.post_id).toBe(id);
     expect(t.runtime.index.health()).toEqual({ status: 'ready', chunks_loaded: DOC_CHUNKS + 3 });
 
     const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/posts/${id}`, headers: t.adminHeaders });
     expect(deleted.statusCode).toBe(200);
-    await t.app.agentRunner.runNow('rag_indexer');
+    await t.reindex();
     const gone = (await ragQuery(t.app, t.readHeaders, query)).json<Body>();
     expect(gone.data.chunks.some((c) => c.source.post_id === id)).toBe(false);
     expect(t.runtime.index.health().chunks_loaded).toBe(DOC_CHUNKS + 2);
@@ -137,17 +137,17 @@ describe('RAG query', () => {
 
   it('re-indexes an edited post', async () => {
     const id = await t.storePost(60, 'Tomato seedlings on the windowsill');
-    await t.app.agentRunner.runNow('rag_indexer');
+    await t.reindex();
     await t.storePost(60, 'Pepper seedlings replaced the tomatoes');
-    await t.app.agentRunner.runNow('rag_indexer');
+    await t.reindex();
     const { data } = (await ragQuery(t.app, t.readHeaders, { query: 'pepper seedlings' })).json<Body>();
     expect(data.chunks[0]?.source.post_id).toBe(id);
     expect(data.chunks[0]?.text).toContain('Pepper');
   });
 
-  it('removeAuthor drops every chunk of an author at once', async () => {
+  it('index.removeAuthor drops every chunk of an author at once', async () => {
     const size = t.runtime.index.size;
-    expect(t.rag.removeAuthor('acc-author1')).toBeGreaterThan(0);
+    expect(t.runtime.index.removeAuthor('acc-author1')).toBeGreaterThan(0);
     const { data } = (await ragQuery(t.app, t.readHeaders, { query: 'sourdough starter hydration' })).json<Body>();
     expect(data.chunks.some((c) => c.source.type === 'post')).toBe(false);
     expect(t.runtime.index.size).toBeLessThan(size);
@@ -161,7 +161,7 @@ describe('RAG memory bound', () => {
       const oldest = await t.storePost(1, 'Lighthouse keepers of the northern coast');
       const middle = await t.storePost(2, 'Lighthouse lenses made of glass prisms');
       const newest = await t.storePost(3, 'Lighthouse automation ended the keepers era');
-      await t.rag.reindex();
+      await t.reindex();
       const { data } = (await ragQuery(t.app, t.readHeaders, { query: 'lighthouse', limit: 20 })).json<Body>();
       const posts = data.chunks.filter((c) => c.source.type === 'post').map((c) => c.source.post_id);
       expect(posts.sort()).toEqual([middle, newest].sort());
