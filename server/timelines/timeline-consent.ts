@@ -63,6 +63,13 @@ export class PageKeys {
     for (const status of statuses) this.add(status);
   }
 
+  /** Another set of the same keys, to add to without changing this one. */
+  copy(): PageKeys {
+    const copy = new PageKeys([]);
+    for (const key of this.keys) copy.keys.add(key);
+    return copy;
+  }
+
   /** Every id the page holds (statuses and reblogged originals), for the recommender's exclusions. */
   get ids(): string[] {
     return [...this.keys].filter((key) => key.startsWith('id:')).map((key) => key.slice(3));

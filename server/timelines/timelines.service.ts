@@ -41,7 +41,7 @@ import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } f
 import { RecommendationWindows } from './recommendation-window.js';
 import { completedStatus, injectedStatus } from './recommended-statuses.js';
 import { ShownMemory } from './shown-memory.js';
-import { InstancePages, type UpstreamStatus } from './instance-pages.js';
+import { InstancePages, type ParsedPage, type UpstreamStatus } from './instance-pages.js';
 import { StoredStatuses } from './stored-statuses.js';
 import { consentsToDiscovery, PageKeys, type ConsentOptions, type StatusJson } from './timeline-consent.js';
 
@@ -203,15 +203,15 @@ export class TimelineService {
       if (error instanceof InstanceUnavailableError) return this.degraded(request, limit);
       throw error;
     }
-    let upstream;
+    let page;
     try {
-      upstream = this.instancePages.parse(response.body);
+      page = this.instancePages.parse(response.body);
     } catch {
-      upstream = undefined; // not JSON: the instance is not usable, as for the client's own parsing
+      page = undefined; // not JSON: the instance is not usable, as for the client's own parsing
     }
-    if (upstream === undefined) return this.degraded(request, limit);
-    const { stored, written } = await this.store(upstream);
-    const { statuses, json } = await this.blend(request.userId, upstream);
+    if (page === undefined) return this.degraded(request, limit);
+    const { stored, written } = await this.store(page.statuses);
+    const { statuses, json } = await this.blend(request.userId, page);
     const rateLimitHeaders: Record<string, string> = {};
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const) {
       const value = response.headers[name];
@@ -230,8 +230,8 @@ export class TimelineService {
   private async store(upstream: readonly UpstreamStatus[]): Promise<{ stored: number; written: number }> {
     let stored = 0;
     const changed: { status: StatusJson; id: string; fingerprint: string }[] = [];
-    for (const { status, fingerprint } of upstream) {
-      if (!consentsToDiscovery(status, this.consent)) continue;
+    for (const { status, fingerprint, consents } of upstream) {
+      if (!consents) continue;
       // A status without an id (no instance sends one) is stored each time: it gets a new id each time.
       const id = typeof status.id === 'string' ? status.id : '';
       if (id !== '' && this.storedStatuses.isStored(id, fingerprint)) stored++;
@@ -280,11 +280,12 @@ export class TimelineService {
   }
 
   /** The page with recommendations at their insertion points, and its JSON. */
-  private async blend(userId: string, upstream: readonly UpstreamStatus[]): Promise<{ statuses: StatusJson[]; json: string }> {
+  private async blend(userId: string, page: ParsedPage): Promise<{ statuses: StatusJson[]; json: string }> {
+    const upstream = page.statuses;
     const length = upstream.length;
     const ratio = await this.ratioFor(userId);
     const wanted = planSeamlessInsertions(length, length, length, ratio).length;
-    const keys = new PageKeys(upstream.map((item) => item.status));
+    const keys = page.keys.copy();
     const injected = await this.candidates(userId, keys, wanted);
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
     this.remember(userId, keys.ids);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { servedHash, type Recommendation, type RecommendOptions } from '../../../server/recommendations/recommendation.service.js';
+import { InstancePages } from '../../../server/timelines/instance-pages.js';
 import { RecommendationWindows, WINDOW_MS } from '../../../server/timelines/recommendation-window.js';
 import { ShownMemory } from '../../../server/timelines/shown-memory.js';
 import { statusFingerprint, StoredStatuses } from '../../../server/timelines/stored-statuses.js';
@@ -21,6 +22,34 @@ describe('ShownMemory', () => {
     memory.remember('u', ['e', 'f']);
     expect([...memory.of('u')]).toEqual(['c', 'd', 'a', 'e', 'f']);
     expect([...memory.of('someone else')]).toEqual([]);
+  });
+});
+
+describe('InstancePages', () => {
+  const status = (id: string, content: string) => ({
+    id,
+    uri: `https://x.example/s/${id}`,
+    content,
+    visibility: 'public',
+    account: { id: 'a' },
+  });
+
+  it('parses the same bytes once, and never hands out a kept page for other bytes of the same length and sample', () => {
+    const pages = new InstancePages();
+    const bytes = Buffer.from(JSON.stringify([status('1', 'aaaa'), status('2', 'bbbb')]));
+    const first = pages.parse(bytes);
+    expect(pages.parse(Buffer.from(bytes))).toBe(first);
+    // Same length, and the one byte that differs is not sampled (every 61st is): the same key, other bytes.
+    const changed = Buffer.from(JSON.stringify([status('1', 'aaab'), status('2', 'bbbb')]));
+    expect(changed.length).toBe(bytes.length);
+    expect(changed.findIndex((byte, i) => byte !== bytes[i]) % 61).not.toBe(0);
+    const parsed = pages.parse(changed);
+    expect(parsed).not.toBe(first);
+    expect(parsed?.statuses.map((item) => item.status.content)).toEqual(['aaab', 'bbbb']);
+    expect(parsed?.statuses[0]?.realJson).toBe(JSON.stringify({ ...status('1', 'aaab'), is_recommendation: false }));
+    expect(parsed?.statuses[0]?.fingerprint).not.toBe(first?.statuses[0]?.fingerprint);
+    expect(pages.parse(Buffer.from('{"error":"x"}'))).toBeUndefined();
+    expect(() => pages.parse(Buffer.from('not json'))).toThrow(SyntaxError);
   });
 });
 
