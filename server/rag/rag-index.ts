@@ -28,6 +28,7 @@ export class RagIndex {
   /** Indexed posts: the version (ingested_at) their chunk was built from, and their author. */
   private readonly posts = new Map<string, { version: string; accountId: string }>();
   private loaded = false;
+  private textChars = 0;
 
   constructor(readonly maxPosts: number) {}
 
@@ -90,6 +91,11 @@ export class RagIndex {
     return out;
   }
 
+  /** Characters of chunk text held (for the service_cache_bytes gauge). */
+  get chars(): number {
+    return this.textChars;
+  }
+
   /** Chunks in the index (documentation and posts). */
   get size(): number {
     return this.chunks.size;
@@ -103,10 +109,14 @@ export class RagIndex {
   private add(chunk: Chunk): void {
     this.search.add(chunk);
     this.chunks.set(chunk.id, chunk);
+    this.textChars += chunk.text.length + chunk.title.length;
   }
 
   private discard(id: string): void {
-    if (!this.chunks.delete(id)) return;
+    const chunk = this.chunks.get(id);
+    if (!chunk) return;
+    this.chunks.delete(id);
+    this.textChars -= chunk.text.length + chunk.title.length;
     this.search.discard(id);
   }
 }

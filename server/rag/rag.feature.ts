@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentRunner } from '../agents/agent-runner.js';
 import type { DatabaseHandle } from '../db/connection.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { loadDocumentation } from './docs-corpus.js';
 import { RagIndex } from './rag-index.js';
 import { EXCLUDE_NOBODY, ragIndexerAgent, syncPosts, type ExcludedAuthors } from './rag-indexer.js';
@@ -39,6 +40,7 @@ export interface RagContext {
   database: DatabaseHandle;
   agents: AgentRunner;
   agentIntervalSeconds: number;
+  metrics: ServiceMetrics;
   rag: RagRuntime;
 }
 
@@ -64,6 +66,7 @@ export async function registerRag(app: FastifyInstance, context: RagContext, dep
   index.setDocumentation(loadDocumentation(deps.docsRoot));
   await syncPosts(db, index, excludedAuthors);
   index.markLoaded();
+  context.metrics.watchCaches(() => [{ cache: 'rag_chunks', entries: index.size, bytes: index.chars }]);
   context.agents.register(ragIndexerAgent(db, index, excludedAuthors, context.agentIntervalSeconds));
   await app.register(ragRoutes, { rag: new RagService(index, settings.llm, app.log) });
   return {

@@ -9,6 +9,7 @@ import { buildApp } from '../../../server/app.js';
 import { createToken } from '../../../server/auth/token.service.js';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
+import { createServiceMetrics } from '../../../server/metrics/service-metrics.js';
 import { createRagRuntime, registerRag, type ExcludedAuthors, type RagRuntime } from '../../../server/rag/rag.feature.js';
 import type { RagSettings } from '../../../server/rag/rag.settings.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
@@ -54,11 +55,12 @@ export async function createRagTestApp(options: RagTestAppOptions = {}): Promise
   const runtime = createRagRuntime(options.settings);
   if (options.excludedAuthors) runtime.excludedAuthors = options.excludedAuthors;
   // A variable, not a literal: `rag` is accepted whether or not AppOptions declares it yet.
-  const appOptions = { database, rateLimit: options.rateLimit ?? null, proxy: false, rag: runtime };
+  const metrics = createServiceMetrics();
+  const appOptions = { database, rateLimit: options.rateLimit ?? null, proxy: false, rag: runtime, metrics };
   const app = await buildApp(appOptions);
   const wiredByApp = app.hasRoute({ method: 'POST', url: '/api/v1/rag/query' });
   if (!wiredByApp) {
-    await registerRag(app, { database, agents: app.agentRunner, agentIntervalSeconds: 60, rag: runtime });
+    await registerRag(app, { database, agents: app.agentRunner, agentIntervalSeconds: 60, metrics, rag: runtime });
   }
   const storePost: RagTestApp['storePost'] = async (n, text, postOptions = {}) => {
     const status = makeStatus({ n, text, author: postOptions.author, tags: postOptions.tags ?? [] });

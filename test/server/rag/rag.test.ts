@@ -167,6 +167,9 @@ describe('RAG memory bound', () => {
       expect(posts.sort()).toEqual([middle, newest].sort());
       expect(posts).not.toContain(oldest);
       expect(t.runtime.index.health().chunks_loaded).toBe(DOC_CHUNKS + 2);
+      const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toContain(`service_cache_entries{cache="rag_chunks"} ${DOC_CHUNKS + 2}`);
+      expect(metrics).toContain(`service_cache_bytes{cache="rag_chunks"} ${t.runtime.index.chars}`);
     } finally {
       await t.close();
     }
