@@ -25,10 +25,11 @@ module.exports = {
       name: 'commands-reach-the-server-over-http',
       comment:
         'Commands talk to a server through its API. Exceptions: `serve` starts one, and the token commands ' +
-        'write the tokens table on the server host (there is no API to mint the first admin token). ' +
+        'write the tokens table on the server host (there is no API to mint the first admin token), and ' +
+        "`agents` runs an agent once against the server's database on the server host. " +
         'server/version.ts is a leaf (it reads package.json) that --version shares.',
       severity: 'error',
-      from: { path: '^commands/', pathNot: '^commands/serve(\\.action)?\\.ts$|^commands/token/' },
+      from: { path: '^commands/', pathNot: '^commands/serve(\\.action)?\\.ts$|^commands/token/|^commands/agents/' },
       to: { path: '^server/', pathNot: '^server/version\\.ts$' },
     },
     {

@@ -94,6 +94,8 @@ export interface AppContext {
   oauth: OAuthDeps;
   /** Whether the proxy and drop-in mode are registered. */
   proxy: boolean;
+  /** The CORS origins the app was built with (the integration settings report them). */
+  corsOrigins: '*' | readonly string[];
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */
@@ -149,6 +151,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     agents,
     agentIntervalSeconds: options.agentIntervalSeconds ?? 60,
     caches: options.caches ?? {},
+    corsOrigins: options.corsOrigins ?? '*',
   };
 
   await app.register(requestContextPlugin);
@@ -157,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorHandlerPlugin);
   // JSON bodies nested deeper than a bound are a 400 before anything recurses into them.
   await app.register(jsonBodyPlugin);
-  await app.register(corsPluginFp, { origins: options.corsOrigins ?? '*' });
+  await app.register(corsPluginFp, { origins: context.corsOrigins });
   await app.register(loadSheddingPlugin, { limits: options.loadShedding ?? null });
   await app.register(openapiPlugin);
   await app.register(authPlugin, {

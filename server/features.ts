@@ -13,11 +13,13 @@ import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './ranking-state/ranking-state.service.js';
 import { FeedbackService } from './recommendations/feedback.service.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
+import { registerSettings } from './settings/settings.feature.js';
 import { registerTimelines } from './timelines/timelines.feature.js';
 import { mayStoreStatus } from './timelines/timelines.service.js';
 import { registerProxy } from './proxy/proxy.feature.js';
 import { interactionLogger } from './proxy/proxy-interactions.js';
 import type { StatusInput } from '../src/schemas/post.schema.js';
+import { DEFAULT_INTEGRATION_VALUES } from '../src/settings/settings.schema.js';
 
 /** Registers every feature's routes and agents. */
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
@@ -27,15 +29,25 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   context.metrics.watchCaches(() => ranking.cacheSizes());
   const { posts } = await registerPosts(app, context, ranking);
   const interactions = await registerInteractions(app, context, { ranking, posts });
-  const { rankingPolicy } = await registerExperiments(app, context);
+  const experiments = await registerExperiments(app, context);
+  const { rankingPolicy } = experiments;
   await registerAnalytics(app, context);
   const recommendations = await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
   await registerOAuth(app, context, context.oauth);
-  await registerTimelines(app, context, {
-    posts,
-    recommendations,
-    interactions,
-    preferences: new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy),
+  const preferences = new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy);
+  await registerTimelines(app, context, { posts, recommendations, interactions, preferences });
+  const settings = await registerSettings(app, context, {
+    preferences,
+    experiments: experiments.runtime,
+    startup: { cors_origins: context.corsOrigins === '*' ? '*' : [...context.corsOrigins] },
+    live: ['default_instance', 'allowed_instances', 'gate_thresholds'],
+  });
+  // Instance settings apply to the next request, gate thresholds to the next experiment created;
+  // CORS origins at the next start.
+  settings.integration.onChange((values) => {
+    context.social.identityProvider.configureInstances(values.default_instance, values.allowed_instances);
+    const changed = JSON.stringify(values.gate_thresholds) !== JSON.stringify(DEFAULT_INTEGRATION_VALUES.gate_thresholds);
+    experiments.experiments.useGateDefaults(changed ? values.gate_thresholds : undefined);
   });
   // Last: drop-in mode proxies only what no route above matched.
   if (context.proxy) {

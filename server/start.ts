@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { storedIntegrationValues, type IntegrationValues } from './settings/settings.feature.js';
 import type { ServerConfig } from './config.js';
 import { openSqlite, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -31,9 +32,15 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   });
   // Seed before building the app: features load their in-memory state (the candidate pool) at build.
   const seedLog: string[] = [];
+  let integration: IntegrationValues;
   try {
     await migrateToLatest(database.db);
     if (config.demo && seedDemo) await seedDemo(database, (message) => seedLog.push(message));
+    // Integration settings an admin stored win over the configuration from the next start.
+    integration = await storedIntegrationValues(database.db, {
+      cors_origins: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+      default_instance: config.social.defaultInstance ?? null,
+    });
   } catch (error) {
     await database.close();
     throw error;
@@ -50,9 +57,9 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     bodyLimit: config.bodyLimit,
     http: config.http,
     loadShedding: config.loadShedding,
-    corsOrigins: config.corsOrigins,
+    corsOrigins: integration.cors_origins,
     caches: config.caches,
-    socialOptions: config.social,
+    socialOptions: { ...config.social, defaultInstance: integration.default_instance ?? undefined },
     oauthSettings: config.oauth,
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,

@@ -9,6 +9,7 @@ import type { InteractionTables } from '../interactions/interactions.tables.js';
 import type { OAuthTables } from '../oauth/oauth.tables.js';
 import type { PostTables } from '../posts/posts.tables.js';
 import type { RecommendationTables } from '../recommendations/recommendations.tables.js';
+import type { SettingsTables } from '../settings/settings.tables.js';
 
 export interface Database
-  extends AuthTables, PostTables, InteractionTables, RecommendationTables, ExperimentTables, AnalyticsTables, OAuthTables {}
+  extends AuthTables, PostTables, InteractionTables, RecommendationTables, ExperimentTables, AnalyticsTables, OAuthTables, SettingsTables {}

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
-import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
+import type { ExperimentCreate, GateThresholds } from '../../src/experiments/experiment.schema.js';
 import type { ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
 import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
 import { sampleRatioMismatch } from '../../src/experiments/srm.js';
@@ -37,7 +37,20 @@ export interface ExperimentServiceDeps {
 }
 
 export class ExperimentService {
+  /** The deployment's gate thresholds (integration settings), when an admin set them. */
+  private gateDefaults: GateThresholds | undefined;
+
   constructor(private readonly deps: ExperimentServiceDeps) {}
+
+  /**
+   * Gate thresholds for experiments created from now on without their own `gates` (an
+   * experiment's own object wins whole: validation fills what it omits with the spec's
+   * defaults); undefined: the spec's defaults. An experiment keeps the thresholds it was
+   * created with.
+   */
+  useGateDefaults(thresholds: GateThresholds | undefined): void {
+    this.gateDefaults = thresholds;
+  }
 
   /** Creates a DRAFT experiment; 400 naming the field for any rule it breaks. */
   async create(input: ExperimentCreate): Promise<StoredExperiment> {
@@ -53,7 +66,8 @@ export class ExperimentService {
         confidence_level: input.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
         primary_metric: input.primary_metric ?? DEFAULT_PRIMARY_METRIC,
         analysis_method: input.analysis_method ?? DEFAULT_ANALYSIS_METHOD,
-        gates: input.gates === undefined ? null : JSON.stringify(input.gates),
+        gates:
+          input.gates === undefined && this.gateDefaults === undefined ? null : JSON.stringify({ ...this.gateDefaults, ...input.gates }),
         created_at: at,
         updated_at: at,
         started_at: null,

@@ -27,7 +27,7 @@ export const CORS_EXPOSED_HEADERS = [
 async function corsPlugin(app: FastifyInstance, options: CorsOptions): Promise<void> {
   await app.register(cors, {
     origin: options.origins === '*' ? '*' : [...options.origins],
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: CORS_EXPOSED_HEADERS,
     credentials: false,

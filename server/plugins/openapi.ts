@@ -39,6 +39,7 @@ async function openapi(app: FastifyInstance): Promise<void> {
         { name: 'experiments', description: 'A/B experiments (admin)' },
         { name: 'analytics', description: 'Client events' },
         { name: 'timelines', description: 'Mastodon timelines with recommendations blended in' },
+        { name: 'settings', description: 'User and integration settings' },
         { name: 'oauth', description: "The service's own OAuth 2.0 server (apps, authorize, token, revoke)" },
       ],
     },

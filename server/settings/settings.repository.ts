@@ -1,22 +1,14 @@
-/**
- * SQL of the settings tables. The `Database` interface (server/db/database.ts) does not
- * list them yet, so they are typed here as an extension of it.
- */
+/** SQL of the settings tables. */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { IntegrationSettingsTable, SettingsTables, UserSettingsTable } from './settings.tables.js';
+import type { IntegrationSettingsTable, UserSettingsTable } from './settings.tables.js';
 
-type SettingsDatabase = Database & SettingsTables;
 export type UserSettingsRow = Selectable<UserSettingsTable>;
 export type IntegrationSettingRow = Selectable<IntegrationSettingsTable>;
 
-function withSettings(db: Kysely<Database>): Kysely<SettingsDatabase> {
-  return db as unknown as Kysely<SettingsDatabase>;
-}
-
 /** The user's settings row, if they ever set one. */
 export async function findUserSettings(db: Kysely<Database>, userId: string): Promise<UserSettingsRow | undefined> {
-  return withSettings(db).selectFrom('user_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  return db.selectFrom('user_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
 }
 
 /** The settings a PATCH changes (the others keep their stored value). */
@@ -27,7 +19,7 @@ export type UserSettingsChange = Partial<Pick<UserSettingsRow, 'experiments_opt_
  * others, an existing one keeps them, so concurrent changes of different settings both land.
  */
 export async function changeUserSettings(db: Kysely<Database>, userId: string, change: UserSettingsChange, nowMs: number): Promise<void> {
-  await withSettings(db)
+  await db
     .insertInto('user_settings')
     .values({ user_id: userId, experiments_opt_out: 0, reason_language: null, ...change, updated_at_ms: nowMs })
     .onConflict((oc) => oc.column('user_id').doUpdateSet({ ...change, updated_at_ms: nowMs }))
@@ -36,23 +28,21 @@ export async function changeUserSettings(db: Kysely<Database>, userId: string, c
 
 /** Every stored integration setting. */
 export async function listIntegrationSettings(db: Kysely<Database>): Promise<IntegrationSettingRow[]> {
-  return withSettings(db).selectFrom('integration_settings').selectAll().execute();
+  return db.selectFrom('integration_settings').selectAll().execute();
 }
 
 /** Writes these integration settings in one transaction. */
 export async function upsertIntegrationSettings(db: Kysely<Database>, rows: readonly IntegrationSettingRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await withSettings(db)
-    .transaction()
-    .execute(async (trx) => {
-      for (const row of rows) {
-        await trx
-          .insertInto('integration_settings')
-          .values(row)
-          .onConflict((oc) =>
-            oc.column('name').doUpdateSet({ value: row.value, updated_at_ms: row.updated_at_ms, updated_by: row.updated_by }),
-          )
-          .execute();
-      }
-    });
+  await db.transaction().execute(async (trx) => {
+    for (const row of rows) {
+      await trx
+        .insertInto('integration_settings')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('name').doUpdateSet({ value: row.value, updated_at_ms: row.updated_at_ms, updated_by: row.updated_by }),
+        )
+        .execute();
+    }
+  });
 }

@@ -28,7 +28,7 @@ import { LRUCache } from 'lru-cache';
 import type { AuthenticatedIdentity, Scope } from '../../src/auth/identity.js';
 import { MAX_USER_ID_LENGTH } from '../../src/schemas/common.schema.js';
 import { looksLikeServiceToken } from '../auth/token.service.js';
-import { parseInstanceAddress, type InstanceAddress } from './instance-address.js';
+import { InstanceAddressError, parseInstanceAddress, type InstanceAddress } from './instance-address.js';
 import {
   InstanceForbiddenError,
   InstanceNotFoundError,
@@ -144,7 +144,9 @@ type CacheEntry =
 export class MastodonIdentityProvider implements SocialTokenProvider {
   readonly name = 'social';
   private readonly client: InstanceClient;
-  private readonly defaultInstance: InstanceAddress | undefined;
+  private defaultInstance: InstanceAddress | undefined;
+  /** Canonical hosts (`host[:port]`) tokens may come from; empty: any instance the address rules allow. */
+  private allowedHosts: ReadonlySet<string> = new Set();
   private readonly cacheTtlMs: number;
   private readonly staleTtlMs: number;
   private readonly outageRetryMs: number;
@@ -183,8 +185,24 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
    * default instance; undefined when neither. Throws InstanceAddressError (400) on a bad header.
    */
   instanceFor(header: string | undefined): InstanceAddress | undefined {
-    if (header === undefined || header === '') return this.defaultInstance;
-    return parseInstanceAddress(header, { allowInsecure: this.client.allowInsecure });
+    const instance =
+      header === undefined || header === ''
+        ? this.defaultInstance
+        : parseInstanceAddress(header, { allowInsecure: this.client.allowInsecure });
+    if (instance !== undefined && this.allowedHosts.size > 0 && !this.allowedHosts.has(instance.host)) {
+      throw new InstanceAddressError(`names ${instance.host}, which is not an instance this service accepts`);
+    }
+    return instance;
+  }
+
+  /**
+   * Applies the integration settings (at once, for every later request): the default
+   * instance (null: none) and the instances tokens may come from (empty: any).
+   */
+  configureInstances(defaultInstance: string | null, allowed: readonly string[]): void {
+    const parse = (value: string) => parseInstanceAddress(value, { allowInsecure: this.client.allowInsecure });
+    this.defaultInstance = defaultInstance === null || defaultInstance === '' ? undefined : parse(defaultInstance);
+    this.allowedHosts = new Set(allowed.map((host) => parse(host).host));
   }
 
   async resolve(token: string, context: SocialTokenContext): Promise<AuthenticatedIdentity | undefined> {

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum, UserIdSchema } from './common.schema.js';
+import { RECOMMENDATION_RATIO_BOUNDS } from '../settings/settings.schema.js';
 import { StatusSchema, statusFields, ReblogSchema } from './post.schema.js';
 
 /** The reason codes of the spec's `recommendation_metadata.reason_code`. */
@@ -119,7 +120,7 @@ const explicitFields = {
   muted_tags: StringList,
   languages: Type.Array(Type.String({ minLength: 2, maxLength: 16 }), { maxItems: 50 }),
   include_reblogs: Type.Boolean(),
-  recommendation_ratio: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+  recommendation_ratio: Type.Union([Type.Number({ ...RECOMMENDATION_RATIO_BOUNDS }), Type.Null()], {
     description: 'Share of a timeline given to recommendations; null means the default 0.3',
   }),
 };

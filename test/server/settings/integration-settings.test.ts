@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSocialServices, DEFAULT_SOCIAL_OPTIONS } from '../../../server/social/social.service.js';
 import { settingsHarness, type SettingsHarness } from './settings-test-app.js';
+import { startMastodonInstance, testSocialServices } from '../../helpers/mastodon-instance.js';
 
 const URL = '/api/v1/settings/integration';
 const harnesses: SettingsHarness[] = [];
@@ -55,13 +56,13 @@ describe('GET and PATCH', () => {
       allowed_instances: [],
       cors_origins: '*',
       gate_thresholds: { max_response_time_p95: 200, min_click_through_rate: 0.05, max_error_rate: 0.01, min_user_satisfaction: 0.6 },
-      applied: { live: [], at_restart: ['default_instance', 'allowed_instances', 'cors_origins', 'gate_thresholds'] },
+      applied: { live: ['default_instance', 'allowed_instances', 'gate_thresholds'], at_restart: ['cors_origins'] },
       updated_at: null,
     });
   });
 
   it('changes what is given, canonicalises hosts, merges gate defaults, and keeps the rest', async () => {
-    const h = await harness({ live: ['gate_thresholds'] });
+    const h = await harness();
     const first = await patch(h, {
       allowed_instances: ['Mastodon.Social', 'fosstodon.org', 'mastodon.social'],
       default_instance: 'fosstodon.org',
@@ -74,7 +75,7 @@ describe('GET and PATCH', () => {
       default_instance: 'fosstodon.org',
       cors_origins: ['https://elk.zone'],
       gate_thresholds: { max_response_time_p95: 200, min_click_through_rate: 0.08, max_error_rate: 0.01, min_user_satisfaction: 0.6 },
-      applied: { live: ['gate_thresholds'], at_restart: ['default_instance', 'allowed_instances', 'cors_origins'] },
+      applied: { live: ['default_instance', 'allowed_instances', 'gate_thresholds'], at_restart: ['cors_origins'] },
     });
     const cleared = await patch(h, { default_instance: null, allowed_instances: [] });
     expect(cleared.json().data).toMatchObject({ default_instance: null, allowed_instances: [], cors_origins: ['https://elk.zone'] });
@@ -117,5 +118,73 @@ describe('GET and PATCH', () => {
     const second = await harness({ dbPath });
     const data = (await second.app.inject({ url: URL, headers: await second.adminHeaders() })).json().data;
     expect(data).toMatchObject({ allowed_instances: ['mastodon.social'], cors_origins: ['https://elk.zone'], updated_at: updatedAt });
+  });
+});
+
+const WEIGHTS = { author_preference: 0.35, content_engagement: 0.25, recency: 0.25, semantic_similarity: 0.15 };
+
+describe('settings applied at once', () => {
+  it('allowed_instances refuses tokens of other instances before any call to them; default_instance is used without the header', async () => {
+    const instance = await startMastodonInstance({ statuses: 3 });
+    const social = testSocialServices();
+    try {
+      const h = await harness({ social });
+      const token = instance.issueToken(0);
+      const mastodon = { authorization: `Bearer ${token}`, 'x-social-instance': instance.host };
+      const userId = encodeURIComponent(`${instance.accountIdOf(token)}@${instance.host}`);
+      const before = await h.app.inject({ url: `/api/v1/recommendations?user_id=${userId}`, headers: mastodon });
+      expect(before.statusCode, before.body).toBe(200);
+
+      expect((await patch(h, { allowed_instances: ['mastodon.example'] })).statusCode).toBe(200);
+      const verifications = instance.count('/api/v1/accounts/verify_credentials');
+      const refused = await h.app.inject({
+        url: `/api/v1/recommendations?user_id=${userId}`,
+        headers: { ...mastodon, authorization: `Bearer ${instance.issueToken(1)}` },
+      });
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json()).toMatchObject({ field: 'X-Social-Instance' });
+      expect(refused.json().message).toContain('not an instance this service accepts');
+      expect(instance.count('/api/v1/accounts/verify_credentials')).toBe(verifications);
+
+      // Allowed again, and the default instance: a Mastodon token works without the header.
+      expect((await patch(h, { allowed_instances: [instance.host], default_instance: instance.host })).statusCode).toBe(200);
+      const viaDefault = await h.app.inject({
+        url: `/api/v1/recommendations?user_id=${userId}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(viaDefault.statusCode, viaDefault.body).toBe(200);
+    } finally {
+      await social.close();
+      await instance.close();
+    }
+  });
+
+  it('gate_thresholds become the gates of experiments created afterwards without their own', async () => {
+    const h = await harness();
+    const create = async (gates?: Record<string, number>) => {
+      const response = await h.app.inject({
+        method: 'POST',
+        url: '/api/v1/analytics/experiments',
+        headers: await h.adminHeaders(),
+        payload: {
+          name: `gates ${gates ? 'own' : 'default'} ${Math.random()}`,
+          variants: [
+            { name: 'control', traffic_allocation: 50, is_control: true, algorithm_config: { weights: WEIGHTS } },
+            { name: 'b', traffic_allocation: 50, is_control: false, algorithm_config: { weights: WEIGHTS } },
+          ],
+          ...(gates ? { gates } : {}),
+        },
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json().data as { gates: Record<string, number> };
+    };
+    const before = await create();
+    expect((await patch(h, { gate_thresholds: { min_click_through_rate: 0.08 } })).statusCode).toBe(200);
+    const after = await create();
+    const own = await create({ max_error_rate: 0.02 });
+    expect(before.gates.min_click_through_rate ?? 0.05).toBe(0.05);
+    expect(after.gates).toMatchObject({ min_click_through_rate: 0.08, max_error_rate: 0.01 });
+    // An experiment's own gates object wins whole (the fields it omits take the spec's defaults, as always).
+    expect(own.gates).toMatchObject({ min_click_through_rate: 0.05, max_error_rate: 0.02 });
   });
 });

@@ -1,19 +1,9 @@
-/**
- * An app with the settings feature, on a real migrated SQLite database, for inject tests.
- * Until server/features.ts registers the feature, it is registered here over the app's
- * database, with a FeedbackService of its own stack (ranking state, posts, interactions)
- * and the app's experiments runtime; once wired, the app's own routes are used.
- */
+/** The app (with its settings feature) on a real migrated SQLite database, for inject tests. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../../server/app.js';
 import { createToken } from '../../../server/auth/token.service.js';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
-import { InteractionService } from '../../../server/interactions/interaction.service.js';
-import { candidatePosts, PostService } from '../../../server/posts/post.service.js';
-import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';
-import { FeedbackService } from '../../../server/recommendations/feedback.service.js';
-import { registerSettings, type SettingsDeps } from '../../../server/settings/settings.feature.js';
 import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
 
 export interface SettingsHarness {
@@ -27,26 +17,16 @@ export interface SettingsHarness {
 }
 
 export interface SettingsHarnessOptions extends Partial<Omit<AppOptions, 'database'>> {
-  /** Integration settings applied live in this harness (when it registers the feature). */
-  live?: SettingsDeps['live'];
   /** A file database, so a second harness can reopen it (a restart). */
   dbPath?: string;
 }
 
 export async function settingsHarness(options: SettingsHarnessOptions = {}): Promise<SettingsHarness> {
-  const { live, dbPath, ...appOptions } = options;
+  const { dbPath, ...appOptions } = options;
   const database = openSqlite(dbPath ?? ':memory:');
   await migrateToLatest(database.db);
   const social: SocialServices = appOptions.social ?? createSocialServices(appOptions.socialOptions);
   const app = await buildApp({ ...appOptions, social, database, rateLimit: appOptions.rateLimit ?? null });
-  if (!app.hasRoute({ method: 'GET', url: '/api/v1/settings' })) {
-    const db = database.db;
-    const ranking = await loadRankingState((limits) => candidatePosts(db, limits));
-    const posts = new PostService(db, ranking);
-    const interactions = new InteractionService(db, ranking, posts);
-    const preferences = new FeedbackService({ db, state: ranking, posts, interactions }, app.experiments.rankingPolicy);
-    await registerSettings(app, { database, social }, { preferences, experiments: app.experiments.runtime, ...(live ? { live } : {}) });
-  }
   await app.ready();
   const tokens = new Map<string, string>();
   const mint = async (key: string, scopes: Array<'read' | 'write' | 'admin'>, userId: string | null): Promise<Record<string, string>> => {
