@@ -18,6 +18,7 @@ import type { OAuthSettings } from './oauth/oauth.settings.js';
 import { socialInstanceGateway } from './oauth/instance-client-gateway.js';
 import { createSocialServices, type SocialOptions, type SocialServices } from './social/social.service.js';
 import { healthRoutes } from './health/health.routes.js';
+import { createRagRuntime, type RagRuntime } from './rag/rag.feature.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { DEFAULT_HTTP_LIMITS, type CacheLimits, type HttpLimits } from './config.js';
 import { authPlugin } from './plugins/auth.js';
@@ -50,6 +51,8 @@ export interface AppOptions {
   loadShedding?: LoadSheddingOptions | null;
   /** Browser origins allowed by CORS (default: any). */
   corsOrigins?: '*' | readonly string[];
+  /** The RAG index, its settings and privacy hook (default: createRagRuntime(), no language model). */
+  rag?: RagRuntime;
   /** Bounds of the ranking state's caches (defaults in server/ranking-state). */
   caches?: Partial<CacheLimits>;
   agentIntervalSeconds?: number;
@@ -96,6 +99,8 @@ export interface AppContext {
   proxy: boolean;
   /** The CORS origins the app was built with (the integration settings report them). */
   corsOrigins: '*' | readonly string[];
+  /** The RAG index (health reports its size), its settings and privacy hook. */
+  rag: RagRuntime;
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */
@@ -152,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     agentIntervalSeconds: options.agentIntervalSeconds ?? 60,
     caches: options.caches ?? {},
     corsOrigins: options.corsOrigins ?? '*',
+    rag: options.rag ?? createRagRuntime(),
   };
 
   await app.register(requestContextPlugin);
@@ -174,7 +180,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   await app.register(metricsPluginFp, { metrics });
-  await app.register(healthRoutes, { ping: options.database.ping });
+  await app.register(healthRoutes, { ping: options.database.ping, rag: () => context.rag.index.health() });
   await app.register(agentRoutes, { runner: agents });
 
   agents.register(databaseMaintenanceAgent(options.database.db, context.agentIntervalSeconds * 10));

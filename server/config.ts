@@ -7,6 +7,7 @@ import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
 import { DEFAULT_SQLITE_MMAP_BYTES } from './db/connection.js';
 import { readOAuthSettings } from './oauth/oauth.settings.js';
+import { readRagSettings, type RagSettings } from './rag/rag.settings.js';
 import { socialOptionsFromEnv, type SocialOptions } from './social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 
@@ -43,6 +44,8 @@ export interface ServerConfig {
   social: SocialOptions;
   /** Lifetimes of the tokens the service's OAuth server issues (server/oauth/oauth.settings.ts). */
   oauth: ReturnType<typeof readOAuthSettings>;
+  /** RAG: indexed posts bound and the optional language model (server/rag/rag.settings.ts). */
+  rag: RagSettings;
 }
 
 /** Entries (or characters) the ranking state may hold in memory. */
@@ -143,9 +146,11 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const caches = parseCacheLimits(env);
   const social = socialOptionsFromEnv(env);
   const oauth = readOAuthSettings(env);
+  const rag = readRagSettings(env);
   return {
     social,
     oauth,
+    rag,
     port,
     host,
     dbPath,

@@ -12,6 +12,7 @@ import { registerOAuth } from './oauth/oauth.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './ranking-state/ranking-state.service.js';
 import { FeedbackService } from './recommendations/feedback.service.js';
+import { registerRag } from './rag/rag.feature.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
 import { registerSettings } from './settings/settings.feature.js';
 import { registerTimelines } from './timelines/timelines.feature.js';
@@ -32,6 +33,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const experiments = await registerExperiments(app, context);
   const { rankingPolicy } = experiments;
   await registerAnalytics(app, context);
+  await registerRag(app, context);
   const recommendations = await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
   await registerOAuth(app, context, context.oauth);
   const preferences = new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy);

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { createRagRuntime } from './rag/rag.feature.js';
 import { storedIntegrationValues, type IntegrationValues } from './settings/settings.feature.js';
 import type { ServerConfig } from './config.js';
 import { openSqlite, type DatabaseHandle } from './db/connection.js';
@@ -61,6 +62,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     caches: config.caches,
     socialOptions: { ...config.social, defaultInstance: integration.default_instance ?? undefined },
     oauthSettings: config.oauth,
+    rag: createRagRuntime(config.rag),
     agentIntervalSeconds: config.agentIntervalSeconds,
     startAgents: true,
     // A served process also reports Node's own metrics (memory, CPU, event-loop lag, GC).

@@ -6,6 +6,8 @@ import { checkDatabase, processStats } from './health.service.js';
 
 export interface HealthRoutesOptions {
   ping: () => void;
+  /** The RAG index's state and size (server/rag); `not_configured` without it. */
+  rag?: () => { status: string; chunks_loaded: number };
 }
 
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, options) => {
@@ -37,7 +39,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         components: {
           database,
           redis: { status: 'not_configured' },
-          rag_service: { status: 'not_configured', chunks_loaded: 0 },
+          rag_service: options.rag?.() ?? { status: 'not_configured', chunks_loaded: 0 },
         },
         ...processStats(),
       };

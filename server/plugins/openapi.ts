@@ -40,6 +40,7 @@ async function openapi(app: FastifyInstance): Promise<void> {
         { name: 'analytics', description: 'Client events' },
         { name: 'timelines', description: 'Mastodon timelines with recommendations blended in' },
         { name: 'settings', description: 'User and integration settings' },
+        { name: 'rag', description: 'Questions answered from the documentation and the stored posts' },
         { name: 'oauth', description: "The service's own OAuth 2.0 server (apps, authorize, token, revoke)" },
       ],
     },

@@ -79,7 +79,7 @@ const Rate = Type.Number({ minimum: 0, maximum: 1 });
 
 export const GateThresholdDefaultsSchema = Type.Object(
   {
-    max_response_time_p95: Type.Number({ exclusiveMinimum: 0, description: 'Milliseconds' }),
+    max_response_time_p95: Type.Number({ minimum: 1, description: 'Milliseconds (at least 1)' }),
     min_click_through_rate: Rate,
     max_error_rate: Rate,
     min_user_satisfaction: Rate,

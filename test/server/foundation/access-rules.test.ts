@@ -75,6 +75,8 @@ const USER_REQUESTS: Record<string, (user: string) => Aimed> = {
   }),
   'DELETE /api/v1/interactions/:id': (user) => ({ url: `/api/v1/interactions/${interactionOf.get(user)}` }),
   'GET /api/v1/interactions': (user) => ({ url: `/api/v1/interactions?user_id=${user}` }),
+  'GET /api/v1/settings': (user) => ({ url: `/api/v1/settings?user_id=${user}` }),
+  'PATCH /api/v1/settings': (user) => ({ url: '/api/v1/settings', payload: { user_id: user, include_reblogs: false } }),
   'POST /api/v1/analytics/events': (user) => ({
     url: '/api/v1/analytics/events',
     payload: { events: [{ type: 'session_start', user_id: user, session_id: `${user}-s` }] },
@@ -182,7 +184,7 @@ describe('access rules', () => {
     const problems: string[] = [];
     for (const route of scopeRoutes) {
       const scope = (route.rule as { scope: string }).scope;
-      const lacking = await t.token(scope === 'admin' ? ['read', 'write'] : ['read'], { userId: 'owner' });
+      const lacking = await t.token(scope === 'admin' ? ['read', 'write'] : scope === 'read' ? ['write'] : ['read'], { userId: 'owner' });
       const withBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
       const response = await send(
         route.method,
