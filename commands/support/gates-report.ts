@@ -1,5 +1,5 @@
 /** The result of `gates check`, grouped per variant, the same whether the data came from the server or a file. */
-import { GATE_DEFINITIONS, type GateName, type GateResult, type GateVerdict } from '../../src/experiments/gates.js';
+import type { GateName, GateResult, GateVerdict } from '../../src/experiments/gates.js';
 import type { SrmResult } from '../../src/experiments/srm.js';
 import { EXIT, type ExitCode } from '../../src/exit-codes.js';
 
@@ -19,14 +19,4 @@ export function exitCodeFor(verdict: GateVerdict, allowInconclusive: boolean): E
   if (verdict === 'fail') return EXIT.gateFailed;
   if (verdict === 'inconclusive' && !allowInconclusive) return EXIT.inconclusive;
   return EXIT.ok;
-}
-
-/** Why a gate result is what it is, in words (for tables and JUnit messages). */
-export function explainResult(result: GateResult): string {
-  const figure = GATE_DEFINITIONS[result.gate].value;
-  if (result.reason === 'no data') return `no data for ${figure}`;
-  const bound = result.comparator === '>=' ? 'minimum' : 'maximum';
-  const relation = result.verdict === 'fail' ? (result.comparator === '>=' ? 'is below' : 'is above') : 'is within';
-  const shown = `${figure} ${result.value} ${relation} the ${bound} ${result.threshold}`;
-  return result.reason === 'underpowered' ? `${shown}, but too few users to decide` : shown;
 }

@@ -45,7 +45,7 @@ export function renderGates(report: GatesReport, allowInconclusive: boolean): st
   else
     lines.push(
       c.yellow.bold(
-        `INCONCLUSIVE: some gates cannot decide yet (too few users or no data)${allowInconclusive ? '; allowed by --allow-inconclusive' : '; pass --allow-inconclusive to accept'}.`,
+        `INCONCLUSIVE: some gates cannot decide yet (too few users, no data, or an interval spanning the threshold)${allowInconclusive ? '; allowed by --allow-inconclusive' : '; pass --allow-inconclusive to accept'}.`,
       ),
     );
   return lines.join('\n');

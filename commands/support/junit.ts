@@ -6,7 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import type { GateResult } from '../../src/experiments/gates.js';
 import { usageError } from './cli-error.js';
-import { explainResult, type GatesReport } from './gates-report.js';
+import { explainGateResult } from '../../src/experiments/gate-explain.js';
+import type { GatesReport } from './gates-report.js';
 
 const escape = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
@@ -21,7 +22,7 @@ interface Case {
 function gateCase(suite: string, variant: string, result: GateResult): Case {
   const classname = `${suite}.${variant}`;
   const name = `${variant} ${result.gate}`;
-  const message = escape(explainResult(result));
+  const message = escape(explainGateResult(result));
   if (result.verdict === 'fail')
     return { classname, name, outcome: 'fail', body: `<failure type="GateFailed" message="${message}">${message}</failure>` };
   if (result.verdict === 'inconclusive')

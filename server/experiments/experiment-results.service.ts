@@ -12,11 +12,10 @@ import type { AnalysisMethod } from '../../src/experiments/sequential.js';
 import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
 import type { ExperimentMetrics, VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
 import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/export-format.js';
-import { gateInputsFromData } from '../../src/experiments/gate-inputs.js';
-import { evaluateGates, variantGates } from '../../src/experiments/gates.js';
+import { experimentGatesReport } from '../../src/experiments/gate-report.js';
+import type { GateRule } from '../../src/experiments/gates.js';
 import { histogramQuantile } from '../../src/experiments/latency-histogram.js';
 import { COUNT_KEYS, METRIC_NAMES, emptyCounts, type MetricName, type UserCounts } from '../../src/experiments/metrics.js';
-import { sampleRatioMismatch } from '../../src/experiments/srm.js';
 import { createAccumulators, type VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
 import type { Database } from '../db/database.js';
 import { listActivePeriods } from './experiment.repository.js';
@@ -96,40 +95,14 @@ export class ExperimentResultsService {
     return { experiment_id: experiment.id, status: experiment.status, active_seconds: activeSeconds, variants };
   }
 
-  /** Every variant against every gate with the experiment's thresholds; SRM fails the experiment. */
-  async gates(experiment: Experiment): Promise<ExperimentGates> {
+  /**
+   * Every variant against every gate with the experiment's thresholds, judged by `rule`
+   * (default: the interval bounds, with the experiment's method and confidence level); SRM
+   * fails the experiment.
+   */
+  async gates(experiment: Experiment, rule?: GateRule): Promise<ExperimentGates> {
     const { accumulators } = await this.accumulate(experiment);
-    const performance = await this.performance(experiment);
-    const names = experiment.variants.map((v) => v.name);
-    const inputs = gateInputsFromData(names, accumulators, performance);
-    const srm = sampleRatioMismatch(
-      inputs.map((i) => i.users),
-      experiment.variants.map((v) => v.traffic_allocation),
-    );
-    const evaluation = evaluateGates({
-      variants: inputs,
-      minimumSampleSize: experiment.minimum_sample_size,
-      thresholds: experiment.gates,
-      srm,
-    });
-    return {
-      experiment_id: experiment.id,
-      verdict: evaluation.verdict,
-      srm,
-      thresholds: experiment.gates,
-      minimum_sample_size: experiment.minimum_sample_size,
-      variants: experiment.variants.map((v, i) => {
-        const { verdict, results } = variantGates(evaluation, v.name);
-        return {
-          name: v.name,
-          is_control: v.is_control,
-          blocked: v.blocked,
-          users: inputs[i]?.users ?? 0,
-          verdict,
-          gates: results.map(({ variant: _variant, ...rest }) => rest),
-        };
-      }),
-    };
+    return experimentGatesReport(experiment, accumulators, await this.performance(experiment), rule === undefined ? {} : { rule });
   }
 
   /** The JSON Lines export, line by line (each ending in a newline), streamed from the database. */
@@ -156,6 +129,7 @@ export class ExperimentResultsService {
         latency_ms_p95: histogramQuantile(histogram, 0.95),
         cache_hits: Number(row?.cache_hits ?? 0),
         cache_lookups: Number(row?.cache_lookups ?? 0),
+        latency_histogram: Object.fromEntries(histogram),
       };
     });
   }

@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { ExperimentAnalysisSchema } from '../../src/experiments/experiment-analysis.schema.js';
 import { ExperimentCreateSchema } from '../../src/experiments/experiment.schema.js';
 import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
+import { GATE_RULES } from '../../src/experiments/gates.js';
 import { ExperimentMetricsSchema } from '../../src/experiments/experiment-metrics.schema.js';
 import { ExperimentSchema, ExperimentStatusSchema } from '../../src/experiments/experiment-response.schema.js';
 import { METRIC_NAMES } from '../../src/experiments/metrics.js';
@@ -170,13 +171,20 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
       config: ADMIN,
       schema: {
         tags,
-        summary: 'Performance gates per variant: value, threshold, pass / fail / inconclusive',
+        summary: 'Performance gates per variant: value, interval, threshold, pass / fail / inconclusive',
         operationId: 'getExperimentGates',
         params: IdParams,
+        querystring: Type.Object({
+          rule: Type.Optional(
+            StringEnum(GATE_RULES, {
+              description: "bounds (default): the whole interval must clear the threshold; point: the spec's rule on the value",
+            }),
+          ),
+        }),
         response: { 200: Envelope(ExperimentGatesSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => envelope(request, await results.gates(await experiments.get(request.params.id))),
+    async (request) => envelope(request, await results.gates(await experiments.get(request.params.id), request.query.rule)),
   );
 
   app.get(

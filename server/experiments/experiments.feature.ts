@@ -38,7 +38,7 @@ export async function registerExperiments(
   const recorder = new ServingRecorder(db, app.log, now);
   const experiments = new ExperimentService({ db, runtime, now });
   const results = new ExperimentResultsService(db, now);
-  context.agents.register(gatesAgent({ db, experiments, results, runtime, now }, context.agentIntervalSeconds));
+  context.agents.register(gatesAgent({ db, experiments, results, runtime, now, log: app.log }, context.agentIntervalSeconds));
   await app.register(experimentRoutes, { experiments, results });
   app.addHook('onClose', async () => recorder.drain());
   const feature = { experiments, results, runtime, rankingPolicy: experimentRankingPolicy(runtime, recorder) };

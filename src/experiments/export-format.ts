@@ -9,6 +9,7 @@ import { validateAllocation, validateConfidenceLevel, validateMinimumSampleSize 
 import { COUNT_KEYS, type UserCounts } from './metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, MAX_COUNT } from './count-fields.js';
 import { InputFileError } from './input-file-error.js';
+import { LATENCY_BUCKETS_MS } from './latency-histogram.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { createAccumulators, type VariantAccumulator } from './variant-accumulator.js';
 
@@ -29,6 +30,11 @@ export interface PerformanceRecord {
   latency_ms_p95: number | null;
   cache_hits: number;
   cache_lookups: number;
+  /**
+   * Requests per latency bucket (index in LATENCY_BUCKETS_MS, the last one past it → count):
+   * what the gates' order-statistic interval for p95 reads. Absent in exports made before it.
+   */
+  latency_histogram?: Record<string, number>;
 }
 
 /** The experiment line: the analysis design plus whatever else the server exported. */
@@ -59,8 +65,8 @@ export function userLine(user: UserRecord): string {
 
 /** A `{"type":"performance",...}` line, keys in the documented order. */
 export function performanceLine(p: PerformanceRecord): string {
-  const { variant, requests, errors, latency_ms_p95, cache_hits, cache_lookups } = p;
-  return JSON.stringify({ type: 'performance', variant, requests, errors, latency_ms_p95, cache_hits, cache_lookups });
+  const { variant, requests, errors, latency_ms_p95, cache_hits, cache_lookups, latency_histogram } = p;
+  return JSON.stringify({ type: 'performance', variant, requests, errors, latency_ms_p95, cache_hits, cache_lookups, latency_histogram });
 }
 
 /** The whole export, line by line (without newlines): experiment, users, performance. */
@@ -160,7 +166,38 @@ function parsePerformance(
   if (cache_hits > cache_lookups)
     throw ctx.fail(`cache_hits (${cache_hits}) exceed cache_lookups (${cache_lookups}): a hit is a lookup`, 'cache_hits');
   const latency = record.latency_ms_p95 === null || record.latency_ms_p95 === undefined ? null : ctx.count(record, 'latency_ms_p95', true);
-  return { variant, requests, errors, latency_ms_p95: latency, cache_hits, cache_lookups };
+  const histogram = record.latency_histogram === undefined ? undefined : parseLatencyHistogram(ctx, record.latency_histogram, requests);
+  return {
+    variant,
+    requests,
+    errors,
+    latency_ms_p95: latency,
+    cache_hits,
+    cache_lookups,
+    ...(histogram ? { latency_histogram: histogram } : {}),
+  };
+}
+
+/** `{bucket index: count}`: indices of LATENCY_BUCKETS_MS (or the overflow bucket), whole counts summing to at most `requests`. */
+function parseLatencyHistogram(ctx: LineContext, value: unknown, requests: number): Record<string, number> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw ctx.fail('latency_histogram must be an object of bucket index to count', 'latency_histogram');
+  const histogram: Record<string, number> = {};
+  let total = 0;
+  for (const [bucket, count] of Object.entries(value as Json)) {
+    const index = Number(bucket);
+    if (!/^\d+$/.test(bucket) || index > LATENCY_BUCKETS_MS.length)
+      throw ctx.fail(
+        `latency_histogram: ${JSON.stringify(bucket)} is not a bucket index (0 to ${LATENCY_BUCKETS_MS.length})`,
+        'latency_histogram',
+      );
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0)
+      throw ctx.fail(`latency_histogram: the count of bucket ${bucket} must be a whole number ≥ 0`, 'latency_histogram');
+    histogram[bucket] = count;
+    total += count;
+  }
+  if (total > requests) throw ctx.fail(`latency_histogram counts ${total} requests, more than requests (${requests})`, 'latency_histogram');
+  return histogram;
 }
 
 class JsonlExportParser implements LineParser<ParsedExport> {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeExperiment } from '../../../src/experiments/analysis.js';
 import { assignVariant } from '../../../src/experiments/assignment.js';
 import { parseJsonlExport } from '../../../src/experiments/export-format.js';
-import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
+import { gateInputOptionsFor, gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
 import { evaluateGates } from '../../../src/experiments/gates.js';
 import { COUNT_KEYS, emptyCounts, type UserCounts } from '../../../src/experiments/metrics.js';
 import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
@@ -257,8 +257,11 @@ describe('an experiment end to end', () => {
       body.variants.map((v) => v.name),
       expectedAccumulators(),
       exported.performance,
+      // The experiment's own design: its (default, sequential) method, 95% and minimum 5.
+      gateInputOptionsFor({ analysis_method: 'sequential', confidence_level: 0.95, minimum_sample_size: 5 }),
     );
     const reference = evaluateGates({ variants: inputs, minimumSampleSize: 5, thresholds: body.gates, srm: gates.srm });
+    expect(gates.rule).toBe('bounds');
     expect(gates.verdict).toBe(reference.verdict);
     expect(gates.thresholds.min_user_satisfaction).toBe(0.5);
     for (const variant of gates.variants) {

@@ -43,7 +43,7 @@ function userJson(overrides: Record<string, number>): string {
 }
 
 /** A valid performance line of variant control, with some figures replaced. */
-function perfJson(overrides: Record<string, number>): string {
+function perfJson(overrides: Record<string, unknown>): string {
   return JSON.stringify({
     type: 'performance',
     variant: 'control',
@@ -115,6 +115,20 @@ describe('JSON Lines export', () => {
     ['errors > requests', [null, perfJson({ requests: 3, errors: 4 })], 2, /errors \(4\) exceed requests \(3\)/],
     ['cache_hits > cache_lookups', [null, perfJson({ cache_hits: 5, cache_lookups: 2 })], 2, /cache_hits \(5\) exceed cache_lookups \(2\)/],
     ['a second performance line for a variant', [null, perfJson({}), perfJson({})], 3, /a second performance line for variant "control"/],
+    [
+      'a latency histogram that is not an object',
+      [null, perfJson({ latency_histogram: [1, 2] })],
+      2,
+      /latency_histogram must be an object/,
+    ],
+    ['a latency bucket that does not exist', [null, perfJson({ latency_histogram: { 999: 1 } })], 2, /"999" is not a bucket index/],
+    ['a negative latency count', [null, perfJson({ latency_histogram: { 3: -1 } })], 2, /count of bucket 3 must be a whole number/],
+    [
+      'more latencies than requests',
+      [null, perfJson({ requests: 3, errors: 0, latency_histogram: { 1: 2, 2: 2 } })],
+      2,
+      /latency_histogram counts 4 requests, more than requests \(3\)/,
+    ],
   ])('rejects %s with file:line:column', async (_name, lines, line, pattern) => {
     const head = JSON.stringify({ type: 'experiment', ...experiment });
     const input = lines.map((l) => l ?? head);
@@ -122,6 +136,15 @@ describe('JSON Lines export', () => {
     expect(error.line).toBe(line);
     expect(error.message).toMatch(pattern);
     expect(error.message.startsWith(`x.jsonl:${line}:${error.column}: `)).toBe(true);
+  });
+
+  it("keeps a performance line's latency histogram through a write and a parse", async () => {
+    const histogram = { '0': 3, '5': 10, '12': 1 };
+    const line = perfJson({ requests: 20, errors: 0, latency_histogram: histogram });
+    const parsed = await parseJsonlExport(linesOf([JSON.stringify({ type: 'experiment', ...experiment }), line]), 'x.jsonl');
+    expect(parsed.performance[0]?.latency_histogram).toEqual(histogram);
+    const again = [...toJsonlLines(experiment, [], parsed.performance)];
+    expect(JSON.parse(again.at(-1) as string).latency_histogram).toEqual(histogram);
   });
 
   it('points the column at the offending field', async () => {

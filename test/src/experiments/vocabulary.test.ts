@@ -62,6 +62,8 @@ describe('combining gate verdicts', () => {
       ],
       minimumSampleSize: 10,
       srm: { mismatch: true },
+      // Point values only (no intervals): the spec's rule.
+      rule: 'point',
     });
     expect(evaluation.verdict).toBe('fail');
     expect(variantGates(evaluation, 'control').verdict).toBe('pass');
