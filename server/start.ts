@@ -3,6 +3,7 @@
  * listens, and shuts down gracefully on SIGINT/SIGTERM (stop accepting, finish
  * in-flight requests, stop agents, close the database).
  */
+import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { createRagRuntime } from './rag/rag.feature.js';
@@ -24,6 +25,8 @@ export type DemoSeeder = (database: DatabaseHandle, log: (message: string) => vo
 
 /** Starts the service; resolves once it listens. */
 export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): Promise<RunningServer> {
+  // V8 reads this at each full collection, when it sets the next limit: it applies from here on.
+  if (config.heapGrowthPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   const backgroundErrors: string[] = [];
   let log: ((message: string) => void) | undefined;
   const database = openSqlite(config.dbPath, {

@@ -53,6 +53,7 @@ describe('recsvc serve start-up checks', () => {
       [[], { RECSVC_PROFILE_CACHE_MB: '0' }, /RECSVC_PROFILE_CACHE_MB must be a whole number ≥ 1/],
       [[], { RECSVC_RESULT_CACHE_MB: 'lots' }, /RECSVC_RESULT_CACHE_MB must be a whole number ≥ 1/],
       [[], { RECSVC_SQLITE_MMAP_MB: '-1' }, /RECSVC_SQLITE_MMAP_MB must be a whole number ≥ 0/],
+      [[], { RECSVC_HEAP_GROWTH_PERCENT: 'half' }, /RECSVC_HEAP_GROWTH_PERCENT must be a whole number ≥ 0/],
       [[], { RECSVC_STATUS_JSON_MAX_CHARS: '0' }, /RECSVC_STATUS_JSON_MAX_CHARS must be a whole number ≥ 1/],
     ];
     // Each case is its own process: run them side by side.
