@@ -48,3 +48,8 @@ export async function countAssignmentsByVariant(db: Kysely<Database>, experiment
     .execute();
   return new Map(rows.map((row) => [row.variant, Number(row.users)]));
 }
+
+/** Every recorded assignment of the experiment (user and variant), streamed in rowid order. */
+export function streamAssignments(db: Kysely<Database>, experimentId: number): AsyncIterable<Pick<AssignmentRow, 'user_id' | 'variant'>> {
+  return db.selectFrom('experiment_assignments').select(['user_id', 'variant']).where('experiment_id', '=', experimentId).stream();
+}

@@ -108,3 +108,21 @@ export async function blockVariant(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Sets variants' allocations by name (positions, and so bucket order, unchanged) and the experiment's updated_at. */
+export async function updateVariantAllocations(
+  db: Kysely<Database>,
+  experimentId: number,
+  allocations: readonly { name: string; traffic_allocation: number }[],
+  at: string,
+): Promise<void> {
+  for (const { name, traffic_allocation } of allocations) {
+    await db
+      .updateTable('experiment_variants')
+      .set({ traffic_allocation })
+      .where('experiment_id', '=', experimentId)
+      .where('name', '=', name)
+      .execute();
+  }
+  await db.updateTable('experiments').set({ updated_at: at }).where('id', '=', experimentId).execute();
+}

@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { AllocationChangeSchema, AllocationDiffRequestSchema, AllocationDiffSchema } from '../../src/experiments/allocation-diff.schema.js';
 import { ExperimentAnalysisSchema } from '../../src/experiments/experiment-analysis.schema.js';
 import { ExperimentCreateSchema } from '../../src/experiments/experiment.schema.js';
 import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
@@ -94,6 +95,41 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
       },
     },
     async (request) => envelope(request, await experiments.get(request.params.id)),
+  );
+
+  app.patch(
+    `${BASE}/:id`,
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: "Change the variants' allocations (DRAFT, ACTIVE or PAUSED)",
+        description:
+          'Every variant by name with its new allocation (sum 100; the bucket ranges keep the variant order). 409 when the experiment is COMPLETED, ' +
+          'or when already-assigned users sit in buckets that would change variant, unless force is true (recorded assignments never change).',
+        operationId: 'changeExperimentAllocations',
+        params: IdParams,
+        body: AllocationChangeSchema,
+        response: { 200: Envelope(ExperimentSchema), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => envelope(request, await experiments.changeAllocations(request.params.id, request.body)),
+  );
+
+  app.post(
+    `${BASE}/:id/allocation-diff`,
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Preview an allocation change (read-only): bucket ranges changing variant and assigned users who would move',
+        operationId: 'diffExperimentAllocations',
+        params: IdParams,
+        body: AllocationDiffRequestSchema,
+        response: { 200: Envelope(AllocationDiffSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => envelope(request, await experiments.allocationDiff(request.params.id, request.body)),
   );
 
   for (const action of ['start', 'pause', 'stop'] as const satisfies readonly ExperimentAction[]) {

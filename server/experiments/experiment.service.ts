@@ -13,9 +13,11 @@ import { sampleRatioMismatch } from '../../src/experiments/srm.js';
 import { nextStatus, type ExperimentAction, type ExperimentStatus } from '../../src/experiments/state-machine.js';
 import { assertValidExperiment } from '../../src/experiments/validate-experiment.js';
 import { DEFAULT_PRIMARY_METRIC } from '../../src/experiments/metrics.js';
-import { NotFoundError } from '../../src/errors.js';
+import { ConflictError, NotFoundError } from '../../src/errors.js';
+import { allocationDiff, describeUserMoves, proposedAllocations, type AllocationDiff } from '../../src/experiments/allocation-diff.js';
+import type { AllocationChange, AllocationDiffRequest } from '../../src/experiments/allocation-diff.schema.js';
 import type { Database } from '../db/database.js';
-import { countAssignmentsByVariant } from './assignment.repository.js';
+import { countAssignmentsByVariant, streamAssignments } from './assignment.repository.js';
 import {
   closeActivePeriod,
   findExperimentRow,
@@ -26,6 +28,7 @@ import {
   listVariantRows,
   openActivePeriod,
   updateExperimentStatus,
+  updateVariantAllocations,
 } from './experiment.repository.js';
 import { toExperiment, type StoredExperiment } from './experiment.mapper.js';
 import type { ExperimentRuntime } from './experiment-runtime.js';
@@ -130,6 +133,50 @@ export class ExperimentService {
     });
     this.deps.runtime.invalidate();
     return this.get(id);
+  }
+
+  /**
+   * What new allocations would do (read-only): bucket ranges changing variant and recorded
+   * assignments whose bucket would belong to another variant. One MD5 per assigned user.
+   */
+  async allocationDiff(id: number, request: AllocationDiffRequest): Promise<AllocationDiff> {
+    return this.diffIn(this.deps.db, id, request);
+  }
+
+  /**
+   * Changes the allocations (DRAFT, ACTIVE or PAUSED; 409 when COMPLETED). 409 when
+   * already-assigned users would move, unless `force`: their recorded variant is kept
+   * either way, only users assigned from now on follow the new ranges.
+   */
+  async changeAllocations(id: number, change: AllocationChange): Promise<StoredExperiment> {
+    const at = new Date(this.deps.now()).toISOString();
+    await this.deps.db.transaction().execute(async (trx) => {
+      const row = await findExperimentRow(trx, id);
+      if (!row) throw new NotFoundError(`Experiment ${id} does not exist`);
+      if (row.status === 'COMPLETED') throw new ConflictError('Cannot change the allocations of an experiment in state COMPLETED');
+      const diff = await this.diffIn(trx, id, change);
+      if (diff.users_moving > 0 && change.force !== true) {
+        throw new ConflictError(
+          `Changing the allocations would move ${diff.users_moving} of ${diff.users_assigned} assigned users (${describeUserMoves(diff.moves)}); ` +
+            'they would keep their recorded variant while new users of the same buckets get another: send force: true to change anyway',
+        );
+      }
+      await updateVariantAllocations(trx, id, proposedAllocations(await this.variantsIn(trx, id), change.variants), at);
+    });
+    this.deps.runtime.invalidate();
+    return this.get(id);
+  }
+
+  private async variantsIn(db: Kysely<Database>, id: number): Promise<StoredExperiment['variants']> {
+    const row = await findExperimentRow(db, id);
+    if (!row) throw new NotFoundError(`Experiment ${id} does not exist`);
+    return toExperiment(row, await listVariantRows(db, [id])).variants;
+  }
+
+  private async diffIn(db: Kysely<Database>, id: number, request: AllocationDiffRequest): Promise<AllocationDiff> {
+    const current = await this.variantsIn(db, id);
+    const proposed = proposedAllocations(current, request.variants);
+    return allocationDiff(id, current, proposed, streamAssignments(db, id));
   }
 
   /** Users assigned overall and per variant, their shares, and the SRM check. */
