@@ -48,6 +48,18 @@ function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange
   ];
 }
 
+/** An affinity a signal about a post moves, with its key in a user's map of changes. */
+interface AffinityTarget {
+  readonly key: string;
+  readonly kind: repo.AffinityChange['kind'];
+  readonly target: string;
+}
+
+/** The affinities a signal about `post` moves (as affinityChanges), keyed. */
+function affinityTargets(post: EngagedPost): AffinityTarget[] {
+  return affinityChanges(post, 0).map(({ kind, target }) => ({ key: `${kind}\u0000${target}`, kind, target }));
+}
+
 const COUNTER: Record<InteractionAction, keyof CountDeltas> = { favorite: 'favourites', reblog: 'reblogs', bookmark: 'bookmarks' };
 
 export interface RecordInput {
@@ -86,20 +98,23 @@ export async function importInteractions(
   const termsOf = await importWeigher(trx, weigher);
   const counts = new Map<string, CountDeltas>();
   const byUser = new Map<string, Map<string, repo.AffinityChange>>();
+  // Each post's affinity keys, made once per post rather than once per interaction.
+  const targetsOf = new Map<string, readonly AffinityTarget[]>();
   for (const i of interactions) {
     const post = posts.get(i.postId);
     if (!post) throw new NotFoundError(`No post with id ${i.postId}`);
-    const delta = counts.get(i.postId) ?? {};
+    let delta = counts.get(i.postId);
+    if (!delta) counts.set(i.postId, (delta = {}));
     delta[COUNTER[i.action]] = (delta[COUNTER[i.action]] ?? 0) + 1;
-    counts.set(i.postId, delta);
     const amount = INTERACTION_STRENGTH[i.action] * Math.pow(2, -(asOfMs - i.createdAtMs) / AFFINITY_HALF_LIFE_MS);
     let mine = byUser.get(i.userId);
     if (!mine) byUser.set(i.userId, (mine = new Map<string, repo.AffinityChange>()));
-    for (const change of affinityChanges(post, amount)) {
-      const key = `${change.kind}\u0000${change.target}`;
+    let targets = targetsOf.get(post.id);
+    if (!targets) targetsOf.set(post.id, (targets = affinityTargets(post)));
+    for (const { key, kind, target } of targets) {
       const known = mine.get(key);
       if (known) known.amount += amount;
-      else mine.set(key, change);
+      else mine.set(key, { kind, target, amount });
     }
   }
   // In time order, as live writes would have appended them.
