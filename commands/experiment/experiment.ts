@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { registerAnalyze } from './analyze.js';
 import { registerCreate } from './create.js';
+import { registerDiff } from './diff.js';
 import { registerExport } from './export.js';
 import { registerList } from './list.js';
 import { registerPause } from './pause.js';
@@ -28,4 +29,5 @@ export function registerExperiment(program: Command): void {
   registerExport(experiment);
   registerAnalyze(experiment);
   registerPlan(experiment);
+  registerDiff(experiment);
 }

@@ -1,0 +1,57 @@
+/** The work behind `experiment diff`. */
+import { AllocationDiffSchema, type AllocationDiffResult } from '../../src/experiments/allocation-diff.schema.js';
+import { parseAllocations, type FlagAllocation } from '../support/allocations.js';
+import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
+import { ApiClient } from '../support/api-client.js';
+import { usageError } from '../support/cli-error.js';
+import { formatCount, printJson, printLine, renderTable } from '../support/output.js';
+import type { DiffOptions } from './diff.js';
+
+/**
+ * Parses --allocations (exit 2 before any request when bad), checks they name exactly the
+ * experiment's variants (exit 2 otherwise), POSTs them to the preview endpoint, prints the diff.
+ */
+export async function runDiff(id: number, options: DiffOptions): Promise<void> {
+  const variants = parseAllocations(options.allocations);
+  const client = new ApiClient(options);
+  const experiment = await client.get(ApiClient.experimentsPath(id), ExperimentSchema);
+  const names = experiment.variants.map((v) => v.name);
+  const unknown = variants.filter((v) => !names.includes(v.name)).map((v) => v.name);
+  const missing = names.filter((name) => !variants.some((v) => v.name === name));
+  if (unknown.length > 0 || missing.length > 0) {
+    const problems = [
+      ...(unknown.length > 0 ? [`not variants of experiment ${id}: ${unknown.join(', ')}`] : []),
+      ...(missing.length > 0 ? [`missing: ${missing.join(', ')}`] : []),
+    ];
+    throw usageError(`--allocations: every variant of experiment ${id} (${names.join(', ')}) needs an allocation; ${problems.join('; ')}`);
+  }
+  const diff = await client.post(ApiClient.experimentsPath(id, 'allocation-diff'), AllocationDiffSchema, { variants });
+  if (options.json) printJson(diff);
+  else printLine(renderDiff(id, variants, diff));
+}
+
+/** The diff as two tables: bucket ranges changing variant, then assigned users moving per (from → to). */
+export function renderDiff(id: number, variants: readonly FlagAllocation[], diff: AllocationDiffResult): string {
+  const proposal = variants.map((v) => `${v.name}=${v.traffic_allocation}`).join(',');
+  const lines = [`Experiment ${id}, proposed allocations ${proposal}`];
+  if (diff.buckets.length === 0) lines.push('No bucket changes variant.');
+  else {
+    lines.push(`Buckets changing variant: ${diff.buckets_moving} of 100`);
+    lines.push(
+      renderTable(
+        ['buckets', 'from', 'to'],
+        diff.buckets.map((b) => [b.end - b.start === 1 ? String(b.start) : `${b.start}-${b.end - 1}`, b.from, b.to]),
+      ),
+    );
+  }
+  lines.push(`Assigned users moving: ${formatCount(diff.users_moving)} of ${formatCount(diff.users_assigned)}`);
+  if (diff.moves.length > 0)
+    lines.push(
+      renderTable(
+        ['from', 'to', 'users'],
+        diff.moves.map((m) => [m.from, m.to, formatCount(m.users)]),
+      ),
+    );
+  if (diff.users_moving > 0) lines.push('The server refuses this change unless forced: these users would keep their recorded variant.');
+  return lines.join('\n');
+}
