@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSocialServices, DEFAULT_SOCIAL_OPTIONS } from '../../../server/social/social.service.js';
 import { settingsHarness, type SettingsHarness } from './settings-test-app.js';
 import { startMastodonInstance, testSocialServices } from '../../helpers/mastodon-instance.js';
+import { experimentBody } from '../experiments/experiment-bodies.js';
 
 const URL = '/api/v1/settings/integration';
 const harnesses: SettingsHarness[] = [];
@@ -121,8 +122,6 @@ describe('GET and PATCH', () => {
   });
 });
 
-const WEIGHTS = { author_preference: 0.35, content_engagement: 0.25, recency: 0.25, semantic_similarity: 0.15 };
-
 describe('settings applied at once', () => {
   it('allowed_instances refuses tokens of other instances before any call to them; default_instance is used without the header', async () => {
     const instance = await startMastodonInstance({ statuses: 3 });
@@ -161,19 +160,12 @@ describe('settings applied at once', () => {
 
   it('gate_thresholds become the gates of experiments created afterwards without their own', async () => {
     const h = await harness();
-    const create = async (gates?: Record<string, number>) => {
+    const create = async (gates?: { max_error_rate: number }) => {
       const response = await h.app.inject({
         method: 'POST',
         url: '/api/v1/analytics/experiments',
         headers: await h.adminHeaders(),
-        payload: {
-          name: `gates ${gates ? 'own' : 'default'} ${Math.random()}`,
-          variants: [
-            { name: 'control', traffic_allocation: 50, is_control: true, algorithm_config: { weights: WEIGHTS } },
-            { name: 'b', traffic_allocation: 50, is_control: false, algorithm_config: { weights: WEIGHTS } },
-          ],
-          ...(gates ? { gates } : {}),
-        },
+        payload: experimentBody(gates ? { gates } : {}),
       });
       expect(response.statusCode, response.body).toBe(201);
       return response.json().data as { gates: Record<string, number> };
