@@ -1,7 +1,7 @@
 /**
  * The documentation reaches the index wherever the code runs from: the package root is found
  * from server/rag (vitest) and from dist/server/rag (the built, installed package), and
- * README.md is in what npm packs (docs/ only if package.json's `files` lists it).
+ * README.md and docs/ are in what npm packs.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -48,12 +48,13 @@ describe('documentation corpus', () => {
     expect(out.readme).toBeGreaterThan(50);
   });
 
-  it('README.md is in the package npm publishes', () => {
+  it('README.md and docs/*.md are in the package npm publishes', () => {
     const packed = JSON.parse(
       execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
     ) as Array<{
       files: Array<{ path: string }>;
     }>;
     expect(packed[0]?.files.map((f) => f.path)).toContain('README.md');
+    expect(packed[0]?.files.map((f) => f.path)).toContain('docs/architecture.md');
   }, 60_000);
 });
