@@ -4,6 +4,7 @@
  * output is plain JSON (no NaN, no Infinity: undefined quantities are null).
  */
 import { ValidationError } from '../errors.js';
+import { cupedComparison, cupedTheta, type CupedComparison, type CupedVariant } from './cuped.js';
 import { ratioEstimate, type RatioEstimate } from './delta-method.js';
 import { holmAdjust, holmIntervalAlphas } from './holm.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from './metrics.js';
@@ -53,6 +54,8 @@ export interface Comparison extends RatioTest {
   adjusted_ci_low: number | null;
   adjusted_ci_high: number | null;
   significant: boolean;
+  /** The CUPED-adjusted comparison (cuped.ts), reported beside this one; present only when every user has a covariate. */
+  cuped?: CupedComparison;
 }
 
 export type Significance = 'statistically_significant' | 'not_significant' | 'underpowered';
@@ -181,8 +184,10 @@ function metricComparisons(
   design: AnalysisDesign,
   underpowered: boolean,
   method: TestMethod,
+  cuped: ReadonlyMap<string, CupedVariant> | null,
 ): Comparison[] {
   const alpha = 1 - design.confidence_level;
+  const theta = cuped === null ? null : cupedTheta([...cuped.values()]);
   const controlEstimate = estimates.get(control)?.get(metric) as RatioEstimate;
   const raw = design.variants
     .filter((variant) => variant.name !== control)
@@ -200,6 +205,12 @@ function metricComparisons(
     const interval = adjustedInterval(test.difference, test.standard_error, gammas[i] ?? null, significant, underpowered, (se, gamma) =>
       method.halfWidth(se, n, gamma),
     );
+    const treatmentCuped = cuped?.get(variant);
+    const controlCuped = cuped?.get(control);
+    const adjustedForCovariate =
+      theta === null || treatmentCuped === undefined || controlCuped === undefined
+        ? {}
+        : { cuped: cupedComparison(treatmentCuped, controlCuped, theta, test.standard_error, design.confidence_level, method) };
     return {
       metric,
       variant,
@@ -211,6 +222,7 @@ function metricComparisons(
       adjusted_ci_low: interval?.[0] ?? null,
       adjusted_ci_high: interval?.[1] ?? null,
       significant,
+      ...adjustedForCovariate,
     };
   });
 }
@@ -240,6 +252,18 @@ function significanceShapes(comparisons: readonly Comparison[], primary: MetricN
   return { statistical_significance: statistical, confidence_intervals: intervals };
 }
 
+/** Every variant's CUPED inputs for one metric, or null unless every user of every variant has a covariate. */
+function cupedInputs(metric: MetricName, design: AnalysisDesign, accumulatorOf: (name: string) => VariantAccumulator) {
+  const inputs = new Map<string, CupedVariant>();
+  for (const { name } of design.variants) {
+    const accumulator = accumulatorOf(name);
+    const covariate = accumulator.covariateMoments(metric);
+    if (covariate === null) return null;
+    inputs.set(name, { ratio: accumulator.moments(metric), covariate });
+  }
+  return inputs;
+}
+
 /** The method of this read: the option, else the design's recorded one, else UNRECORDED_ANALYSIS_METHOD. */
 function methodOf(design: AnalysisDesign, options: AnalysisOptions): AnalysisMethod {
   if (options.method !== undefined) return options.method;
@@ -254,7 +278,8 @@ function methodOf(design: AnalysisDesign, options: AnalysisOptions): AnalysisMet
  * Analyses an experiment from per-variant accumulators: ratio-of-sums metrics, delta-method
  * tests (fixed-horizon z-tests or sequential mSPRT, see methodOf and sequential.ts) of each
  * treatment vs the control per metric with Holm adjustment per metric (and
- * Holm-consistent intervals, see adjustedInterval), SRM check, underpowered flag.
+ * Holm-consistent intervals, see adjustedInterval), SRM check, underpowered flag; with a
+ * covariate for every user, each comparison also carries its CUPED adjustment (cuped.ts).
  * `confidence_intervals` (unadjusted intervals of the difference treatment − control on the
  * primary metric) is keyed `<metric>:<variant>_vs_<control>` for every comparison, plus the
  * bare `<metric>` when there is a single treatment; the spec records carry both intervals.
@@ -280,7 +305,9 @@ export function analyzeExperiment(
       ? sequentialTuning(1 - design.confidence_level, defaultTargetSampleSize(design.minimum_sample_size))
       : null;
   const method = tuning === null ? FIXED_HORIZON : sequentialMethod(tuning);
-  const comparisons = METRIC_NAMES.flatMap((metric) => metricComparisons(metric, estimates, control, design, underpowered, method));
+  const comparisons = METRIC_NAMES.flatMap((metric) =>
+    metricComparisons(metric, estimates, control, design, underpowered, method, cupedInputs(metric, design, accumulatorOf)),
+  );
   const metrics = Object.fromEntries(
     [...estimates].map(([name, byMetric]) => [name, Object.fromEntries([...byMetric].map(([m, e]) => [m, e.value]))]),
   ) as Record<string, Record<MetricName, number | null>>;

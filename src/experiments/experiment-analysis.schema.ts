@@ -14,6 +14,20 @@ const NullableNumber = () => Type.Union([Type.Number(), Type.Null()]);
 const Interval = () =>
   Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[low, high] of the difference treatment − control' });
 
+export const CupedComparisonSchema = Type.Object(
+  {
+    covariate: Type.String({ description: 'The per-user pre-experiment covariate: pre_engagement' }),
+    theta: Type.Number({ description: 'Pooled within-variant OLS slope of the linearised metric on the covariate' }),
+    difference: NullableNumber(),
+    standard_error: NullableNumber(),
+    ci_low: NullableNumber(),
+    ci_high: NullableNumber(),
+    p_value: NullableNumber(),
+    variance_reduction: Type.Union([Type.Number(), Type.Null()], { description: '1 - SE_adj^2 / SE^2' }),
+  },
+  { title: 'CupedComparison', description: 'The CUPED-adjusted comparison, beside the unadjusted one (not Holm-adjusted)' },
+);
+
 export const ComparisonSchema = Type.Object({
   metric: Type.String(),
   variant: Type.String(),
@@ -30,6 +44,7 @@ export const ComparisonSchema = Type.Object({
   adjusted_ci_low: NullableNumber(),
   adjusted_ci_high: NullableNumber(),
   significant: Type.Boolean(),
+  cuped: Type.Optional(CupedComparisonSchema),
 });
 
 export const SignificanceRecordSchema = Type.Object({

@@ -20,6 +20,12 @@ export { parseChunks, parseLines, type LineParser } from './line-parser.js';
 export interface UserRecord extends UserCounts {
   user_id: string | number;
   variant: string;
+  /**
+   * The user's pre-experiment engagement, CUPED's covariate (cuped.ts; what it counts:
+   * user-counts.service.ts). Absent in exports made before it; the analysis adjusts only
+   * when every user line has it.
+   */
+  pre_engagement?: number;
 }
 
 /** A variant's serving figures over the experiment. */
@@ -60,6 +66,7 @@ export function experimentLine(experiment: object): string {
 export function userLine(user: UserRecord): string {
   const record: Json = { type: 'user', user_id: user.user_id, variant: user.variant };
   for (const key of COUNT_KEYS) record[key] = user[key];
+  if (user.pre_engagement !== undefined) record.pre_engagement = user.pre_engagement;
   return JSON.stringify(record);
 }
 
@@ -240,7 +247,8 @@ class JsonlExportParser implements LineParser<ParsedExport> {
     });
     const issue = findImpossibleCounts(this.counts);
     if (issue !== undefined) throw ctx.fail(issue.message, issue.key);
-    accumulator.addRow(this.counts);
+    const covariate = record.pre_engagement === undefined ? undefined : ctx.count(record, 'pre_engagement', true);
+    accumulator.addRow(this.counts, covariate);
     this.users++;
   }
 
@@ -255,7 +263,8 @@ class JsonlExportParser implements LineParser<ParsedExport> {
  * A push parser of an export: the first non-blank line must be the experiment; user lines
  * go straight into per-variant accumulators; performance lines are kept (one per variant).
  * Throws InputFileError (`file:line:column: ...`) on bad JSON, a missing or bad field (counts:
- * non-negative, whole except session_seconds, at most 15 digits), counts no user can have
+ * non-negative, whole except session_seconds, at most 15 digits; the optional pre_engagement a
+ * non-negative number), counts no user can have
  * (findImpossibleCounts), errors > requests or cache_hits > cache_lookups, a second
  * performance line for a variant, an unknown variant or line type. Blank lines are skipped.
  */

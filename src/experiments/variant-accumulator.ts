@@ -4,6 +4,9 @@
  * For each metric's (numerator x, denominator y) per user it keeps exact integer sums
  * and Welford-style running means and co-moments (Σ(x−x̄)², Σ(y−ȳ)², Σ(x−x̄)(y−ȳ)),
  * which stay accurate where raw sums of squares would cancel catastrophically.
+ * With a per-user covariate c (CUPED's pre-experiment value, cuped.ts) it also keeps c̄,
+ * Σ(c−c̄)², Σ(x−x̄)(c−c̄) and Σ(y−ȳ)(c−c̄) per metric; they are reported only when every user
+ * of the variant had one.
  */
 import { COUNT_KEYS, METRICS, METRIC_NAMES, type MetricName, type UserCounts } from './metrics.js';
 
@@ -22,7 +25,19 @@ export interface RatioMoments {
   cxy: number;
 }
 
-const FIELDS = 7; // sumX, sumY, meanX, meanY, m2x, m2y, cxy
+/** The co-moments of a metric's (x, y) with the per-user covariate c, over the same users. */
+export interface CovariateMoments {
+  n: number;
+  meanC: number;
+  /** Σ(c − c̄)² */
+  m2c: number;
+  /** Σ(x − x̄)(c − c̄) */
+  cxc: number;
+  /** Σ(y − ȳ)(c − c̄) */
+  cyc: number;
+}
+
+const FIELDS = 11; // sumX, sumY, meanX, meanY, m2x, m2y, cxy, meanC, m2c, cxc, cyc
 const METRIC_INDEX = new Map<MetricName, number>(METRIC_NAMES.map((metric, i) => [metric, i]));
 const NUMERATOR = METRIC_NAMES.map((metric) => COUNT_KEYS.indexOf(METRICS[metric].numerator));
 const DENOMINATOR = METRIC_NAMES.map((metric) => METRICS[metric].denominator.map((key) => COUNT_KEYS.indexOf(key)));
@@ -31,6 +46,7 @@ const DENOMINATOR = METRIC_NAMES.map((metric) => METRICS[metric].denominator.map
 export class VariantAccumulator {
   readonly name: string;
   private count = 0;
+  private covariateCount = 0;
   private readonly stats = new Float64Array(METRIC_NAMES.length * FIELDS);
   private readonly row = new Float64Array(COUNT_KEYS.length);
 
@@ -43,21 +59,24 @@ export class VariantAccumulator {
     return this.count;
   }
 
-  /** Adds one user's counts. */
-  add(counts: UserCounts): void {
+  /** Adds one user's counts (and pre-experiment covariate, when known). */
+  add(counts: UserCounts, covariate?: number): void {
     COUNT_KEYS.forEach((key, i) => {
       this.row[i] = counts[key];
     });
-    this.addRow(this.row);
+    this.addRow(this.row, covariate);
   }
 
   /**
    * Adds one user from counts in COUNT_KEYS order (the CSV's column order), without
    * allocating. Welford: n += 1; δx = x − x̄; x̄ += δx/n; m2x += δx·(x − x̄); likewise y;
-   * cxy += δx·(y − ȳ_new).
+   * cxy += δx·(y − ȳ_new); the covariate alike (a user without one counts as c = 0 there, and
+   * then covariateMoments reports nothing).
    */
-  addRow(values: ArrayLike<number>): void {
+  addRow(values: ArrayLike<number>, covariate?: number): void {
     const n = ++this.count;
+    if (covariate !== undefined) this.covariateCount++;
+    const c = covariate ?? 0;
     const s = this.stats;
     for (let m = 0; m < NUMERATOR.length; m++) {
       const x = values[NUMERATOR[m] as number] as number;
@@ -75,6 +94,12 @@ export class VariantAccumulator {
       s[o + 4] = (s[o + 4] as number) + dx * (x - meanX);
       s[o + 5] = (s[o + 5] as number) + dy * (y - meanY);
       s[o + 6] = (s[o + 6] as number) + dx * (y - meanY);
+      const dc = c - (s[o + 7] as number);
+      const meanC = (s[o + 7] as number) + dc / n;
+      s[o + 7] = meanC;
+      s[o + 8] = (s[o + 8] as number) + dc * (c - meanC);
+      s[o + 9] = (s[o + 9] as number) + dx * (c - meanC);
+      s[o + 10] = (s[o + 10] as number) + dy * (c - meanC);
     }
   }
 
@@ -100,8 +125,14 @@ export class VariantAccumulator {
       s[o + 4] = (s[o + 4] as number) + (t[o + 4] as number) + dx * dx * w;
       s[o + 5] = (s[o + 5] as number) + (t[o + 5] as number) + dy * dy * w;
       s[o + 6] = (s[o + 6] as number) + (t[o + 6] as number) + dx * dy * w;
+      const dc = (t[o + 7] as number) - (s[o + 7] as number);
+      s[o + 7] = (s[o + 7] as number) + (dc * nb) / n;
+      s[o + 8] = (s[o + 8] as number) + (t[o + 8] as number) + dc * dc * w;
+      s[o + 9] = (s[o + 9] as number) + (t[o + 9] as number) + dx * dc * w;
+      s[o + 10] = (s[o + 10] as number) + (t[o + 10] as number) + dy * dc * w;
     }
     this.count = n;
+    this.covariateCount += other.covariateCount;
   }
 
   /** The sufficient statistics of one metric. */
@@ -118,6 +149,14 @@ export class VariantAccumulator {
       m2y: s[o + 5] as number,
       cxy: s[o + 6] as number,
     };
+  }
+
+  /** The covariate co-moments of one metric; null unless every user (at least one) had a covariate. */
+  covariateMoments(metric: MetricName): CovariateMoments | null {
+    if (this.count === 0 || this.covariateCount !== this.count) return null;
+    const o = (METRIC_INDEX.get(metric) as number) * FIELDS;
+    const s = this.stats;
+    return { n: this.count, meanC: s[o + 7] as number, m2c: s[o + 8] as number, cxc: s[o + 9] as number, cyc: s[o + 10] as number };
   }
 }
 
