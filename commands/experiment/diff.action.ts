@@ -1,4 +1,6 @@
 /** The work behind `experiment diff`. */
+import { ValidationError } from '../../src/errors.js';
+import { proposedAllocations } from '../../src/experiments/allocation-diff.js';
 import { AllocationDiffSchema, type AllocationDiffResult } from '../../src/experiments/allocation-diff.schema.js';
 import { parseAllocations, type FlagAllocation } from '../support/allocations.js';
 import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
@@ -8,22 +10,19 @@ import { formatCount, printJson, printLine, renderTable } from '../support/outpu
 import type { DiffOptions } from './diff.js';
 
 /**
- * Parses --allocations (exit 2 before any request when bad), checks they name exactly the
- * experiment's variants (exit 2 otherwise), POSTs them to the preview endpoint, prints the diff.
+ * Parses --allocations (exit 2 before any request when bad), checks them against the
+ * experiment's variants with the server's rule (exit 2 otherwise), POSTs them to the
+ * read-only preview endpoint and prints the diff.
  */
 export async function runDiff(id: number, options: DiffOptions): Promise<void> {
   const variants = parseAllocations(options.allocations);
   const client = new ApiClient(options);
   const experiment = await client.get(ApiClient.experimentsPath(id), ExperimentSchema);
-  const names = experiment.variants.map((v) => v.name);
-  const unknown = variants.filter((v) => !names.includes(v.name)).map((v) => v.name);
-  const missing = names.filter((name) => !variants.some((v) => v.name === name));
-  if (unknown.length > 0 || missing.length > 0) {
-    const problems = [
-      ...(unknown.length > 0 ? [`not variants of experiment ${id}: ${unknown.join(', ')}`] : []),
-      ...(missing.length > 0 ? [`missing: ${missing.join(', ')}`] : []),
-    ];
-    throw usageError(`--allocations: every variant of experiment ${id} (${names.join(', ')}) needs an allocation; ${problems.join('; ')}`);
+  try {
+    proposedAllocations(experiment.variants, variants);
+  } catch (error) {
+    if (error instanceof ValidationError) throw usageError(`--allocations: ${error.message}`);
+    throw error;
   }
   const diff = await client.post(ApiClient.experimentsPath(id, 'allocation-diff'), AllocationDiffSchema, { variants });
   if (options.json) printJson(diff);

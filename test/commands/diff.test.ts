@@ -72,7 +72,10 @@ describe('recsvc experiment diff (a real server)', () => {
   it.each([
     ['control=40,recency=50', /add up to 100/],
     ['control=40;recency=60', /traffic allocation must be a number/],
-    ['control=40,other=60', /not variants of experiment \d+: other; missing: recency/],
+    ['control=100', /at least two variants/],
+    ['control=100', /at least two variants/],
+    ['control=40,other=60', /^recsvc: --allocations: variant "other" is not one of this experiment's variants \(control, recency\)/],
+    ['control=40,recency=30,extra=30', /"extra" is not one of this experiment's variants/],
   ])('exits 2 with one line for --allocations %s', async (allocations, message) => {
     const result = await runCli(['experiment', 'diff', String(id), '--allocations', allocations], { env: server.env });
     expect(result.code).toBe(2);
