@@ -58,6 +58,8 @@ const TEMPLATES: Record<string, (user: string, w: World) => Aimed> = {
   'POST /api/v1/recommendations/feedback': (user, w) => ({ body: { user_id: user, post_id: w.postIds[12], feedback: 'less' } }),
   'GET /api/v1/recommendations/preferences': (user) => ({ query: [['user_id', user]] }),
   'PUT /api/v1/recommendations/preferences': (user) => ({ body: { user_id: user, muted_tags: ['ac-muted'] } }),
+  'GET /api/v1/settings': (user) => ({ query: [['user_id', user]] }),
+  'PATCH /api/v1/settings': (user) => ({ body: { user_id: user, include_reblogs: false } }),
 };
 
 function mentionsUserId(schema: unknown): boolean {
