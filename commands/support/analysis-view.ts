@@ -36,7 +36,12 @@ export function renderAnalysis(result: AnalysisResult, context: AnalysisContext)
   const order = [result.primary_metric, ...METRIC_NAMES.filter((m) => m !== result.primary_metric)];
   for (const metric of order) {
     const rows = result.comparisons.filter((comparison) => comparison.metric === metric);
-    parts.push(c.bold(metric === result.primary_metric ? `${metric} (primary)` : metric), renderMetric(rows, result), '');
+    parts.push(
+      c.bold(metric === result.primary_metric ? `${metric} (primary)` : metric),
+      renderMetric(rows, result),
+      ...cupedLines(rows),
+      '',
+    );
   }
   return parts.join('\n');
 }
@@ -88,6 +93,24 @@ function renderMetric(rows: Comparison[], result: AnalysisResult): string {
     ['variant', `control (${rows[0]?.control ?? result.control})`, 'variant value', 'lift', level, 'adj. p', 'verdict'],
     body,
   );
+}
+
+/**
+ * One line per comparison with a CUPED adjustment (cuped.ts): its difference, unadjusted
+ * interval and p, and the share of variance the covariate removed. Not Holm-adjusted; the
+ * verdict above stays the unadjusted one.
+ */
+function cupedLines(rows: readonly Comparison[]): string[] {
+  const c = colours();
+  return rows.flatMap((row) => {
+    const cuped = row.cuped;
+    if (cuped === undefined) return [];
+    return [
+      c.dim(
+        `CUPED on ${cuped.covariate} (${row.variant}): diff ${formatValue(cuped.difference)}, CI ${formatInterval(cuped.ci_low, cuped.ci_high)}, p = ${formatP(cuped.p_value)}, variance ${formatPercent(cuped.variance_reduction === null ? null : -cuped.variance_reduction, true, 1)}`,
+      ),
+    ];
+  });
 }
 
 function verdict(row: Comparison, result: AnalysisResult): string {

@@ -133,6 +133,31 @@ export async function interactionCounts(db: Kysely<Database>, experimentId: numb
   return result.rows;
 }
 
+/** CUPED's pre-period: the 14 days before the experiment first became active. */
+export const PRE_PERIOD_MS = 14 * 24 * 60 * 60 * 1000;
+
+/**
+ * Pre-experiment engagement per user of the range: interactions (favorite, bookmark, reblog
+ * still in place) created in [first start − PRE_PERIOD_MS, first start), where first start is
+ * the earliest started_at_ms of the experiment's active periods; none before it first started.
+ */
+export async function preEngagementCounts(
+  db: Kysely<Database>,
+  experimentId: number,
+  first: string,
+  last: string,
+): Promise<UserCountRow[]> {
+  const result = await sql<UserCountRow>`
+    SELECT a.user_id, COUNT(*) AS value
+    FROM experiment_assignments a JOIN interactions i ON i.user_id = a.user_id
+    JOIN (SELECT MIN(started_at_ms) AS start_ms FROM experiment_active_periods WHERE experiment_id = ${experimentId}) s
+      ON s.start_ms IS NOT NULL
+    WHERE ${enrolledRange(experimentId, first, last)}
+      AND i.created_at_ms >= s.start_ms - ${PRE_PERIOD_MS} AND i.created_at_ms < s.start_ms
+    GROUP BY a.user_id`.execute(db);
+  return result.rows;
+}
+
 /** "more" (positive) and "less" (negative) feedback per user of the range. */
 export async function feedbackCounts(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<FeedbackCountRow[]> {
   const result = await sql<FeedbackCountRow>`

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { renderAnalysis } from '../../../commands/support/analysis-view.js';
 import { analyzeExperiment, type Comparison } from '../../../src/experiments/analysis.js';
 import { CUPED_COVARIATE } from '../../../src/experiments/cuped.js';
 import { parseJsonlExport, toJsonlLines, type UserRecord } from '../../../src/experiments/export-format.js';
@@ -85,6 +86,16 @@ describe('CUPED', () => {
     const offline = analyzeExperiment(parsed.experiment, parsed.accumulators);
     expect(offline).toEqual(analyzeExperiment(reference.design, accumulateUsers(users)));
     expect(offline.comparisons.every((c) => c.cuped !== undefined)).toBe(true);
+  });
+
+  it('analyze shows a CUPED line under each adjusted comparison, and none without covariates', () => {
+    const context = { title: 't', allocations: {} };
+    const text = renderAnalysis(analyzeExperiment(reference.design, accumulateUsers(users)), context);
+    const ctr = reference.expected.click_through_rate.comparisons.semantic as Record<string, number>;
+    const line = text.split('\n').find((l) => l.includes('CUPED on pre_engagement (semantic)')) as string;
+    expect(line).toContain(`variance -${(100 * (ctr.variance_reduction as number)).toFixed(1)}%`);
+    expect(text.split('\n').filter((l) => l.includes('CUPED on pre_engagement'))).toHaveLength(12);
+    expect(renderAnalysis(analyzeExperiment(reference.design, accumulateUsers(users, false)), context)).not.toContain('CUPED');
   });
 
   it.each([
