@@ -150,7 +150,7 @@ export class ExperimentResultsService {
       const accumulator = accumulators.get(user.variant);
       const total = totals.get(user.variant);
       if (!accumulator || !total) continue;
-      accumulator.add(user);
+      accumulator.add(user, user.pre_engagement);
       for (const key of COUNT_KEYS) total[key] += user[key];
       if (user.cold_start) {
         const c = cold.get(user.variant) as { clicks: number; impressions: number };

@@ -9,7 +9,8 @@
  * in the experiment window; its duration is end − start (event timestamps, at least 0);
  * it is a bounce when no click carried its `session_id`. Clicks count with or without a
  * session. Interactions are the favorite/bookmark/reblog rows in place; feedback `more`
- * is positive, `less` negative.
+ * is positive, `less` negative. `pre_engagement`, CUPED's covariate (cuped.ts), is the user's
+ * interactions in the 14 days before the experiment first became active (preEngagementCounts).
  */
 import type { Kysely } from 'kysely';
 import type { UserRecord } from '../../src/experiments/export-format.js';
@@ -21,6 +22,7 @@ import {
   impressionCounts,
   interactionCounts,
   pageAssignments,
+  preEngagementCounts,
   sessionRows,
   type SessionRow,
   type UserCountRow,
@@ -29,6 +31,7 @@ import {
 /** A user line plus whether the user was a cold start (no activity before assignment). */
 export interface EnrolledUser extends UserRecord {
   user_id: string;
+  pre_engagement: number;
   cold_start: boolean;
 }
 
@@ -52,6 +55,7 @@ export async function* iterateEnrolledUsers(
     const impressions = byUser(await impressionCounts(...range));
     const clicks = byUser(await clickCounts(...range));
     const interactions = byUser(await interactionCounts(...range));
+    const preEngagement = byUser(await preEngagementCounts(...range));
     const feedback = new Map((await feedbackCounts(...range)).map((row) => [row.user_id, row]));
     const sessions = groupSessions(await sessionRows(...range));
     for (const row of page) {
@@ -62,7 +66,8 @@ export async function* iterateEnrolledUsers(
       counts.feedback_positive = Number(feedback.get(row.user_id)?.positive ?? 0);
       counts.feedback_negative = Number(feedback.get(row.user_id)?.negative ?? 0);
       Object.assign(counts, sessionCounts(sessions.get(row.user_id) ?? []));
-      yield { user_id: row.user_id, variant: row.variant, cold_start: Number(row.cold) === 1, ...counts };
+      const pre = preEngagement.get(row.user_id) ?? 0;
+      yield { user_id: row.user_id, variant: row.variant, cold_start: Number(row.cold) === 1, ...counts, pre_engagement: pre };
     }
     if (page.length < pageSize) return;
     after = last.user_id;

@@ -284,7 +284,13 @@ describe('an experiment end to end', () => {
     const userLines = lines.filter((l) => l.type === 'user');
     expect(userLines.map((l) => l.user_id)).toEqual([...USERS].sort());
     for (const line of userLines) {
-      expect(line).toEqual({ type: 'user', user_id: line.user_id, variant: variantOf(line.user_id), ...expected.get(line.user_id) });
+      expect(line).toEqual({
+        type: 'user',
+        user_id: line.user_id,
+        variant: variantOf(line.user_id),
+        ...expected.get(line.user_id),
+        pre_engagement: 0,
+      });
     }
     expect(lines.filter((l) => l.type === 'performance').map((l) => l.variant)).toEqual(['control', 'treatment']);
     const parsed = await parseJsonlExport(exportLines(res.body), 'export.jsonl');
