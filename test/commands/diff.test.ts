@@ -1,9 +1,9 @@
 /** `recsvc experiment diff` as a child process against a real `recsvc serve`. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketOf } from '../../src/experiments/assignment.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { seedExperiment } from './support/seed-experiment.js';
+import { runCli } from '../helpers/cli.js';
+import type { ServerProcess } from '../helpers/server-process.js';
+import { startSeededExperiment } from './support/seed-experiment.js';
 
 interface DiffJson {
   buckets: { start: number; end: number; from: string; to: string }[];
@@ -19,16 +19,7 @@ describe('recsvc experiment diff (a real server)', () => {
   let assigned: Map<string, string>;
 
   beforeAll(async () => {
-    server = await startServerProcess();
-    const created = await runCli(['experiment', 'create', '--file', `${REPO_ROOT}test/fixtures/cli/experiment.json`], { env: server.env });
-    expect(created.code, created.stderr).toBe(0);
-    id = Number(created.stdout.trim());
-    expect((await runCli(['experiment', 'start', String(id)], { env: server.env })).code).toBe(0);
-    const variants = [
-      { name: 'control', traffic_allocation: 50 },
-      { name: 'recency', traffic_allocation: 50 },
-    ];
-    assigned = await seedExperiment(server, { experimentId: id, variants, users: 200 });
+    ({ server, id, assigned } = await startSeededExperiment(200));
   });
   afterAll(async () => {
     await server?.stop();

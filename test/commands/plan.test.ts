@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSampleSize } from '../../src/experiments/power.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { seedExperiment } from './support/seed-experiment.js';
+import type { ServerProcess } from '../helpers/server-process.js';
+import { startSeededExperiment } from './support/seed-experiment.js';
 
 interface ReferenceCase {
   name: string;
@@ -135,16 +135,7 @@ describe('recsvc experiment plan --from-experiment (a real server)', () => {
   let assigned: Map<string, string>;
 
   beforeAll(async () => {
-    server = await startServerProcess();
-    const created = await runCli(['experiment', 'create', '--file', `${REPO_ROOT}test/fixtures/cli/experiment.json`], { env: server.env });
-    expect(created.code, created.stderr).toBe(0);
-    id = Number(created.stdout.trim());
-    expect((await runCli(['experiment', 'start', String(id)], { env: server.env })).code).toBe(0);
-    const variants = [
-      { name: 'control', traffic_allocation: 50 },
-      { name: 'recency', traffic_allocation: 50 },
-    ];
-    assigned = await seedExperiment(server, { experimentId: id, variants, users: 300 });
+    ({ server, id, assigned } = await startSeededExperiment(300));
   });
   afterAll(async () => {
     await server?.stop();

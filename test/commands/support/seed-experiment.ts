@@ -5,7 +5,8 @@
  */
 import Database from 'better-sqlite3';
 import { createAssigner } from '../../../src/experiments/assignment.js';
-import type { ServerProcess } from '../../helpers/server-process.js';
+import { REPO_ROOT, runCli } from '../../helpers/cli.js';
+import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
 
 export interface SeedOptions {
   experimentId: number;
@@ -62,4 +63,19 @@ export async function seedExperiment(server: ServerProcess, options: SeedOptions
     if (response.status !== 201) throw new Error(`events: ${response.status} ${await response.text()}`);
   }
   return assigned;
+}
+
+/** A started server with the CLI fixture's experiment (control/recency 50/50) created, started and seeded with `users`. */
+export async function startSeededExperiment(users: number): Promise<{ server: ServerProcess; id: number; assigned: Map<string, string> }> {
+  const server = await startServerProcess();
+  const created = await runCli(['experiment', 'create', '--file', `${REPO_ROOT}test/fixtures/cli/experiment.json`], { env: server.env });
+  if (created.code !== 0) throw new Error(`experiment create exited ${created.code}: ${created.stderr}`);
+  const id = Number(created.stdout.trim());
+  const started = await runCli(['experiment', 'start', String(id)], { env: server.env });
+  if (started.code !== 0) throw new Error(`experiment start exited ${started.code}: ${started.stderr}`);
+  const variants = [
+    { name: 'control', traffic_allocation: 50 },
+    { name: 'recency', traffic_allocation: 50 },
+  ];
+  return { server, id, assigned: await seedExperiment(server, { experimentId: id, variants, users }) };
 }
