@@ -14,6 +14,7 @@ import {
   type MastodonTestInstance,
 } from '../../helpers/mastodon-instance.js';
 import { settingsHarness, type SettingsHarness } from './settings-test-app.js';
+import { copiedStatuses, unfollowedStatuses } from '../timelines/timelines-test-app.js';
 
 let instance: MastodonTestInstance;
 let social: SocialServices;
@@ -24,16 +25,8 @@ beforeAll(async () => {
   social = testSocialServices();
   h = await settingsHarness({ ...withSocial(social), social });
   // Candidates: ivan's and newsbot's statuses (never on alice's home page), copied for 15 unknown authors.
-  const own = instance.publicTimeline().filter((status) => ['ivan', 'newsbot'].includes((status.account as Json).username as string));
-  const copies = Array.from({ length: 15 }, (_, a) =>
-    own.slice(0, 5).map((status, k) => ({
-      ...status,
-      id: `9${a}0${k}${status.id as string}`.slice(0, 24),
-      uri: `https://copies.example/users/c${a}/statuses/${k}`,
-      url: null,
-      account: { ...(status.account as Json), id: `c${a}`, username: `copy${a}`, acct: `copy${a}@copies.example` },
-    })),
-  ).flat();
+  const own = unfollowedStatuses(instance);
+  const copies = copiedStatuses(own, 15, { id: 'c', name: 'copy', idDigit: '9' });
   const seeded = await h.app.inject({
     method: 'POST',
     url: '/api/v1/posts/batch',

@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMastodonInstance, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
-import { timelinesHarness, type TimelinesHarness } from './timelines-test-app.js';
+import { timelinesHarness, unfollowedStatuses, type TimelinesHarness } from './timelines-test-app.js';
 
 const HOME = '/api/v1/timelines/home';
 
@@ -18,9 +18,7 @@ let h: TimelinesHarness;
 beforeAll(async () => {
   instance = await startMastodonInstance();
   h = await timelinesHarness();
-  const candidates = instance
-    .publicTimeline()
-    .filter((status) => ['ivan', 'newsbot'].includes((status.account as Json).username as string));
+  const candidates = unfollowedStatuses(instance);
   await h.seed(candidates);
 });
 

@@ -10,7 +10,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMastodonInstance, type Fault, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
-import { timelinesHarness, type TimelinesHarness } from './timelines-test-app.js';
+import { timelinesHarness, unfollowedStatuses, type TimelinesHarness } from './timelines-test-app.js';
 
 const VERIFY = '/api/v1/accounts/verify_credentials';
 const HOME = '/api/v1/timelines/home';
@@ -22,9 +22,7 @@ beforeAll(async () => {
   instance = await startMastodonInstance();
   h = await timelinesHarness({ tokenCacheTtlMs: 0 });
   // Candidates: statuses of accounts alice does not follow, stored before any timeline is read.
-  const candidates = instance
-    .publicTimeline()
-    .filter((status) => ['ivan', 'newsbot'].includes((status.account as Json).username as string));
+  const candidates = unfollowedStatuses(instance);
   await h.seed(candidates);
 });
 

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mayStoreStatus } from '../../../server/timelines/timelines.service.js';
 import { startMastodonInstance, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
-import { timelinesHarness, type TimelinesHarness } from './timelines-test-app.js';
+import { copiedStatuses, timelinesHarness, unfollowedStatuses, type TimelinesHarness } from './timelines-test-app.js';
 
 const HOME = '/api/v1/timelines/home';
 const MARKER = '<p>changed behind the service</p>';
@@ -16,22 +16,12 @@ const MARKER = '<p>changed behind the service</p>';
 let instance: MastodonTestInstance;
 let h: TimelinesHarness;
 
-const usernameOf = (status: Json): string => (status.account as Json).username as string;
-
 beforeAll(async () => {
   instance = await startMastodonInstance();
   h = await timelinesHarness();
   // Candidates: 60 statuses by authors alice does not follow (never on her home page).
-  const own = instance.publicTimeline().filter((status) => ['ivan', 'newsbot'].includes(usernameOf(status)));
-  const copies = Array.from({ length: 12 }, (_, a) =>
-    own.slice(0, 5).map((status, k) => ({
-      ...status,
-      id: `8${a}0${k}${status.id as string}`.slice(0, 24),
-      uri: `https://copies.example/users/r${a}/statuses/${k}`,
-      url: null,
-      account: { ...(status.account as Json), id: `r${a}`, username: `repeat${a}`, acct: `repeat${a}@copies.example` },
-    })),
-  ).flat();
+  const own = unfollowedStatuses(instance);
+  const copies = copiedStatuses(own, 12, { id: 'r', name: 'repeat', idDigit: '8' });
   await h.seed(copies);
 });
 

@@ -20,7 +20,7 @@ import { RecommendationService } from '../../../server/recommendations/recommend
 import type { SocialServices } from '../../../server/social/social.service.js';
 import type { SocialOptions } from '../../../server/social/social-options.js';
 import { registerTimelines } from '../../../server/timelines/timelines.feature.js';
-import { testSocialServices, withSocial } from '../../helpers/mastodon-instance.js';
+import { testSocialServices, withSocial, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 
 export interface TimelinesHarness {
   app: FastifyInstance;
@@ -81,4 +81,30 @@ export async function timelinesHarness(options: Partial<SocialOptions> = {}): Pr
       await database.close();
     },
   };
+}
+
+/** Statuses of the test instance's accounts alice does not follow (ivan, newsbot): never on her home page. */
+export function unfollowedStatuses(instance: MastodonTestInstance): Json[] {
+  return instance.publicTimeline().filter((status) => ['ivan', 'newsbot'].includes((status.account as Json).username as string));
+}
+
+/**
+ * Copies of the first five of `own` by `authors` accounts the instance does not know
+ * (`<prefix><a>`, ids starting with `idDigit`): more candidates to recommend.
+ */
+export function copiedStatuses(own: readonly Json[], authors: number, prefix: { id: string; name: string; idDigit: string }): Json[] {
+  return Array.from({ length: authors }, (_, a) =>
+    own.slice(0, 5).map((status, k) => ({
+      ...status,
+      id: `${prefix.idDigit}${a}0${k}${status.id as string}`.slice(0, 24),
+      uri: `https://copies.example/users/${prefix.id}${a}/statuses/${k}`,
+      url: null,
+      account: {
+        ...(status.account as Json),
+        id: `${prefix.id}${a}`,
+        username: `${prefix.name}${a}`,
+        acct: `${prefix.name}${a}@copies.example`,
+      },
+    })),
+  ).flat();
 }

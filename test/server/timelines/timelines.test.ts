@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../server/auth/token.service.js';
 import { startMastodonInstance, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
-import { timelinesHarness, type TimelinesHarness } from './timelines-test-app.js';
+import { copiedStatuses, timelinesHarness, unfollowedStatuses, type TimelinesHarness } from './timelines-test-app.js';
 
 let instance: MastodonTestInstance;
 let h: TimelinesHarness;
@@ -19,16 +19,8 @@ beforeAll(async () => {
   h = await timelinesHarness();
   // Candidates to recommend: ivan's and newsbot's statuses (not followed by alice: never on
   // her home page), and copies of them by 15 authors the instance does not know.
-  const own = instance.publicTimeline().filter((status) => ['ivan', 'newsbot'].includes(usernameOf(status)));
-  const copies = Array.from({ length: 15 }, (_, a) =>
-    own.slice(0, 5).map((status, k) => ({
-      ...status,
-      id: `9${a}0${k}${status.id as string}`.slice(0, 24),
-      uri: `https://copies.example/users/c${a}/statuses/${k}`,
-      url: null,
-      account: { ...(status.account as Json), id: `c${a}`, username: `copy${a}`, acct: `copy${a}@copies.example` },
-    })),
-  ).flat();
+  const own = unfollowedStatuses(instance);
+  const copies = copiedStatuses(own, 15, { id: 'c', name: 'copy', idDigit: '9' });
   for (const status of [...own, ...copies]) seeded.set(status.id as string, status);
   await h.seed([...own, ...copies]);
 });
