@@ -40,11 +40,23 @@ export function clientErrorHandler(this: FastifyInstance, error: ParserError, so
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const body = { ...describeParserError(error), request_id: randomUUID() };
   this.log.debug({ err: error, request_id: body.request_id }, 'client error');
-  // A response already under way on this socket cannot be followed by another one.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  // A response already under way on this socket cannot be followed by another one; it is let
+  // finish (the bytes after a request, e.g. the rest of a body no route read, arrive here as
+  // a malformed next request), and only then is the socket closed.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (inFlight?.headersSent && !inFlight.writableFinished && !inFlight.destroyed) {
+    const close = () => socket.destroy();
+    inFlight.once('finish', () => socket.end());
+    inFlight.once('close', close);
+    setTimeout(close, IN_FLIGHT_GRACE_MS).unref();
+    return;
+  }
   if (socket.writable && !inFlight?.headersSent) socket.write(rawErrorResponse(body));
   socket.destroy();
 }
+
+/** How long a response already under way may take to finish after a parser error on its socket. */
+const IN_FLIGHT_GRACE_MS = 10_000;
 
 /**
  * Node's `checkExpectation` event: an `Expect` header other than `100-continue`. Without a
