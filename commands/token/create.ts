@@ -22,7 +22,7 @@ export function registerTokenCreate(token: Command): void {
     .option('--user <id>', 'the user the token acts for (required for read/write of own data)')
     .option('--expires <duration>', 'lifetime such as 30m, 24h, 7d, or "never"', '24h')
     .option('--label <text>', 'a note shown by `token list`')
-    .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
+    .option('--db <path|url>', 'SQLite database file or postgres:// URL (env RECSVC_DATABASE_URL or RECSVC_DB, default ./recsvc.db)')
     .option('--json', 'print {"token": ...} for scripts')
     .addHelpText(
       'after',

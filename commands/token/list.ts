@@ -13,7 +13,7 @@ export function registerTokenList(token: Command): void {
     .command('list')
     .description('list live tokens (never their secrets); --all adds revoked and expired ones')
     .option('--all', 'every token, with "revoked" or "expired" in the expires column for dead ones')
-    .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
+    .option('--db <path|url>', 'SQLite database file or postgres:// URL (env RECSVC_DATABASE_URL or RECSVC_DB, default ./recsvc.db)')
     .option('--json', 'print every field (full id, created_at, expires_at, revoked_at, state) as JSON')
     .addHelpText(
       'after',

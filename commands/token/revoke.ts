@@ -7,7 +7,7 @@ export function registerTokenRevoke(token: Command): void {
     .command('revoke')
     .description('revoke a token by its id (from `token list`)')
     .argument('<id>', 'token id, or its first 8 or more characters as `token list` shows them')
-    .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
+    .option('--db <path|url>', 'SQLite database file or postgres:// URL (env RECSVC_DATABASE_URL or RECSVC_DB, default ./recsvc.db)')
     .option('--json', 'print {"id": <full id>, "revoked": true}')
     .addHelpText(
       'after',

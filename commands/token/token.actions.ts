@@ -1,6 +1,6 @@
 /** The work behind `recsvc token ...`, against the server's database file. */
 import { parseScopes } from '../../src/auth/identity.js';
-import { openSqlite, type DatabaseHandle } from '../../server/db/connection.js';
+import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
 import { createToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
 import { printJson, printLine } from '../support/output.js';
@@ -10,9 +10,9 @@ import type { TokenCreateOptions } from './create.js';
 import type { TokenListOptions } from './list.js';
 
 async function withDatabase<T>(path: string | undefined, work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
-  const dbPath = path ?? process.env.RECSVC_DB ?? './recsvc.db';
+  const dbPath = path ?? process.env.RECSVC_DATABASE_URL ?? process.env.RECSVC_DB ?? './recsvc.db';
   // An unreadable database or a refused migration is an InputError: exit 2 through the funnel.
-  const database = openSqlite(dbPath);
+  const database = await openDatabase(dbPath);
   try {
     await migrateToLatest(database.db);
     return await work(database);

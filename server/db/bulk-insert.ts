@@ -7,6 +7,11 @@ import { CompiledQuery, SqliteAdapter, sql, type Kysely } from 'kysely';
 
 const MAX_VALUES = 30_000;
 
+/** Rows of `width` values per statement of bulkInsert: a caller handing rows over in parts of a multiple of this reuses one statement. */
+export function rowsPerStatement(width: number): number {
+  return Math.max(1, Math.floor(MAX_VALUES / width));
+}
+
 /**
  * On a conflict on `target` (a unique key), replace the stored row's other columns with
  * the new values (an upsert). Rows of one call must not share a key: PostgreSQL refuses
@@ -36,7 +41,18 @@ export async function bulkInsert(
   rows: readonly (readonly unknown[])[],
   replace?: ReplaceOnConflict,
 ): Promise<void> {
-  await insertBatches(db, table, columns, rows, (row, c) => row[c], replace);
+  const width = columns.length;
+  await bulkInsertFilled(
+    db,
+    table,
+    columns,
+    rows.length,
+    (r, values, at) => {
+      const row = rows[r] as readonly unknown[];
+      for (let c = 0; c < width; c++) values[at + c] = row[c];
+    },
+    replace,
+  );
 }
 
 /**
@@ -50,21 +66,43 @@ export async function bulkInsertObjects<R extends object>(
   rows: readonly R[],
   replace?: ReplaceOnConflict,
 ): Promise<void> {
-  await insertBatches(db, table, columns, rows, (row, c) => row[columns[c] as keyof R] ?? null, replace);
+  await bulkInsertFilled(
+    db,
+    table,
+    columns,
+    rows.length,
+    (r, values, at) => {
+      const row = rows[r] as R;
+      for (let c = 0; c < columns.length; c++) values[at + c] = row[columns[c] as keyof R] ?? null;
+    },
+    replace,
+  );
 }
 
-async function insertBatches<R>(
+/**
+ * bulkInsert of `count` rows whose values (in `columns` order) `fill` writes into
+ * `values[at ..]` for row `r` (0 ≤ r < count, in order): a bulk load of millions of rows
+ * kept as parallel arrays makes no object or array per row.
+ */
+export async function bulkInsertFilled(
   db: Kysely<any>,
   table: string,
   columns: readonly string[],
-  rows: readonly R[],
-  value: (row: R, column: number) => unknown,
-  replace: ReplaceOnConflict | undefined,
+  count: number,
+  fill: (r: number, values: unknown[], at: number) => void,
+  replace?: ReplaceOnConflict,
 ): Promise<void> {
-  if (rows.length === 0) return;
+  if (count === 0) return;
   const width = columns.length;
-  const perBatch = Math.max(1, Math.floor(MAX_VALUES / width));
-  const tuple = `(${columns.map(() => '?').join(',')})`;
+  const perBatch = rowsPerStatement(width);
+  const sqlite = isSqlite(db);
+  // SQLite numbers `?` itself; PostgreSQL needs $1..$n (at most 65,535 per statement: MAX_VALUES keeps under it).
+  const tuples = (rows: number): string =>
+    sqlite
+      ? Array<string>(rows)
+          .fill(`(${columns.map(() => '?').join(',')})`)
+          .join(',')
+      : Array.from({ length: rows }, (_, r) => `(${columns.map((_, c) => `$${r * width + c + 1}`).join(',')})`).join(',');
   // SQLite: a multi-row INSERT that one of its rows could abort (through a unique key, a NOT
   // NULL column or an enforced foreign key) first copies each page it changes to a statement
   // journal, a temporary file, so that it alone can be undone; inserting 2 million
@@ -72,26 +110,22 @@ async function insertBatches<R>(
   // key still would: inBulkLoadTransaction leaves them to one check at the end), so none is
   // kept; a skipped row shows in the count of rows stored, and is an error as before. An
   // upsert's update can abort whatever the conflict clause says, so an upsert keeps its text.
-  const counted = replace === undefined && isSqlite(db);
+  const counted = replace === undefined && sqlite;
   const head = `INSERT ${counted ? 'OR IGNORE ' : ''}INTO "${table}" (${columns.map((c) => `"${c}"`).join(',')}) VALUES `;
   const tail = replace ? conflictClause(columns, replace) : '';
   let fullSql: string | undefined;
-  for (let start = 0; start < rows.length; start += perBatch) {
-    const count = Math.min(perBatch, rows.length - start);
-    const text =
-      count === perBatch
-        ? (fullSql ??= head + Array(perBatch).fill(tuple).join(',') + tail)
-        : head + Array(count).fill(tuple).join(',') + tail;
-    // One flat array of values, filled in place (Array.prototype.flat took a tenth of a bulk load).
-    const values = new Array<unknown>(count * width);
-    for (let r = 0, k = 0; r < count; r++) {
-      const row = rows[start + r] as R;
-      for (let c = 0; c < width; c++) values[k++] = value(row, c);
-    }
+  for (let start = 0; start < count; start += perBatch) {
+    const rows = Math.min(perBatch, count - start);
+    const full = rows === perBatch;
+    const text = full ? (fullSql ??= head + tuples(perBatch) + tail) : head + tuples(rows) + tail;
+    // One flat array of values, filled in place (Array.prototype.flat took a tenth of a bulk
+    // load). Not reused: the query freezes it.
+    const values = new Array<unknown>(rows * width);
+    for (let r = 0; r < rows; r++) fill(start + r, values, r * width);
     const result = await db.executeQuery(CompiledQuery.raw(text, values));
     const stored = Number(result.numAffectedRows ?? 0n);
-    if (counted && stored !== count) {
-      throw new Error(`bulk insert into ${table}: ${count - stored} of ${count} rows broke a unique key or a NOT NULL column`);
+    if (counted && stored !== rows) {
+      throw new Error(`bulk insert into ${table}: ${rows - stored} of ${rows} rows broke a unique key or a NOT NULL column`);
     }
   }
 }

@@ -1,29 +1,40 @@
 /**
- * Opens the embedded SQLite database. Everything dialect-specific lives in this
- * folder so PostgreSQL can be added as a second dialect beside it.
+ * Opens the database: the embedded SQLite file by default, PostgreSQL for a postgres:// URL
+ * (postgres-connection.ts). Everything dialect-specific lives in this folder.
  */
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { startBackgroundCheckpointer } from './background-checkpointer.js';
+import { DatabaseOpenError, type DatabaseHandle } from './database-handle.js';
 import type { Database } from './database.js';
+import type { OpenPostgresOptions } from './postgres-connection.js';
 import { withStatementCache } from './statement-cache.js';
-import { InputError } from '../../src/errors.js';
 
-export interface DatabaseHandle {
-  readonly db: Kysely<Database>;
-  /** A cheap round trip, used by health checks. */
-  ping: () => void;
-  /**
-   * A number that changes whenever ANOTHER connection (another process, such as
-   * `recsvc token revoke`) has committed to the database since the last call; this
-   * connection's own writes do not change it. Caches of rarely written tables use it to
-   * notice outside writes. SQLite: PRAGMA data_version.
-   */
-  externalWrites: () => number;
-  close: () => Promise<void>;
+export {
+  DatabaseOpenError,
+  DEFAULT_DATABASE_POOL_SIZE,
+  type ConnectionCounts,
+  type DatabaseHandle,
+  type DialectName,
+} from './database-handle.js';
+
+export interface OpenDatabaseOptions extends OpenSqliteOptions, OpenPostgresOptions {}
+
+/** True for a `--db` value naming a PostgreSQL server rather than an SQLite file. */
+export function isPostgresTarget(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target.trim());
 }
 
-export class DatabaseOpenError extends InputError {}
+/**
+ * Opens `target`: a postgres:// (or postgresql://) URL selects PostgreSQL (its `pg` driver
+ * loaded only then), anything else is an SQLite file path (`:memory:` for tests). The
+ * options of the other dialect are ignored.
+ */
+export async function openDatabase(target: string, options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
+  if (!isPostgresTarget(target)) return openSqlite(target, options);
+  const { openPostgres } = await import('./postgres-connection.js');
+  return openPostgres(target.trim(), options);
+}
 
 /**
  * Opens (creating if needed) the SQLite file at `path` (`:memory:` for tests) with
@@ -87,11 +98,21 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
     : undefined;
   return {
     db,
-    ping: () => void ping.get(),
+    dialect: 'sqlite',
+    // Synchronous inside (better-sqlite3), so a failure throws at the call: a caller that
+    // does not await (an older health check) still sees it.
+    ping: () => {
+      const started = process.hrtime.bigint();
+      ping.get();
+      return Promise.resolve(Number(process.hrtime.bigint() - started) / 1e6);
+    },
     externalWrites: () => dataVersion.get() as number,
+    connections: () => ({ max: 1, open: sqlite.open ? 1 : 0, idle: sqlite.open ? 1 : 0, waiting: 0 }),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
+      // kysely closes the connection only if it ever ran a query through it.
+      if (sqlite.open) sqlite.close();
     },
   };
 }

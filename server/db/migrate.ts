@@ -2,7 +2,7 @@
  * Applies the explicit, frozen migration list at start and refuses databases
  * written by a newer recsvc (an applied migration this build does not know).
  */
-import { Migrator, type Kysely, type MigrationProvider } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type Kysely, type MigrationProvider } from 'kysely';
 import { MIGRATIONS } from './migrations/index.js';
 import { InputError } from '../../src/errors.js';
 
@@ -12,8 +12,9 @@ const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATION
 
 /** Applies pending migrations; returns the names applied now. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  await refuseNewerDatabase(db);
-  const migrator = new Migrator({ db, provider });
+  const schema = await migrationSchema(db);
+  await refuseNewerDatabase(db, schema);
+  const migrator = new Migrator({ db, provider, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     // A migration may throw anything; a non-Error is shown as String() shows it.
@@ -23,10 +24,25 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-async function refuseNewerDatabase(db: Kysely<any>): Promise<void> {
+/**
+ * PostgreSQL: the schema the tables go to (the first of the connection's search_path).
+ * kysely's migrator otherwise looks for its bookkeeping tables in EVERY schema of the
+ * database and takes another schema's for its own; naming this one keeps deployments (and
+ * test runs) that share a database in separate schemas apart. SQLite: undefined.
+ */
+async function migrationSchema(db: Kysely<any>): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new MigrationError('database migration failed: no schema to create tables in (check the search_path)');
+  return schema;
+}
+
+async function refuseNewerDatabase(db: Kysely<any>, schema: string | undefined): Promise<void> {
   const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  if (!tables.some((t) => t.name === 'kysely_migration')) return;
-  const applied = await (db as Kysely<{ kysely_migration: { name: string } }>).selectFrom('kysely_migration').select('name').execute();
+  if (!tables.some((t) => t.name === 'kysely_migration' && (schema === undefined || t.schema === schema))) return;
+  const scoped = schema === undefined ? db : db.withSchema(schema);
+  const applied = await (scoped as Kysely<{ kysely_migration: { name: string } }>).selectFrom('kysely_migration').select('name').execute();
   const unknown = applied.map((row) => row.name).filter((name) => !(name in MIGRATIONS));
   if (unknown.length > 0) {
     throw new MigrationError(

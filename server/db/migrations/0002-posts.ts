@@ -3,6 +3,7 @@
  * `sort_key` makes ids comparable as text: numeric ids are left-padded to 20 digits.
  */
 import type { Kysely } from 'kysely';
+import { epochMsType } from './portable-types.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -45,7 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('reblog_of_id', 'text')
     .addColumn('tag_names', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('created_at_ms', 'integer', (c) => c.notNull())
+    .addColumn('created_at_ms', epochMsType(db), (c) => c.notNull())
     .addColumn('edited_at', 'text')
     .addColumn('favourites_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('reblogs_count', 'integer', (c) => c.notNull().defaultTo(0))

@@ -3,6 +3,7 @@
  * the learned, time-decayed affinities. Frozen: never import app code here.
  */
 import type { Kysely } from 'kysely';
+import { doubleType, epochMsType } from './portable-types.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -13,7 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('action_type', 'text', (c) => c.notNull())
     .addColumn('context_json', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('created_at_ms', 'integer', (c) => c.notNull())
+    .addColumn('created_at_ms', epochMsType(db), (c) => c.notNull())
     .addUniqueConstraint('interactions_user_post_action', ['user_id', 'post_id', 'action_type'])
     .execute();
   await db.schema.createIndex('interactions_user_id').on('interactions').columns(['user_id', 'id']).execute();
@@ -26,7 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('post_id', 'text', (c) => c.notNull().references('posts.id').onDelete('cascade'))
     .addColumn('feedback', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
-    .addColumn('created_at_ms', 'integer', (c) => c.notNull())
+    .addColumn('created_at_ms', epochMsType(db), (c) => c.notNull())
     .execute();
   await db.schema.createIndex('feedback_user_id').on('feedback').columns(['user_id', 'id']).execute();
 
@@ -39,7 +40,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('muted_tags', 'text', (c) => c.notNull())
     .addColumn('languages', 'text', (c) => c.notNull())
     .addColumn('include_reblogs', 'integer', (c) => c.notNull())
-    .addColumn('recommendation_ratio', 'real')
+    .addColumn('recommendation_ratio', doubleType(db))
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
 
@@ -48,8 +49,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('target', 'text', (c) => c.notNull())
-    .addColumn('score', 'real', (c) => c.notNull())
-    .addColumn('as_of_ms', 'integer', (c) => c.notNull())
+    .addColumn('score', doubleType(db), (c) => c.notNull())
+    .addColumn('as_of_ms', epochMsType(db), (c) => c.notNull())
     .addPrimaryKeyConstraint('user_affinities_pk', ['user_id', 'kind', 'target'])
     .execute();
 }

@@ -1,16 +1,17 @@
 /** Experiments, their variants and the users' recorded assignments. Frozen: never import app code here. */
 import type { Kysely } from 'kysely';
+import { autoIncrementPrimaryKey, doubleType, epochMsType } from './portable-types.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('experiments')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', autoIncrementPrimaryKey(db))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('description', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('traffic_percentage', 'real', (c) => c.notNull())
+    .addColumn('traffic_percentage', doubleType(db), (c) => c.notNull())
     .addColumn('minimum_sample_size', 'integer', (c) => c.notNull())
-    .addColumn('confidence_level', 'real', (c) => c.notNull())
+    .addColumn('confidence_level', doubleType(db), (c) => c.notNull())
     .addColumn('primary_metric', 'text', (c) => c.notNull())
     .addColumn('gates', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
@@ -26,7 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('description', 'text', (c) => c.notNull())
-    .addColumn('traffic_allocation', 'real', (c) => c.notNull())
+    .addColumn('traffic_allocation', doubleType(db), (c) => c.notNull())
     .addColumn('algorithm_config', 'text', (c) => c.notNull())
     .addColumn('is_control', 'integer', (c) => c.notNull())
     .addColumn('blocked', 'integer', (c) => c.notNull().defaultTo(0))
@@ -40,8 +41,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('experiment_active_periods')
     .addColumn('experiment_id', 'integer', (c) => c.notNull().references('experiments.id').onDelete('cascade'))
-    .addColumn('started_at_ms', 'integer', (c) => c.notNull())
-    .addColumn('ended_at_ms', 'integer')
+    .addColumn('started_at_ms', epochMsType(db), (c) => c.notNull())
+    .addColumn('ended_at_ms', epochMsType(db))
     .execute();
   await db.schema.createIndex('experiment_active_periods_experiment').on('experiment_active_periods').column('experiment_id').execute();
 
@@ -51,7 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('experiment_id', 'integer', (c) => c.notNull().references('experiments.id').onDelete('cascade'))
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('variant', 'text', (c) => c.notNull())
-    .addColumn('assigned_at_ms', 'integer', (c) => c.notNull())
+    .addColumn('assigned_at_ms', epochMsType(db), (c) => c.notNull())
     .addPrimaryKeyConstraint('experiment_assignments_pk', ['experiment_id', 'user_id'])
     .execute();
   await db.schema.createIndex('experiment_assignments_user').on('experiment_assignments').column('user_id').execute();

@@ -3,30 +3,31 @@
  * Frozen: never import app code here.
  */
 import type { Kysely } from 'kysely';
+import { autoIncrementPrimaryKey, counterType, doubleType, epochMsType, eventIdType } from './portable-types.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('analytics_events')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', eventIdType(db), autoIncrementPrimaryKey(db))
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('post_id', 'text')
     .addColumn('session_id', 'text')
-    .addColumn('occurred_at_ms', 'integer', (c) => c.notNull())
-    .addColumn('received_at_ms', 'integer', (c) => c.notNull())
+    .addColumn('occurred_at_ms', epochMsType(db), (c) => c.notNull())
+    .addColumn('received_at_ms', epochMsType(db), (c) => c.notNull())
     .execute();
   await db.schema.createIndex('analytics_events_user_received').on('analytics_events').columns(['user_id', 'received_at_ms']).execute();
 
   await db.schema
     .createTable('experiment_impressions')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', eventIdType(db), autoIncrementPrimaryKey(db))
     .addColumn('experiment_id', 'integer', (c) => c.notNull())
     .addColumn('variant', 'text', (c) => c.notNull())
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('post_id', 'text', (c) => c.notNull())
-    .addColumn('score', 'real', (c) => c.notNull())
+    .addColumn('score', doubleType(db), (c) => c.notNull())
     .addColumn('reason_code', 'text', (c) => c.notNull())
-    .addColumn('served_at_ms', 'integer', (c) => c.notNull())
+    .addColumn('served_at_ms', epochMsType(db), (c) => c.notNull())
     .execute();
   await db.schema
     .createIndex('experiment_impressions_experiment_user')
@@ -38,10 +39,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('experiment_performance')
     .addColumn('experiment_id', 'integer', (c) => c.notNull())
     .addColumn('variant', 'text', (c) => c.notNull())
-    .addColumn('requests', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('errors', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('cache_hits', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('cache_lookups', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('requests', counterType(db), (c) => c.notNull().defaultTo(0))
+    .addColumn('errors', counterType(db), (c) => c.notNull().defaultTo(0))
+    .addColumn('cache_hits', counterType(db), (c) => c.notNull().defaultTo(0))
+    .addColumn('cache_lookups', counterType(db), (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('experiment_performance_pk', ['experiment_id', 'variant'])
     .execute();
 
@@ -50,7 +51,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('experiment_id', 'integer', (c) => c.notNull())
     .addColumn('variant', 'text', (c) => c.notNull())
     .addColumn('bucket', 'integer', (c) => c.notNull())
-    .addColumn('count', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('count', counterType(db), (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('experiment_latency_buckets_pk', ['experiment_id', 'variant', 'bucket'])
     .execute();
 }

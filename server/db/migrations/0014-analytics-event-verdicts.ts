@@ -15,6 +15,7 @@
  * Frozen: never import app code here.
  */
 import { sql, type Kysely } from 'kysely';
+import { eventIdType } from './portable-types.js';
 
 const MAX_FUTURE_SKEW_MS = 300_000;
 const MAX_PAST_SKEW_MS = 86_400_000;
@@ -67,7 +68,7 @@ async function judgeSessions(db: Kysely<any>): Promise<void> {
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One column per statement: SQLite's ALTER TABLE adds one at a time.
-  await db.schema.alterTable('analytics_events').addColumn('impression_id', 'integer').execute();
+  await db.schema.alterTable('analytics_events').addColumn('impression_id', eventIdType(db)).execute();
   await db.schema.alterTable('analytics_events').addColumn('rejected_reason', 'text').execute();
   await db.schema
     .createIndex('experiment_impressions_user_post')

@@ -16,6 +16,12 @@ import * as m0016 from './0016-oauth.js';
 import * as m0017 from './0017-oauth-consents.js';
 import * as m0018 from './0018-experiment-analysis-method.js';
 import * as m0019 from './0019-settings.js';
+import * as m0020 from './0020-privacy.js';
+import * as m0021 from './0021-experiment-user-counts.js';
+import * as m0022 from './0022-experiment-primary-metric.js';
+import * as m0023 from './0023-experiment-type.js';
+import * as m0024 from './0024-tokens-change-signal.js';
+import * as m0025 from './0025-experiment-user-day-counts.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -31,4 +37,10 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0017-oauth-consents': m0017,
   '0018-experiment-analysis-method': m0018,
   '0019-settings': m0019,
+  '0020-privacy': m0020,
+  '0021-experiment-user-counts': m0021,
+  '0022-experiment-primary-metric': m0022,
+  '0023-experiment-type': m0023,
+  '0024-tokens-change-signal': m0024,
+  '0025-experiment-user-day-counts': m0025,
 };

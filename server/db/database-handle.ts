@@ -1,0 +1,43 @@
+/** What every dialect's connection gives the rest of the service (server/db/connection.ts opens one). */
+import type { Kysely } from 'kysely';
+import type { Database } from './database.js';
+import { InputError } from '../../src/errors.js';
+
+/** Connections one process's PostgreSQL pool keeps unless configured (RECSVC_DATABASE_POOL_SIZE). */
+export const DEFAULT_DATABASE_POOL_SIZE = 10;
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** A pool's occupancy (for `service_database_connections{pool_name}`). */
+export interface ConnectionCounts {
+  /** Most connections the pool may open (1 for SQLite's single connection). */
+  max: number;
+  open: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+}
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /**
+   * One real round trip, resolving with its latency in milliseconds; rejects (SQLite: throws
+   * synchronously) when the database does not answer. Used by health checks.
+   */
+  ping: () => Promise<number>;
+  /**
+   * A number that changes whenever ANOTHER connection (another process, such as
+   * `recsvc token revoke`) has committed to the database since the last call; this
+   * connection's own writes do not change it. Caches of rarely written tables use it to
+   * notice outside writes. SQLite: PRAGMA data_version. PostgreSQL: notifications of changes
+   * to `tokens` (the one table whose cache relies on it; postgres-change-signal.ts), and a
+   * new number on every call while those cannot be trusted, so such caches re-read.
+   */
+  externalWrites: () => number;
+  /** The connections open now. */
+  connections: () => ConnectionCounts;
+  close: () => Promise<void>;
+}
+
+export class DatabaseOpenError extends InputError {}
