@@ -2,12 +2,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SERVICE_VERSION } from '../version.js';
 import { DetailedHealthSchema, LivenessSchema } from './health.schema.js';
-import { checkDatabase, processStats } from './health.service.js';
+import { checkDatabase, checkRedis, processStats, type ComponentHealth } from './health.service.js';
 
 export interface HealthRoutesOptions {
-  ping: () => void;
+  /** A real database round trip resolving with its latency in ms (DatabaseHandle.ping). */
+  ping: () => Promise<number>;
   /** The RAG index's state and size (server/rag); `not_configured` without it. */
   rag?: () => { status: string; chunks_loaded: number };
+  /** One Redis round trip (server/redis), when RECSVC_REDIS_URL is set; `not_configured` without it. */
+  redis?: () => Promise<ComponentHealth>;
 }
 
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, options) => {
@@ -32,13 +35,15 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       },
     },
     async () => {
-      const database = checkDatabase(options.ping);
+      const database = await checkDatabase(options.ping);
+      const redis = options.redis ? await checkRedis(options.redis) : undefined;
+      const failing = database.status !== 'connected' || (redis !== undefined && redis.status !== 'connected');
       return {
-        status: database.status === 'connected' ? 'healthy' : 'degraded',
+        status: failing ? 'degraded' : 'healthy',
         version: SERVICE_VERSION,
         components: {
           database,
-          redis: { status: 'not_configured' },
+          redis: redis ?? { status: 'not_configured' },
           rag_service: options.rag?.() ?? { status: 'not_configured', chunks_loaded: 0 },
         },
         ...processStats(),

@@ -6,14 +6,22 @@ export interface ComponentHealth {
   message?: string;
 }
 
-/** Times one real database round trip. */
-export function checkDatabase(ping: () => void): ComponentHealth {
+/** One real database round trip and its latency (as the database handle measured it). */
+export async function checkDatabase(ping: () => Promise<number>): Promise<ComponentHealth> {
   const started = process.hrtime.bigint();
   try {
-    ping();
-    return { status: 'connected', latency_ms: elapsedMs(started) };
+    return { status: 'connected', latency_ms: round2(await ping()) };
   } catch (error) {
     return { status: 'error', latency_ms: elapsedMs(started), message: (error as Error).message };
+  }
+}
+
+/** A Redis check that never throws nor waits past the connection's command timeout (server/redis). */
+export async function checkRedis(ping: () => Promise<ComponentHealth>): Promise<ComponentHealth> {
+  try {
+    return await ping();
+  } catch (error) {
+    return { status: 'error', latency_ms: 0, message: (error as Error).message };
   }
 }
 

@@ -24,6 +24,8 @@ export interface ServiceMetrics {
   touchUser(userKey: string, nowMs?: number): void;
   /** Reports these caches' sizes as service_cache_entries{cache} and service_cache_bytes{cache}, read at each scrape. */
   watchCaches(sizes: () => readonly CacheSizeReading[]): void;
+  /** Reports a pool's open connections as service_database_connections{pool_name}, read at each scrape. */
+  watchDatabaseConnections(poolName: string, open: () => number): void;
 }
 
 /** One in-memory cache's size at a scrape. */
@@ -55,6 +57,7 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     },
   });
   const cacheWatchers: (() => readonly CacheSizeReading[])[] = [];
+  const databasePools = new Map<string, () => number>();
   const readings = (): CacheSizeReading[] => cacheWatchers.flatMap((read) => read());
   new Gauge({
     name: 'service_cache_entries',
@@ -112,6 +115,9 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
       help: 'Open database connections per pool',
       labelNames: ['pool_name'] as const,
       registers: [registry],
+      collect() {
+        for (const [pool, open] of databasePools) this.set({ pool_name: pool }, open());
+      },
     }),
     agentExecutions: new Counter({
       name: 'service_agent_executions',
@@ -149,6 +155,9 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     },
     watchCaches(sizes) {
       cacheWatchers.push(sizes);
+    },
+    watchDatabaseConnections(poolName, open) {
+      databasePools.set(poolName, open);
     },
   };
 }

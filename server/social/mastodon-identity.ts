@@ -14,6 +14,9 @@
  *   (instance, token) under a per-process secret; concurrent first requests of one token
  *   share one instance call; tokens the instance refuses are remembered for
  *   `rejectedTtlMs`. The token itself is never stored, logged or put in a message.
+ *   With Redis (`useSharedCache`), verified tokens are also shared by every instance for
+ *   the same `cacheTtlMs`, under an HMAC key common to the instances; Redis failing only
+ *   means asking the instance again.
  * - Outcomes: the instance refuses the token (401, 403, or 422 for an app token with no
  *   user) → the provider does not vouch →
  *   401 `Authentication required`; the instance unreachable, slow, failing or answering
@@ -99,7 +102,25 @@ export interface MastodonIdentityOptions {
   readonly cacheCapacity?: number;
   /** Verifications under way at once, across all tokens; beyond it, 503 at once. */
   readonly maxConcurrentVerifications?: number;
+  /**
+   * A cache shared by every instance (Redis, server/redis/redis-token-cache.ts): a token
+   * verified by one instance is not checked again by the others within `cacheTtlMs`. When
+   * it fails, verification goes to the instance as without it.
+   */
+  readonly shared?: SharedTokenCache;
   readonly now?: () => number;
+}
+
+/**
+ * Verified tokens shared between instances. Values are the verified account as JSON with
+ * the time of its verification; the cache names them by an HMAC of (instance, token), never
+ * the token. Failures are the cache's to swallow: `get` answers undefined, `set` gives up.
+ */
+export interface SharedTokenCache {
+  get(instanceHost: string, token: string): Promise<string | undefined>;
+  set(instanceHost: string, token: string, value: string, ttlMs: number): Promise<void>;
+  /** Forgets every shared entry (after a revocation the service learns of). */
+  clear(): Promise<void>;
 }
 
 export const DEFAULT_MASTODON_IDENTITY_OPTIONS = {
@@ -155,6 +176,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
   private readonly now: () => number;
   private readonly cache: LRUCache<string, CacheEntry>;
   private readonly inFlight = new Map<string, Promise<CacheEntry>>();
+  private shared: SharedTokenCache | undefined;
   /** Key of the HMAC that names cache entries: cache keys cannot be tested against guessed tokens offline. */
   private readonly secret = randomBytes(32);
   /** Calls made to instances (verify_credentials), for tests and metrics. */
@@ -172,6 +194,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     this.rejectedTtlMs = options.rejectedTtlMs ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.rejectedTtlMs;
     this.maxConcurrent = options.maxConcurrentVerifications ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.maxConcurrentVerifications;
     this.now = options.now ?? Date.now;
+    this.shared = options.shared;
     this.cache = new LRUCache({ max: options.cacheCapacity ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheCapacity });
   }
 
@@ -244,6 +267,15 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     if (cached && !(cached.verified && cached.staleUntilMs > nowMs)) this.cache.delete(key);
     else if (cached?.verified && cached.outage && cached.outage.retryAtMs > nowMs) throw cached.outage.error;
     let pending = this.inFlight.get(key);
+    if (!pending && this.shared) {
+      // Verified by another instance (or by this one before a restart): no instance call, no token-check charge.
+      const entry = await this.fromShared(this.shared, instance, token);
+      if (entry) {
+        this.cache.set(key, entry);
+        return entry.verified;
+      }
+      pending = this.inFlight.get(key);
+    }
     if (!pending && beforeRemoteCheck) {
       await beforeRemoteCheck();
       pending = this.inFlight.get(key);
@@ -262,6 +294,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
         .then(
           (entry) => {
             this.cache.set(key, entry);
+            if (entry.verified && this.shared) this.toShared(this.shared, instance, token, entry.verified);
             return entry;
           },
           (error: unknown) => {
@@ -275,9 +308,53 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     return (await pending).verified ?? undefined;
   }
 
+  /** From now on, also looks verified tokens up in (and adds them to) a cache shared by every instance. */
+  useSharedCache(shared: SharedTokenCache): void {
+    this.shared = shared;
+  }
+
   /** Forgets every cached token (after a revocation the service learns of, or in tests). */
   forget(): void {
     this.cache.clear();
+    void this.shared?.clear();
+  }
+
+  /** A verified entry of the shared cache, rebuilt and checked like an instance's answer; undefined on any miss or failure. */
+  private async fromShared(
+    shared: SharedTokenCache,
+    instance: InstanceAddress,
+    token: string,
+  ): Promise<(CacheEntry & { verified: VerifiedSocialToken }) | undefined> {
+    const text = await shared.get(instance.host, token);
+    if (text === undefined) return undefined;
+    let stored: { account?: unknown; verifiedAtMs?: unknown };
+    try {
+      stored = JSON.parse(text) as typeof stored;
+    } catch {
+      return undefined;
+    }
+    const account = accountOf(stored.account);
+    const verifiedAtMs = stored.verifiedAtMs;
+    if (!account || typeof verifiedAtMs !== 'number' || !Number.isFinite(verifiedAtMs)) return undefined;
+    const verified = verifiedToken(instance, account);
+    const expiresAtMs = verifiedAtMs + this.cacheTtlMs;
+    if (!verified || expiresAtMs <= this.now()) return undefined;
+    return { verified, expiresAtMs, staleUntilMs: verifiedAtMs + this.staleTtlMs };
+  }
+
+  /** Shares a verification made here (best effort: not awaited, failures ignored by the cache). */
+  private toShared(shared: SharedTokenCache, instance: InstanceAddress, token: string, verified: VerifiedSocialToken): void {
+    const account = {
+      id: verified.account.id,
+      username: verified.account.username,
+      acct: verified.account.acct,
+      display_name: verified.account.displayName,
+      url: verified.account.url,
+      avatar: verified.account.avatar,
+      bot: verified.account.bot,
+      locked: verified.account.locked,
+    };
+    void shared.set(instance.host, token, JSON.stringify({ account, verifiedAtMs: this.now() }), this.cacheTtlMs);
   }
 
   /** After a failed check: a kept verified answer repeats an outage's error until the retry interval passed. */
@@ -321,21 +398,26 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     }
     const account = accountOf(body);
     if (!account) throw new InstanceUnavailableError(instance.host, 'bad-response', 'answered verify_credentials without a valid account');
-    const userId = `${account.id}@${instance.host}`;
-    if (userId.length > MAX_USER_ID_LENGTH) {
-      throw new InstanceUnavailableError(instance.host, 'bad-response', 'answered with an account id too long for a user id');
-    }
-    const identity: AuthenticatedIdentity = {
-      kind: 'authenticated',
-      userId,
-      scopes: SOCIAL_SCOPES,
-      tier: 'authenticated',
-      source: 'social',
-      subjectKey: `social:${createHash('sha256').update(userId).digest('base64url').slice(0, 22)}`,
-    };
+    const verified = verifiedToken(instance, account);
+    if (!verified) throw new InstanceUnavailableError(instance.host, 'bad-response', 'answered with an account id too long for a user id');
     const nowMs = this.now();
-    return { verified: { identity, instance, account }, expiresAtMs: nowMs + this.cacheTtlMs, staleUntilMs: nowMs + this.staleTtlMs };
+    return { verified, expiresAtMs: nowMs + this.cacheTtlMs, staleUntilMs: nowMs + this.staleTtlMs };
   }
+}
+
+/** The identity of an account of an instance; undefined when its user id would be too long. */
+function verifiedToken(instance: InstanceAddress, account: SocialAccount): VerifiedSocialToken | undefined {
+  const userId = `${account.id}@${instance.host}`;
+  if (userId.length > MAX_USER_ID_LENGTH) return undefined;
+  const identity: AuthenticatedIdentity = {
+    kind: 'authenticated',
+    userId,
+    scopes: SOCIAL_SCOPES,
+    tier: 'authenticated',
+    source: 'social',
+    subjectKey: `social:${createHash('sha256').update(userId).digest('base64url').slice(0, 22)}`,
+  };
+  return { identity, instance, account };
 }
 
 /** The account fields kept from a verify_credentials answer; undefined when it is not an account. */
