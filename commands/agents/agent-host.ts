@@ -3,10 +3,11 @@
  * feature registers is here, with the same services and settings from the environment),
  * never listening, its agents never scheduled. Closing it closes the app and the database.
  */
+import { createPrivacyPolicy } from '../../server/privacy/privacy.feature.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.js';
 import { loadServerConfig } from '../../server/config.js';
-import { openSqlite } from '../../server/db/connection.js';
+import { openDatabase } from '../../server/db/connection.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
 import type { AgentRunner } from '../../server/agents/agent-runner.js';
 
@@ -19,12 +20,13 @@ export interface AgentHost {
 export async function openAgentHost(dbPath: string | undefined): Promise<AgentHost> {
   const config = loadServerConfig(dbPath === undefined ? {} : { db: dbPath });
   // An unreadable database or a refused migration is an InputError: exit 2 through the funnel.
-  const database = openSqlite(config.dbPath, { mmapBytes: config.sqliteMmapBytes });
+  const database = await openDatabase(config.dbPath, { mmapBytes: config.sqliteMmapBytes, poolSize: config.databasePoolSize });
   let app: FastifyInstance;
   try {
     await migrateToLatest(database.db);
     app = await buildApp({
       database,
+      privacy: await createPrivacyPolicy(database.db, { ...config.privacy, dbPath: config.dbPath }),
       rateLimit: null,
       proxy: false,
       caches: config.caches,

@@ -11,7 +11,7 @@ export function registerAgentsList(agents: Command): void {
   agents
     .command('list')
     .description('list the agents `serve` schedules, with their intervals')
-    .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
+    .option('--db <path|url>', 'SQLite database file or postgres:// URL (env RECSVC_DATABASE_URL or RECSVC_DB, default ./recsvc.db)')
     .option('--json', 'print [{name, description, interval_seconds}] as JSON')
     .action(async (options: AgentsListOptions) => {
       const { runAgentsList } = await import('./agents.actions.js');

@@ -12,7 +12,7 @@ export function registerAgentsRun(agents: Command): void {
     .command('run')
     .description('run one agent once against the database and print what it did')
     .argument('<name>', 'the agent (see `recsvc agents list`)')
-    .option('--db <path>', 'SQLite database file (env RECSVC_DB, default ./recsvc.db)')
+    .option('--db <path|url>', 'SQLite database file or postgres:// URL (env RECSVC_DATABASE_URL or RECSVC_DB, default ./recsvc.db)')
     .option('--json', 'print the outcome and the agent status record as JSON')
     .addHelpText(
       'after',

@@ -1,6 +1,7 @@
 /** Registers the analytics feature: client events. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { analyticsRoutes } from './analytics.routes.js';
 import { AnalyticsService } from './analytics.service.js';
 
@@ -8,9 +9,9 @@ import { AnalyticsService } from './analytics.service.js';
 export async function registerAnalytics(
   app: FastifyInstance,
   context: AppContext,
-  now: () => number = Date.now,
+  deps: { privacy?: PrivacyPolicy; now?: () => number } = {},
 ): Promise<AnalyticsService> {
-  const analytics = new AnalyticsService(context.database.db, context.metrics, now);
+  const analytics = new AnalyticsService(context.database.db, context.metrics, deps.now, deps.privacy);
   await app.register(analyticsRoutes, { analytics });
   return analytics;
 }

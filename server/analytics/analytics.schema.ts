@@ -33,8 +33,8 @@ const Count = (description: string) => Type.Integer({ minimum: 0, description })
 
 export const EventBatchResultSchema = Type.Object(
   {
-    accepted: Count('Events stored that count (for experiments)'),
-    rejected: Count('Events stored but refused as untrue: they never count'),
+    accepted: Count("Events that count (for experiments): stored, or added to the user's counts at tracking level `limited`"),
+    rejected: Count('Events refused as untrue: they never count (stored with their reason at tracking level `full`)'),
     rejected_by_reason: Type.Object(
       Object.fromEntries(REJECT_REASONS.map((reason) => [reason, Type.Optional(Count(`Refused as ${reason}`))])),
       { additionalProperties: false, description: 'Refused events per reason (reasons with none are left out)' },
@@ -46,6 +46,7 @@ export const EventBatchResultSchema = Type.Object(
       ),
       { description: 'Each refused event, in batch order' },
     ),
+    not_stored: Count('Events of users at tracking level `none`: neither stored nor counted'),
   },
   { additionalProperties: false, title: 'EventBatchResult' },
 );
@@ -54,4 +55,5 @@ export type EventBatchResult = {
   rejected: number;
   rejected_by_reason: Partial<Record<(typeof REJECT_REASONS)[number], number>>;
   rejections: { index: number; reason: (typeof REJECT_REASONS)[number] }[];
+  not_stored: number;
 };

@@ -9,61 +9,97 @@
  * stored with its reason, reported in the result and counted in
  * `service_analytics_events_rejected_total`, and never counts in an experiment. Events are
  * judged in batch order against what is stored plus what the batch accepted before them.
+ *
+ * Tracking levels (issue 12): only events of users at `full` are stored as rows, under the
+ * user's pseudonym; events of users at `limited` only move their kept experiment counts
+ * (aggregate-events.ts); events of users at `none` are neither stored nor judged and are
+ * reported as `not_stored`.
  */
 import type { Insertable, Kysely } from 'kysely';
 import { ValidationError } from '../../src/errors.js';
 import type { Database } from '../db/database.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { recordAggregated } from './aggregate-events.js';
+import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { AnalyticsEvent, EventBatchResult } from './analytics.schema.js';
 import { findClaimableImpressions, findSessionEvents, insertEvents } from './analytics.repository.js';
 import type { AnalyticsEventsTable } from './analytics.tables.js';
-import { judgeEvents, type EventToJudge, type RejectReason, type StoredSessionEvent } from '../../src/experiments/event-rules.js';
+import {
+  judgeEvents,
+  type EventToJudge,
+  type RejectReason,
+  type StoredSessionEvent,
+  type Verdict,
+} from '../../src/experiments/event-rules.js';
 
 const NEEDS_POST = new Set(['click', 'view']);
 const NEEDS_SESSION = new Set(['session_start', 'session_end']);
 
 type Row = Insertable<AnalyticsEventsTable> & { type: string; rejected_reason: RejectReason | null };
 
+/** How each event of a batch was handled: its verdict, or not stored (tracking level `none`). */
+type Outcome = { type: string; reason: RejectReason | null } | 'not_stored';
+
 export class AnalyticsService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly metrics: ServiceMetrics,
     private readonly now: () => number = Date.now,
+    private readonly privacy: Pick<PrivacyPolicy, 'allowanceFor' | 'pseudonym'> = UNWIRED_PRIVACY,
   ) {}
 
-  /** Validates the batch, judges each event, stores them all atomically; returns the verdicts. */
+  /** Validates the batch, judges each event, stores what each user's level allows atomically; returns the verdicts. */
   async record(events: readonly AnalyticsEvent[]): Promise<EventBatchResult> {
     events.forEach((event, i) => checkEvent(event, i));
     const receivedAt = this.now();
-    const judged: EventToJudge[] = events.map((event) => ({
-      type: event.type,
-      userId: event.user_id,
-      postId: event.post_id,
-      sessionId: event.session_id,
-      occurredAtMs: event.timestamp === undefined ? receivedAt : Date.parse(event.timestamp),
-    }));
+    const rowsOf: number[] = [];
+    const countsOf: number[] = [];
+    const judged: EventToJudge[] = events.map((event, i) => {
+      const allowance = this.privacy.allowanceFor(event.user_id);
+      if (allowance.storeEventRows) rowsOf.push(i);
+      else if (allowance.storeAggregateCounts) countsOf.push(i);
+      return {
+        type: event.type,
+        userId: this.privacy.pseudonym(event.user_id),
+        postId: event.post_id,
+        sessionId: event.session_id,
+        occurredAtMs: event.timestamp === undefined ? receivedAt : Date.parse(event.timestamp),
+      };
+    });
+    const outcomes: Outcome[] = events.map(() => 'not_stored');
     // Judged inside the storing transaction, so two batches cannot both claim one impression.
-    const rows = await this.db.transaction().execute(async (trx) => {
-      const verdicts = judgeEvents(judged, receivedAt, ...(await knownState(trx, judged, receivedAt)));
-      const rows: Row[] = judged.map((event, i) => ({
+    await this.db.transaction().execute(async (trx) => {
+      const stored = rowsOf.map((i) => judged[i] as EventToJudge);
+      const verdicts = judgeEvents(stored, receivedAt, ...(await knownState(trx, stored, receivedAt)));
+      const rows: Row[] = stored.map((event, k) => ({
         type: event.type,
         user_id: event.userId,
         post_id: event.postId ?? null,
         session_id: event.sessionId ?? null,
         occurred_at_ms: event.occurredAtMs,
         received_at_ms: receivedAt,
-        impression_id: verdicts[i]?.impressionId ?? null,
-        rejected_reason: verdicts[i]?.reason ?? null,
+        impression_id: verdicts[k]?.impressionId ?? null,
+        rejected_reason: verdicts[k]?.reason ?? null,
       }));
       await insertEvents(trx, rows);
-      return rows;
+      const counted = await recordAggregated(
+        trx,
+        countsOf.map((i) => judged[i] as EventToJudge),
+        receivedAt,
+      );
+      const place = (indexes: number[], list: readonly (Verdict | undefined)[]) =>
+        indexes.forEach((i, k) => (outcomes[i] = { type: judged[i]!.type, reason: list[k]?.reason ?? null }));
+      place(rowsOf, verdicts);
+      place(countsOf, counted);
     });
     // Counted once committed: the counters never show an event the store does not hold.
-    for (const row of rows) {
-      if (row.rejected_reason === null) this.metrics.analyticsEventsAccepted.inc({ type: row.type });
-      else this.metrics.analyticsEventsRejected.inc({ type: row.type, reason: row.rejected_reason });
+    for (const outcome of outcomes) {
+      if (outcome === 'not_stored') continue;
+      if (outcome.reason === null) this.metrics.analyticsEventsAccepted.inc({ type: outcome.type });
+      else this.metrics.analyticsEventsRejected.inc({ type: outcome.type, reason: outcome.reason });
     }
-    return summarise(rows);
+    return summarise(outcomes);
   }
 }
 
@@ -96,15 +132,20 @@ async function knownState(db: Kysely<Database>, events: readonly EventToJudge[],
   ] as const;
 }
 
-function summarise(rows: readonly Row[]): EventBatchResult {
+function summarise(outcomes: readonly Outcome[]): EventBatchResult {
   const byReason: Partial<Record<RejectReason, number>> = {};
   const rejections: EventBatchResult['rejections'] = [];
-  rows.forEach((row, index) => {
-    if (row.rejected_reason === null) return;
-    byReason[row.rejected_reason] = (byReason[row.rejected_reason] ?? 0) + 1;
-    rejections.push({ index, reason: row.rejected_reason });
+  let accepted = 0;
+  let notStored = 0;
+  outcomes.forEach((outcome, index) => {
+    if (outcome === 'not_stored') notStored++;
+    else if (outcome.reason === null) accepted++;
+    else {
+      byReason[outcome.reason] = (byReason[outcome.reason] ?? 0) + 1;
+      rejections.push({ index, reason: outcome.reason });
+    }
   });
-  return { accepted: rows.length - rejections.length, rejected: rejections.length, rejected_by_reason: byReason, rejections };
+  return { accepted, rejected: rejections.length, rejected_by_reason: byReason, rejections, not_stored: notStored };
 }
 
 /** Shape rules beyond the schema (who may report each event is the route's access rule). */

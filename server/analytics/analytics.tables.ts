@@ -1,4 +1,8 @@
-/** Table types of the analytics feature: events reported by clients. */
+/**
+ * Table types of the analytics feature: events reported by clients, and the per-user
+ * aggregate counts experiments keep (migration 0021). User ids here are pseudonyms
+ * (PrivacyPolicy.pseudonym), never raw ids.
+ */
 import type { Generated } from 'kysely';
 
 export interface AnalyticsEventsTable {
@@ -18,6 +22,49 @@ export interface AnalyticsEventsTable {
   rejected_reason: string | null;
 }
 
+/** One enrolled user (pseudonym) of one experiment: what the analysis needs beyond event rows. */
+export interface ExperimentUserCountsTable {
+  experiment_id: number;
+  user_id: string;
+  variant: string;
+  /** The variant bucket (0..99) of the canonical user id, recorded at assignment. */
+  bucket: number;
+  /** 1 when the user had no recorded activity before the assignment. */
+  cold: Generated<number>;
+  /** Interactions in the 14 days before the experiment first became active (CUPED). */
+  pre_engagement: Generated<number>;
+  /** Impressions, clicks and sessions of users at `limited` (no event rows for them). */
+  impressions: Generated<number>;
+  clicks: Generated<number>;
+  sessions: Generated<number>;
+  session_ms: Generated<number>;
+  bounces: Generated<number>;
+  /** Interactions and feedback in the experiment window (every enrolled user). */
+  interactions: Generated<number>;
+  feedback_positive: Generated<number>;
+  feedback_negative: Generated<number>;
+}
+
+/** A `limited` user's session between its start and end (folded into the counts once complete). */
+export interface ExperimentOpenSessionsTable {
+  experiment_id: number;
+  user_id: string;
+  session_id: string;
+  started_ms: number | null;
+  ended_ms: number | null;
+  clicks: Generated<number>;
+  updated_at_ms: number;
+}
+
+/** One-time conversions done at start, by name. */
+export interface PrivacyBackfillsTable {
+  name: string;
+  done_at_ms: number;
+}
+
 export interface AnalyticsTables {
   analytics_events: AnalyticsEventsTable;
+  experiment_user_counts: ExperimentUserCountsTable;
+  experiment_open_sessions: ExperimentOpenSessionsTable;
+  privacy_backfills: PrivacyBackfillsTable;
 }

@@ -22,21 +22,28 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
       config: { access: { scope: 'write', user: 'body.user_id' } },
       schema: {
         tags: ['interactions'],
-        summary: 'Log an interaction (idempotent per user, post and action: 201 when new, 200 when it existed)',
+        summary:
+          'Log an interaction (idempotent per user, post and action: 201 when new, 200 when it existed; ' +
+          "202 when the user's tracking level is `none`: acknowledged, nothing stored)",
         operationId: 'createInteraction',
         body: InteractionInputSchema,
-        response: { 200: Envelope(InteractionSchema), 201: Envelope(InteractionSchema), ...errorResponses(400, 401, 403, 404) },
+        response: {
+          200: Envelope(InteractionSchema),
+          201: Envelope(InteractionSchema),
+          202: Envelope(InteractionSchema),
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request, reply) => {
       const body = request.body;
-      const { interaction, created } = await interactions.record({
+      const { interaction, created, stored } = await interactions.record({
         userId: body.user_id,
         postId: body.post_id,
         actionType: body.action_type,
         ...(body.context !== undefined ? { context: body.context } : {}),
       });
-      return reply.code(created ? 201 : 200).send(envelope(request, interaction));
+      return reply.code(!stored ? 202 : created ? 201 : 200).send(envelope(request, interaction));
     },
   );
 

@@ -3,17 +3,21 @@
  * action), moves the post's counters (through the posts service) and the user's stored
  * affinities; after the commit it announces the new counts and the user's signal to the
  * ranking state, which updates the pool, the status caches and the profile.
+ *
+ * Tracking levels (PrivacyPolicy): for a user at `none` nothing is written — no interaction,
+ * no counter, no affinity or interest, no signal to the ranking state — and the result says
+ * `stored: false` (the route answers 202). Otherwise the same transaction also adds the
+ * interaction to the user's experiment counts (by pseudonym), which the analysis reads since
+ * analytics tables cannot be joined with the raw ids of `interactions`.
  */
 import type { Kysely } from 'kysely';
 import {
   addInterest,
   AFFINITY_HALF_LIFE_MS,
-  DEFAULT_CANDIDATE_INDEX_OPTIONS,
   INTERACTION_STRENGTH,
   interestAfter,
   interestTerms,
   interestVector,
-  type DecayedSums,
   type EngagedPost,
   type InteractionAction,
   type InterestTerms,
@@ -28,16 +32,13 @@ import type { Interaction, PostCounts } from '../../src/schemas/interaction.sche
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
 import type { Database } from '../db/database.js';
 import { generatePostId } from '../../src/post-ids.js';
-import {
-  addPostCounts,
-  candidatePosts,
-  engagedPosts,
-  type AdjustedPost,
-  type CountDeltas,
-  type PostService,
-} from '../posts/post.service.js';
-import { candidatePool, type SignalWriterState } from '../ranking-state/ranking-state.service.js';
-import { inTimeOrder, loadInteractions } from './interaction-bulk-load.js';
+import { type AdjustedPost, type CountDeltas, type PostService } from '../posts/post.service.js';
+import { type SignalWriterState } from '../ranking-state/ranking-state.service.js';
+import { PRE_PERIOD_MS } from '../experiments/experiment-counts.service.js';
+import { addUserCounts, removePreEngagement } from '../experiments/experiment-counts.service.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
+import { bulkLoadInteractions } from './interaction-bulk-load.js';
 import * as repo from './interaction.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
@@ -46,18 +47,6 @@ function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange
     { kind: 'author', target: post.accountId, amount },
     ...[...new Set(post.tags)].map((tag) => ({ kind: 'tag' as const, target: tag, amount })),
   ];
-}
-
-/** An affinity a signal about a post moves, with its key in a user's map of changes. */
-interface AffinityTarget {
-  readonly key: string;
-  readonly kind: repo.AffinityChange['kind'];
-  readonly target: string;
-}
-
-/** The affinities a signal about `post` moves (as affinityChanges), keyed. */
-function affinityTargets(post: EngagedPost): AffinityTarget[] {
-  return affinityChanges(post, 0).map(({ kind, target }) => ({ key: `${kind}\u0000${target}`, kind, target }));
 }
 
 const COUNTER: Record<InteractionAction, keyof CountDeltas> = { favorite: 'favourites', reblog: 'reblogs', bookmark: 'bookmarks' };
@@ -86,7 +75,9 @@ export interface ImportedInteraction {
  * these users' interactions (demo seeding, benchmarks): multi-row inserts, no per-row
  * lookups. Terms are weighed by `weigher`, by default the pool a server would load from the
  * database now (with the default pool bounds). The caller reloads the ranking state after
- * its commit.
+ * its commit. Tracking levels are not asked and nothing is added to experiment counts: a bulk
+ * load is history (demo data, benchmarks) from before any experiment, and its users' levels
+ * are the loader's responsibility.
  */
 export async function importInteractions(
   trx: Kysely<Database>,
@@ -94,79 +85,7 @@ export async function importInteractions(
   asOfMs: number,
   weigher?: TermWeigher,
 ): Promise<void> {
-  const posts = await engagedPosts(trx, [...new Set(interactions.map((i) => i.postId))]);
-  const termsOf = await importWeigher(trx, weigher);
-  const counts = new Map<string, CountDeltas>();
-  const byUser = new Map<string, Map<string, repo.AffinityChange>>();
-  // Each post's affinity keys, made once per post rather than once per interaction.
-  const targetsOf = new Map<string, readonly AffinityTarget[]>();
-  for (const i of interactions) {
-    const post = posts.get(i.postId);
-    if (!post) throw new NotFoundError(`No post with id ${i.postId}`);
-    let delta = counts.get(i.postId);
-    if (!delta) counts.set(i.postId, (delta = {}));
-    delta[COUNTER[i.action]] = (delta[COUNTER[i.action]] ?? 0) + 1;
-    const amount = INTERACTION_STRENGTH[i.action] * Math.pow(2, -(asOfMs - i.createdAtMs) / AFFINITY_HALF_LIFE_MS);
-    let mine = byUser.get(i.userId);
-    if (!mine) byUser.set(i.userId, (mine = new Map<string, repo.AffinityChange>()));
-    let targets = targetsOf.get(post.id);
-    if (!targets) targetsOf.set(post.id, (targets = affinityTargets(post)));
-    for (const { key, kind, target } of targets) {
-      const known = mine.get(key);
-      if (known) known.amount += amount;
-      else mine.set(key, { kind, target, amount });
-    }
-  }
-  // In time order, as live writes would have appended them.
-  const byTime = inTimeOrder(interactions);
-  const interests = new Map<string, DecayedSums>();
-  for (const i of byTime) {
-    let interest = interests.get(i.userId);
-    if (!interest) interests.set(i.userId, (interest = interestVector()));
-    addInterest(interest, termsOf(posts.get(i.postId)!, INTERACTION_STRENGTH[i.action]), i.createdAtMs);
-  }
-  await loadInteractions(trx, () =>
-    repo.insertInteractions(
-      trx,
-      byTime.map((i) => ({
-        id: i.id,
-        user_id: i.userId,
-        post_id: i.postId,
-        action_type: i.action,
-        context_json: null,
-        created_at: new Date(i.createdAtMs).toISOString(),
-        created_at_ms: i.createdAtMs,
-      })),
-    ),
-  );
-  await addPostCounts(trx, counts);
-  // In key order: the table is clustered by (user, kind, target), so each row is appended.
-  const affinities: repo.AffinityRow[] = [];
-  for (const userId of [...byUser.keys()].sort()) {
-    const keys = [...(byUser.get(userId) ?? new Map<string, repo.AffinityChange>())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [, change] of keys) {
-      affinities.push({ user_id: userId, kind: change.kind, target: change.target, score: change.amount, as_of_ms: asOfMs });
-    }
-  }
-  await repo.insertAffinities(trx, affinities);
-  const stored = new Map<string, StoredDecayedSums>();
-  for (const userId of [...interests.keys()].sort()) stored.set(userId, interests.get(userId)!.stored());
-  await repo.insertInterests(trx, stored);
-}
-
-/** Interest terms for a bulk load: each post's term vector computed once, scaled per signal. */
-async function importWeigher(
-  trx: Kysely<Database>,
-  given: TermWeigher | undefined,
-): Promise<(post: EngagedPost, amount: number) => InterestTerms> {
-  const { maxRecent, maxPopular } = DEFAULT_CANDIDATE_INDEX_OPTIONS;
-  const weigher = given ?? candidatePool(await candidatePosts(trx, { recent: maxRecent, popular: maxPopular }));
-  const unit = new Map<string, InterestTerms>();
-  return (post, amount) => {
-    let terms = unit.get(post.id);
-    if (!terms) unit.set(post.id, (terms = interestTerms(post, 1, weigher)));
-    return terms.map(([term, weight]): [string, number] => [term, amount * weight]);
-  };
+  await bulkLoadInteractions(trx, interactions, asOfMs, weigher === undefined ? {} : { weigher });
 }
 
 /** One signal's stored interest change (see `InteractionService.addSignal`). */
@@ -190,12 +109,16 @@ export class InteractionService {
     private readonly db: Kysely<Database>,
     private readonly state: SignalWriterState,
     private readonly posts: PostService,
+    private readonly privacy: PrivacyPolicy = UNWIRED_PRIVACY,
   ) {
     this.writes = new BatchedTransactionRunner(db);
   }
 
-  /** Records an interaction; `created` is false when it already existed (nothing changes then). */
-  async record(input: RecordInput, nowMs = Date.now()): Promise<{ interaction: Interaction; created: boolean }> {
+  /**
+   * Records an interaction; `created` is false when it already existed (nothing changes then),
+   * `stored` false when the user's tracking level keeps nothing (the post must still exist).
+   */
+  async record(input: RecordInput, nowMs = Date.now()): Promise<{ interaction: Interaction; created: boolean; stored: boolean }> {
     // Checked before anything is written: a context beyond the bounds is a 400 naming its path,
     // and nothing stored can later be too deep or too big to serialise in a response.
     const contextJson = input.context === undefined ? null : stringifyWithinBounds(input.context, CONTEXT_BOUNDS, 'context');
@@ -208,6 +131,10 @@ export class InteractionService {
       created_at: new Date(nowMs).toISOString(),
       created_at_ms: nowMs,
     };
+    if (!this.privacy.allowanceFor(input.userId).storeInteractions) {
+      await this.posts.counts(input.postId);
+      return { interaction: toInteraction(row), created: false, stored: false };
+    }
     // Three statements for a new interaction: the insert (whose foreign key says whether the
     // post exists), the counters (which return the post's author, tags and text) and the
     // affinities. The post is never read on its own.
@@ -222,10 +149,11 @@ export class InteractionService {
       if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
       const { post } = adjusted;
       const written = track(await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], nowMs));
+      await addUserCounts(trx, this.privacy.pseudonym(input.userId), nowMs, 'interactions', 1);
       return { created: true as const, post, counts: adjusted.counts, written };
     });
     if (!outcome.created) {
-      return { interaction: toInteraction(outcome.existing ?? row), created: false };
+      return { interaction: toInteraction(outcome.existing ?? row), created: false, stored: true };
     }
     this.announce(
       input.userId,
@@ -234,7 +162,7 @@ export class InteractionService {
       outcome.written,
       false,
     );
-    return { interaction: toInteraction(row), created: true };
+    return { interaction: toInteraction(row), created: true, stored: true };
   }
 
   /** Undoes an interaction by id, removing its effect on counts, affinities and ranking. */
@@ -360,6 +288,9 @@ export class InteractionService {
       if (!adjusted) return undefined;
       const { post, counts } = adjusted;
       const written = track(await this.addSignal(trx, row.user_id, post, -INTERACTION_STRENGTH[action], row.created_at_ms));
+      const pseudonym = this.privacy.pseudonym(row.user_id);
+      await addUserCounts(trx, pseudonym, row.created_at_ms, 'interactions', -1);
+      await removePreEngagement(trx, pseudonym, row.created_at_ms, PRE_PERIOD_MS);
       return { post, counts, written };
     });
     if (outcome) {

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
 import type { PostService } from '../posts/post.service.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { interactionRoutes } from './interaction.routes.js';
 import { InteractionService } from './interaction.service.js';
@@ -10,9 +11,9 @@ import { InteractionService } from './interaction.service.js';
 export async function registerInteractions(
   app: FastifyInstance,
   context: AppContext,
-  deps: { ranking: RankingState; posts: PostService },
+  deps: { ranking: RankingState; posts: PostService; privacy?: PrivacyPolicy },
 ): Promise<InteractionService> {
-  const interactions = new InteractionService(context.database.db, deps.ranking, deps.posts);
+  const interactions = new InteractionService(context.database.db, deps.ranking, deps.posts, deps.privacy);
   await app.register(interactionRoutes, { interactions });
   return interactions;
 }

@@ -13,9 +13,14 @@
  *   then recorded. A status that may not be stored is not logged.
  * - An undo without a recorded interaction changes nothing. Failures are logged by the
  *   caller and never change the answer the client gets.
+ * - A caller at tracking level `none` is not logged: no interaction, and no status stored on
+ *   their account (the instance still did what they asked). Their undo still removes what an
+ *   earlier level stored.
  */
 import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
 import { NotFoundError } from '../../src/errors.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { ForwardedEvent } from './proxy.routes.js';
 
 export type LoggedAction = 'favorite' | 'reblog' | 'bookmark';
@@ -30,6 +35,8 @@ export interface ProxyInteractionDeps {
   storeStatus(status: Record<string, unknown>): Promise<void>;
   /** Whether the status may be stored (the timelines' consent and shape checks). */
   mayStore(status: Record<string, unknown>): boolean;
+  /** Whether the caller's tracking level lets their interactions be stored (default: the transitional UNWIRED_PRIVACY). */
+  readonly privacy?: Pick<PrivacyPolicy, 'allowanceFor'>;
 }
 
 const ACTION_PATH = /^\/api\/v1\/statuses\/([^/]{1,64})\/(favourite|unfavourite|reblog|unreblog|bookmark|unbookmark)$/;
@@ -84,6 +91,8 @@ export function interactionLogger(deps: ProxyInteractionDeps): (event: Forwarded
       }
       return;
     }
+    // An undo goes through whatever the level (it removes what an earlier level stored).
+    if (!(deps.privacy ?? UNWIRED_PRIVACY).allowanceFor(userId).storeInteractions) return;
     const input = { userId, postId, actionType: action, context: { source: 'proxy' } };
     try {
       await deps.interactions.record(input);

@@ -1,6 +1,11 @@
 /**
  * "More / less of this kind of post" and the explicit preferences: both are stored, and
  * change the user's in-memory profile at once so the next list reflects them.
+ *
+ * For a user at tracking level `none` neither is stored nor announced (the ranking state
+ * gets no signal): feedback answers as it would have (`stored: false` for the route), and a
+ * preferences update answers with the preferences it would have set, none of it kept.
+ * Feedback of other users is also added to their experiment counts (by pseudonym).
  */
 import type { Kysely } from 'kysely';
 import { FEEDBACK_STRENGTH, learnedPreferences, normaliseTag, DEFAULT_PREFERENCES, type EngagedPost } from '../../src/ranking/index.js';
@@ -8,6 +13,9 @@ import type { SignalWrite } from '../interactions/interaction.service.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
 import type { Database } from '../db/database.js';
+import { addUserCounts } from '../experiments/experiment-counts.service.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import { generatePostId } from '../../src/post-ids.js';
 import { loadProfile, toUserPreferences, type ProfileSources } from './profile-loader.js';
 import type { RankingPolicy } from './ranking-policy.types.js';
@@ -19,12 +27,23 @@ export class FeedbackService {
   constructor(
     private readonly sources: ProfileSources,
     private readonly policy: RankingPolicy,
+    private readonly privacy: PrivacyPolicy = UNWIRED_PRIVACY,
   ) {
     this.db = sources.db;
   }
 
   /** Records feedback on a post: its author and tags move up ("more") or down ("less"). */
   async feedback(userId: string, postId: string, feedback: 'more' | 'less', nowMs = Date.now()): Promise<Feedback> {
+    return (await this.record(userId, postId, feedback, nowMs)).feedback;
+  }
+
+  /** As `feedback`, saying whether it was stored (false: the user's tracking level is `none`; the post must still exist). */
+  async record(
+    userId: string,
+    postId: string,
+    feedback: 'more' | 'less',
+    nowMs = Date.now(),
+  ): Promise<{ feedback: Feedback; stored: boolean }> {
     const row = {
       id: generatePostId(nowMs),
       user_id: userId,
@@ -33,6 +52,11 @@ export class FeedbackService {
       created_at: new Date(nowMs).toISOString(),
       created_at_ms: nowMs,
     };
+    const answer = { id: row.id, user_id: userId, post_id: postId, feedback, created_at: row.created_at };
+    if (!this.privacy.allowanceFor(userId).storeInteractions) {
+      if (!(await this.sources.posts.engagedPost(this.db, postId))) throw new NotFoundError(`No post with id ${postId}`);
+      return { feedback: answer, stored: false };
+    }
     const { interactions } = this.sources;
     let pending: SignalWrite | undefined;
     let done: { post: EngagedPost; written: SignalWrite };
@@ -42,6 +66,8 @@ export class FeedbackService {
         if (!engaged) throw new NotFoundError(`No post with id ${postId}`);
         await repo.insertFeedback(trx, row);
         pending = await interactions.addSignal(trx, userId, engaged, FEEDBACK_STRENGTH[feedback], nowMs);
+        const column = feedback === 'more' ? 'feedback_positive' : 'feedback_negative';
+        await addUserCounts(trx, this.privacy.pseudonym(userId), nowMs, column, 1);
         return { post: engaged, written: pending };
       });
     } catch (error) {
@@ -60,7 +86,7 @@ export class FeedbackService {
     } catch {
       // Observers must not break feedback.
     }
-    return { id: row.id, user_id: userId, post_id: postId, feedback, created_at: row.created_at };
+    return { feedback: answer, stored: true };
   }
 
   /** Explicit and learned preferences of a user. */
@@ -101,6 +127,7 @@ export class FeedbackService {
       includeReblogs: update.include_reblogs ?? base.includeReblogs,
     };
     const ratio = update.recommendation_ratio !== undefined ? update.recommendation_ratio : (current?.recommendation_ratio ?? null);
+    if (!this.privacy.allowanceFor(userId).storeInteractions) return this.unstoredPreferences(userId, next, ratio);
     await repo.upsertPreferences(this.db, {
       user_id: userId,
       favoured_authors: JSON.stringify(next.favouredAuthors),
@@ -114,6 +141,33 @@ export class FeedbackService {
     });
     this.sources.state.userSignalsChanged(userId, { kind: 'preferences', preferences: next });
     return this.preferences(userId, nowMs);
+  }
+
+  /** The preferences an update of a user at `none` would have set: nothing stored, nothing learned. */
+  private unstoredPreferences(
+    userId: string,
+    next: {
+      favouredAuthors: string[];
+      mutedAuthors: string[];
+      favouredTags: string[];
+      mutedTags: string[];
+      languages: string[];
+      includeReblogs: boolean;
+    },
+    ratio: number | null,
+  ): Preferences {
+    return {
+      user_id: userId,
+      favoured_authors: next.favouredAuthors,
+      muted_authors: next.mutedAuthors,
+      favoured_tags: next.favouredTags,
+      muted_tags: next.mutedTags,
+      languages: next.languages,
+      include_reblogs: next.includeReblogs,
+      recommendation_ratio: ratio,
+      learned: { authors: [], tags: [] },
+      updated_at: null,
+    };
   }
 
   /** The share of a timeline given to recommendations for this user (null: default). */

@@ -9,6 +9,7 @@ import { buildApp, type AppOptions } from '../../server/app.js';
 import { createToken } from '../../server/auth/token.service.js';
 import { openSqlite, type DatabaseHandle } from '../../server/db/connection.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
+import { createPrivacyPolicy, type PrivacyPolicyService } from '../../server/privacy/privacy.feature.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -35,7 +36,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = openSqlite(options.dbPath ?? ':memory:');
   await migrateToLatest(database.db);
   const { dbPath: _dbPath, configure, ...appOptions } = options;
-  const app = await buildApp({ ...appOptions, database, rateLimit: options.rateLimit ?? null });
+  const privacy = options.privacy ?? (await plainPrivacy(database, options.dbPath));
+  const app = await buildApp({ ...appOptions, privacy, database, rateLimit: options.rateLimit ?? null });
   await configure?.(app);
   await app.ready();
   let admin: string | undefined;
@@ -70,4 +72,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await database.close();
     },
   };
+}
+
+/**
+ * The policy of tests about something other than privacy: every write path stores everything
+ * (level full) and analytics rows keep the user id as given, so they can be read back by it.
+ * Privacy tests (test/server/privacy*) pass their own policy with real pseudonyms.
+ */
+export async function plainPrivacy(database: DatabaseHandle, dbPath: string | undefined): Promise<PrivacyPolicyService> {
+  const policy = await createPrivacyPolicy(database.db, { defaultLevel: 'full', ...(dbPath === undefined ? {} : { dbPath }) });
+  policy.pseudonym = (userId: string) => userId;
+  return policy;
 }

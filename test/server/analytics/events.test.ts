@@ -41,7 +41,7 @@ describe('POST /api/v1/analytics/events', () => {
       { type: 'session_end', user_id: 'alice', session_id: 's1', timestamp: new Date(Date.parse(started) + 5 * 60_000).toISOString() },
     ]);
     expect(response.statusCode).toBe(201);
-    expect(response.json().data).toEqual({ accepted: 4, rejected: 0, rejected_by_reason: {}, rejections: [] });
+    expect(response.json().data).toEqual({ accepted: 4, rejected: 0, rejected_by_reason: {}, rejections: [], not_stored: 0 });
     const rows = await stored();
     expect(rows.map((r) => r.type)).toEqual(['session_start', 'click', 'view', 'session_end']);
     expect(rows[0]?.occurred_at_ms).toBe(Date.parse(started));

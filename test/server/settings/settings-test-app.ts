@@ -5,6 +5,7 @@ import { createToken } from '../../../server/auth/token.service.js';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
 import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
+import { plainPrivacy } from '../../helpers/test-app.js';
 
 export interface SettingsHarness {
   app: FastifyInstance;
@@ -26,7 +27,8 @@ export async function settingsHarness(options: SettingsHarnessOptions = {}): Pro
   const database = openSqlite(dbPath ?? ':memory:');
   await migrateToLatest(database.db);
   const social: SocialServices = appOptions.social ?? createSocialServices(appOptions.socialOptions);
-  const app = await buildApp({ ...appOptions, social, database, rateLimit: appOptions.rateLimit ?? null });
+  const privacy = appOptions.privacy ?? (await plainPrivacy(database, dbPath));
+  const app = await buildApp({ ...appOptions, privacy, social, database, rateLimit: appOptions.rateLimit ?? null });
   await app.ready();
   const tokens = new Map<string, string>();
   const mint = async (key: string, scopes: Array<'read' | 'write' | 'admin'>, userId: string | null): Promise<Record<string, string>> => {

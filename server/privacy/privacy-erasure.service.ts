@@ -1,0 +1,171 @@
+/**
+ * Erasing a user's data: everything (`DELETE /api/v1/privacy/data`), their tracking data (a
+ * change to `none`), or their event-level rows (a change from `full` to `limited`).
+ *
+ * Writes racing an erasure leave nothing behind:
+ * 1. new writes stop storing: an erasure holds the user at `none` in the policy (a level
+ *    change has stored the new level already), so write paths asking the policy store nothing;
+ * 2. the requests of the user (and admins') that began before are waited for (their writes
+ *    are committed when they answer: in-flight-requests.ts);
+ * 3. one transaction deletes the rows of the raw id and of the pseudonym from every table
+ *    with a `user_id` column (user-data.repository.ts), the user's refresh tokens, and the
+ *    erased admin's name on integration settings. A full erasure then empties the token
+ *    caches (the user's deleted tokens are refused from then on) and does 2-3 again, for
+ *    writes that do not ask the policy (settings) and began meanwhile;
+ * 4. memory is told: the ranking state's `userErased` (profiles, lists), the RAG index
+ *    (chunks of the user's posts), the policy's level cache; then the hold is released.
+ * Erasures and level changes of one user run one at a time. Repeating one finds nothing: counts 0.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
+import type { InFlightRequests } from './in-flight-requests.js';
+import type { PrivacyPolicyService } from './privacy-policy.service.js';
+import {
+  countLiveCredentials,
+  deleteRefreshTokens,
+  deleteUserRows,
+  EVENT_LEVEL_TABLES,
+  findOwnAccountIds,
+  findUserTables,
+  forgetSettingAuthor,
+  SETTINGS_AND_CREDENTIAL_TABLES,
+  type UserTable,
+} from './user-data.repository.js';
+
+/** What an erasure removes: `everything`, the `tracking` data a level `none` may not keep, or the `events` of `limited`. */
+export type ErasureScope = 'everything' | 'tracking' | 'events';
+
+export interface ErasureReport {
+  /** Rows deleted per table (tables with none left out). */
+  deleted: Record<string, number>;
+  rows_deleted: number;
+  /** Live service tokens and OAuth token families revoked (deleted). */
+  credentials_revoked: number;
+  /** Chunks of the user's posts removed from the RAG index. */
+  rag_chunks_removed: number;
+}
+
+export interface ErasureDeps {
+  db: Kysely<Database>;
+  policy: PrivacyPolicyService;
+  inFlight: InFlightRequests;
+  /** The ranking state: its erasure event drops profiles and cached lists. */
+  ranking: Pick<RankingEvents, 'userErased'>;
+  /** Caches of verified tokens, emptied after credentials are deleted. */
+  tokenCaches: ReadonlyArray<{ forget(): void }>;
+  /** The RAG index, when there is one. */
+  rag?: { removeAuthor(accountId: string): number };
+  /** Longest wait for a request in flight (default 15 s). */
+  drainTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** Runs one task per user at a time (erasures and level changes). */
+export class UserQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(userId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(userId) ?? Promise.resolve();
+    const current = previous.then(task, task);
+    const tail = current.catch(() => undefined);
+    this.tails.set(userId, tail);
+    try {
+      return await current;
+    } finally {
+      if (this.tails.get(userId) === tail) this.tails.delete(userId);
+    }
+  }
+}
+
+export class PrivacyErasureService {
+  readonly queue = new UserQueue();
+  private tables: Promise<UserTable[]> | undefined;
+
+  constructor(private readonly deps: ErasureDeps) {}
+
+  /** Erases everything of the user (see the file's comment). */
+  async eraseUser(userId: string): Promise<ErasureReport> {
+    return this.queue.run(userId, async () => {
+      const release = this.deps.policy.holdAtNone(userId);
+      try {
+        const first = await this.drainAndDelete(userId, 'everything');
+        // From here the user's service tokens are refused, so no request of theirs begins.
+        for (const cache of this.deps.tokenCaches) cache.forget();
+        const second = await this.drainAndDelete(userId, 'everything');
+        for (const cache of this.deps.tokenCaches) cache.forget();
+        const report = mergeReports(first, second);
+        this.deps.ranking.userErased(userId);
+        report.rag_chunks_removed = await this.removeChunks(userId);
+        this.deps.policy.forgetUser(userId);
+        return report;
+      } finally {
+        release();
+      }
+    });
+  }
+
+  /**
+   * Inside the user's queue (a level change): waits for the user's requests in flight, then
+   * deletes what `scope` says and tells memory. The new level must be stored before.
+   */
+  async eraseForLevel(userId: string, scope: Exclude<ErasureScope, 'everything'>): Promise<ErasureReport> {
+    const report = await this.drainAndDelete(userId, scope);
+    if (scope === 'tracking') {
+      this.deps.ranking.userErased(userId);
+      report.rag_chunks_removed = await this.removeChunks(userId);
+    }
+    return report;
+  }
+
+  private async drainAndDelete(userId: string, scope: ErasureScope): Promise<ErasureReport> {
+    await this.deps.inFlight.settled(userId, this.deps.drainTimeoutMs ?? 15_000);
+    const keys = [userId, this.deps.policy.pseudonym(userId)];
+    const tables = (await this.userTables()).filter((table) => inScope(table.name, scope));
+    return this.deps.db.transaction().execute(async (trx) => {
+      const report: ErasureReport = { deleted: {}, rows_deleted: 0, credentials_revoked: 0, rag_chunks_removed: 0 };
+      const count = (table: string, rows: number): void => {
+        if (rows === 0) return;
+        report.deleted[table] = (report.deleted[table] ?? 0) + rows;
+        report.rows_deleted += rows;
+      };
+      if (scope === 'everything') {
+        report.credentials_revoked = await countLiveCredentials(trx, keys, new Date((this.deps.now ?? Date.now)()).toISOString());
+        count('oauth_refresh_tokens', await deleteRefreshTokens(trx, keys));
+        await forgetSettingAuthor(trx, keys);
+      }
+      for (const table of tables) count(table.name, await deleteUserRows(trx, table.name, keys));
+      return report;
+    });
+  }
+
+  private async removeChunks(userId: string): Promise<number> {
+    const rag = this.deps.rag;
+    if (!rag) return 0;
+    let removed = 0;
+    for (const accountId of await findOwnAccountIds(this.deps.db, userId)) removed += rag.removeAuthor(accountId);
+    return removed;
+  }
+
+  private async userTables(): Promise<UserTable[]> {
+    this.tables ??= findUserTables(this.deps.db);
+    return this.tables;
+  }
+}
+
+function inScope(table: string, scope: ErasureScope): boolean {
+  if (scope === 'everything') return true;
+  if (scope === 'events') return EVENT_LEVEL_TABLES.has(table);
+  return !SETTINGS_AND_CREDENTIAL_TABLES.has(table);
+}
+
+function mergeReports(a: ErasureReport, b: ErasureReport): ErasureReport {
+  const deleted = { ...a.deleted };
+  for (const [table, rows] of Object.entries(b.deleted)) deleted[table] = (deleted[table] ?? 0) + rows;
+  return {
+    deleted,
+    rows_deleted: a.rows_deleted + b.rows_deleted,
+    credentials_revoked: a.credentials_revoked + b.credentials_revoked,
+    rag_chunks_removed: 0,
+  };
+}

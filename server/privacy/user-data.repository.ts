@@ -1,0 +1,116 @@
+/**
+ * Where a user's data lives, found from the schema rather than listed by hand: every table
+ * with a `user_id` column holds rows of one user each (raw id in the user's own tables,
+ * pseudonym in the analytics tables, either until the pseudonymisation backfill ran), so a
+ * table added later is exported and erased without a change here. Besides those,
+ * `integration_settings.updated_by` names the admin who changed a setting.
+ * Column names ending in `_hash`, PKCE challenges and binary columns never leave the service.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+
+export interface UserTable {
+  name: string;
+  /** Columns an export may show. */
+  exportColumns: string[];
+}
+
+/** Tables a level change to `none` keeps: the user's settings and credentials, not tracking data. */
+export const SETTINGS_AND_CREDENTIAL_TABLES: ReadonlySet<string> = new Set([
+  'privacy_settings',
+  'user_settings',
+  'tokens',
+  'oauth_codes',
+  'oauth_consents',
+  'oauth_token_families',
+]);
+
+/** Event-level analytics rows: what `limited` does not keep. */
+export const EVENT_LEVEL_TABLES: ReadonlySet<string> = new Set(['analytics_events', 'experiment_impressions']);
+
+const HIDDEN_COLUMN = /(_hash|^code_challenge|^client_secret)$/;
+
+function isBinary(dataType: string): boolean {
+  return /blob|bytea/i.test(dataType);
+}
+
+/** Every table with a `user_id` column, in name order (read from the live schema). */
+export async function findUserTables(db: Kysely<Database>): Promise<UserTable[]> {
+  const tables = await db.introspection.getTables();
+  return tables
+    .filter((table) => !table.isView && table.columns.some((column) => column.name === 'user_id'))
+    .map((table) => ({
+      name: table.name,
+      exportColumns: table.columns.filter((c) => !HIDDEN_COLUMN.test(c.name) && !isBinary(c.dataType)).map((c) => c.name),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The rows of `keys` (raw id and pseudonym) in a user table, visible columns only. */
+export async function selectUserRows(db: Kysely<Database>, table: UserTable, keys: readonly string[]): Promise<Record<string, unknown>[]> {
+  const columns = sql.join(table.exportColumns.map((column) => sql.ref(column)));
+  const result = await sql<Record<string, unknown>>`SELECT ${columns} FROM ${sql.table(table.name)}
+    WHERE user_id IN (${sql.join(keys)}) ORDER BY 1`.execute(db);
+  return result.rows;
+}
+
+/** Deletes the rows of `keys` from a user table; the number deleted. */
+export async function deleteUserRows(trx: Transaction<Database>, table: string, keys: readonly string[]): Promise<number> {
+  const result = await sql`DELETE FROM ${sql.table(table)} WHERE user_id IN (${sql.join(keys)})`.execute(trx);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** Refresh tokens of the user's OAuth token families (deleted before the families; hashes only). */
+export async function deleteRefreshTokens(trx: Transaction<Database>, keys: readonly string[]): Promise<number> {
+  const result = await trx
+    .deleteFrom('oauth_refresh_tokens')
+    .where('family_id', 'in', trx.selectFrom('oauth_token_families').select('id').where('user_id', 'in', keys))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Live service tokens (OAuth access tokens included) and OAuth families of the user: what erasure revokes. */
+export async function countLiveCredentials(trx: Transaction<Database>, keys: readonly string[], nowIso: string): Promise<number> {
+  const tokens = await trx
+    .selectFrom('tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', 'in', keys)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso)]))
+    .executeTakeFirstOrThrow();
+  const families = await trx
+    .selectFrom('oauth_token_families')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', 'in', keys)
+    .where('revoked_at_ms', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(tokens.n) + Number(families.n);
+}
+
+/** Settings an admin changed keep their value but no longer name the erased admin. */
+export async function forgetSettingAuthor(trx: Transaction<Database>, keys: readonly string[]): Promise<number> {
+  const result = await trx.updateTable('integration_settings').set({ updated_by: null }).where('updated_by', 'in', keys).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Stored accounts that are this user's: `<account id>@<host>` is account `<account id>` whose URL is on `<host>`. */
+export async function findOwnAccountIds(db: Kysely<Database>, userId: string): Promise<string[]> {
+  const at = userId.lastIndexOf('@');
+  const localId = at > 0 ? userId.slice(0, at) : userId;
+  const host = at > 0 ? userId.slice(at + 1).toLowerCase() : undefined;
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['id', 'url'])
+    .where('id', 'in', [...new Set([userId, localId])])
+    .execute();
+  return rows.filter((row) => row.id === userId || (host !== undefined && hostOf(row.url) === host)).map((row) => row.id);
+}
+
+/** `host[:port]` of a URL, lowercased; undefined when it is not one. */
+export function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
