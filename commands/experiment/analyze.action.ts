@@ -1,15 +1,18 @@
 /** The work behind `recsvc experiment analyze`: one analysis function, online or offline. */
-import { analyzeExperiment, type AnalysisResult } from '../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisOptions, type AnalysisResult } from '../../src/experiments/analysis.js';
 import { isMetricName } from '../../src/experiments/metrics.js';
 import { renderAnalysis, type AnalysisContext } from '../support/analysis-view.js';
 import { usageError } from '../support/cli-error.js';
 import { printJson, printLine, warn } from '../support/output.js';
 import { methodQuery } from './analyze-method.js';
 import { methodLine } from './analyze-method.view.js';
+import { decisionLines, rolesTable } from './roles.view.js';
 import type { AnalyzeOptions } from './analyze.js';
+import { printInterleaving } from './interleaving.action.js';
 
 /** Analyses from the server (id) or a file (--file) and prints the report or JSON. */
 export async function runAnalyze(id: number | undefined, options: AnalyzeOptions): Promise<void> {
+  if (id !== undefined && options.file === undefined && (await printInterleaving(id, options))) return;
   const { result, context } = options.file !== undefined ? await offline(id, options) : await online(id, options);
   if (result.srm.mismatch) {
     warn(
@@ -17,7 +20,10 @@ export async function runAnalyze(id: number | undefined, options: AnalyzeOptions
     );
   }
   if (options.json) printJson(result);
-  else printLine(renderAnalysis(result, { ...context, title: `${context.title}\n${methodLine(result)}` }));
+  else
+    printLine(
+      [renderAnalysis(result, { ...context, title: `${context.title}\n${methodLine(result)}` }), ...roleSection(result)].join('\n'),
+    );
 }
 
 async function offline(id: number | undefined, options: AnalyzeOptions): Promise<{ result: AnalysisResult; context: AnalysisContext }> {
@@ -26,9 +32,12 @@ async function offline(id: number | undefined, options: AnalyzeOptions): Promise
   const data = await loadOfflineData({ ...options, file: options.file as string });
   const fromFile = data.design.primary_metric;
   const primaryMetric = options.metric ?? (isMetricName(fromFile) ? fromFile : undefined);
+  // The export's roles (primary_metric, guardrail_metrics on its experiment line) come with data.design.
+  const instances = (data as { instances?: AnalysisOptions['instances'] }).instances;
   const result = analyzeExperiment(data.design, data.accumulators, {
     ...(primaryMetric === undefined ? {} : { primaryMetric }),
     ...(options.method === undefined ? {} : { method: options.method }),
+    ...(instances === undefined || options.byInstance !== true ? {} : { instances }),
   });
   const name = data.design.name === undefined ? '' : ` "${data.design.name}"`;
   const title = data.design.id === undefined ? `Analysis of ${data.file}` : `Experiment ${data.design.id}${name} (from ${data.file})`;
@@ -47,7 +56,11 @@ async function online(id: number | undefined, options: AnalyzeOptions): Promise<
     import('../../src/experiments/experiment-analysis.schema.js'),
   ]);
   const client = new ApiClient(options);
-  const params = [options.metric === undefined ? '' : `metric=${options.metric}`, methodQuery(options.method)].filter((p) => p !== '');
+  const params = [
+    options.metric === undefined ? '' : `metric=${options.metric}`,
+    methodQuery(options.method),
+    options.byInstance ? 'by_instance=true' : '',
+  ].filter((p) => p !== '');
   const query = params.length === 0 ? '' : `?${params.join('&')}`;
   const [served, experiment] = await Promise.all([
     client.get(`${ApiClient.experimentsPath(id, 'analysis')}${query}`, ExperimentAnalysisSchema),
@@ -61,4 +74,9 @@ async function online(id: number | undefined, options: AnalyzeOptions): Promise<
 
 function allocationsOf(variants: readonly { name: string; traffic_allocation: number }[]): Record<string, number> {
   return Object.fromEntries(variants.map((v) => [v.name, v.traffic_allocation]));
+}
+
+/** The metric roles and the decision drawn from the primary metric (the per-instance table is `status --by-instance`'s; --json has by_instance). */
+function roleSection(result: AnalysisResult): string[] {
+  return ['Metric roles (the decision is drawn from the primary metric alone)', rolesTable(result), '', ...decisionLines(result)];
 }

@@ -10,6 +10,7 @@ import { addMethodOption, type MethodFlags } from './analyze-method.js';
 export interface AnalyzeOptions extends ServerFlags, Partial<OfflineFlags>, MethodFlags {
   metric?: MetricName;
   json?: boolean;
+  byInstance?: boolean;
 }
 
 /** Registers `experiment analyze`. */
@@ -19,7 +20,8 @@ export function registerAnalyze(group: Command): void {
     .description('analyse an experiment: per metric, each variant vs control with lift, Holm-adjusted interval and p; SRM check')
     .argument('[id]', 'experiment id on the server (or use --file)', parsePositiveInt)
     .addOption(new Option('-m, --metric <name>', 'primary metric (shown first; the spec shapes use it)').choices(METRIC_NAMES))
-    .option('--json', 'print the analysis as one JSON object (decisions.md layout)');
+    .option('--json', 'print the analysis as one JSON object (decisions.md layout, with metric_roles, guardrails and decision)')
+    .option('--by-instance', "add users, the sample ratio check and the metrics per instance of the users' ids (by_instance)");
   addMethodOption(command, "analysis method for this read (default: the experiment's, recorded at creation; fixed for a file without one)");
   addOfflineOptions(command);
   addServerOptions(command).addHelpText(
@@ -32,6 +34,9 @@ A sample ratio mismatch is printed prominently and warned about on stderr.
 The method (fixed | sequential) is the experiment's, recorded at creation; --method overrides it
 for this read, e.g. --method fixed for the planned final read of a sequential experiment.
 A CSV, or an export from before the choice existed, is read fixed-horizon unless --method says otherwise.
+The decision is drawn from the primary metric alone; guardrails (the experiment's, an export's, or
+bounce_rate and user_satisfaction for a CSV) are tested one-sided for harm, Holm-corrected across
+them; every other metric is exploratory.
 
 Examples:
   $ recsvc experiment analyze 7

@@ -11,14 +11,19 @@ import { printJson, printLine, warn } from '../support/output.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { sampleSizeWarning } from '../../src/experiments/power.js';
 import { methodDescription } from './analyze-method.view.js';
+import { rolesLine, withRoleFlags } from './create-roles.js';
 import type { CreateOptions } from './create.js';
 
 /** Builds the body, checks it as the server would (exit 2 on a violation), creates it, prints the id. */
 export async function runCreate(options: CreateOptions): Promise<void> {
   const client = new ApiClient(options);
   const built = await buildBody(options, client);
+  if (options.type !== undefined) built.type = options.type;
   // --method sets the recorded analysis method (over a file's); without either, the server's default.
-  const body: ExperimentCreate = options.method === undefined ? built : { ...built, analysis_method: options.method };
+  const withMethod: ExperimentCreate = options.method === undefined ? built : { ...built, analysis_method: options.method };
+  // --primary-metric, --guardrail and --gate-rule likewise override a file's fields.
+  const body = withRoleFlags(withMethod, options);
+  assertValidBody(body, 'experiment create');
   warnWhenUnderpowered(body, options);
   const experiment = await client.post(ApiClient.experimentsPath(), ExperimentSchema, body);
   if (options.json) {
@@ -28,7 +33,7 @@ export async function runCreate(options: CreateOptions): Promise<void> {
   printLine(String(experiment.id));
   const method = body.analysis_method ?? DEFAULT_ANALYSIS_METHOD;
   process.stderr.write(
-    `created ${experimentSummary(experiment)}\nanalysis method: ${method} (${methodDescription(method)})\nstart it with: recsvc experiment start ${experiment.id}\n`,
+    `created ${experimentSummary(experiment)}\nanalysis method: ${method} (${methodDescription(method)})\n${rolesLine(experiment)}\nstart it with: recsvc experiment start ${experiment.id}\n`,
   );
 }
 

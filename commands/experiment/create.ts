@@ -1,7 +1,9 @@
 /** `recsvc experiment create`: from prompts (terminal), a JSON or YAML file, or flags. */
 import { Option, type Command } from 'commander';
+import { EXPERIMENT_TYPES, type ExperimentType } from '../../src/experiments/interleaving/experiment-type.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
-import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
+import { DEFAULT_GUARDRAIL_METRICS, DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
+import { GATE_RULES } from '../../src/experiments/gates.js';
 import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect } from '../support/options.js';
 import type { DefinitionFlags } from '../support/experiment-input.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
@@ -10,12 +12,19 @@ import { addMethodOption, type MethodFlags } from './analyze-method.js';
 
 export interface CreateOptions extends ServerFlags, DefinitionFlags, MethodFlags {
   file?: string;
+  /** ab (default) or interleaving. */
+  type?: ExperimentType;
   interactive?: boolean;
   json?: boolean;
   /** With `mde`: warn when the minimum sample size is below what `experiment plan` needs. */
   baseline?: number;
   mde?: number;
   perUser?: number;
+  /** Same as --metric (name or alias such as ctr). */
+  primaryMetric?: string;
+  /** Guardrail metrics, comma-separated or repeated; `none` for no guardrails. */
+  guardrail?: string[];
+  gateRule?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -34,9 +43,25 @@ export function registerCreate(group: Command): void {
     .option('--min-sample-size <users>', `minimum users per variant (default ${EXPERIMENT_DEFAULTS.minimum_sample_size})`, parsePositiveInt)
     .option('--confidence-level <level>', `e.g. ${EXPERIMENT_DEFAULTS.confidence_level} (default)`, parsePositiveNumber)
     .addOption(new Option('-m, --metric <name>', `primary metric (default ${DEFAULT_PRIMARY_METRIC})`).choices(METRIC_NAMES))
+    .option(
+      '--primary-metric <name>',
+      `the metric the decision is drawn from, e.g. ctr (default ${DEFAULT_PRIMARY_METRIC}; same as --metric)`,
+    )
+    .option(
+      '--guardrail <metrics>',
+      `metrics tested one-sided for harm, comma-separated or repeated, or none (default ${DEFAULT_GUARDRAIL_METRICS.join(',')})`,
+      collect,
+    )
+    .addOption(new Option('--gate-rule <rule>', 'how the gate agent and gates check judge it (default bounds)').choices(GATE_RULES))
     .option('--baseline <value>', 'with --mde: warn when the minimum sample size is below what `experiment plan` needs', parseFiniteNumber)
     .option('--mde <percent>', 'minimum detectable effect relative to the baseline, e.g. 10%', parseRelativeEffect)
     .option('--per-user <units>', "the primary metric's denominator units per user (default 1)", parsePositiveNumber)
+    .addOption(
+      new Option(
+        '--type <type>',
+        "ab (default): users split between variants; interleaving: two rankers merged into each user's list (team draft)",
+      ).choices(EXPERIMENT_TYPES),
+    )
     .option('--no-interactive', 'never prompt, even in a terminal')
     .option('--json', 'print the created experiment as JSON instead of its id');
   addMethodOption(
@@ -57,7 +82,12 @@ Examples:
   $ recsvc experiment create
   $ recsvc experiment create --file experiment.json      # or experiment.yaml
   $ recsvc experiment create --name "recency boost" --variant control:50 \\
-      --variant recency:50:0.25,0.25,0.4,0.1 --control control --min-sample-size 2000`,
+      --variant recency:50:0.25,0.25,0.4,0.1 --control control --min-sample-size 2000
+  $ recsvc experiment create --file experiment.json --primary-metric ctr --guardrail bounce_rate,user_satisfaction --gate-rule bounds
+
+The decision is drawn from the primary metric alone; guardrails are tested one-sided for harm
+(Holm-corrected across them); every other metric is exploratory. Error rate and p95 latency are
+per-variant figures judged by the gates, not guardrail metrics.`,
     )
     .action(async (options: CreateOptions) => {
       const { runCreate } = await import('./create.action.js');

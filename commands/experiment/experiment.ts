@@ -7,6 +7,7 @@ import { registerExport } from './export.js';
 import { registerList } from './list.js';
 import { registerPause } from './pause.js';
 import { registerPlan } from './plan.js';
+import { registerReport } from './report.js';
 import { registerStart } from './start.js';
 import { registerStatus } from './status.js';
 import { registerStop } from './stop.js';
@@ -30,4 +31,5 @@ export function registerExperiment(program: Command): void {
   registerAnalyze(experiment);
   registerPlan(experiment);
   registerDiff(experiment);
+  registerReport(experiment);
 }

@@ -1,6 +1,6 @@
 /**
  * The work behind `recsvc gates check`: evaluateGates on server or file data by the chosen rule
- * (bounds unless --rule point), then exit code, table, JSON, JUnit.
+ * (--rule, else the experiment's stored gate_rule, else bounds), then exit code, table, JSON, JUnit.
  */
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
 import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
@@ -39,16 +39,17 @@ export async function runGatesCheck(id: number | undefined, options: GatesCheckO
     const { writeJunit } = await import('../support/junit.js');
     await writeJunit(options.junit, report);
   }
+  if (options.summaryMd !== undefined) await (await import('./summary-md.js')).appendSummaryMd(options.summaryMd, report);
   if (options.json) printJson(report);
   else printLine(renderGates(report, options.allowInconclusive === true));
   process.exitCode = report.exit_code;
 }
 
-/** What the flags say about judging: which gates, which thresholds, which rule. */
+/** What the flags say about judging: which gates, which thresholds, which rule (undefined: the experiment's stored gate_rule). */
 interface Judging {
   only: GateName[] | undefined;
   overrides: GateThresholds;
-  rule: GateRule;
+  rule: GateRule | undefined;
 }
 
 interface Design {
@@ -98,7 +99,9 @@ async function offline(id: number | undefined, options: GatesCheckOptions, judgi
     minimumSampleSize: data.design.minimum_sample_size,
     thresholds: data.design.gates,
   };
-  const evaluation = judge(inputs, design, srm, judging);
+  // Without --rule: the export's recorded gate_rule (a CSV, or an export from before it: bounds).
+  const stored = (data.design as { gate_rule?: unknown }).gate_rule;
+  const evaluation = judge(inputs, design, srm, { ...judging, rule: judging.rule ?? (isGateRule(stored) ? stored : DEFAULT_GATE_RULE) });
   return buildReport(evaluation, design, srm, { id: data.design.id ?? null, source: data.file }, options, judging, inputs);
 }
 
@@ -121,7 +124,9 @@ async function online(id: number | undefined, options: GatesCheckOptions, judgin
   if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
   const { ApiClient } = await import('../support/api-client.js');
   const client = new ApiClient(options);
-  const served = await client.get(ApiClient.experimentsPath(id, 'gates'), ExperimentGatesSchema);
+  // --rule asks the server for that rule's figures (the bounds rule's intervals even when the experiment stores point).
+  const query = judging.rule === undefined ? '' : `?rule=${judging.rule}`;
+  const served = await client.get(`${ApiClient.experimentsPath(id, 'gates')}${query}`, ExperimentGatesSchema);
   const inputs: GateVariantInput[] = served.variants.map((variant) => {
     const input: GateVariantInput = { name: variant.name, users: variant.users, intervals: {} };
     for (const result of variant.gates) {
@@ -135,12 +140,13 @@ async function online(id: number | undefined, options: GatesCheckOptions, judgin
     return input;
   });
   const design: Design = { variants: served.variants, minimumSampleSize: served.minimum_sample_size, thresholds: served.thresholds };
-  const evaluation = judge(inputs, design, served.srm, judging);
+  // Without --rule: the rule the server judged by, which is the experiment's stored gate_rule.
+  const evaluation = judge(inputs, design, served.srm, { ...judging, rule: judging.rule ?? served.rule });
   return buildReport(evaluation, design, served.srm, { id, source: client.baseUrl }, options, judging, inputs);
 }
 
-function parseRule(text: string | undefined): GateRule {
-  if (text === undefined) return DEFAULT_GATE_RULE;
+function parseRule(text: string | undefined): GateRule | undefined {
+  if (text === undefined) return undefined;
   if (!isGateRule(text)) throw usageError(`--rule: expected ${GATE_RULES.join(' or ')} (got "${text}")`);
   return text;
 }

@@ -15,6 +15,7 @@ export interface GatesCheckOptions extends ServerFlags, Partial<OfflineFlags> {
   rule?: string;
   allowInconclusive?: boolean;
   junit?: string;
+  summaryMd?: string;
   json?: boolean;
 }
 
@@ -31,13 +32,14 @@ export function registerGatesCheck(gates: Command): void {
     .option('--only <gates>', 'check only these gates: p95, ctr, error_rate, satisfaction (or full names)')
     .option(
       '--rule <rule>',
-      "bounds (default): judge each figure's interval, inconclusive while it spans the threshold; point: the value alone",
+      "bounds: judge each figure's interval, inconclusive while it spans the threshold; point: the value alone (default: the experiment's gate_rule, bounds unless created with point)",
     )
     .option(
       '--allow-inconclusive',
       'exit 0 instead of 4 when gates cannot decide (too few users, no data, an interval spanning the threshold)',
     )
     .option('--junit <file>', 'also write JUnit XML (one test case per variant x gate) for CI')
+    .option('--summary-md <file>', 'also append a Markdown summary (GitHub step-summary format, under 1 MiB), e.g. "$GITHUB_STEP_SUMMARY"')
     .option('--json', 'print the evaluation as one JSON object');
   addOfflineOptions(command);
   addServerOptions(command).addHelpText(
@@ -49,6 +51,7 @@ Rule bounds (default): a gate passes only when the figure's whole interval clear
 when the whole interval is on the wrong side, and is inconclusive while it spans the threshold.
 The intervals follow the experiment's confidence level and method (sequential: confidence
 sequences, valid however often the gates are checked). --rule point: the value alone (the spec's rule).
+Without --rule, the experiment's own gate_rule (chosen at creation; an export carries it) decides.
 A gate the input has no data for (a CSV has no latency or errors) is "no data": inconclusive.
 Exit codes: 0 every variant passes every gate; 1 a gate failed or sample ratio mismatch;
 4 inconclusive (without --allow-inconclusive); 2 bad input; 3 server error.
@@ -56,6 +59,7 @@ JUnit XML: a failed gate is a <failure>, an inconclusive one <skipped> with the 
 
 Examples:
   $ recsvc gates check 7 --junit reports/gates.xml
+  $ recsvc gates check 7 --junit gates.xml --summary-md "$GITHUB_STEP_SUMMARY"
   $ recsvc gates check 7 --only p95,error_rate --max-p95 150
   $ recsvc gates check 7 --rule point
   $ recsvc gates check --file exp7.jsonl --json

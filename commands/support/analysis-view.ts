@@ -36,12 +36,7 @@ export function renderAnalysis(result: AnalysisResult, context: AnalysisContext)
   const order = [result.primary_metric, ...METRIC_NAMES.filter((m) => m !== result.primary_metric)];
   for (const metric of order) {
     const rows = result.comparisons.filter((comparison) => comparison.metric === metric);
-    parts.push(
-      c.bold(metric === result.primary_metric ? `${metric} (primary)` : metric),
-      renderMetric(rows, result),
-      ...cupedLines(rows),
-      '',
-    );
+    parts.push(c.bold(`${metric} (${result.metric_roles[metric]})`), renderMetric(rows, result), ...cupedLines(rows), '');
   }
   return parts.join('\n');
 }

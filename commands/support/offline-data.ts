@@ -52,6 +52,8 @@ export interface OfflineData {
   accumulators: Map<string, VariantAccumulator>;
   performance: PerformanceRecord[];
   users: number;
+  /** Per instance, per variant: present when every user line of a JSONL export names its instance. */
+  instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>>;
 }
 
 /** Streams the file into accumulators; malformed rows and bad flags are usage errors (exit 2). */
@@ -127,7 +129,13 @@ class SniffingParser implements LineParser<void> {
 
   result(): OfflineData {
     const parsed = this.parsed as
-      | { experiment: OfflineDesign; accumulators: Map<string, VariantAccumulator>; performance: PerformanceRecord[]; users: number }
+      | {
+          experiment: OfflineDesign;
+          accumulators: Map<string, VariantAccumulator>;
+          performance: PerformanceRecord[];
+          users: number;
+          instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>>;
+        }
       | { accumulators: Map<string, VariantAccumulator>; users: number };
     if (this.format === 'jsonl' && 'experiment' in parsed) {
       return {
@@ -137,6 +145,7 @@ class SniffingParser implements LineParser<void> {
         accumulators: parsed.accumulators,
         performance: parsed.performance,
         users: parsed.users,
+        ...(parsed.instances === undefined ? {} : { instances: parsed.instances }),
       };
     }
     return {

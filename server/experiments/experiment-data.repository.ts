@@ -13,19 +13,40 @@
  * impression it claimed, and an impression is claimed by one click at most (a unique
  * index), so a user's clicks never exceed their impressions: click-through rate ≤ 1 by
  * construction. Sessions outside [0, MAX_SESSION_MS] never count, whatever wrote them.
+ *
+ * Pseudonyms (issue 12): assignments, impressions and events hold the user's pseudonym, so
+ * they join each other as before; interactions and feedback keep raw ids (ranking needs
+ * them) and cannot be joined with them. Their counts, the pre-experiment engagement and the
+ * cold-start flag therefore come from `experiment_user_counts`, kept at write time
+ * (assignmentBaseline at assignment, serving.repository's addUserCounts afterwards), as do
+ * the impressions, clicks and sessions of users at `limited`, of whom no event rows are kept.
+ * The range functions reading interactions and feedback by user (interactionCounts,
+ * feedbackCounts, preEngagementCounts, coldUsers) serve the one-time conversion of rows from
+ * before pseudonyms (privacy-backfill), while assignments still hold raw ids.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { MAX_SESSION_MS } from '../../src/experiments/event-rules.js';
 import { countWhere, floor, greatest, least } from '../db/portable-sql.js';
 import type { Database } from '../db/database.js';
 
-/** One enrolled user of a page. */
+/** One enrolled user of a page, with the counts kept at write time (zeros when the row is missing). */
 export interface AssignmentPageRow {
   user_id: string;
   variant: string;
   assigned_at_ms: number;
+  /** The host of the user's canonical id (or the local label), recorded at assignment; null on older rows. */
+  instance: string | null;
   /** 1 when the user had no recorded activity before the assignment. */
   cold: number;
+  pre_engagement: number;
+  impressions: number;
+  clicks: number;
+  sessions: number;
+  session_ms: number;
+  bounces: number;
+  interactions: number;
+  feedback_positive: number;
+  feedback_negative: number;
 }
 
 export interface UserCountRow {
@@ -39,6 +60,11 @@ export interface SessionRow {
   started_ms: number | null;
   ended_ms: number | null;
   clicks: number;
+  /**
+   * With `withReceipt`: when the later of its start and end was received, the session's day (a
+   * `limited` user's session is folded then too).
+   */
+  received_ms?: number | null;
 }
 
 export interface FeedbackCountRow {
@@ -55,7 +81,7 @@ function inWindow(time: RawBuilder<unknown>): RawBuilder<unknown> {
       AND (p.ended_at_ms IS NULL OR ${time} < p.ended_at_ms))`;
 }
 
-/** Up to `limit` enrolled users with ids after `afterUserId`, by user id. */
+/** Up to `limit` enrolled users with ids (pseudonyms) after `afterUserId`, by user id, with their kept counts. */
 export async function pageAssignments(
   db: Kysely<Database>,
   experimentId: number,
@@ -63,15 +89,64 @@ export async function pageAssignments(
   limit: number,
 ): Promise<AssignmentPageRow[]> {
   const after = afterUserId === null ? sql`` : sql`AND a.user_id > ${afterUserId}`;
+  const kept = (column: string) => sql`COALESCE(${sql.ref(`c.${column}`)}, 0) AS ${sql.ref(column)}`;
   const result = await sql<AssignmentPageRow>`
-    SELECT a.user_id, a.variant, a.assigned_at_ms,
-      (NOT EXISTS (SELECT 1 FROM analytics_events e WHERE e.user_id = a.user_id AND e.received_at_ms < a.assigned_at_ms AND e.rejected_reason IS NULL)
-       AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.user_id = a.user_id AND i.created_at_ms < a.assigned_at_ms)
-       AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.user_id = a.user_id AND f.created_at_ms < a.assigned_at_ms)) AS cold
+    SELECT a.user_id, a.variant, a.assigned_at_ms, a.instance, ${sql.join(KEPT_COUNTS.map(kept))}
     FROM experiment_assignments a
+      LEFT JOIN experiment_user_counts c ON c.experiment_id = a.experiment_id AND c.user_id = a.user_id
     WHERE a.experiment_id = ${experimentId} ${after}
     ORDER BY a.user_id
     LIMIT ${limit}`.execute(db);
+  return result.rows;
+}
+
+const KEPT_COUNTS = [
+  'cold',
+  'pre_engagement',
+  'impressions',
+  'clicks',
+  'sessions',
+  'session_ms',
+  'bounces',
+  'interactions',
+  'feedback_positive',
+  'feedback_negative',
+] as const;
+
+/**
+ * At a user's assignment (`pseudonym` to `experimentId` at `assignedAtMs`): whether they had
+ * no activity before it (accepted events by pseudonym, interactions and feedback by raw id),
+ * and their interactions in the pre-period [first start − PRE_PERIOD_MS, first start).
+ */
+export async function assignmentBaseline(
+  db: Kysely<Database>,
+  experimentId: number,
+  rawUserId: string,
+  pseudonym: string,
+  assignedAtMs: number,
+): Promise<{ cold: number; pre_engagement: number }> {
+  const result = await sql<{ cold: number; pre_engagement: number }>`
+    SELECT
+      (NOT EXISTS (SELECT 1 FROM analytics_events e WHERE e.user_id = ${pseudonym} AND e.received_at_ms < ${assignedAtMs} AND e.rejected_reason IS NULL)
+       AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.user_id = ${rawUserId} AND i.created_at_ms < ${assignedAtMs})
+       AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.user_id = ${rawUserId} AND f.created_at_ms < ${assignedAtMs})) AS cold,
+      (SELECT COUNT(*) FROM interactions i
+        JOIN (SELECT MIN(started_at_ms) AS start_ms FROM experiment_active_periods WHERE experiment_id = ${experimentId}) s ON s.start_ms IS NOT NULL
+        WHERE i.user_id = ${rawUserId} AND i.created_at_ms >= s.start_ms - ${PRE_PERIOD_MS} AND i.created_at_ms < s.start_ms) AS pre_engagement`.execute(
+    db,
+  );
+  const row = result.rows[0];
+  return { cold: Number(row?.cold ?? 0) === 1 ? 1 : 0, pre_engagement: Number(row?.pre_engagement ?? 0) };
+}
+
+/** Users of the range [first, last] with no activity before their assignment (raw ids: the conversion of older rows). */
+export async function coldUsers(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<UserCountRow[]> {
+  const result = await sql<UserCountRow>`
+    SELECT a.user_id, 1 AS value FROM experiment_assignments a
+    WHERE ${enrolledRange(experimentId, first, last)}
+      AND NOT EXISTS (SELECT 1 FROM analytics_events e WHERE e.user_id = a.user_id AND e.received_at_ms < a.assigned_at_ms AND e.rejected_reason IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.user_id = a.user_id AND i.created_at_ms < a.assigned_at_ms)
+      AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.user_id = a.user_id AND f.created_at_ms < a.assigned_at_ms)`.execute(db);
   return result.rows;
 }
 
@@ -107,12 +182,22 @@ export async function clickCounts(db: Kysely<Database>, experimentId: number, fi
  * user then session. A session whose end precedes its start or comes more than
  * MAX_SESSION_MS after it is left out.
  */
-export async function sessionRows(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<SessionRow[]> {
+export async function sessionRows(
+  db: Kysely<Database>,
+  experimentId: number,
+  first: string,
+  last: string,
+  options: { withReceipt?: boolean } = {},
+): Promise<SessionRow[]> {
+  const receipt =
+    options.withReceipt === true
+      ? sql`, MAX(CASE WHEN e.type IN ('session_start', 'session_end') THEN e.received_at_ms END) AS received_ms`
+      : sql``;
   const started = sql`MIN(CASE WHEN e.type = 'session_start' THEN e.occurred_at_ms END)`;
   const ended = sql`MAX(CASE WHEN e.type = 'session_end' THEN e.occurred_at_ms END)`;
   const result = await sql<SessionRow>`
     SELECT a.user_id, e.session_id, ${started} AS started_ms, ${ended} AS ended_ms,
-      ${countWhere(sql`e.type = 'click'`)} AS clicks
+      ${countWhere(sql`e.type = 'click'`)} AS clicks${receipt}
     FROM experiment_assignments a JOIN analytics_events e ON e.user_id = a.user_id
     WHERE ${enrolledRange(experimentId, first, last)}
       AND e.session_id IS NOT NULL AND e.rejected_reason IS NULL AND ${inWindow(sql`e.received_at_ms`)}
@@ -120,6 +205,137 @@ export async function sessionRows(db: Kysely<Database>, experimentId: number, fi
     HAVING ${started} IS NULL OR ${ended} IS NULL OR (${ended} >= ${started} AND ${ended} - ${started} <= ${MAX_SESSION_MS})
     ORDER BY a.user_id, e.session_id`.execute(db);
   return result.rows;
+}
+
+/** One day of a user's counts: UTC midnight (epoch ms) and a value. */
+export interface UserDayCountRow {
+  user_id: string;
+  day_ms: number;
+  value: number;
+}
+
+const DAY_MS = 86_400_000;
+/**
+ * UTC midnight of an epoch-ms column: integer division (times are positive, so it floors) on
+ * both dialects, the divisor inlined as an integer literal (a bound parameter may be a double).
+ */
+const dayOf = (column: RawBuilder<unknown>): RawBuilder<number> => sql<number>`(${column} / ${sql.lit(DAY_MS)}) * ${sql.lit(DAY_MS)}`;
+
+/** Impressions per user and UTC day of serving (served_at_ms), for the range [first, last]. */
+export async function impressionDayCounts(
+  db: Kysely<Database>,
+  experimentId: number,
+  first: string,
+  last: string,
+): Promise<UserDayCountRow[]> {
+  const day = dayOf(sql`served_at_ms`);
+  const result = await sql<UserDayCountRow>`
+    SELECT user_id, ${day} AS day_ms, COUNT(*) AS value FROM experiment_impressions
+    WHERE experiment_id = ${experimentId} AND user_id >= ${first} AND user_id <= ${last}
+    GROUP BY user_id, ${day}`.execute(db);
+  return result.rows;
+}
+
+/** Clicks per user and UTC day of receipt, counted as clickCounts counts them. */
+export async function clickDayCounts(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<UserDayCountRow[]> {
+  const day = dayOf(sql`e.received_at_ms`);
+  const result = await sql<UserDayCountRow>`
+    SELECT a.user_id, ${day} AS day_ms, COUNT(*) AS value
+    FROM experiment_assignments a
+      JOIN experiment_impressions i ON i.experiment_id = a.experiment_id AND i.user_id = a.user_id
+      JOIN analytics_events e ON e.impression_id = i.id AND e.type = 'click'
+    WHERE ${enrolledRange(experimentId, first, last)}
+      AND e.rejected_reason IS NULL AND ${inWindow(sql`e.received_at_ms`)}
+    GROUP BY a.user_id, ${day}`.execute(db);
+  return result.rows;
+}
+
+/** The kept counts split by day (experiment_user_day_counts) of the range's users. */
+export type KeptDayCountRow = Omit<AssignmentPageRow, 'variant' | 'assigned_at_ms' | 'instance' | 'cold' | 'pre_engagement'> & {
+  day_ms: number;
+};
+
+export async function keptDayCounts(db: Kysely<Database>, experimentId: number, first: string, last: string): Promise<KeptDayCountRow[]> {
+  return db
+    .selectFrom('experiment_user_day_counts')
+    .select(['user_id', 'day_ms', ...DAY_COUNT_COLUMNS])
+    .where('experiment_id', '=', experimentId)
+    .where('user_id', '>=', first)
+    .where('user_id', '<=', last)
+    .orderBy('user_id')
+    .orderBy('day_ms')
+    .execute();
+}
+
+/** The counters experiment_user_day_counts splits by day (those of experiment_user_counts that grow after assignment). */
+export const DAY_COUNT_COLUMNS = [
+  'impressions',
+  'clicks',
+  'sessions',
+  'session_ms',
+  'bounces',
+  'interactions',
+  'feedback_positive',
+  'feedback_negative',
+] as const;
+export type DayCountColumn = (typeof DAY_COUNT_COLUMNS)[number];
+
+/**
+ * Adds `deltas` to the user's (a pseudonym's) counts of `atMs`'s UTC day in one experiment:
+ * the per-day side of a change to experiment_user_counts, in the same transaction.
+ */
+export async function addDayCounts(
+  db: Kysely<Database>,
+  experimentId: number,
+  pseudonym: string,
+  atMs: number,
+  deltas: Partial<Record<DayCountColumn, number>>,
+): Promise<void> {
+  const entries = Object.entries(deltas).filter(([, amount]) => amount !== 0) as Array<[DayCountColumn, number]>;
+  if (entries.length === 0) return;
+  await db
+    .insertInto('experiment_user_day_counts')
+    .values({ experiment_id: experimentId, user_id: pseudonym, day_ms: Math.floor(atMs / DAY_MS) * DAY_MS, ...Object.fromEntries(entries) })
+    .onConflict((oc) =>
+      oc
+        .columns(['experiment_id', 'user_id', 'day_ms'])
+        .doUpdateSet((eb) =>
+          Object.fromEntries(
+            entries.map(([column]) => [column, eb(eb.ref(`experiment_user_day_counts.${column}`), '+', eb.ref(`excluded.${column}`))]),
+          ),
+        ),
+    )
+    .execute();
+}
+
+/**
+ * The per-day side of serving.repository's addUserCounts: adds `amount` to `column` on
+ * `atMs`'s day in every experiment whose kept counts that call moves (the user assigned at or
+ * before `atMs`, the experiment ACTIVE then).
+ */
+export async function addDayCountsAt(
+  db: Kysely<Database>,
+  pseudonym: string,
+  atMs: number,
+  column: Extract<DayCountColumn, 'impressions' | 'clicks' | 'interactions' | 'feedback_positive' | 'feedback_negative'>,
+  amount: number,
+): Promise<void> {
+  const experiments = await sql<{ experiment_id: number }>`
+    SELECT a.experiment_id FROM experiment_assignments a
+    WHERE a.user_id = ${pseudonym} AND a.assigned_at_ms <= ${atMs}
+      AND EXISTS (SELECT 1 FROM experiment_user_counts c WHERE c.experiment_id = a.experiment_id AND c.user_id = a.user_id)
+      AND EXISTS (SELECT 1 FROM experiment_active_periods p WHERE p.experiment_id = a.experiment_id
+        AND p.started_at_ms <= ${atMs} AND (p.ended_at_ms IS NULL OR ${atMs} < p.ended_at_ms))`.execute(db);
+  for (const row of experiments.rows) await addDayCounts(db, Number(row.experiment_id), pseudonym, atMs, { [column]: amount });
+}
+
+/** The per-day side of serving.repository's addImpressionCounts (`limited` users' impressions), on the day of `servedAtMs`. */
+export async function addImpressionDayCounts(
+  db: Kysely<Database>,
+  counts: readonly { experimentId: number; pseudonym: string; impressions: number }[],
+  servedAtMs: number,
+): Promise<void> {
+  for (const c of counts) await addDayCounts(db, c.experimentId, c.pseudonym, servedAtMs, { impressions: c.impressions });
 }
 
 /** Interactions (favorite, bookmark, reblog still in place) per user of the range. */

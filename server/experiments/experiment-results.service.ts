@@ -5,6 +5,8 @@
  */
 import type { Kysely } from 'kysely';
 import { analyzeExperiment, type AnalysisResult } from '../../src/experiments/analysis.js';
+import { instanceOfUser } from '../../src/experiments/canonical-user-id.js';
+import { InstanceAccumulators } from '../../src/experiments/instance-breakdown.js';
 import { ratioValue } from '../../src/experiments/delta-method.js';
 import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
 import type { RecordedAnalysisMethod } from '../../src/experiments/experiment.schema.js';
@@ -13,17 +15,18 @@ import type { ExperimentGates } from '../../src/experiments/experiment-gates.sch
 import type { ExperimentMetrics, VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
 import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/export-format.js';
 import { experimentGatesReport } from '../../src/experiments/gate-report.js';
-import type { GateRule } from '../../src/experiments/gates.js';
+import { isGateRule, type GateRule } from '../../src/experiments/gates.js';
 import { histogramQuantile } from '../../src/experiments/latency-histogram.js';
 import { COUNT_KEYS, METRIC_NAMES, emptyCounts, type MetricName, type UserCounts } from '../../src/experiments/metrics.js';
 import { createAccumulators, type VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
 import type { Database } from '../db/database.js';
 import { listActivePeriods } from './experiment.repository.js';
 import { impressionAggregates, latencyBucketRows, performanceRows, scoreBins } from './experiment-data.repository.js';
-import { iterateEnrolledUsers } from './user-counts.service.js';
+import { iterateEnrolledUsers, USER_PAGE_SIZE } from './user-counts.service.js';
 
 interface Accumulated {
   accumulators: Map<string, VariantAccumulator>;
+  instances: InstanceAccumulators;
   totals: Map<string, UserCounts>;
   cold: Map<string, { clicks: number; impressions: number }>;
 }
@@ -36,17 +39,20 @@ export class ExperimentResultsService {
 
   /**
    * The decisions.md analysis; `metric` picks the primary metric (default: the experiment's),
-   * `method` overrides the experiment's recorded analysis method for this read.
+   * `method` overrides the experiment's recorded analysis method for this read; `byInstance`
+   * adds the per-instance breakdown.
    */
   async analysis(
     experiment: Experiment & Partial<RecordedAnalysisMethod>,
     metric?: MetricName,
     method?: AnalysisMethod,
+    options: { byInstance?: boolean } = {},
   ): Promise<AnalysisResult> {
-    const { accumulators } = await this.accumulate(experiment);
+    const { accumulators, instances } = await this.accumulate(experiment);
     return analyzeExperiment(experiment, accumulators, {
       primaryMetric: metric ?? (experiment.primary_metric as MetricName),
       ...(method === undefined ? {} : { method }),
+      ...(options.byInstance === true ? { instances: instances.entries() } : {}),
     });
   }
 
@@ -97,20 +103,30 @@ export class ExperimentResultsService {
 
   /**
    * Every variant against every gate with the experiment's thresholds, judged by `rule`
-   * (default: the interval bounds, with the experiment's method and confidence level); SRM
-   * fails the experiment.
+   * (default: the experiment's stored gate_rule, else the interval bounds, with the
+   * experiment's method and confidence level); SRM fails the experiment.
    */
   async gates(experiment: Experiment, rule?: GateRule): Promise<ExperimentGates> {
     const { accumulators } = await this.accumulate(experiment);
-    return experimentGatesReport(experiment, accumulators, await this.performance(experiment), rule === undefined ? {} : { rule });
+    const chosen = rule ?? (isGateRule(experiment.gate_rule) ? experiment.gate_rule : undefined);
+    return experimentGatesReport(
+      experiment,
+      accumulators,
+      await this.performance(experiment),
+      chosen === undefined ? {} : { rule: chosen },
+    );
   }
 
-  /** The JSON Lines export, line by line (each ending in a newline), streamed from the database. */
+  /**
+   * The JSON Lines export, line by line (each ending in a newline), streamed from the database:
+   * the experiment line with `exported_at` (this service's clock), user lines with
+   * `assigned_at` and their counts per UTC day (`days`, when they add up: user-counts.service.ts).
+   */
   async *exportLines(experiment: Experiment): AsyncGenerator<string> {
-    yield `${experimentLine(experiment)}\n`;
-    for await (const user of iterateEnrolledUsers(this.db, experiment.id)) {
-      const { cold_start: _cold, ...record } = user;
-      yield `${userLine(record)}\n`;
+    yield `${experimentLine({ ...experiment, exported_at: new Date(this.now()).toISOString() })}\n`;
+    for await (const user of iterateEnrolledUsers(this.db, experiment.id, USER_PAGE_SIZE, { days: true })) {
+      const { cold_start: _cold, assigned_at_ms: assignedAtMs, ...record } = user;
+      yield `${userLine({ ...record, instance: instanceOf(user), assigned_at: new Date(assignedAtMs).toISOString() })}\n`;
     }
     for (const record of await this.performance(experiment)) yield `${performanceLine(record)}\n`;
   }
@@ -146,11 +162,13 @@ export class ExperimentResultsService {
     const accumulators = createAccumulators(names);
     const totals = new Map(names.map((name) => [name, emptyCounts()]));
     const cold = new Map(names.map((name) => [name, { clicks: 0, impressions: 0 }]));
+    const instances = new InstanceAccumulators();
     for await (const user of iterateEnrolledUsers(this.db, experiment.id)) {
       const accumulator = accumulators.get(user.variant);
       const total = totals.get(user.variant);
       if (!accumulator || !total) continue;
       accumulator.add(user, user.pre_engagement);
+      instances.add(instanceOf(user), user.variant, user);
       for (const key of COUNT_KEYS) total[key] += user[key];
       if (user.cold_start) {
         const c = cold.get(user.variant) as { clicks: number; impressions: number };
@@ -158,6 +176,11 @@ export class ExperimentResultsService {
         c.impressions += user.impressions;
       }
     }
-    return { accumulators, totals, cold };
+    return { accumulators, totals, cold, instances };
   }
+}
+
+/** The user's recorded instance, else the host of their id (ids recorded before the instance column). */
+function instanceOf(user: { user_id: string | number; instance?: string | null | undefined }): string {
+  return user.instance ?? instanceOfUser(user.user_id);
 }

@@ -16,12 +16,19 @@
  * are enrolled nowhere: no assignment is recorded and they get the default ranking, even
  * when an assignment was recorded before they opted out (it stays, as history). Whoever
  * changes a rule's answer for a user calls `forgetUser` so the cached enrolment goes.
+ *
+ * Privacy (issue 12): a user whose tracking level does not allow enrolment (`none`) is
+ * excluded the same way — no assignment row, the default ranking. Assignments are recorded
+ * and looked up by the user's pseudonym; the bucket still comes from the spec's rule on
+ * the user id itself (src/experiments/assignment.ts).
  */
 import type { Kysely } from 'kysely';
 import { createAssigner, type Assignment } from '../../src/experiments/assignment.js';
 import type { AlgorithmConfig } from '../../src/ranking/ranking.types.js';
 import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
 import type { Database } from '../db/database.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { RankingChoice } from '../recommendations/ranking-policy.types.js';
 import { findUserAssignments, recordAssignment } from './assignment.repository.js';
 import { LruCache } from '../../src/lru-cache.js';
@@ -55,6 +62,8 @@ export interface ExperimentRuntimeOptions {
   refreshMs?: number;
   /** Users whose enrolment is cached. */
   cacheSize?: number;
+  /** Who may be enrolled, and the pseudonyms assignments are recorded under. */
+  privacy?: Pick<PrivacyPolicy, 'allowanceFor' | 'pseudonym'>;
 }
 
 /** The ranking everyone outside experiments gets. */
@@ -69,10 +78,13 @@ export class ExperimentRuntime {
   private readonly now: () => number;
   private readonly refreshMs: number;
 
+  private readonly privacy: Pick<PrivacyPolicy, 'allowanceFor' | 'pseudonym'>;
+
   constructor(
     private readonly db: Kysely<Database>,
     options: ExperimentRuntimeOptions = {},
   ) {
+    this.privacy = options.privacy ?? UNWIRED_PRIVACY;
     this.now = options.now ?? Date.now;
     this.refreshMs = options.refreshMs ?? 30_000;
     this.enrolments = new LruCache(options.cacheSize ?? 200_000);
@@ -177,10 +189,12 @@ export class ExperimentRuntime {
   }
 
   private async resolveEnrolment(userId: string, experiments: readonly OpenExperiment[]): Promise<Enrolment | null> {
+    if (!this.privacy.allowanceFor(userId).enrolInExperiments) return null;
     for (const excluded of this.exclusions) if (await excluded(userId)) return null;
+    const pseudonym = this.privacy.pseudonym(userId);
     const recorded = await findUserAssignments(
       this.db,
-      userId,
+      pseudonym,
       experiments.map((e) => e.id),
     );
     for (const experiment of experiments) {
@@ -189,14 +203,13 @@ export class ExperimentRuntime {
     }
     for (const experiment of experiments) {
       if (experiment.status !== 'ACTIVE') continue;
-      const { variant } = experiment.assign(userId);
+      const { variant, bucket } = experiment.assign(userId);
       if (!variant) continue;
-      const row = await recordAssignment(this.db, {
-        experiment_id: experiment.id,
-        user_id: userId,
-        variant: variant.name,
-        assigned_at_ms: this.now(),
-      });
+      const row = await recordAssignment(
+        this.db,
+        { experiment_id: experiment.id, user_id: pseudonym, variant: variant.name, assigned_at_ms: this.now() },
+        { rawUserId: userId, bucket },
+      );
       return { experimentId: row.experiment_id, variant: row.variant };
     }
     return null;

@@ -10,6 +10,7 @@ import { AllocationChangeSchema, AllocationDiffRequestSchema, AllocationDiffSche
 import { ExperimentAnalysisSchema } from '../../src/experiments/experiment-analysis.schema.js';
 import { ExperimentCreateSchema } from '../../src/experiments/experiment.schema.js';
 import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
+import { InterleavingAnalysisSchema } from '../../src/experiments/interleaving/interleaving-analysis.schema.js';
 import { GATE_RULES } from '../../src/experiments/gates.js';
 import { ExperimentMetricsSchema } from '../../src/experiments/experiment-metrics.schema.js';
 import { ExperimentSchema, ExperimentStatusSchema } from '../../src/experiments/experiment-response.schema.js';
@@ -191,13 +192,25 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
           "Statistical analysis (delta method, Holm, SRM); ?metric= picks the primary metric, ?method= overrides the experiment's analysis method (fixed | sequential) for this read",
         operationId: 'getExperimentAnalysis',
         params: IdParams,
-        querystring: Type.Object({ metric: Type.Optional(StringEnum(METRIC_NAMES)), method: Type.Optional(StringEnum(ANALYSIS_METHODS)) }),
-        response: { 200: Envelope(ExperimentAnalysisSchema), ...errorResponses(400, 401, 403, 404) },
+        querystring: Type.Object({
+          metric: Type.Optional(StringEnum(METRIC_NAMES)),
+          method: Type.Optional(StringEnum(ANALYSIS_METHODS)),
+          by_instance: Type.Optional(
+            Type.Boolean({ description: "true: add by_instance (users, SRM and metrics per instance of the users' canonical ids)" }),
+          ),
+        }),
+        response: {
+          200: Envelope(Type.Union([ExperimentAnalysisSchema, InterleavingAnalysisSchema])),
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request) => {
       const experiment = await experiments.get(request.params.id);
-      return envelope(request, await results.analysis(experiment, request.query.metric, request.query.method));
+      // An interleaving experiment is analysed by preference share (metric and method do not apply).
+      if (experiment.type === 'interleaving') return envelope(request, await experiments.interleavingAnalysis(experiment));
+      const { metric, method, by_instance: byInstance } = request.query;
+      return envelope(request, await results.analysis(experiment, metric, method, { byInstance: byInstance === true }));
     },
   );
 

@@ -12,7 +12,8 @@ import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
 import { sampleRatioMismatch } from '../../src/experiments/srm.js';
 import { nextStatus, type ExperimentAction, type ExperimentStatus } from '../../src/experiments/state-machine.js';
 import { assertValidExperiment } from '../../src/experiments/validate-experiment.js';
-import { DEFAULT_PRIMARY_METRIC } from '../../src/experiments/metrics.js';
+import { DEFAULT_GUARDRAIL_METRICS, DEFAULT_PRIMARY_METRIC } from '../../src/experiments/metrics.js';
+import { DEFAULT_GATE_RULE } from '../../src/experiments/gates.js';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
 import { allocationDiff, describeUserMoves, proposedAllocations, type AllocationDiff } from '../../src/experiments/allocation-diff.js';
 import type { AllocationChange, AllocationDiffRequest } from '../../src/experiments/allocation-diff.schema.js';
@@ -32,6 +33,9 @@ import {
 } from './experiment.repository.js';
 import { toExperiment, type StoredExperiment } from './experiment.mapper.js';
 import type { ExperimentRuntime } from './experiment-runtime.js';
+import type { InterleavingAnalysis } from '../../src/experiments/interleaving/interleaving-analysis.schema.js';
+import { analyzeInterleavingExperiment } from './interleaving/interleaving-results.js';
+import { setExperimentType } from './interleaving/interleaving.repository.js';
 
 export interface ExperimentServiceDeps {
   db: Kysely<Database>;
@@ -59,6 +63,8 @@ export class ExperimentService {
   async create(input: ExperimentCreate): Promise<StoredExperiment> {
     assertValidExperiment(input);
     const at = new Date(this.deps.now()).toISOString();
+    const primary = input.primary_metric ?? DEFAULT_PRIMARY_METRIC;
+    const guardrails = input.guardrail_metrics ?? DEFAULT_GUARDRAIL_METRICS.filter((metric) => metric !== primary);
     const id = await this.deps.db.transaction().execute(async (trx) => {
       const experimentId = await insertExperiment(trx, {
         name: input.name,
@@ -67,7 +73,9 @@ export class ExperimentService {
         traffic_percentage: input.traffic_percentage ?? EXPERIMENT_DEFAULTS.traffic_percentage,
         minimum_sample_size: input.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
         confidence_level: input.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
-        primary_metric: input.primary_metric ?? DEFAULT_PRIMARY_METRIC,
+        primary_metric: primary,
+        guardrail_metrics: JSON.stringify(guardrails),
+        gate_rule: input.gate_rule ?? DEFAULT_GATE_RULE,
         analysis_method: input.analysis_method ?? DEFAULT_ANALYSIS_METHOD,
         gates:
           input.gates === undefined && this.gateDefaults === undefined ? null : JSON.stringify({ ...this.gateDefaults, ...input.gates }),
@@ -91,6 +99,7 @@ export class ExperimentService {
           blocked_reason: null,
         })),
       );
+      if (input.type === 'interleaving') await setExperimentType(trx, experimentId, input.type);
       return experimentId;
     });
     return this.get(id);
@@ -176,7 +185,12 @@ export class ExperimentService {
   private async diffIn(db: Kysely<Database>, id: number, request: AllocationDiffRequest): Promise<AllocationDiff> {
     const current = await this.variantsIn(db, id);
     const proposed = proposedAllocations(current, request.variants);
-    return allocationDiff(id, current, proposed, streamAssignments(db, id));
+    return allocationDiff(current, proposed, streamAssignments(db, id));
+  }
+
+  /** The interleaving analysis (preference share, interval, sign test) of an experiment of type `interleaving`. */
+  async interleavingAnalysis(experiment: StoredExperiment): Promise<InterleavingAnalysis> {
+    return analyzeInterleavingExperiment(this.deps.db, experiment);
   }
 
   /** Users assigned overall and per variant, their shares, and the SRM check. */

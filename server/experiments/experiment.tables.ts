@@ -1,5 +1,8 @@
 /** Table types of the experiments feature (rows never leave the repositories). */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+
+/** A nullable column an insert may leave out (it is then null). */
+type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
 
 export interface ExperimentsTable {
   id: Generated<number>;
@@ -12,6 +15,10 @@ export interface ExperimentsTable {
   primary_metric: string;
   /** `fixed` | `sequential` (migration 0018; the column's default, `fixed`, is older experiments'). */
   analysis_method: Generated<string>;
+  /** JSON array of the guardrail metrics (migration 0022); null: created before guardrails (read as the defaults). */
+  guardrail_metrics: OptionalNullable<string>;
+  /** `bounds` | `point` (migration 0022): how the gate agent and `gates check` judge the experiment. */
+  gate_rule: Generated<string>;
   /** JSON of the gate thresholds given at creation (null: the spec's defaults). */
   gates: string | null;
   created_at: string;
@@ -78,6 +85,23 @@ export interface ExperimentLatencyBucketsTable {
   count: number;
 }
 
+/** experiment_user_counts split by UTC day (migration 0025): what event rows cannot give per day. */
+export interface ExperimentUserDayCountsTable {
+  id: Generated<number>;
+  experiment_id: number;
+  user_id: string;
+  /** UTC midnight of the day (epoch ms). */
+  day_ms: number;
+  impressions: Generated<number>;
+  clicks: Generated<number>;
+  sessions: Generated<number>;
+  session_ms: Generated<number>;
+  bounces: Generated<number>;
+  interactions: Generated<number>;
+  feedback_positive: Generated<number>;
+  feedback_negative: Generated<number>;
+}
+
 export interface ExperimentTables {
   experiments: ExperimentsTable;
   experiment_variants: ExperimentVariantsTable;
@@ -86,4 +110,5 @@ export interface ExperimentTables {
   experiment_impressions: ExperimentImpressionsTable;
   experiment_performance: ExperimentPerformanceTable;
   experiment_latency_buckets: ExperimentLatencyBucketsTable;
+  experiment_user_day_counts: ExperimentUserDayCountsTable;
 }

@@ -12,6 +12,7 @@ import { ExperimentRuntime } from './experiment-runtime.js';
 import { ExperimentService } from './experiment.service.js';
 import { gatesAgent } from './gates.agent.js';
 import { ServingRecorder } from './serving-recorder.js';
+import { InterleavingServing } from './interleaving/interleaving-serving.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,14 +35,23 @@ export async function registerExperiments(
   now: () => number = Date.now,
 ): Promise<ExperimentsFeature> {
   const db = context.database.db;
-  const runtime = new ExperimentRuntime(db, { now });
-  const recorder = new ServingRecorder(db, app.log, now);
+  const runtime = new ExperimentRuntime(db, { now, privacy: context.privacy });
+  const recorder = new ServingRecorder(db, app.log, now, context.privacy);
   const experiments = new ExperimentService({ db, runtime, now });
   const results = new ExperimentResultsService(db, now);
   context.agents.register(gatesAgent({ db, experiments, results, runtime, now, log: app.log }, context.agentIntervalSeconds));
   await app.register(experimentRoutes, { experiments, results });
   app.addHook('onClose', async () => recorder.drain());
-  const feature = { experiments, results, runtime, rankingPolicy: experimentRankingPolicy(runtime, recorder) };
+  const feature = {
+    experiments,
+    results,
+    runtime,
+    rankingPolicy: experimentRankingPolicy(
+      runtime,
+      recorder,
+      new InterleavingServing(db, runtime, { now, log: app.log, privacy: context.privacy }),
+    ),
+  };
   app.decorate('experiments', feature);
   return feature;
 }

@@ -6,6 +6,7 @@
  * users, no data, or (the bounds rule) an interval that still spans the threshold — and a
  * sample ratio mismatch (not a variant's fault) block nothing.
  *
+ * Each experiment is judged by its own stored `gate_rule` (bounds unless created with point).
  * It re-checks every interval (60 s by default) and a block is permanent, so what it reads must
  * stay valid under repeated looks: with the bounds rule and the experiment's sequential method
  * the intervals are confidence sequences (gate-intervals.ts), and a variant whose true figure

@@ -1,6 +1,9 @@
 /**
  * Records what was served to enrolled users: one impression per post, and per variant
- * the request, error and cache counters and the latency histogram. Lists served in the
+ * the request, error and cache counters and the latency histogram. Impression rows (user
+ * id: the pseudonym) only for users at tracking level `full`; for `limited` users only
+ * their per-user impression count grows (experiment_user_counts); `none` users are never
+ * enrolled, and nothing about them is recorded even if a list reaches here. Lists served in the
  * same tick are written in one transaction; each caller's promise resolves only after
  * that transaction committed (a write is acknowledged only after its commit).
  */
@@ -8,9 +11,12 @@ import type { Insertable, Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { latencyBucketOf } from '../../src/experiments/latency-histogram.js';
 import type { Database } from '../db/database.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { ServedList } from '../recommendations/ranking-policy.types.js';
+import { addImpressionDayCounts } from './experiment-data.repository.js';
 import type { ExperimentImpressionsTable } from './experiment.tables.js';
-import { addLatencyCounts, addPerformance, insertImpressions } from './serving.repository.js';
+import { addImpressionCounts, addLatencyCounts, addPerformance, insertImpressions } from './serving.repository.js';
 
 interface VariantDelta {
   experimentId: number;
@@ -31,11 +37,12 @@ export class ServingRecorder {
     private readonly db: Kysely<Database>,
     private readonly log: FastifyBaseLogger,
     private readonly now: () => number = Date.now,
+    private readonly privacy: Pick<PrivacyPolicy, 'allowanceFor' | 'pseudonym'> = UNWIRED_PRIVACY,
   ) {}
 
   /** Queues a served list of an enrolled user; resolves once it is committed (never rejects). */
   record(list: ServedList): Promise<void> {
-    if (!list.choice.enrolment) return Promise.resolve();
+    if (!list.choice.enrolment || !this.privacy.allowanceFor(list.userId).storeAggregateCounts) return Promise.resolve();
     this.queue.push(list);
     if (!this.scheduled) {
       const flush = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
@@ -55,10 +62,12 @@ export class ServingRecorder {
     const batch = this.queue;
     this.queue = [];
     this.scheduled = undefined;
-    const { impressions, deltas } = this.summarise(batch);
+    const { impressions, impressionCounts, deltas, servedAt } = this.summarise(batch);
     try {
       await this.db.transaction().execute(async (trx) => {
         await insertImpressions(trx, impressions);
+        await addImpressionCounts(trx, impressionCounts);
+        await addImpressionDayCounts(trx, impressionCounts, servedAt);
         for (const d of deltas.values()) {
           await addPerformance(trx, {
             experiment_id: d.experimentId,
@@ -78,6 +87,7 @@ export class ServingRecorder {
 
   private summarise(batch: readonly ServedList[]) {
     const impressions: Insertable<ExperimentImpressionsTable>[] = [];
+    const impressionCounts: { experimentId: number; pseudonym: string; impressions: number }[] = [];
     const deltas = new Map<string, VariantDelta>();
     const servedAt = this.now();
     for (const list of batch) {
@@ -104,11 +114,17 @@ export class ServingRecorder {
       const bucket = latencyBucketOf(list.latencyMs);
       d.latency.set(bucket, (d.latency.get(bucket) ?? 0) + 1);
       if (list.failed) continue;
+      const pseudonym = this.privacy.pseudonym(list.userId);
+      if (!this.privacy.allowanceFor(list.userId).storeEventRows) {
+        if (list.items.length > 0)
+          impressionCounts.push({ experimentId: enrolment.experimentId, pseudonym, impressions: list.items.length });
+        continue;
+      }
       for (const item of list.items) {
         impressions.push({
           experiment_id: enrolment.experimentId,
           variant: enrolment.variant,
-          user_id: list.userId,
+          user_id: pseudonym,
           post_id: item.postId,
           score: item.score,
           reason_code: item.reasonCode,
@@ -116,6 +132,6 @@ export class ServingRecorder {
         });
       }
     }
-    return { impressions, deltas };
+    return { impressions, impressionCounts, deltas, servedAt };
   }
 }

@@ -1,6 +1,11 @@
-/** SQL that records what the service served to enrolled users: impressions and performance counters. */
-import type { Insertable, Kysely } from 'kysely';
+/**
+ * SQL that records what enrolled users were served and did: impression rows (users at
+ * `full`), per-user aggregate counts (every enrolled user, by pseudonym) and the per-variant
+ * performance counters.
+ */
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import { addDayCountsAt } from './experiment-data.repository.js';
 import type { ExperimentImpressionsTable, ExperimentPerformanceTable } from './experiment.tables.js';
 
 /** Stores impressions (one row per served post). */
@@ -46,6 +51,72 @@ export async function addLatencyCounts(
           .columns(['experiment_id', 'variant', 'bucket'])
           .doUpdateSet((eb) => ({ count: eb('experiment_latency_buckets.count', '+', eb.ref('excluded.count')) })),
       )
+      .execute();
+  }
+}
+
+/** The counters of `experiment_user_counts` that events add to. */
+export type UserCountColumn = 'impressions' | 'clicks' | 'interactions' | 'feedback_positive' | 'feedback_negative';
+
+/** A window condition on an experiment_user_counts row `c`: its user's assignment precedes `atMs`, inside an ACTIVE period. */
+function enrolledAt(atMs: number) {
+  return sql<boolean>`EXISTS (
+    SELECT 1 FROM experiment_assignments a
+    WHERE a.experiment_id = experiment_user_counts.experiment_id AND a.user_id = experiment_user_counts.user_id
+      AND a.assigned_at_ms <= ${atMs}
+      AND EXISTS (SELECT 1 FROM experiment_active_periods p WHERE p.experiment_id = a.experiment_id
+        AND p.started_at_ms <= ${atMs} AND (p.ended_at_ms IS NULL OR ${atMs} < p.ended_at_ms)))`;
+}
+
+/**
+ * Adds to the counts of the user (a pseudonym) in every experiment that counts something
+ * happening at `atMs`: assigned at or before it, and ACTIVE then (the analysis's window).
+ * A negative amount takes an undone interaction back out.
+ */
+export async function addUserCounts(
+  db: Kysely<Database>,
+  pseudonym: string,
+  atMs: number,
+  column: UserCountColumn,
+  amount: number,
+): Promise<void> {
+  await db
+    .updateTable('experiment_user_counts')
+    .set((eb) => ({ [column]: eb(eb.ref(column), '+', amount) }))
+    .where('user_id', '=', pseudonym)
+    .where(enrolledAt(atMs))
+    .execute();
+  await addDayCountsAt(db, pseudonym, atMs, column, amount);
+}
+
+/**
+ * Takes an undone interaction made at `createdAtMs` out of the pre-experiment engagement of
+ * the user's experiments whose pre-period held it: [first start − preMs, first start).
+ */
+export async function removePreEngagement(db: Kysely<Database>, pseudonym: string, createdAtMs: number, preMs: number): Promise<void> {
+  await db
+    .updateTable('experiment_user_counts')
+    .set((eb) => ({ pre_engagement: eb('pre_engagement', '-', 1) }))
+    .where('user_id', '=', pseudonym)
+    .where('pre_engagement', '>', 0)
+    .where(
+      sql<boolean>`(SELECT MIN(p.started_at_ms) FROM experiment_active_periods p WHERE p.experiment_id = experiment_user_counts.experiment_id)
+        BETWEEN ${createdAtMs + 1} AND ${createdAtMs + preMs}`,
+    )
+    .execute();
+}
+
+/** Adds impressions of `limited` users (no impression rows) to their counts, per experiment. */
+export async function addImpressionCounts(
+  db: Kysely<Database>,
+  counts: readonly { experimentId: number; pseudonym: string; impressions: number }[],
+): Promise<void> {
+  for (const c of counts) {
+    await db
+      .updateTable('experiment_user_counts')
+      .set((eb) => ({ impressions: eb('impressions', '+', c.impressions) }))
+      .where('experiment_id', '=', c.experimentId)
+      .where('user_id', '=', c.pseudonym)
       .execute();
   }
 }

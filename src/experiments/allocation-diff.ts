@@ -10,7 +10,7 @@
  * allocations: a bucket whose variant is gone moves to whichever variant now owns it.
  */
 import { ValidationError } from '../errors.js';
-import { BUCKETS, bucketOf, variantForBucket, variantRanges, type AllocatedVariant } from './assignment.js';
+import { BUCKETS, variantForBucket, variantRanges, type AllocatedVariant } from './assignment.js';
 import { validateAllocation, validateAllocationSum } from './validate-experiment.js';
 
 /** Consecutive buckets [start, end) that change owner from `from` to `to`. */
@@ -28,10 +28,13 @@ export interface UserMove {
   users: number;
 }
 
-/** A user's recorded assignment, as the diff needs it. */
+/**
+ * A user's recorded assignment, as the diff needs it: the variant and the bucket (of the
+ * canonical user id, recorded at assignment — the stored id is a pseudonym and cannot be hashed again).
+ */
 export interface RecordedAssignment {
-  user_id: string;
   variant: string;
+  bucket: number;
 }
 
 export interface AllocationDiff {
@@ -68,21 +71,20 @@ export function bucketMoves(current: readonly AllocatedVariant[], proposed: read
 }
 
 /**
- * Counts assigned users who would move: their bucket (md5 of `<user>_<experiment>`) belongs
- * to another variant under the proposed allocations than the one recorded for them.
- * One MD5 per assigned user: linear in the experiment's assignments.
+ * Counts assigned users who would move: their recorded bucket (md5 of `<user>_<experiment>`)
+ * belongs to another variant under the proposed allocations than the one recorded for them.
+ * Linear in the experiment's assignments.
  */
 export async function userMoves(
-  experimentId: number | string,
   proposed: readonly AllocatedVariant[],
   assignments: Iterable<RecordedAssignment> | AsyncIterable<RecordedAssignment>,
 ): Promise<{ moves: UserMove[]; users_assigned: number }> {
   const owners = bucketOwners(proposed);
   const counts = new Map<string, UserMove>();
   let assigned = 0;
-  for await (const { user_id, variant } of assignments) {
+  for await (const { variant, bucket } of assignments) {
     assigned++;
-    const to = owners[bucketOf(user_id, experimentId)] ?? '';
+    const to = owners[bucket] ?? '';
     if (to === variant) continue;
     const key = JSON.stringify([variant, to]);
     const move = counts.get(key) ?? { from: variant, to, users: 0 };
@@ -95,13 +97,12 @@ export async function userMoves(
 
 /** The whole diff: bucket ranges changing owner, and assigned users moving per (from, to). */
 export async function allocationDiff(
-  experimentId: number | string,
   current: readonly AllocatedVariant[],
   proposed: readonly AllocatedVariant[],
   assignments: Iterable<RecordedAssignment> | AsyncIterable<RecordedAssignment>,
 ): Promise<AllocationDiff> {
   const buckets = bucketMoves(current, proposed);
-  const { moves, users_assigned } = await userMoves(experimentId, proposed, assignments);
+  const { moves, users_assigned } = await userMoves(proposed, assignments);
   return {
     buckets,
     buckets_moving: buckets.reduce((sum, range) => sum + range.end - range.start, 0),

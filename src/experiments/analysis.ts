@@ -6,8 +6,17 @@
 import { ValidationError } from '../errors.js';
 import { cupedComparison, cupedTheta, type CupedComparison, type CupedVariant } from './cuped.js';
 import { ratioEstimate, type RatioEstimate } from './delta-method.js';
+import { FIXED_ONE_SIDED, guardrailResults, metricRole, sequentialOneSided, type GuardrailResult, type MetricRole } from './guardrails.js';
 import { holmAdjust, holmIntervalAlphas } from './holm.js';
-import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from './metrics.js';
+import { instanceBreakdown, type InstanceBreakdown } from './instance-breakdown.js';
+import {
+  DEFAULT_GUARDRAIL_METRICS,
+  DEFAULT_PRIMARY_METRIC,
+  HARM_DIRECTIONS,
+  METRIC_NAMES,
+  isMetricName,
+  type MetricName,
+} from './metrics.js';
 import {
   FIXED_HORIZON,
   UNRECORDED_ANALYSIS_METHOD,
@@ -29,12 +38,20 @@ export interface AnalysisDesign {
   minimum_sample_size: number;
   /** The method recorded with the experiment; absent: UNRECORDED_ANALYSIS_METHOD. */
   analysis_method?: string;
+  /** The experiment's primary metric; absent: DEFAULT_PRIMARY_METRIC. */
+  primary_metric?: string;
+  /** The experiment's guardrail metrics; absent (an export from before them, a CSV): DEFAULT_GUARDRAIL_METRICS. */
+  guardrail_metrics?: readonly string[];
 }
 
 export interface AnalysisOptions {
   primaryMetric?: MetricName;
   /** Overrides the design's recorded method for this read (e.g. the planned final fixed read). */
   method?: AnalysisMethod;
+  /** Overrides the design's guardrail metrics. */
+  guardrailMetrics?: readonly MetricName[];
+  /** Instance → variant → accumulator (instance-breakdown.ts): adds `by_instance` to the result. */
+  instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>> | undefined;
 }
 
 /**
@@ -54,6 +71,8 @@ export interface Comparison extends RatioTest {
   adjusted_ci_low: number | null;
   adjusted_ci_high: number | null;
   significant: boolean;
+  /** primary (decides), guardrail (tested one-sided for harm in `guardrails`) or exploratory (reported, decides nothing). */
+  role: MetricRole;
   /** The CUPED-adjusted comparison (cuped.ts), reported beside this one; present only when every user has a covariate. */
   cuped?: CupedComparison;
 }
@@ -71,12 +90,29 @@ export interface SignificanceRecord {
   significance: Significance;
 }
 
+/** What the primary metric says about one treatment: the experiment's decision, and which guardrails flagged harm beside it. */
+export interface VariantDecision {
+  variant: string;
+  /** better / worse: significant on the primary metric in that direction (bounce_rate: lower is better). */
+  outcome: 'better' | 'worse' | 'not_significant' | 'underpowered' | 'no_data';
+  guardrails_harmed: MetricName[];
+}
+
+/** The decision, drawn from the primary metric alone. */
+export interface Decision {
+  metric: MetricName;
+  variants: VariantDecision[];
+}
+
 export interface AnalysisResult {
   /** How p-values and intervals were computed (sequential.ts). */
   analysis_method: AnalysisMethod;
   /** The sequential method's mixing parameter; null with the fixed method. */
   sequential_tuning: SequentialTuning | null;
   primary_metric: MetricName;
+  guardrail_metrics: MetricName[];
+  /** Every metric's role: primary, guardrail or exploratory. */
+  metric_roles: Record<MetricName, MetricRole>;
   confidence_level: number;
   minimum_sample_size: number;
   control: string;
@@ -88,6 +124,11 @@ export interface AnalysisResult {
   underpowered_variants: string[];
   statistical_significance: Record<string, SignificanceRecord>;
   confidence_intervals: Record<string, [number, number]>;
+  /** One-sided harm tests of the guardrail metrics, Holm-corrected across the guardrail family (guardrails.ts). */
+  guardrails: GuardrailResult[];
+  decision: Decision;
+  /** Per instance of the users' canonical ids (instance-breakdown.ts); present when the caller had the users' instances. */
+  by_instance?: InstanceBreakdown[];
 }
 
 /** The key of a comparison in the spec's shapes: `<variant>_vs_<control>`. */
@@ -179,6 +220,7 @@ function checkVariants(design: AnalysisDesign, accumulators: ReadonlyMap<string,
 
 function metricComparisons(
   metric: MetricName,
+  role: MetricRole,
   estimates: Map<string, Map<MetricName, RatioEstimate>>,
   control: string,
   design: AnalysisDesign,
@@ -222,6 +264,7 @@ function metricComparisons(
       adjusted_ci_low: interval?.[0] ?? null,
       adjusted_ci_high: interval?.[1] ?? null,
       significant,
+      role,
       ...adjustedForCovariate,
     };
   });
@@ -274,6 +317,52 @@ function methodOf(design: AnalysisDesign, options: AnalysisOptions): AnalysisMet
   return recorded;
 }
 
+/** The guardrails of this read: the option, else the design's, else DEFAULT_GUARDRAIL_METRICS; the primary is never one. */
+function guardrailsOf(design: AnalysisDesign, options: AnalysisOptions, primary: MetricName): MetricName[] {
+  const given = options.guardrailMetrics ?? design.guardrail_metrics ?? DEFAULT_GUARDRAIL_METRICS;
+  given.forEach((metric, i) => {
+    if (!isMetricName(metric))
+      throw new ValidationError(
+        `guardrail_metrics[${i}]: unknown metric ${JSON.stringify(metric)} (expected one of ${METRIC_NAMES.join(', ')})`,
+        'guardrail_metrics',
+      );
+  });
+  return [...new Set(given as readonly MetricName[])].filter((metric) => metric !== primary);
+}
+
+/** The primary of this read: the option, else the design's recorded one, else DEFAULT_PRIMARY_METRIC. */
+function primaryOf(design: AnalysisDesign, options: AnalysisOptions): MetricName {
+  if (options.primaryMetric !== undefined) return options.primaryMetric;
+  const recorded = design.primary_metric;
+  if (recorded === undefined) return DEFAULT_PRIMARY_METRIC;
+  if (!isMetricName(recorded))
+    throw new ValidationError(
+      `primary_metric: unknown metric ${JSON.stringify(recorded)} (expected one of ${METRIC_NAMES.join(', ')})`,
+      'primary_metric',
+    );
+  return recorded;
+}
+
+/** Per treatment, the primary metric's verdict and the guardrails that flagged harm. */
+function decisionOf(
+  primary: MetricName,
+  comparisons: readonly Comparison[],
+  guardrails: readonly GuardrailResult[],
+  underpowered: boolean,
+): Decision {
+  const variants = comparisons
+    .filter((c) => c.metric === primary)
+    .map((c): VariantDecision => {
+      const harmed = guardrails.filter((g) => g.variant === c.variant && g.harm_detected).map((g) => g.metric);
+      const rose = (c.difference ?? 0) > 0;
+      const better = HARM_DIRECTIONS[primary] === 'increase' ? !rose : rose;
+      const outcome =
+        c.p_value === null ? 'no_data' : underpowered ? 'underpowered' : !c.significant ? 'not_significant' : better ? 'better' : 'worse';
+      return { variant: c.variant, outcome, guardrails_harmed: harmed };
+    });
+  return { metric: primary, variants };
+}
+
 /**
  * Analyses an experiment from per-variant accumulators: ratio-of-sums metrics, delta-method
  * tests (fixed-horizon z-tests or sequential mSPRT, see methodOf and sequential.ts) of each
@@ -289,7 +378,8 @@ export function analyzeExperiment(
   accumulators: ReadonlyMap<string, VariantAccumulator>,
   options: AnalysisOptions = {},
 ): AnalysisResult {
-  const primary = options.primaryMetric ?? DEFAULT_PRIMARY_METRIC;
+  const primary = primaryOf(design, options);
+  const guardrailMetrics = guardrailsOf(design, options, primary);
   const control = controlOf(design);
   checkVariants(design, accumulators);
   const accumulatorOf = (name: string): VariantAccumulator => accumulators.get(name) ?? new VariantAccumulator(name);
@@ -305,8 +395,20 @@ export function analyzeExperiment(
       ? sequentialTuning(1 - design.confidence_level, defaultTargetSampleSize(design.minimum_sample_size))
       : null;
   const method = tuning === null ? FIXED_HORIZON : sequentialMethod(tuning);
+  const roles = Object.fromEntries(METRIC_NAMES.map((m) => [m, metricRole(m, primary, guardrailMetrics)])) as Record<
+    MetricName,
+    MetricRole
+  >;
   const comparisons = METRIC_NAMES.flatMap((metric) =>
-    metricComparisons(metric, estimates, control, design, underpowered, method, cupedInputs(metric, design, accumulatorOf)),
+    metricComparisons(metric, roles[metric], estimates, control, design, underpowered, method, cupedInputs(metric, design, accumulatorOf)),
+  );
+  const guardrails = guardrailResults(
+    guardrailMetrics
+      .flatMap((metric) => comparisons.filter((c) => c.metric === metric))
+      .map((c) => ({ ...c, n: (sampleSizes[c.variant] ?? 0) + (sampleSizes[control] ?? 0) })),
+    1 - design.confidence_level,
+    tuning === null ? FIXED_ONE_SIDED : sequentialOneSided(method),
+    underpowered,
   );
   const metrics = Object.fromEntries(
     [...estimates].map(([name, byMetric]) => [name, Object.fromEntries([...byMetric].map(([m, e]) => [m, e.value]))]),
@@ -319,6 +421,8 @@ export function analyzeExperiment(
     analysis_method: analysisMethod,
     sequential_tuning: tuning,
     primary_metric: primary,
+    guardrail_metrics: guardrailMetrics,
+    metric_roles: roles,
     confidence_level: design.confidence_level,
     minimum_sample_size: design.minimum_sample_size,
     control,
@@ -329,5 +433,8 @@ export function analyzeExperiment(
     underpowered,
     underpowered_variants: underpoweredVariants,
     ...significanceShapes(comparisons, primary, underpowered),
+    guardrails,
+    decision: decisionOf(primary, comparisons, guardrails, underpowered),
+    ...(options.instances === undefined ? {} : { by_instance: instanceBreakdown(design.variants, options.instances) }),
   };
 }

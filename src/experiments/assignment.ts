@@ -4,7 +4,13 @@
  * consecutive bucket ranges in variant order with widths equal to their allocations.
  * The traffic gate hashes `<user_id>_<experiment_id>_traffic` the same way, so that
  * enrolment and variant choice are independent.
+ *
+ * `<user_id>` is the canonical user id (canonical-user-id.ts): `@Alice@Mastodon.Social`,
+ * `acct:alice@mastodon.social` and `alice@mastodon.social` hash as `alice@mastodon.social`.
+ * An id already canonical (every bare local id without a leading `@`/`acct:`, every lowercase
+ * handle) hashes exactly as the spec's rule says, so its bucket never changed.
  */
+import { canonicalUserId } from './canonical-user-id.js';
 import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
 import { hash } from 'node:crypto';
 
@@ -29,14 +35,14 @@ function bucketOfText(text: string): number {
   return Number.parseInt(hash('md5', text).slice(0, 8), 16) % BUCKETS;
 }
 
-/** The variant bucket, 0..99: parseInt(first 8 hex of md5(`${userId}_${experimentId}`), 16) % 100. */
+/** The variant bucket, 0..99: parseInt(first 8 hex of md5(`${canonical userId}_${experimentId}`), 16) % 100. */
 export function bucketOf(userId: string | number, experimentId: string | number): number {
-  return bucketOfText(`${userId}_${experimentId}`);
+  return bucketOfText(`${canonicalUserId(userId)}_${experimentId}`);
 }
 
-/** The traffic bucket, 0..99: the same arithmetic on `${userId}_${experimentId}_traffic`. */
+/** The traffic bucket, 0..99: the same arithmetic on `${canonical userId}_${experimentId}_traffic`. */
 export function trafficBucketOf(userId: string | number, experimentId: string | number): number {
-  return bucketOfText(`${userId}_${experimentId}_traffic`);
+  return bucketOfText(`${canonicalUserId(userId)}_${experimentId}_traffic`);
 }
 
 /** Whether the user is enrolled at all: traffic bucket < traffic_percentage. */
@@ -109,9 +115,9 @@ export interface BucketExplanation {
   bucket: number;
 }
 
-/** The rule's steps: input text, md5 hex digest, its first 8 hex digits, that integer, integer % 100. */
+/** The rule's steps: input text (with the canonical user id), md5 hex digest, its first 8 hex digits, that integer, integer % 100. */
 export function explainBucket(userId: string | number, experimentId: string | number): BucketExplanation {
-  const input = `${userId}_${experimentId}`;
+  const input = `${canonicalUserId(userId)}_${experimentId}`;
   const md5 = hash('md5', input);
   const hex8 = md5.slice(0, 8);
   const integer = Number.parseInt(hex8, 16);

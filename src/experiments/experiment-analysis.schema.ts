@@ -8,6 +8,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnalysisMethodSchema } from './experiment.schema.js';
 import { SrmSchema } from './experiment-response.schema.js';
+import { LiteralUnion } from '../schemas/common.schema.js';
+import { METRIC_ROLES } from './guardrails.js';
 
 const NullableNumber = () => Type.Union([Type.Number(), Type.Null()]);
 /** [low, high] of a difference (treatment − control). */
@@ -28,6 +30,57 @@ export const CupedComparisonSchema = Type.Object(
   { title: 'CupedComparison', description: 'The CUPED-adjusted comparison, beside the unadjusted one (not Holm-adjusted)' },
 );
 
+const MetricRoleSchema = () =>
+  LiteralUnion(METRIC_ROLES, {
+    description: 'primary: the decision is drawn from it alone; guardrail: tested one-sided for harm; exploratory: reported only',
+  });
+
+export const GuardrailResultSchema = Type.Object(
+  {
+    metric: Type.String(),
+    variant: Type.String(),
+    control: Type.String(),
+    harm_direction: Type.Union([Type.Literal('increase'), Type.Literal('decrease')], {
+      description: 'The direction in which the metric does harm',
+    }),
+    difference: NullableNumber(),
+    p_value: Type.Union([Type.Number(), Type.Null()], { description: 'One-sided p-value for harm, unadjusted' }),
+    adjusted_p_value: Type.Union([Type.Number(), Type.Null()], { description: 'Holm-adjusted across every guardrail metric × treatment' }),
+    harm_bound: Type.Union([Type.Number(), Type.Null()], {
+      description: 'One-sided bound of the difference at bound_level; harm is detected exactly when it is on the harmful side of 0',
+    }),
+    bound_level: NullableNumber(),
+    correction: Type.Literal('holm'),
+    harm_detected: Type.Boolean(),
+  },
+  { title: 'GuardrailResult' },
+);
+
+const InstanceBreakdownSchema = Type.Object(
+  {
+    instance: Type.String({ description: "The host of the users' canonical ids, or the local label for bare local ids" }),
+    users: Type.Integer(),
+    sample_sizes: Type.Record(Type.String(), Type.Integer()),
+    srm: Type.Union([SrmSchema, Type.Null()], { description: 'Null below 100 users on the instance' }),
+    metrics: Type.Record(Type.String(), Type.Record(Type.String(), NullableNumber())),
+  },
+  { title: 'InstanceBreakdown' },
+);
+
+const DecisionSchema = Type.Object(
+  {
+    metric: Type.String({ description: 'The primary metric: the decision is drawn from it alone' }),
+    variants: Type.Array(
+      Type.Object({
+        variant: Type.String(),
+        outcome: LiteralUnion(['better', 'worse', 'not_significant', 'underpowered', 'no_data']),
+        guardrails_harmed: Type.Array(Type.String()),
+      }),
+    ),
+  },
+  { title: 'Decision' },
+);
+
 export const ComparisonSchema = Type.Object({
   metric: Type.String(),
   variant: Type.String(),
@@ -44,6 +97,7 @@ export const ComparisonSchema = Type.Object({
   adjusted_ci_low: NullableNumber(),
   adjusted_ci_high: NullableNumber(),
   significant: Type.Boolean(),
+  role: MetricRoleSchema(),
   cuped: Type.Optional(CupedComparisonSchema),
 });
 
@@ -70,6 +124,8 @@ export const ExperimentAnalysisSchema = Type.Object(
     analysis_method: AnalysisMethodSchema,
     sequential_tuning: Type.Union([SequentialTuningSchema, Type.Null()]),
     primary_metric: Type.String(),
+    guardrail_metrics: Type.Array(Type.String()),
+    metric_roles: Type.Record(Type.String(), MetricRoleSchema()),
     confidence_level: Type.Number(),
     minimum_sample_size: Type.Integer(),
     control: Type.String(),
@@ -81,6 +137,9 @@ export const ExperimentAnalysisSchema = Type.Object(
     underpowered_variants: Type.Array(Type.String()),
     statistical_significance: Type.Record(Type.String(), SignificanceRecordSchema),
     confidence_intervals: Type.Record(Type.String(), Interval()),
+    guardrails: Type.Array(GuardrailResultSchema),
+    decision: DecisionSchema,
+    by_instance: Type.Optional(Type.Array(InstanceBreakdownSchema)),
   },
   { title: 'ExperimentAnalysis' },
 );

@@ -6,6 +6,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LiteralUnion } from '../schemas/common.schema.js';
 import { AlgorithmConfigSchema, AnalysisMethodSchema } from './experiment.schema.js';
 import { EXPERIMENT_STATUSES } from './state-machine.js';
+import { ExperimentTypeSchema } from './interleaving/experiment-type.js';
+import { GATE_RULES } from './gates.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Number | typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -47,6 +49,19 @@ export const ExperimentSchema = Type.Object(
     minimum_sample_size: Type.Integer(),
     confidence_level: Type.Number(),
     primary_metric: Type.String(),
+    // Optional in the schema only so a client still reads an older server; this server always sends it.
+    type: Type.Optional(ExperimentTypeSchema),
+    // Optional in the schema only so a client still reads an older server; this server always sends both.
+    guardrail_metrics: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Metrics tested one-sided for harm, Holm-corrected across them; every other non-primary metric is exploratory',
+      }),
+    ),
+    gate_rule: Type.Optional(
+      LiteralUnion(GATE_RULES, {
+        description: 'How the gate agent and gates check judge this experiment (bounds or point), unless a read overrides it',
+      }),
+    ),
     analysis_method: AnalysisMethodSchema,
     gates: ResolvedGateThresholdsSchema,
     variants: Type.Array(VariantSchema),

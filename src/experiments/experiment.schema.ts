@@ -6,8 +6,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { LiteralUnion } from '../schemas/common.schema.js';
+import { ExperimentTypeInputSchema } from './interleaving/experiment-type.js';
 import { DEFAULT_GATE_THRESHOLDS, EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
-import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from './metrics.js';
+import { DEFAULT_GATE_RULE, GATE_RULES } from './gates.js';
+import { DEFAULT_GUARDRAIL_METRICS, DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from './metrics.js';
 import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from './sequential.js';
 
 export const WeightsSchema = Type.Object(
@@ -83,6 +85,20 @@ export const ExperimentCreateSchema = Type.Object(
     variants: Type.Array(VariantInputSchema),
     gates: Type.Optional(GateThresholdsSchema),
     primary_metric: Type.Optional(MetricNameSchema),
+    type: Type.Optional(ExperimentTypeInputSchema),
+    guardrail_metrics: Type.Optional(
+      Type.Array(LiteralUnion(METRIC_NAMES), {
+        maxItems: METRIC_NAMES.length,
+        description: `Metrics tested one-sided for harm (Holm-corrected across them); never the primary metric. Every other metric is exploratory. Default: ${DEFAULT_GUARDRAIL_METRICS.join(', ')} (without the primary metric)`,
+      }),
+    ),
+    gate_rule: Type.Optional(
+      LiteralUnion(GATE_RULES, {
+        default: DEFAULT_GATE_RULE,
+        description:
+          "How the gate agent and gates check judge this experiment: bounds (the whole interval clears the threshold) or point (the spec's rule on the value)",
+      }),
+    ),
     analysis_method: Type.Optional(
       LiteralUnion(ANALYSIS_METHODS, { default: DEFAULT_ANALYSIS_METHOD, description: ANALYSIS_METHOD_DESCRIPTION }),
     ),

@@ -9,6 +9,7 @@ import { validateAllocation, validateConfidenceLevel, validateMinimumSampleSize 
 import { COUNT_KEYS, type UserCounts } from './metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, MAX_COUNT } from './count-fields.js';
 import { InputFileError } from './input-file-error.js';
+import { InstanceAccumulators } from './instance-breakdown.js';
 import { LATENCY_BUCKETS_MS } from './latency-histogram.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { createAccumulators, type VariantAccumulator } from './variant-accumulator.js';
@@ -26,7 +27,25 @@ export interface UserRecord extends UserCounts {
    * when every user line has it.
    */
   pre_engagement?: number;
+  /**
+   * The instance of the user's canonical id (canonical-user-id.ts: its host, or the local
+   * label), for the per-instance breakdown. Absent in exports made before it: the analysis
+   * then has no `by_instance`.
+   */
+  instance?: string;
+  /** When the user was enrolled (ISO 8601): the report's users per day. Absent in exports made before it. */
+  assigned_at?: string;
+  /**
+   * The user's counts per UTC day ("YYYY-MM-DD" → counts, missing keys 0), adding up to the
+   * totals: the report's history (src/experiments/report/timeline.ts reads and checks it; the
+   * analysis ignores it). Absent in exports made before it, and for a user whose kept counts
+   * predate the per-day split.
+   */
+  days?: Record<string, DayCounts>;
 }
+
+/** One day of a user's counts; a missing key is 0. */
+export type DayCounts = Partial<UserCounts>;
 
 /** A variant's serving figures over the experiment. */
 export interface PerformanceRecord {
@@ -52,14 +71,20 @@ export interface ParsedExport {
   accumulators: Map<string, VariantAccumulator>;
   performance: PerformanceRecord[];
   users: number;
+  /** Instance → variant → accumulator, when every user line has an `instance` (exports from before it have none). */
+  instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>>;
 }
 
 type Json = Record<string, unknown>;
 const PERFORMANCE_COUNTS = ['requests', 'errors', 'cache_hits', 'cache_lookups'] as const;
 
-/** The `{"type":"experiment",...}` line. */
+/**
+ * The `{"type":"experiment",...}` line. The experiment's own `type` (ab | interleaving) would
+ * overwrite the line's type, so it travels as `experiment_type` (parseExperiment restores it).
+ */
 export function experimentLine(experiment: object): string {
-  return JSON.stringify({ type: 'experiment', ...experiment });
+  const { type: experimentType, ...rest } = experiment as { type?: unknown };
+  return JSON.stringify({ type: 'experiment', ...(experimentType === undefined ? {} : { experiment_type: experimentType }), ...rest });
 }
 
 /** A `{"type":"user",...}` line, keys in the documented order. */
@@ -67,6 +92,9 @@ export function userLine(user: UserRecord): string {
   const record: Json = { type: 'user', user_id: user.user_id, variant: user.variant };
   for (const key of COUNT_KEYS) record[key] = user[key];
   if (user.pre_engagement !== undefined) record.pre_engagement = user.pre_engagement;
+  if (user.instance !== undefined) record.instance = user.instance;
+  if (user.assigned_at !== undefined) record.assigned_at = user.assigned_at;
+  if (user.days !== undefined) record.days = user.days;
   return JSON.stringify(record);
 }
 
@@ -143,9 +171,10 @@ function parseExperiment(ctx: LineContext, record: Json): ExperimentRecord {
   });
   if (variants.filter((v: Json) => v.is_control === true).length !== 1)
     throw ctx.fail('exactly one variant must have "is_control": true', 'variants');
-  const { type: _type, ...rest } = record;
+  const { type: _type, experiment_type: experimentType, ...rest } = record;
   const experiment = {
     ...rest,
+    ...(experimentType === undefined ? {} : { type: experimentType }),
     confidence_level: rest.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
     minimum_sample_size: rest.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
   };
@@ -214,6 +243,8 @@ class JsonlExportParser implements LineParser<ParsedExport> {
   private readonly counts = new Float64Array(COUNT_KEYS.length);
   private lineNumber = 0;
   private users = 0;
+  private readonly instances = new InstanceAccumulators();
+  private everyUserHasInstance = true;
 
   constructor(private readonly file: string) {}
 
@@ -249,13 +280,26 @@ class JsonlExportParser implements LineParser<ParsedExport> {
     if (issue !== undefined) throw ctx.fail(issue.message, issue.key);
     const covariate = record.pre_engagement === undefined ? undefined : ctx.count(record, 'pre_engagement', true);
     accumulator.addRow(this.counts, covariate);
+    this.instance(ctx, record, accumulator.name);
     this.users++;
+  }
+
+  private instance(ctx: LineContext, record: Json, variant: string): void {
+    const instance = record.instance;
+    if (instance === undefined) {
+      this.everyUserHasInstance = false;
+      return;
+    }
+    if (typeof instance !== 'string' || instance === '')
+      throw ctx.fail('instance must be a non-empty string (the host of the user id, or the local label)', 'instance');
+    if (this.everyUserHasInstance) this.instances.addRow(instance, variant, this.counts);
   }
 
   finish(): ParsedExport {
     if (this.experiment === undefined)
       throw new InputFileError(this.file, Math.max(this.lineNumber, 1), 1, 'the file has no experiment line');
-    return { experiment: this.experiment, accumulators: this.accumulators, performance: this.performance, users: this.users };
+    const instances = this.everyUserHasInstance && this.users > 0 ? { instances: this.instances.entries() } : {};
+    return { experiment: this.experiment, accumulators: this.accumulators, performance: this.performance, users: this.users, ...instances };
   }
 }
 

@@ -50,6 +50,39 @@ export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
 
 export const DEFAULT_PRIMARY_METRIC: MetricName = 'click_through_rate';
 
+/** The direction a metric moves when a variant does harm: only bounce_rate is worse when it rises. */
+export type HarmDirection = 'increase' | 'decrease';
+
+/** Per metric, the harmful direction (what a guardrail tests for, one-sided). */
+export const HARM_DIRECTIONS: Record<MetricName, HarmDirection> = {
+  click_through_rate: 'decrease',
+  interaction_rate: 'decrease',
+  session_duration: 'decrease',
+  bounce_rate: 'increase',
+  recommendations_consumed: 'decrease',
+  user_satisfaction: 'decrease',
+};
+
+/**
+ * Guardrails of an experiment created without `guardrail_metrics`: the two user metrics that
+ * say a ranking drives people away (more bounces, less satisfaction). Performance figures
+ * (error rate, p95 latency) are per variant, not per user: the gates judge them.
+ */
+export const DEFAULT_GUARDRAIL_METRICS: readonly MetricName[] = ['bounce_rate', 'user_satisfaction'];
+
+/** Short names the CLI accepts for metrics (the gates' short names where they overlap). */
+export const METRIC_ALIASES: Readonly<Record<string, MetricName>> = {
+  ctr: 'click_through_rate',
+  satisfaction: 'user_satisfaction',
+};
+
+/** The metric a name or alias stands for, or undefined. */
+export function resolveMetricName(name: string): MetricName | undefined {
+  const trimmed = name.trim();
+  if (isMetricName(trimmed)) return trimmed;
+  return Object.hasOwn(METRIC_ALIASES, trimmed) ? METRIC_ALIASES[trimmed] : undefined;
+}
+
 /** Whether `value` names one of the six metrics. */
 export function isMetricName(value: unknown): value is MetricName {
   return typeof value === 'string' && Object.hasOwn(METRICS, value);

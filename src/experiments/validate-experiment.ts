@@ -5,6 +5,9 @@
  */
 import { ValidationError } from '../errors.js';
 import type { ExperimentCreate, Weights } from './experiment.schema.js';
+import { experimentTypeChecks } from './interleaving/experiment-type.js';
+import { GATE_RULES, isGateRule } from './gates.js';
+import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, isMetricName } from './metrics.js';
 
 /** One rule violation: the dotted/indexed field path and a message for a human. */
 export interface FieldIssue {
@@ -161,9 +164,38 @@ function gateChecks(input: ExperimentCreate): Check[] {
   ];
 }
 
+/**
+ * The primary metric and the guardrails: known metric names, no guardrail twice, and the
+ * primary never a guardrail (its decision is two-sided; a guardrail's test is one-sided).
+ */
+function metricChecks(input: ExperimentCreate): Check[] {
+  const unknown = (value: unknown): string => `unknown metric ${show(value)} (expected one of ${METRIC_NAMES.join(', ')})`;
+  const primary = input.primary_metric ?? DEFAULT_PRIMARY_METRIC;
+  const checks: Check[] = [['primary_metric', isMetricName(primary) ? undefined : unknown(primary)]];
+  const guardrails: unknown = input.guardrail_metrics;
+  if (guardrails === undefined) return checks;
+  if (!Array.isArray(guardrails)) return [...checks, ['guardrail_metrics', 'guardrail metrics must be a list of metric names']];
+  const seen = new Set<unknown>();
+  guardrails.forEach((metric: unknown, i) => {
+    const at = `guardrail_metrics[${i}]`;
+    if (!isMetricName(metric)) checks.push([at, unknown(metric)]);
+    else if (metric === primary) checks.push([at, `${metric} is the primary metric: it cannot also be a guardrail`]);
+    else if (seen.has(metric)) checks.push([at, `${metric} is listed twice`]);
+    seen.add(metric);
+  });
+  return checks;
+}
+
+function gateRuleCheck(input: ExperimentCreate): Check[] {
+  const rule: unknown = input.gate_rule;
+  return [
+    ['gate_rule', rule === undefined || isGateRule(rule) ? undefined : `gate rule must be ${GATE_RULES.join(' or ')} (got ${show(rule)})`],
+  ];
+}
+
 /** Every violation of the creation rules, in field order; empty when the experiment is valid. */
 export function validateExperiment(input: ExperimentCreate): FieldIssue[] {
-  return [...experimentChecks(input), ...gateChecks(input)]
+  return [...experimentChecks(input), ...experimentTypeChecks(input), ...gateChecks(input), ...metricChecks(input), ...gateRuleCheck(input)]
     .filter((check): check is [string, string] => check[1] !== undefined)
     .map(([field, message]) => ({ field, message }));
 }

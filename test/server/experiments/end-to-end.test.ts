@@ -290,6 +290,9 @@ describe('an experiment end to end', () => {
         variant: variantOf(line.user_id),
         ...expected.get(line.user_id),
         pre_engagement: 0,
+        instance: 'local',
+        assigned_at: expect.any(String),
+        days: expect.any(Object),
       });
     }
     expect(lines.filter((l) => l.type === 'performance').map((l) => l.variant)).toEqual(['control', 'treatment']);

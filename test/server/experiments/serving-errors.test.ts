@@ -30,10 +30,11 @@ const recommend = async (user: string) =>
 describe('failed recommendation lists', () => {
   it("count as requests and errors of the user's variant (its error_rate)", async () => {
     expect((await recommend('ok-user')).statusCode).toBe(200);
-    // Make profile building fail for users seen for the first time (their history cannot be read).
-    await sql`ALTER TABLE feedback RENAME TO feedback_hidden`.execute(t.database.db);
+    // Make profile building fail for users seen for the first time (their interest vector cannot be read;
+    // the assignment, which reads interactions and feedback, still succeeds).
+    await sql`ALTER TABLE user_interests RENAME TO user_interests_hidden`.execute(t.database.db);
     const failing = await recommend('unlucky-user');
-    await sql`ALTER TABLE feedback_hidden RENAME TO feedback`.execute(t.database.db);
+    await sql`ALTER TABLE user_interests_hidden RENAME TO user_interests`.execute(t.database.db);
     expect(failing.statusCode).toBe(500);
     expect(failing.json()).toMatchObject({ error: 'Internal server error', status_code: 500 });
 

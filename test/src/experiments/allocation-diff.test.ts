@@ -61,8 +61,10 @@ describe('userMoves', () => {
     await fc.assert(
       fc.asyncProperty(allocations, fc.integer({ min: 1, max: 1e6 }), async (variants, experimentId) => {
         const assign = createAssigner(experimentId, variants);
-        const recorded = users.slice(0, 300).map((user_id) => ({ user_id, variant: assign(user_id).variant?.name as string }));
-        const result = await userMoves(experimentId, variants, recorded);
+        const recorded = users
+          .slice(0, 300)
+          .map((user) => ({ bucket: bucketOf(user, experimentId), variant: assign(user).variant?.name as string }));
+        const result = await userMoves(variants, recorded);
         expect(result).toEqual({ moves: [], users_assigned: 300 });
       }),
       { numRuns: 30 },
@@ -73,10 +75,10 @@ describe('userMoves', () => {
     const current = split(['control', 50], ['treatment', 50]);
     const proposed = split(['control', 20], ['treatment', 80]);
     const assign = createAssigner(7, current);
-    const recorded = users.map((user_id) => ({ user_id, variant: assign(user_id).variant?.name as string }));
+    const recorded = users.map((user) => ({ bucket: bucketOf(user, 7), variant: assign(user).variant?.name as string }));
     const expected = users.filter((user) => bucketOf(user, 7) >= 20 && bucketOf(user, 7) < 50).length;
     expect(expected).toBeGreaterThan(0);
-    const diff = await allocationDiff(7, current, proposed, recorded);
+    const diff = await allocationDiff(current, proposed, recorded);
     expect(diff).toEqual({
       buckets: [{ start: 20, end: 50, from: 'control', to: 'treatment' }],
       buckets_moving: 30,
@@ -89,7 +91,7 @@ describe('userMoves', () => {
   it('reads the recorded variant, not the current ranges: a user recorded elsewhere counts as moving', async () => {
     const variants = split(['control', 50], ['treatment', 50]);
     const user = users.find((u) => bucketOf(u, 3) < 50) as string;
-    const diff = await allocationDiff(3, variants, variants, [{ user_id: user, variant: 'treatment' }]);
+    const diff = await allocationDiff(variants, variants, [{ bucket: bucketOf(user, 3), variant: 'treatment' }]);
     expect(diff.buckets).toEqual([]);
     expect(diff.moves).toEqual([{ from: 'treatment', to: 'control', users: 1 }]);
   });

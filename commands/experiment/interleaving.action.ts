@@ -1,0 +1,31 @@
+/**
+ * `experiment status` and `analyze` for an interleaving experiment: one call at the top of
+ * each asks the experiment's type and, for `interleaving`, prints the preference-share
+ * analysis (or its JSON) instead of the A/B report.
+ */
+import { Type } from '@sinclair/typebox';
+import { ExperimentTypeSchema } from '../../src/experiments/interleaving/experiment-type.js';
+import { InterleavingAnalysisSchema } from '../../src/experiments/interleaving/interleaving-analysis.schema.js';
+import { ApiClient } from '../support/api-client.js';
+import { printJson, printLine } from '../support/output.js';
+import type { ServerFlags } from '../support/server-options.js';
+import { renderInterleaving } from './interleaving.view.js';
+
+/** What is read of the experiment: its name, status and type (absent from servers before interleaving). */
+const ExperimentTypeProbeSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  status: Type.String(),
+  type: Type.Optional(ExperimentTypeSchema),
+});
+
+/** Prints the interleaving analysis when experiment `id` is an interleaving one; false (nothing printed) otherwise. */
+export async function printInterleaving(id: number, options: ServerFlags & { json?: boolean }): Promise<boolean> {
+  const client = new ApiClient(options);
+  const experiment = await client.get(ApiClient.experimentsPath(id), ExperimentTypeProbeSchema);
+  if (experiment.type !== 'interleaving') return false;
+  const analysis = await client.get(ApiClient.experimentsPath(id, 'analysis'), InterleavingAnalysisSchema);
+  if (options.json) printJson(analysis);
+  else printLine(renderInterleaving(analysis, `Experiment ${id} "${experiment.name}" (${experiment.status})`));
+  return true;
+}

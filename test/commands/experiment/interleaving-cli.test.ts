@@ -1,0 +1,119 @@
+/**
+ * Interleaving from the terminal, as child processes against a live server: `experiment
+ * create --type interleaving` (three variants: exit 2 naming the field), and `status` /
+ * `analyze` printing the preference share, its interval, the sign test and ties (`--json`:
+ * the analysis object). Users are put in the server's SQLite file as the serving path
+ * records them (assignment, impressions, the team of each interleaved impression); their
+ * clicks go over HTTP.
+ */
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
+import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
+
+let server: ServerProcess;
+let id: number;
+const cli = (args: string[]) => runCli(args, { env: server.env });
+const VARIANTS = ['--variant', 'control:50', '--variant', 'recency:50:0,0,1,0', '--control', 'control'];
+
+/** 30 users, 4 posts each (p0, p2 from recency; p1, p3 from control); 14 prefer recency, 6 control, 4 tie, 6 click nothing. */
+async function seed(): Promise<void> {
+  const db = new Database(server.dbPath);
+  db.pragma('busy_timeout = 5000');
+  const now = Date.now() - 60_000;
+  const events: object[] = [];
+  db.transaction(() => {
+    for (let i = 0; i < 30; i++) {
+      const user = `il-${String(i).padStart(2, '0')}`;
+      db.prepare('INSERT INTO experiment_assignments (experiment_id, user_id, variant, assigned_at_ms) VALUES (?, ?, ?, ?)').run(
+        id,
+        user,
+        i % 2 ? 'recency' : 'control',
+        now,
+      );
+      for (let k = 0; k < 4; k++) {
+        db.prepare(
+          'INSERT INTO experiment_impressions (experiment_id, variant, user_id, post_id, score, reason_code, served_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        ).run(id, 'x', user, `p${k}`, 0.5, 'RECENT', now);
+        db.prepare('INSERT INTO interleaving_impressions (experiment_id, user_id, post_id, team, served_at_ms) VALUES (?, ?, ?, ?, ?)').run(
+          id,
+          user,
+          `p${k}`,
+          k % 2 ? 'control' : 'recency',
+          now,
+        );
+      }
+      const clicked = i < 14 ? ['p0'] : i < 20 ? ['p1'] : i < 24 ? ['p0', 'p1'] : [];
+      for (const post of clicked) events.push({ type: 'click', user_id: user, post_id: post });
+    }
+  })();
+  db.close();
+  const response = await fetch(`${server.url}/api/v1/analytics/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ events }),
+  });
+  expect(response.status).toBe(201);
+}
+
+beforeAll(async () => {
+  server = await startServerProcess();
+  const created = await cli([
+    'experiment',
+    'create',
+    '--name',
+    'rankers',
+    '--type',
+    'interleaving',
+    '--min-sample-size',
+    '10',
+    ...VARIANTS,
+  ]);
+  expect(created.code, created.stderr).toBe(0);
+  id = Number(created.stdout.trim());
+  expect((await cli(['experiment', 'start', String(id)])).code).toBe(0);
+  await seed();
+}, 120_000);
+afterAll(async () => server?.stop());
+
+describe('interleaving from the terminal', () => {
+  it('refuses an interleaving experiment without exactly two variants, naming the field (exit 2)', async () => {
+    const three = await cli([
+      'experiment',
+      'create',
+      '--name',
+      'three',
+      '--type',
+      'interleaving',
+      '--control',
+      'control',
+      '--variant',
+      'control:40',
+      '--variant',
+      'recency:30',
+      '--variant',
+      'balanced:30',
+    ]);
+    expect(three.code).toBe(2);
+    expect(three.stderr).toMatch(/variants.*exactly two variants/);
+  });
+
+  it('status and analyze print the preference share, its interval, the sign test and ties', async () => {
+    for (const command of ['status', 'analyze']) {
+      const shown = await cli(['experiment', command, String(id)]);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain('interleaving (team draft)');
+      expect(shown.stdout).toContain('with a preference 20, ties 4 (excluded), without clicks 6');
+      expect(shown.stdout).toMatch(/preference for recency: 70\.0% \[48\.1%, 85\.5%\] \(95% Wilson\), p = 0\.1153/);
+      expect(shown.stdout).toContain('verdict: no significant preference');
+    }
+    const json = await cli(['experiment', 'analyze', String(id), '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      type: 'interleaving',
+      variant: 'recency',
+      users: 30,
+      users_with_preference: 20,
+      ties: 4,
+    });
+  });
+});
