@@ -7,6 +7,7 @@ import { htmlToText, normaliseTag, type EngagedPost, type RankablePost } from '.
 import { parseWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import { generatePostId, sortKeyOf } from '../../src/post-ids.js';
+import { renderAccount, renderStatus } from '../../src/mastodon/entities.js';
 import type { PostRow, PostWithAccountRow, PostWrite, RankableRow } from './post.repository.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 
@@ -52,6 +53,11 @@ export function accountRow(input: AccountInput, nowIso: string, keepOriginal = t
       last_status_at: typeof record.last_status_at === 'string' ? record.last_status_at : null,
       emojis: Array.isArray(record.emojis) ? record.emojis : [],
       fields: Array.isArray(record.fields) ? record.fields : [],
+      indexable: typeof record.indexable === 'boolean' ? record.indexable : null,
+      hide_collections: typeof record.hide_collections === 'boolean' ? record.hide_collections : null,
+      memorial: record.memorial === true,
+      roles: Array.isArray(record.roles) ? record.roles : [],
+      feature_approval: isObject(record.feature_approval) ? record.feature_approval : null,
     }),
     original_json: keepOriginal && Object.keys(input).length > 2 ? JSON.stringify(input) : null,
   };
@@ -104,6 +110,8 @@ export function postRow(input: StatusCore, nowMs: number, reblogOfId: string | n
       card: isObject(record.card) ? record.card : null,
       poll: isObject(record.poll) ? record.poll : null,
       application: isObject(record.application) ? record.application : null,
+      quotes_count: typeof record.quotes_count === 'number' ? record.quotes_count : 0,
+      quote_approval: isObject(record.quote_approval) ? record.quote_approval : null,
     }),
     original_json: keepOriginal === undefined ? null : JSON.stringify(keepOriginal),
     ingested_at: isoMs(nowMs),
@@ -152,17 +160,25 @@ interface AccountExtras {
   header_static: string | null;
   discoverable: boolean | null;
   last_status_at: string | null;
-  emojis: Record<string, unknown>[];
-  fields: Record<string, unknown>[];
+  emojis: unknown[];
+  fields: unknown[];
+  /** Mastodon 4.x fields, absent from rows stored before they were kept. */
+  indexable?: boolean | null;
+  hide_collections?: boolean | null;
+  memorial?: boolean;
+  roles?: unknown[];
+  feature_approval?: Record<string, unknown> | null;
 }
 
 interface PostExtras {
-  media_attachments: Record<string, unknown>[];
-  mentions: Record<string, unknown>[];
-  emojis: Record<string, unknown>[];
+  media_attachments: unknown[];
+  mentions: unknown[];
+  emojis: unknown[];
   card: Record<string, unknown> | null;
   poll: Record<string, unknown> | null;
   application: Record<string, unknown> | null;
+  quotes_count?: number;
+  quote_approval?: Record<string, unknown> | null;
 }
 
 const NO_ACCOUNT_EXTRAS: AccountExtras = {
@@ -185,17 +201,16 @@ function storedExtras<T extends object>(json: string, none: T): T {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...none, ...(value as Partial<T>) } : { ...none };
 }
 
-/** The Account of a joined row. */
+/** The Account of a joined row, with every Mastodon 4.5 field (renderAccount fills what was never stored). */
 export function toAccount(row: PostWithAccountRow): Account {
   const extras = storedExtras(row.a_extras_json, NO_ACCOUNT_EXTRAS);
-  return {
+  return renderAccount({
     id: row.a_id,
     username: row.a_username,
     acct: row.a_acct,
     display_name: row.a_display_name,
     locked: row.a_locked === 1,
     bot: row.a_bot === 1,
-    discoverable: extras.discoverable,
     group: row.a_group === 1,
     created_at: row.a_created_at,
     note: row.a_note,
@@ -208,49 +223,53 @@ export function toAccount(row: PostWithAccountRow): Account {
     followers_count: row.a_followers_count,
     following_count: row.a_following_count,
     statuses_count: row.a_statuses_count,
+    discoverable: extras.discoverable,
+    indexable: extras.indexable,
+    hide_collections: extras.hide_collections,
     last_status_at: extras.last_status_at,
+    memorial: extras.memorial,
     emojis: extras.emojis,
     fields: extras.fields,
-  };
+    roles: extras.roles,
+    feature_approval: extras.feature_approval,
+  });
 }
 
-/** The Status of a joined row (per-viewer flags false; `reblog` filled by the caller). */
+/**
+ * The Status of a joined row, with every Mastodon 4.5 field (renderStatus: per-viewer flags
+ * false, no quote shown; `reblog` filled by the caller).
+ */
 export function toStatus(row: PostWithAccountRow): Status {
   const tagBaseUrl = origin(row.a_url);
   const extras = storedExtras(row.extras_json, NO_POST_EXTRAS);
   const tags = row.tag_names === '' ? [] : row.tag_names.split(' ');
-  return {
+  return renderStatus({
     id: row.id,
     uri: row.uri,
+    url: row.url,
     created_at: row.created_at,
+    edited_at: row.edited_at,
     account: toAccount(row),
     content: row.content,
     visibility: row.visibility,
     sensitive: row.sensitive === 1,
     spoiler_text: row.spoiler_text,
-    media_attachments: extras.media_attachments,
-    application: extras.application,
-    mentions: extras.mentions,
+    language: row.language,
+    in_reply_to_id: row.in_reply_to_id,
+    in_reply_to_account_id: row.in_reply_to_account_id,
     tags: tags.map((name) => ({ name, url: `${tagBaseUrl}/tags/${encodeURIComponent(name)}` })),
-    emojis: extras.emojis,
     reblogs_count: row.reblogs_count,
     favourites_count: row.favourites_count,
     replies_count: row.replies_count,
-    url: row.url,
-    in_reply_to_id: row.in_reply_to_id,
-    in_reply_to_account_id: row.in_reply_to_account_id,
-    reblog: null,
+    media_attachments: extras.media_attachments,
+    application: extras.application,
+    mentions: extras.mentions,
+    emojis: extras.emojis,
+    quotes_count: extras.quotes_count,
+    quote_approval: extras.quote_approval,
     poll: extras.poll,
     card: extras.card,
-    language: row.language,
-    text: null,
-    edited_at: row.edited_at,
-    favourited: false,
-    reblogged: false,
-    muted: false,
-    bookmarked: false,
-    filtered: [],
-  };
+  });
 }
 
 /** What a profile learns from a post, from the columns a counter update returns. */

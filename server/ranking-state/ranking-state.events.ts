@@ -28,3 +28,15 @@ export interface RankingEvents {
   /** The database changed under the state (a restore, a bulk import): start again from it. */
   reload(): Promise<void>;
 }
+
+/**
+ * One instance's event as the other instances receive it (server/redis/ranking-fanout.ts),
+ * plain JSON. A user's signal travels as the user alone: the receiver drops what it holds of
+ * the user and reads the database again, rather than replaying the change.
+ */
+export type RankingEventMessage =
+  | { readonly type: 'postsStored'; readonly posts: readonly StoredPost[] }
+  | { readonly type: 'postsDeleted'; readonly ids: readonly string[] }
+  | { readonly type: 'postCountsChanged'; readonly postId: string; readonly counts: PostCounts }
+  | { readonly type: 'userSignalsChanged'; readonly userId: string }
+  | { readonly type: 'userErased'; readonly userId: string };

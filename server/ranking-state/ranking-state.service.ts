@@ -20,7 +20,7 @@ import {
   type TermWeigher,
   type UserProfile,
 } from '../../src/ranking/index.js';
-import type { PostCounts, RankingEvents, StoredPost, UserSignal } from './ranking-state.events.js';
+import type { PostCounts, RankingEventMessage, RankingEvents, StoredPost, UserSignal } from './ranking-state.events.js';
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
 
 export interface RankingStateOptions extends StatusCacheOptions {
@@ -107,6 +107,11 @@ export class RankingState implements RankingEvents, TermWeigher {
   private generation = 0;
   /** Bumped by reload and erasure, so that no profile loaded before them is cached. */
   private epoch = 0;
+  private readonly erasureListeners: Array<(userId: string) => void> = [];
+  /** Hear this instance's own events (the Redis fan-out sends them to the other instances). */
+  private readonly localEventListeners: Array<(message: RankingEventMessage) => void> = [];
+  /** Set while another instance's event is applied: it is not announced again. */
+  private applyingRemote = false;
 
   constructor(
     private readonly source: CandidateSource,
@@ -136,6 +141,7 @@ export class RankingState implements RankingEvents, TermWeigher {
       if (isPoolable(post)) this.pool.upsert(post);
       else if (this.pool.remove(post.id)) this.generation += 1;
     }
+    this.announceLocal({ type: 'postsStored', posts });
   }
 
   postsDeleted(ids: readonly string[]): void {
@@ -144,11 +150,13 @@ export class RankingState implements RankingEvents, TermWeigher {
       this.pool.remove(id);
     }
     this.generation += 1;
+    this.announceLocal({ type: 'postsDeleted', ids });
   }
 
   postCountsChanged(postId: string, counts: PostCounts): void {
     this.pool.updateCounts(postId, counts);
     this.statuses.countsChanged(postId, counts);
+    this.announceLocal({ type: 'postCountsChanged', postId, counts });
   }
 
   userSignalsChanged(userId: string, change: UserSignal): void {
@@ -161,10 +169,48 @@ export class RankingState implements RankingEvents, TermWeigher {
       this.profiles.set(userId, profile);
     }
     this.results.delete(userId);
+    this.announceLocal({ type: 'userSignalsChanged', userId });
   }
 
   userErased(userId: string): void {
     this.userErasedFromMemory(userId);
+    for (const listener of this.erasureListeners) listener(userId);
+    this.announceLocal({ type: 'userErased', userId });
+  }
+
+  /** Called after each event this instance announces (not those applied from other instances). */
+  onLocalEvent(listener: (message: RankingEventMessage) => void): void {
+    this.localEventListeners.push(listener);
+  }
+
+  /**
+   * Applies another instance's event to this instance's memory, without announcing it again.
+   * A user's changed signals drop what memory holds of the user (the database has them).
+   */
+  applyRemoteEvent(message: RankingEventMessage): void {
+    this.applyingRemote = true;
+    try {
+      if (message.type === 'postsStored') this.postsStored(message.posts);
+      else if (message.type === 'postsDeleted') this.postsDeleted(message.ids);
+      else if (message.type === 'postCountsChanged') this.postCountsChanged(message.postId, message.counts);
+      else if (message.type === 'userSignalsChanged') this.userErasedFromMemory(message.userId);
+      else this.userErased(message.userId);
+    } finally {
+      this.applyingRemote = false;
+    }
+  }
+
+  private announceLocal(message: RankingEventMessage): void {
+    if (this.applyingRemote) return;
+    for (const listener of this.localEventListeners) listener(message);
+  }
+
+  /**
+   * Called after each `userErased`: memory outside the state that holds users (experiment
+   * enrolments, recently shown statuses) subscribes here, so one announcement reaches it all.
+   */
+  onUserErased(listener: (userId: string) => void): void {
+    this.erasureListeners.push(listener);
   }
 
   async reload(): Promise<void> {

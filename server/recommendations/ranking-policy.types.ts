@@ -6,6 +6,8 @@
  * The experiments feature implements it; without experiments the default policy
  * applies.
  */
+import type { InterleaveSpec } from '../../src/experiments/interleaving/interleave-ranked.js';
+import type { Team } from '../../src/experiments/interleaving/team-draft.js';
 import type { AlgorithmConfig } from '../../src/ranking/ranking.types.js';
 
 export interface RankingChoice {
@@ -15,13 +17,15 @@ export interface RankingChoice {
   readonly algorithm: string;
   /** Present when the user is enrolled in an ACTIVE experiment. */
   readonly enrolment?: { readonly experimentId: number; readonly variant: string };
+  /** Present for an interleaving experiment: rank with both configs and merge the lists by team draft. */
+  readonly interleave?: InterleaveSpec<AlgorithmConfig>;
 }
 
 export interface ServedList {
   readonly userId: string;
   readonly choice: RankingChoice;
   /** Ids and scores of the posts served, in order. */
-  readonly items: ReadonlyArray<{ readonly postId: string; readonly score: number; readonly reasonCode: string }>;
+  readonly items: ReadonlyArray<{ readonly postId: string; readonly score: number; readonly reasonCode: string; readonly team?: Team }>;
   readonly latencyMs: number;
   readonly cacheHit: boolean;
   /** Set when generating the list failed (the error is still thrown to the caller). */

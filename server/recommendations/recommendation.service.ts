@@ -5,7 +5,8 @@
  * A list pages by rank: each page's `next` cursor (RecommendationCursor) names what was
  * served, so a paginator walks the whole ranked list without repeats.
  */
-import { rankCandidates, type RankedItem } from '../../src/ranking/index.js';
+import { rankCandidates, type AlgorithmConfig, type RankedItem } from '../../src/ranking/index.js';
+import { interleaveRanked, teamOf } from '../../src/experiments/interleaving/interleave-ranked.js';
 import { ValidationError } from '../../src/errors.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { MAX_EXCLUDE_IDS, type RecommendedPost } from '../../src/schemas/recommendation.schema.js';
@@ -103,6 +104,12 @@ const CURSOR_VERSION = 1;
 export class RecommendationService {
   /** The instant each cached list was ranked at (a first page may come from a list ranked up to a TTL ago). */
   private readonly rankedAt = new WeakMap<RankedItem[], number>();
+  /**
+   * The cache-key text of each exclusion list passed again and again (a timeline's window
+   * passes the same array on every page): joined once, and the same string each time, so its
+   * hash is computed once too.
+   */
+  private readonly exclusionKeys = new WeakMap<readonly string[], string>();
 
   private readonly state: RankingState;
   private readonly posts: PostService;
@@ -193,7 +200,7 @@ export class RecommendationService {
     options: RecommendOptions,
     nowMs: number,
   ): Promise<{ ranked: RankedItem[]; rankedAtMs: number; cacheHit: boolean }> {
-    const filters = `${options.maxId ?? ''}|${options.sinceId ?? ''}|${options.minId ?? ''}|${(options.excludeIds ?? []).join(',')}`;
+    const filters = `${options.maxId ?? ''}|${options.sinceId ?? ''}|${options.minId ?? ''}|${this.exclusionKey(options.excludeIds)}`;
     const after = options.after;
     const rankAtMs = after === undefined ? nowMs : after.rankedAtMs;
     const key = after === undefined ? `${choice.algorithm}|${options.limit}|${filters}` : `${choice.algorithm}|deep@${rankAtMs}|${filters}`;
@@ -206,6 +213,16 @@ export class RecommendationService {
     return { ranked, rankedAtMs: rankAtMs, cacheHit: false };
   }
 
+  private exclusionKey(ids: readonly string[] | undefined): string {
+    if (ids === undefined || ids.length === 0) return '';
+    let key = this.exclusionKeys.get(ids);
+    if (key === undefined) {
+      key = ids.join(',');
+      this.exclusionKeys.set(ids, key);
+    }
+    return key;
+  }
+
   private async rank(
     userId: string,
     choice: RankingChoice,
@@ -216,7 +233,9 @@ export class RecommendationService {
     const profile = await loadProfile(this.sources, userId);
     const index = this.state.index;
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
-    const items = rankCandidates(index, profile, choice.config, { limit, nowMs, excludeIds });
+    const rankWith = (config: AlgorithmConfig): RankedItem[] => rankCandidates(index, profile, config, { limit, nowMs, excludeIds });
+    // An interleaving experiment: both rankers' lists merged by team draft, each item tagged with its team.
+    const items = choice.interleave ? interleaveRanked(choice.interleave, rankWith, limit) : rankWith(choice.config);
     this.metrics.modelPredictions.inc({ model_name: choice.algorithm }, index.size);
     return items;
   }
@@ -250,7 +269,10 @@ export class RecommendationService {
       await this.policy.served({
         userId,
         choice,
-        items: out.map((item) => ({ postId: item.post.id, score: item.score, reasonCode: item.reasonCode })),
+        items: out.map((item) => {
+          const team = teamOf(item);
+          return { postId: item.post.id, score: item.score, reasonCode: item.reasonCode, ...(team === undefined ? {} : { team }) };
+        }),
         latencyMs,
         cacheHit,
         ...(failed ? { failed: true } : {}),
@@ -277,13 +299,26 @@ function firstPage(ranked: RankedItem[], limit: number): { items: RankedItem[]; 
 /** The next `limit` posts of the deep list that the cursor has not served, and whether any remain after them. */
 function pageAfter(ranked: readonly RankedItem[], cursor: RecommendationCursor, limit: number): { items: RankedItem[]; more: boolean } {
   const served = new Set(cursor.served);
+  const hashes = servedHashesOf(ranked);
   const items: RankedItem[] = [];
-  for (const item of ranked) {
-    if (served.has(servedHash(item.post.id))) continue;
+  for (let i = 0; i < ranked.length; i++) {
+    if (served.has(hashes[i] ?? 0)) continue;
     if (items.length === limit) return { items, more: true };
-    items.push(item);
+    items.push(ranked[i] as RankedItem);
   }
   return { items, more: false };
+}
+
+/** servedHash of each post of a cached ranked list (never changed once cached), computed once per list. */
+const rankedHashes = new WeakMap<readonly RankedItem[], Uint32Array>();
+
+function servedHashesOf(ranked: readonly RankedItem[]): Uint32Array {
+  let hashes = rankedHashes.get(ranked);
+  if (hashes === undefined) {
+    hashes = Uint32Array.from(ranked, (item) => servedHash(item.post.id));
+    rankedHashes.set(ranked, hashes);
+  }
+  return hashes;
 }
 
 /** The largest post id among these items (ids order like creation times). */

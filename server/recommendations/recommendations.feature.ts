@@ -33,7 +33,7 @@ export async function registerRecommendations(
   await backfillInterests(sources, (message) => app.log.info(message));
   context.agents.register(cacheWarmerAgent(sources, { intervalSeconds: context.agentIntervalSeconds * 15 }));
   const recommendations = new RecommendationService(sources, context.metrics, policy);
-  const feedback = new FeedbackService(sources, policy);
+  const feedback = new FeedbackService(sources, policy, context.privacy);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });
   await app.register(preferencesRoutes, { feedback });
   return recommendations;

@@ -85,8 +85,23 @@ export class PageKeys {
   }
 }
 
-function statusKeys(status: unknown): string[] {
+/**
+ * The keys of each status object seen (a kept instance page's statuses and the status cache's
+ * rendered posts are the same objects page after page, and their ids and URIs never change).
+ */
+const keysOf = new WeakMap<object, readonly string[]>();
+
+function statusKeys(status: unknown): readonly string[] {
   if (!isObject(status)) return [];
+  let keys = keysOf.get(status);
+  if (keys === undefined) {
+    keys = computeKeys(status);
+    keysOf.set(status, keys);
+  }
+  return keys;
+}
+
+function computeKeys(status: StatusJson): string[] {
   const keys: string[] = [];
   for (const item of [status, status.reblog]) {
     if (!isObject(item)) continue;

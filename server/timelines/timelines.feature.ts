@@ -12,6 +12,8 @@ export interface TimelinesDeps {
   recommendations: RecommendationService;
   /** The user's recommendation_ratio (FeedbackService); without it the default ratios apply. */
   preferences?: TimelineDeps['preferences'];
+  /** The ranking state (its user versions): with it a user's ratio is read once while their signals are unchanged. */
+  ranking?: TimelineDeps['ranking'];
   /**
    * The interactions feature: with it, users whose engagement rate (interactions per
    * injected recommendation, ./engagement.ts) is above 0.7 get 0.4 of the page.
@@ -31,6 +33,7 @@ export async function registerTimelines(
     posts: deps.posts,
     recommendations: deps.recommendations,
     ...(deps.preferences ? { preferences: deps.preferences } : {}),
+    ...(deps.ranking ? { ranking: deps.ranking } : {}),
     ...(engagement
       ? { engagementRate: (userId: string) => engagement.rate(userId), onInjected: engagement.noteServed.bind(engagement) }
       : {}),

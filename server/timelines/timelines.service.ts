@@ -11,7 +11,8 @@
  *   never a status already on the page (by id, uri, or reblogged original), only posts
  *   whose authors consent (./timeline-consent.ts), each with `is_recommendation: true`
  *   and `recommendation_metadata`, and their own `created_at`; rendered from the store with
- *   every field a Mastodon 4.5 instance sends (src/mastodon/entities.ts, completeStatus).
+ *   every field a Mastodon 4.5 instance sends (the posts service's rendering, completed by
+ *   src/mastodon/entities.ts), their JSON the status cache's.
  * - The instance unusable (503 from the client): the page comes from the service's own
  *   store (recommendations, else recent stored posts), marked degraded. A token the
  *   instance refuses stays a 401 (the client's typed error goes through).
@@ -30,20 +31,20 @@
  * unchanged page writes nothing, so only new or changed statuses cost the reply anything.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { completeStatus } from '../../src/mastodon/entities.js';
 import { DEFAULT_INJECTION_RATIO, planSeamlessInsertions } from '../../src/ranking/index.js';
 import { StatusInputSchema, type StatusInput } from '../../src/schemas/post.schema.js';
 import { findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { PostService } from '../posts/post.service.js';
 import { validatorCompiler } from '../plugins/validator.js';
-import type { RecommendationService } from '../recommendations/recommendation.service.js';
+import type { Recommendation, RecommendationService } from '../recommendations/recommendation.service.js';
 import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } from '../social/social.service.js';
 import { RecommendationWindows } from './recommendation-window.js';
-import { completedStatus, injectedStatus } from './recommended-statuses.js';
+import { injectedStatus, storedStatusConsents, type InjectedStatus } from './recommended-statuses.js';
 import { ShownMemory } from './shown-memory.js';
+import { PreferenceRatios, type RatioSource, type UserVersions } from './preference-ratios.js';
 import { InstancePages, type ParsedPage, type UpstreamStatus } from './instance-pages.js';
 import { StoredStatuses } from './stored-statuses.js';
-import { consentsToDiscovery, PageKeys, type ConsentOptions, type StatusJson } from './timeline-consent.js';
+import { consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
 
 export { SHOWN_MEMORY_PER_USER, SHOWN_MEMORY_USERS } from './shown-memory.js';
 
@@ -92,9 +93,9 @@ export interface UpstreamLink {
 }
 
 export interface TimelinePage {
-  /** The blended page, in order. */
-  readonly statuses: StatusJson[];
-  /** `statuses` serialised (the response body). */
+  /** The ids of the page's statuses, in order. */
+  readonly ids: string[];
+  /** The blended page serialised (the response body). */
   readonly json: string;
   /** The instance's Link relations (empty when degraded or absent). */
   readonly links: UpstreamLink[];
@@ -113,7 +114,12 @@ export interface TimelineDeps {
   readonly posts: PostService;
   readonly recommendations: RecommendationService;
   /** The user's recommendation_ratio preference (FeedbackService); null/undefined: none. */
-  readonly preferences?: { recommendationRatio(userId: string): Promise<number | null> };
+  readonly preferences?: RatioSource;
+  /**
+   * The ranking state's user versions: with them the ratio is read once per user while their
+   * signals are unchanged (./preference-ratios.ts); without, on every page.
+   */
+  readonly ranking?: UserVersions;
   /**
    * The user's engagement rate in [0, 1] (interactions per served recommendation), when a
    * source exists; undefined: unknown, and the default ratio applies.
@@ -170,11 +176,7 @@ export function parseUpstreamLinks(header: string | undefined): UpstreamLink[] {
   return links;
 }
 
-/** A recommendation to inject, rendered (./recommended-statuses.ts). */
-type Injected = ReturnType<typeof injectedStatus>;
-
 export class TimelineService {
-  private readonly consent: ConsentOptions = { allowSensitive: false };
   /**
    * What each user was recently shown (real and injected ids), so that a recommendation is
    * never a status the user just saw, and walking `next` pages never repeats one.
@@ -185,9 +187,12 @@ export class TimelineService {
   /** Instance pages parsed lately, by their bytes. */
   private readonly instancePages = new InstancePages();
   private readonly windows: RecommendationWindows;
+  private readonly ratios: RatioSource | undefined;
 
   constructor(private readonly deps: TimelineDeps) {
     this.windows = new RecommendationWindows(deps.recommendations);
+    const source = deps.preferences;
+    this.ratios = source && deps.ranking ? new PreferenceRatios(source, deps.ranking) : source;
   }
 
   async page(request: TimelineRequest): Promise<TimelinePage> {
@@ -211,13 +216,13 @@ export class TimelineService {
     }
     if (page === undefined) return this.degraded(request, limit);
     const { stored, written } = await this.store(page.statuses);
-    const { statuses, json } = await this.blend(request.userId, page);
+    const { ids, json } = await this.blend(request.userId, page);
     const rateLimitHeaders: Record<string, string> = {};
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const) {
       const value = response.headers[name];
       if (value !== undefined) rateLimitHeaders[name] = value;
     }
-    return { statuses, json, links: parseUpstreamLinks(response.headers.link), rateLimitHeaders, stored, written };
+    return { ids, json, links: parseUpstreamLinks(response.headers.link), rateLimitHeaders, stored, written };
   }
 
   /**
@@ -251,26 +256,31 @@ export class TimelineService {
 
   /** The user's share of recommendations. */
   async ratioFor(userId: string): Promise<number> {
-    const preferred = await this.deps.preferences?.recommendationRatio(userId);
+    const preferred = await this.ratios?.recommendationRatio(userId);
     if (preferred !== null && preferred !== undefined) return preferred;
     const engagement = await this.deps.engagementRate?.(userId);
     return engagement !== undefined && engagement > ENGAGED_THRESHOLD ? ENGAGED_INJECTION_RATIO : DEFAULT_INJECTION_RATIO;
   }
 
   /** Recommendations for the user that consent and are not on the page, best first (at most `count`), with their JSON. */
-  private async candidates(userId: string, keys: PageKeys, count: number): Promise<Injected[]> {
+  private async candidates(userId: string, keys: PageKeys, count: number): Promise<InjectedStatus[]> {
     if (count <= 0) return [];
     const shown = this.shown.of(userId);
     const ranked = await this.windows.recommend(userId, keys.ids, shown, count + 10);
-    const out: Injected[] = [];
+    const chosen: Recommendation[] = [];
     for (const recommendation of ranked) {
-      if (out.length >= count) break;
-      const post = completedStatus(recommendation.status).status;
-      if (keys.has(post) || shown.has(String(post.id)) || !consentsToDiscovery(post, this.consent)) continue;
+      if (chosen.length >= count) break;
+      const post = recommendation.status;
+      if (keys.has(post) || shown.has(post.id) || !storedStatusConsents(post)) continue;
       keys.add(post);
-      out.push(injectedStatus(recommendation));
+      chosen.push(recommendation);
     }
-    return out;
+    if (chosen.length === 0) return [];
+    const prefixes = await this.deps.posts.statusJsonPrefixes(chosen.map((recommendation) => recommendation.status.id));
+    return chosen.flatMap((recommendation) => {
+      const prefix = prefixes.get(recommendation.status.id);
+      return prefix === undefined ? [] : [injectedStatus(recommendation, prefix)];
+    });
   }
 
   /** The user was sent these ids (real and injected): never injected while remembered. */
@@ -279,8 +289,8 @@ export class TimelineService {
     this.windows.shown(userId, ids);
   }
 
-  /** The page with recommendations at their insertion points, and its JSON. */
-  private async blend(userId: string, page: ParsedPage): Promise<{ statuses: StatusJson[]; json: string }> {
+  /** The page with recommendations at their insertion points: its ids and JSON. */
+  private async blend(userId: string, page: ParsedPage): Promise<{ ids: string[]; json: string }> {
     const upstream = page.statuses;
     const length = upstream.length;
     const ratio = await this.ratioFor(userId);
@@ -292,58 +302,59 @@ export class TimelineService {
     const used = injected.slice(0, points.length);
     this.deps.onInjected?.(
       userId,
-      used.map((item) => String(item.status.id)),
+      used.map((item) => item.status.id),
     );
-    const statuses: StatusJson[] = [];
+    const ids: string[] = [];
     const parts: string[] = [];
     let next = 0;
     for (let i = 0; i <= length; i++) {
       while (next < points.length && points[next] === i) {
         const item = injected[next];
         if (item) {
-          statuses.push(item.status);
+          ids.push(item.status.id);
           parts.push(item.json);
         }
         next++;
       }
       const status = upstream[i];
       if (status) {
-        statuses.push(status.real);
+        ids.push(String(status.status.id));
         parts.push(status.realJson);
       }
     }
-    return { statuses, json: `[${parts.join(',')}]` };
+    return { ids, json: `[${parts.join(',')}]` };
   }
 
   /** A page from the store alone, the instance not asked (its token could not be verified: it is down). */
   async fromStore(request: StoreTimelineRequest): Promise<TimelinePage> {
     const limit = limitOf(request.query);
     if (request.userId !== null) return this.degraded({ ...request, userId: request.userId }, limit);
-    const statuses = await this.recentStored(request.timeline, limit);
-    return storePage(statuses, 'instance-unavailable-unverified');
+    return storePage(await this.recentStored(request.timeline, limit), 'instance-unavailable-unverified');
   }
 
   /** The page from the service's own store: recommendations, else recent stored posts. */
   private async degraded(request: Pick<TimelineRequest, 'timeline' | 'userId'>, limit: number): Promise<TimelinePage> {
     const keys = new PageKeys([]);
-    let statuses = (await this.candidates(request.userId, keys, limit)).map((item) => item.status);
+    let page: InjectedStatus[] = await this.candidates(request.userId, keys, limit);
     this.remember(request.userId, keys.ids);
-    if (statuses.length === 0) statuses = await this.recentStored(request.timeline, limit);
-    return storePage(statuses, 'instance-unavailable');
+    if (page.length === 0) page = await this.recentStored(request.timeline, limit);
+    return storePage(page, 'instance-unavailable');
   }
 
   /** Recent stored posts whose authors consent (for the tag's timeline, with the tag): for nobody in particular. */
-  private async recentStored(timeline: TimelineKind, limit: number): Promise<StatusJson[]> {
+  private async recentStored(timeline: TimelineKind, limit: number): Promise<InjectedStatus[]> {
     const recent = await this.deps.posts.list({ limit, ...(timeline.kind === 'tag' ? { tag: timeline.hashtag } : {}) });
-    return (recent as unknown as StatusJson[])
-      .filter((status) => consentsToDiscovery(status, this.consent))
-      .map((status) => ({ ...completeStatus(status), is_recommendation: false }));
+    return recent
+      .filter((status) => storedStatusConsents(status))
+      .map((status) => ({ status, json: JSON.stringify({ ...status, is_recommendation: false }) }));
   }
 }
 
 /** A page from the service's store, flagged with why. */
-function storePage(statuses: StatusJson[], degraded: DegradedReason): TimelinePage {
-  return { statuses, json: JSON.stringify(statuses), links: [], rateLimitHeaders: {}, degraded, stored: 0, written: 0 };
+function storePage(page: readonly InjectedStatus[], degraded: DegradedReason): TimelinePage {
+  const ids = page.map((item) => item.status.id);
+  const json = `[${page.map((item) => item.json).join(',')}]`;
+  return { ids, json, links: [], rateLimitHeaders: {}, degraded, stored: 0, written: 0 };
 }
 
 function limitOf(query: TimelineQuery): number {

@@ -1,6 +1,7 @@
 /**
- * Wire schemas of posts: Mastodon's Account and Status entities as strict clients
- * (masto.js, the official apps) expect them, and the ingestion input.
+ * Wire schemas of posts: Mastodon 4.5's Account and Status entities as strict clients
+ * (masto.js, the official apps) expect them (the one definition of the entities the service
+ * renders: src/mastodon/entities.ts fills them), and the ingestion input.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { MAX_STATUS_CONTENT_LENGTH, STATUS_BOUNDS } from './bounded-json.js';
@@ -11,7 +12,37 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 
 export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const;
 
-/** Mastodon's Account entity. */
+/** Who may quote a status, or feature an account: Mastodon 4.5's QuoteApproval (and FeatureApproval). */
+export const ApprovalPolicySchema = Type.Object(
+  {
+    automatic: Type.Array(Type.String(), { description: 'public, followers, following, unsupported_policy' }),
+    manual: Type.Array(Type.String()),
+    current_user: Type.String({ description: 'automatic, manual, denied, unknown (the viewer: unknown for nobody in particular)' }),
+  },
+  { title: 'QuoteApproval' },
+);
+export type ApprovalPolicy = Static<typeof ApprovalPolicySchema>;
+
+/** A role an account displays (Role as nested in Account). */
+export const AccountRoleSchema = Type.Object({ id: Type.String(), name: Type.String(), color: Type.String() });
+
+/** A profile field (Mastodon's Field: `verified_at` null when unverified). */
+export const AccountFieldSchema = Type.Object(
+  { name: Type.String(), value: Type.String({ description: 'HTML' }), verified_at: Nullable(Type.String()) },
+  { additionalProperties: true },
+);
+
+/** A custom emoji (CustomEmoji). */
+export const CustomEmojiSchema = Type.Object(
+  { shortcode: Type.String(), url: Type.String(), static_url: Type.String(), visible_in_picker: Type.Boolean() },
+  { additionalProperties: true },
+);
+
+/**
+ * Mastodon 4.5's Account entity (REST::AccountSerializer): every field a client reads, those
+ * masto.js 7.12 marks required included. Fields Mastodon sends only when they hold (`memorial`,
+ * `noindex` for its own accounts) are optional.
+ */
 export const AccountSchema = Type.Object(
   {
     id: Type.String(),
@@ -21,6 +52,7 @@ export const AccountSchema = Type.Object(
     locked: Type.Boolean(),
     bot: Type.Boolean(),
     discoverable: Nullable(Type.Boolean()),
+    indexable: Type.Boolean(),
     group: Type.Boolean(),
     created_at: Type.String({ format: 'date-time' }),
     note: Type.String(),
@@ -33,15 +65,53 @@ export const AccountSchema = Type.Object(
     followers_count: Type.Integer(),
     following_count: Type.Integer(),
     statuses_count: Type.Integer(),
-    last_status_at: Nullable(Type.String()),
-    emojis: Type.Array(FreeObject),
-    fields: Type.Array(FreeObject),
+    last_status_at: Nullable(Type.String({ description: 'A date (YYYY-MM-DD)' })),
+    hide_collections: Nullable(Type.Boolean()),
+    noindex: Type.Optional(Nullable(Type.Boolean())),
+    memorial: Type.Optional(Type.Boolean()),
+    emojis: Type.Array(CustomEmojiSchema),
+    fields: Type.Array(AccountFieldSchema),
+    roles: Type.Array(AccountRoleSchema),
+    feature_approval: ApprovalPolicySchema,
   },
   { title: 'Account' },
 );
 export type Account = Static<typeof AccountSchema>;
 
 export const TagSchema = Type.Object({ name: Type.String(), url: Type.String() });
+
+/** A mentioned account (Status::Mention). */
+export const MentionSchema = Type.Object({ id: Type.String(), username: Type.String(), url: Type.String(), acct: Type.String() });
+
+/** A media attachment: the fields every client reads; the rest (`meta`, ...) as the instance sent them. */
+export const MediaAttachmentSchema = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String({ description: 'image, gifv, video, audio, unknown' }),
+    url: Nullable(Type.String()),
+    preview_url: Nullable(Type.String()),
+    remote_url: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    blurhash: Nullable(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/** The application a status was posted with (shown only when its author allows). */
+export const ApplicationSchema = Type.Object({ name: Type.String(), website: Nullable(Type.String()) }, { additionalProperties: true });
+
+/**
+ * A quote of another status (Quote; ShallowQuote names only `quoted_status_id`). The service
+ * renders none (`quote: null`): the quoted status' author did not consent to being shown by it.
+ */
+export const QuoteSchema = Type.Object(
+  {
+    state: Type.String(),
+    quoted_status: Type.Optional(Nullable(FreeObject)),
+    quoted_status_id: Type.Optional(Nullable(Type.String())),
+  },
+  { additionalProperties: true },
+);
 
 /** Every Status field except `reblog` (a reblog's original cannot itself be a reblog). */
 export const statusFields = {
@@ -53,14 +123,17 @@ export const statusFields = {
   visibility: Type.String(),
   sensitive: Type.Boolean(),
   spoiler_text: Type.String(),
-  media_attachments: Type.Array(FreeObject),
-  application: Nullable(FreeObject),
-  mentions: Type.Array(FreeObject),
+  media_attachments: Type.Array(MediaAttachmentSchema),
+  application: Nullable(ApplicationSchema),
+  mentions: Type.Array(MentionSchema),
   tags: Type.Array(TagSchema),
-  emojis: Type.Array(FreeObject),
+  emojis: Type.Array(CustomEmojiSchema),
   reblogs_count: Type.Integer(),
   favourites_count: Type.Integer(),
   replies_count: Type.Integer(),
+  quotes_count: Type.Integer(),
+  quote: Nullable(QuoteSchema),
+  quote_approval: ApprovalPolicySchema,
   url: Nullable(Type.String()),
   in_reply_to_id: Nullable(Type.String()),
   in_reply_to_account_id: Nullable(Type.String()),

@@ -29,7 +29,9 @@ describe('POST /api/v1/posts', () => {
     expect(status.id).toBe(postId(1));
     expect(status.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(status.tags).toEqual([{ name: 'rust', url: 'https://social.example/tags/rust' }]);
-    expect(status.media_attachments).toEqual([{ id: 'm1', type: 'image' }]);
+    // What an attachment lacks, Mastodon sends as null (a client reads url, preview_url... on every one).
+    const missing = { url: null, preview_url: null, remote_url: null, description: null, blurhash: null };
+    expect(status.media_attachments).toEqual([{ id: 'm1', type: 'image', ...missing }]);
     for (const key of ['mentions', 'emojis', 'filtered']) expect(status[key]).toEqual([]);
     for (const key of ['reblog', 'poll', 'card', 'in_reply_to_id', 'in_reply_to_account_id', 'edited_at', 'application']) {
       expect(status).toHaveProperty(key, null);
