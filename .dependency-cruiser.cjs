@@ -1,7 +1,7 @@
 // Layering rules (`npm run lint:layers`), checked on every import, type-only ones included.
 // Tests may import anything; only src/, server/ and commands/ are cruised.
-/** Shared server infrastructure: any server module may use it. */
-const INFRASTRUCTURE = '^server/(db|http|plugins|metrics)/|^server/agents/agent-runner\\.ts$';
+/** Shared server infrastructure (the databases, Redis, HTTP plumbing, metrics): any server module may use it. */
+const INFRASTRUCTURE = '^server/(db|http|plugins|metrics|redis)/|^server/agents/agent-runner\\.ts$';
 /** A feature's declared interface: what other features may import from it. */
 const FEATURE_INTERFACE = '\\.(feature|service|schema|events|types)\\.ts$';
 

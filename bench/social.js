@@ -111,7 +111,8 @@ try {
 
   // One page through the service first: it must be blended (else the run measures nothing).
   const probe = await fetch(`${base}${PAGE}`, { headers });
-  const page = await probe.json();
+  const probeText = await probe.text();
+  const page = JSON.parse(probeText);
   if (!probe.ok || !Array.isArray(page)) throw new Error(`blended home timeline: ${probe.status} ${JSON.stringify(page)}`);
   const injected = page.filter((status) => status.is_recommendation === true).length;
   const directBytes = (await (await fetch(`${instance.origin}${PAGE}`, { headers })).arrayBuffer()).byteLength;
@@ -119,6 +120,7 @@ try {
     JSON.stringify({
       name: 'pages',
       direct_bytes: directBytes,
+      blended_bytes: Buffer.byteLength(probeText),
       blended_statuses: page.length,
       blended_injected: injected,
       blended_degraded: probe.headers.get('x-recsvc-degraded'),

@@ -1,7 +1,8 @@
-/** `recsvc serve`: run the HTTP API on the embedded SQLite database. */
+/** `recsvc serve`: run the HTTP API on the embedded SQLite database or on PostgreSQL. */
 import type { Command } from 'commander';
 
 export interface ServeOptions {
+  cluster?: boolean;
   port?: string;
   host?: string;
   db?: string;
@@ -17,10 +18,14 @@ export interface ServeOptions {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run the HTTP API (recommendations, timelines, experiments) on SQLite')
+    .description('run the HTTP API (recommendations, timelines, experiments) on SQLite or PostgreSQL')
     .option('-p, --port <port>', 'port to listen on (env RECSVC_PORT)', undefined)
     .option('--host <host>', 'address to bind (env RECSVC_HOST)', undefined)
-    .option('--db <path>', 'SQLite database file (env RECSVC_DB)', undefined)
+    .option(
+      '--db <path|url>',
+      'SQLite database file, or postgres://user@host:port/database (env RECSVC_DATABASE_URL or RECSVC_DB)',
+      undefined,
+    )
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env RECSVC_LOG_LEVEL)')
     .option('--rate-limit <on|off>', 'switch rate limiting off for benchmarks (env RECSVC_RATE_LIMIT)')
     .option('--trust-proxy <addresses>', 'trust X-Forwarded-For from these proxies (env RECSVC_TRUST_PROXY)')
@@ -30,6 +35,7 @@ export function registerServe(program: Command): void {
       'browser origins allowed to call the API: * or a list such as https://elk.zone,https://phanpy.social (env RECSVC_CORS_ORIGINS)',
     )
     .option('--demo', 'load the deterministic demo data set when the database has no posts yet')
+    .option('--cluster', 'several instances serve one database: needs RECSVC_REDIS_URL (env RECSVC_CLUSTER=1)')
     .addHelpText(
       'after',
       `
@@ -39,6 +45,7 @@ Migrations run at start; a database written by a newer recsvc is refused.
 Examples:
   $ recsvc serve --demo
   $ RECSVC_DB=/var/lib/recsvc.db recsvc serve --port 9000 --host 0.0.0.0
+  $ recsvc serve --db postgres://recsvc@db.internal:5432/recsvc   # RECSVC_DATABASE_POOL_SIZE=10
   $ recsvc serve --rate-limit off --log-level warn     # for benchmarks`,
     )
     .action(async (options: ServeOptions) => {

@@ -3,6 +3,7 @@
  * order they must run (request context, security headers, errors, OpenAPI,
  * identity, rate limits, metrics), then the operations routes and the features.
  */
+import { createPrivacyPolicy, type PrivacyPolicyService } from './privacy/privacy.feature.js';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { RateLimitPolicy } from '../src/rate-limit/policy.js';
@@ -34,12 +35,15 @@ import { generateRequestId, requestContextPlugin } from './plugins/request-conte
 import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { validatorCompiler } from './plugins/validator.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit/rate-limit.store.js';
+import type { RedisServices } from './redis/redis-services.js';
 
 export interface AppOptions {
   database: DatabaseHandle;
   /** `null` switches rate limiting off. */
   rateLimit: RateLimitPolicy | null;
   rateLimitStore?: RateLimitStore;
+  /** Redis (RECSVC_REDIS_URL): shared rate limits and token cache, ranking invalidations, health. Its creator closes it. */
+  redis?: RedisServices;
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string;
   /** Base of absolute URLs (Link headers), from --public-url; see server/http/public-url.ts. */
@@ -70,6 +74,8 @@ export interface AppOptions {
   oauthSettings?: Partial<OAuthSettings>;
   /** The proxy and drop-in mode (`/api/v1/proxy/*`); `false` leaves them out (tests that register their own). */
   proxy?: boolean;
+  /** Tracking levels and pseudonyms (default: levels read from the database, default level `limited`, an ephemeral key). */
+  privacy?: PrivacyPolicyService;
   now?: () => number;
 }
 
@@ -101,6 +107,10 @@ export interface AppContext {
   corsOrigins: '*' | readonly string[];
   /** The RAG index (health reports its size), its settings and privacy hook. */
   rag: RagRuntime;
+  /** Redis, when configured: the ranking state's invalidations go through it. */
+  redis: RedisServices | undefined;
+  /** What each user's tracking level lets every write path store, and the pseudonyms of analytics tables. */
+  privacy: PrivacyPolicyService;
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */
@@ -135,7 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
 
   const metrics = options.metrics ?? createServiceMetrics();
-  metrics.databaseConnections.set({ pool_name: 'sqlite' }, 1);
+  metrics.watchDatabaseConnections(options.database.dialect, () => options.database.connections().open);
   const agents = new AgentRunner(metrics, app.log);
   app.decorate('agentRunner', agents);
   app.decorate('publicUrl', options.publicUrl);
@@ -143,6 +153,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = new ServiceTokenVerifier(options.database.db, options.database.externalWrites);
   const social = options.social ?? createSocialServices(options.socialOptions);
   if (options.social === undefined) app.addHook('onClose', () => social.close());
+  const redis = options.redis;
+  if (redis) social.identityProvider.useSharedCache(redis.tokenCache);
   const context: AppContext = {
     social,
     proxy: options.proxy ?? true,
@@ -158,6 +170,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     caches: options.caches ?? {},
     corsOrigins: options.corsOrigins ?? '*',
     rag: options.rag ?? createRagRuntime(),
+    redis,
+    privacy: options.privacy ?? (await createPrivacyPolicy(options.database.db)),
   };
 
   await app.register(requestContextPlugin);
@@ -175,12 +189,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.rateLimit) {
     await app.register(rateLimitPlugin, {
       policy: options.rateLimit,
-      store: options.rateLimitStore ?? new MemoryRateLimitStore(),
+      store: options.rateLimitStore ?? redis?.rateLimitStore ?? new MemoryRateLimitStore(),
       ...(options.now ? { now: options.now } : {}),
     });
   }
   await app.register(metricsPluginFp, { metrics });
-  await app.register(healthRoutes, { ping: options.database.ping, rag: () => context.rag.index.health() });
+  await app.register(healthRoutes, {
+    ping: options.database.ping,
+    rag: () => context.rag.index.health(),
+    ...(redis ? { redis: () => redis.health() } : {}),
+  });
   await app.register(agentRoutes, { runner: agents });
 
   agents.register(databaseMaintenanceAgent(options.database.db, context.agentIntervalSeconds * 10));

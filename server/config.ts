@@ -2,12 +2,14 @@
  * The server's settings, from flags first, then RECSVC_* environment variables,
  * then defaults. Every value is validated here so `serve` fails fast and clearly.
  */
+import { readPrivacySettings, type PrivacySettings } from './privacy/privacy.settings.js';
 import { getHeapStatistics } from 'node:v8';
 import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
-import { DEFAULT_SQLITE_MMAP_BYTES } from './db/connection.js';
+import { DEFAULT_DATABASE_POOL_SIZE, DEFAULT_SQLITE_MMAP_BYTES } from './db/connection.js';
 import { readOAuthSettings } from './oauth/oauth.settings.js';
 import { readRagSettings, type RagSettings } from './rag/rag.settings.js';
+import { readRedisSettings, type RedisSettings } from './redis/redis-settings.js';
 import { socialOptionsFromEnv, type SocialOptions } from './social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 
@@ -17,7 +19,12 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface ServerConfig {
   port: number;
   host: string;
+  /** An SQLite file, or a postgres:// URL for PostgreSQL (--db, RECSVC_DATABASE_URL, RECSVC_DB). */
   dbPath: string;
+  /** PostgreSQL: most connections this process's pool opens (RECSVC_DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
+  /** Default tracking level and pseudonym key (server/privacy/privacy.settings.ts). */
+  privacy: PrivacySettings;
   /** Bytes of the database file read through a memory map (RECSVC_SQLITE_MMAP_MB); 0 reads with read() calls. */
   sqliteMmapBytes: number;
   /**
@@ -51,6 +58,8 @@ export interface ServerConfig {
   oauth: ReturnType<typeof readOAuthSettings>;
   /** RAG: indexed posts bound and the optional language model (server/rag/rag.settings.ts). */
   rag: RagSettings;
+  /** Redis (RECSVC_REDIS_URL, RECSVC_REDIS_PREFIX) and cluster mode (--cluster, RECSVC_CLUSTER=1): server/redis/redis-settings.ts. */
+  redis: RedisSettings;
 }
 
 /** Entries (or characters) the ranking state may hold in memory. */
@@ -125,6 +134,8 @@ export interface ServeFlags {
   publicUrl?: string;
   corsOrigins?: string;
   demo?: boolean;
+  /** Several instances serve one database: refused without RECSVC_REDIS_URL. */
+  cluster?: boolean;
 }
 
 /** A bad setting: `serve` exits 2 with its message (an InputError for the CLI's error funnel). */
@@ -145,8 +156,9 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const port = parsePort(flags.port ?? env.RECSVC_PORT ?? '8080');
   const host = flags.host ?? env.RECSVC_HOST ?? '127.0.0.1';
   if (host.trim() === '') throw new ConfigError('--host must not be empty');
-  const dbPath = flags.db ?? env.RECSVC_DB ?? './recsvc.db';
+  const dbPath = flags.db ?? env.RECSVC_DATABASE_URL ?? env.RECSVC_DB ?? './recsvc.db';
   if (dbPath.trim() === '') throw new ConfigError('--db must not be empty');
+  const databasePoolSize = parseWholeNumber('RECSVC_DATABASE_POOL_SIZE', env.RECSVC_DATABASE_POOL_SIZE, DEFAULT_DATABASE_POOL_SIZE, 1);
   const sqliteMmapBytes = parseWholeNumber('RECSVC_SQLITE_MMAP_MB', env.RECSVC_SQLITE_MMAP_MB, DEFAULT_SQLITE_MMAP_BYTES / MB, 0) * MB;
   const heapGrowthPercent = parseWholeNumber('RECSVC_HEAP_GROWTH_PERCENT', env.RECSVC_HEAP_GROWTH_PERCENT, DEFAULT_HEAP_GROWTH_PERCENT, 0);
   const logLevel = parseLogLevel(flags.logLevel ?? env.RECSVC_LOG_LEVEL ?? 'info');
@@ -161,13 +173,18 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const social = socialOptionsFromEnv(env);
   const oauth = readOAuthSettings(env);
   const rag = readRagSettings(env);
+  const redis = readRedisSettings(env, { cluster: flags.cluster === true });
+  const privacy = readPrivacySettings(env);
   return {
+    privacy,
     social,
     oauth,
     rag,
+    redis,
     port,
     host,
     dbPath,
+    databasePoolSize,
     sqliteMmapBytes,
     heapGrowthPercent,
     logLevel,

@@ -2,6 +2,8 @@
  * The feature list: each feature folder registers its routes (and agents) here,
  * one line each, so app.ts stays about cross-cutting concerns.
  */
+import { pseudonymiseStoredIds } from './analytics/privacy-backfill.js';
+import { registerPrivacy } from './privacy/privacy.feature.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
@@ -28,16 +30,20 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const db = context.database.db;
   const ranking = await loadRankingState((limits) => candidatePosts(db, limits), context.caches);
   context.metrics.watchCaches(() => ranking.cacheSizes());
+  // Other instances' invalidations reach this state, and its own reach them (server/redis/ranking-fanout.ts).
+  if (context.redis) await context.redis.attachRankingState(ranking);
   const { posts } = await registerPosts(app, context, ranking);
-  const interactions = await registerInteractions(app, context, { ranking, posts });
+  // Rows written by versions before pseudonymisation are converted once, before any route runs.
+  await pseudonymiseStoredIds(db, context.privacy);
+  const interactions = await registerInteractions(app, context, { ranking, posts, privacy: context.privacy });
   const experiments = await registerExperiments(app, context);
   const { rankingPolicy } = experiments;
-  await registerAnalytics(app, context);
+  await registerAnalytics(app, context, { privacy: context.privacy });
   await registerRag(app, context);
   const recommendations = await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
   await registerOAuth(app, context, context.oauth);
-  const preferences = new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy);
-  await registerTimelines(app, context, { posts, recommendations, interactions, preferences });
+  const preferences = new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy, context.privacy);
+  await registerTimelines(app, context, { posts, recommendations, interactions, preferences, ranking });
   const settings = await registerSettings(app, context, {
     preferences,
     experiments: experiments.runtime,
@@ -51,6 +57,10 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
     const changed = JSON.stringify(values.gate_thresholds) !== JSON.stringify(DEFAULT_INTEGRATION_VALUES.gate_thresholds);
     experiments.experiments.useGateDefaults(changed ? values.gate_thresholds : undefined);
   });
+  await registerPrivacy(app, context, { ranking, tokenCaches: [context.social.identityProvider] });
+  // A user's changed level or erasure (here or fanned out from another instance) reaches every cache of them.
+  context.privacy.onLevelChange((userId) => experiments.runtime.forgetUser(userId));
+  ranking.onUserErased((userId) => experiments.runtime.forgetUser(userId));
   // Last: drop-in mode proxies only what no route above matched.
   if (context.proxy) {
     await registerProxy(app, context, {
@@ -61,6 +71,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
           await posts.ingest([status as unknown as StatusInput]);
         },
         mayStore: mayStoreStatus,
+        privacy: context.privacy,
       }),
     });
   }

@@ -3,15 +3,17 @@
  * listens, and shuts down gracefully on SIGINT/SIGTERM (stop accepting, finish
  * in-flight requests, stop agents, close the database).
  */
+import { createPrivacyPolicy, type PrivacyPolicyService } from './privacy/privacy.feature.js';
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { createRagRuntime } from './rag/rag.feature.js';
 import { storedIntegrationValues, type IntegrationValues } from './settings/settings.feature.js';
 import type { ServerConfig } from './config.js';
-import { openSqlite, type DatabaseHandle } from './db/connection.js';
+import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
+import { createRedisServices, type RedisServices } from './redis/redis-services.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -29,16 +31,19 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   if (config.heapGrowthPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   const backgroundErrors: string[] = [];
   let log: ((message: string) => void) | undefined;
-  const database = openSqlite(config.dbPath, {
+  const database = await openDatabase(config.dbPath, {
     backgroundCheckpoints: true,
     mmapBytes: config.sqliteMmapBytes,
+    poolSize: config.databasePoolSize,
     onBackgroundError: (message) => (log ? log(message) : backgroundErrors.push(message)),
   });
   // Seed before building the app: features load their in-memory state (the candidate pool) at build.
   const seedLog: string[] = [];
   let integration: IntegrationValues;
+  let privacy: PrivacyPolicyService;
   try {
     await migrateToLatest(database.db);
+    privacy = await createPrivacyPolicy(database.db, { ...config.privacy, dbPath: config.dbPath });
     if (config.demo && seedDemo) await seedDemo(database, (message) => seedLog.push(message));
     // Integration settings an admin stored win over the configuration from the next start.
     integration = await storedIntegrationValues(database.db, {
@@ -49,28 +54,52 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
     await database.close();
     throw error;
   }
-  const app = await buildApp({
-    database,
-    rateLimit: config.rateLimit,
-    logger: {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-    },
-    trustProxy: config.trustProxy,
-    ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
-    bodyLimit: config.bodyLimit,
-    http: config.http,
-    loadShedding: config.loadShedding,
-    corsOrigins: integration.cors_origins,
-    caches: config.caches,
-    socialOptions: { ...config.social, defaultInstance: integration.default_instance ?? undefined },
-    oauthSettings: config.oauth,
-    rag: createRagRuntime(config.rag),
-    agentIntervalSeconds: config.agentIntervalSeconds,
-    startAgents: true,
-    // A served process also reports Node's own metrics (memory, CPU, event-loop lag, GC).
-    metrics: createServiceMetrics({ defaultMetrics: true }),
-  });
+  // Redis state changes go to the app's log once it exists (kept until then).
+  const redisLines: Array<{ level: 'info' | 'warn'; message: string }> = [];
+  let appLog: FastifyInstance['log'] | undefined;
+  const redisLog = {
+    info: (message: string) => (appLog ? appLog.info(message) : redisLines.push({ level: 'info', message })),
+    warn: (message: string) => (appLog ? appLog.warn(message) : redisLines.push({ level: 'warn', message })),
+  };
+  let redis: RedisServices | undefined;
+  let app: FastifyInstance;
+  try {
+    if (config.redis.url) redis = await createRedisServices({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, log: redisLog });
+    app = await buildApp({
+      database,
+      ...(redis ? { redis } : {}),
+      privacy,
+      rateLimit: config.rateLimit,
+      logger: {
+        level: config.logLevel,
+        redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      },
+      trustProxy: config.trustProxy,
+      ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
+      bodyLimit: config.bodyLimit,
+      http: config.http,
+      loadShedding: config.loadShedding,
+      corsOrigins: integration.cors_origins,
+      caches: config.caches,
+      socialOptions: { ...config.social, defaultInstance: integration.default_instance ?? undefined },
+      oauthSettings: config.oauth,
+      rag: createRagRuntime(config.rag),
+      agentIntervalSeconds: config.agentIntervalSeconds,
+      startAgents: true,
+      // A served process also reports Node's own metrics (memory, CPU, event-loop lag, GC).
+      metrics: createServiceMetrics({ defaultMetrics: true }),
+    });
+  } catch (error) {
+    await redis?.close();
+    await database.close();
+    throw error;
+  }
+  appLog = app.log;
+  for (const line of redisLines.splice(0)) app.log[line.level](line.message);
+  if (redis)
+    app.log.info(
+      `Redis shares rate limits, the social-token cache and ranking invalidations${config.redis.cluster ? ' (cluster mode)' : ''}`,
+    );
   for (const message of seedLog) app.log.info(message);
   log = (message) => app.log.warn(message);
   for (const message of backgroundErrors.splice(0)) log(message);
@@ -81,6 +110,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   } catch (error) {
     // Port taken, address not available, no permission: stop everything so the process can exit.
     await app.close();
+    await redis?.close();
     await database.close();
     throw error;
   }
@@ -89,6 +119,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       await closeGracefully(app);
+      await redis?.close();
       await database.close();
     })();
     return stopping;

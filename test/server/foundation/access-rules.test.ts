@@ -77,6 +77,10 @@ const USER_REQUESTS: Record<string, (user: string) => Aimed> = {
   'GET /api/v1/interactions': (user) => ({ url: `/api/v1/interactions?user_id=${user}` }),
   'GET /api/v1/settings': (user) => ({ url: `/api/v1/settings?user_id=${user}` }),
   'PATCH /api/v1/settings': (user) => ({ url: '/api/v1/settings', payload: { user_id: user, include_reblogs: false } }),
+  'GET /api/v1/privacy': (user) => ({ url: `/api/v1/privacy?user_id=${user}` }),
+  'PATCH /api/v1/privacy': (user) => ({ url: `/api/v1/privacy?user_id=${user}`, payload: { tracking_level: 'full' } }),
+  'GET /api/v1/privacy/export': (user) => ({ url: `/api/v1/privacy/export?user_id=${user}` }),
+  'DELETE /api/v1/privacy/data': (user) => ({ url: `/api/v1/privacy/data?user_id=${user}` }),
   'POST /api/v1/analytics/events': (user) => ({
     url: '/api/v1/analytics/events',
     payload: { events: [{ type: 'session_start', user_id: user, session_id: `${user}-s` }] },
@@ -198,7 +202,9 @@ describe('access rules', () => {
   });
 
   it("refuse another user's token (and a read-only one where the rule needs write) with 403 on every route about one user's data, and let the user and an admin through", async () => {
-    const userRoutes = routes.filter((r) => isUserRule(r.rule));
+    // The erasure revokes the owner's tokens: it goes last.
+    const erasesOwner = (route: RegisteredRoute) => Number(label(route) === 'DELETE /api/v1/privacy/data');
+    const userRoutes = routes.filter((r) => isUserRule(r.rule)).sort((a, b) => erasesOwner(a) - erasesOwner(b));
     const requestOf = (route: RegisteredRoute) => USER_REQUESTS[`${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`];
     expect(userRoutes.filter((route) => !requestOf(route)).map(label), 'user routes without a request in USER_REQUESTS').toEqual([]);
     expect(
