@@ -18,6 +18,7 @@ import {
 import type { Database } from '../db/database.js';
 import type { InteractionService } from '../interactions/interaction.service.js';
 import type { PostService } from '../posts/post.service.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { allUserFeedback, feedbackUsers, findPreferences, userFeedbackPostIds, type PreferencesRow } from './recommendation.repository.js';
 
@@ -27,6 +28,8 @@ export interface ProfileSources {
   state: RankingState;
   posts: PostService;
   interactions: InteractionService;
+  /** Users whose level stores nothing (`none`) get a non-personalised profile; absent: everyone personalised. */
+  privacy?: Pick<PrivacyPolicy, 'allowanceFor'>;
 }
 
 /** Explicit preferences of a stored row in the engine's shape. */
@@ -48,6 +51,13 @@ export async function loadProfile(sources: ProfileSources, userId: string): Prom
   const cached = state.cachedProfile(userId);
   if (cached) return cached;
   const version = state.userVersion(userId);
+  if (sources.privacy && !sources.privacy.allowanceFor(userId).storeInteractions) {
+    // Tracking level `none`: nothing about the user is read (nor kept): the same list as an
+    // anonymous reader's, except that their own posts stay out of it.
+    const anonymous = buildProfileFromStored({ userId, accountId: userId, affinities: [], interest: undefined, seenPostIds: [] });
+    state.storeProfile(anonymous, version);
+    return anonymous;
+  }
   const [affinities, interest, interacted, feedback, preferences] = await Promise.all([
     interactions.affinities(userId),
     interactions.interest(userId),

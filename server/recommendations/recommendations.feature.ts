@@ -29,7 +29,13 @@ export async function registerRecommendations(
   deps: RecommendationsDeps,
 ): Promise<RecommendationService> {
   const policy = deps.policy ?? defaultRankingPolicy;
-  const sources = { db: context.database.db, state: deps.ranking, posts: deps.posts, interactions: deps.interactions };
+  const sources = {
+    db: context.database.db,
+    state: deps.ranking,
+    posts: deps.posts,
+    interactions: deps.interactions,
+    privacy: context.privacy,
+  };
   await backfillInterests(sources, (message) => app.log.info(message));
   context.agents.register(cacheWarmerAgent(sources, { intervalSeconds: context.agentIntervalSeconds * 15 }));
   const recommendations = new RecommendationService(sources, context.metrics, policy);
