@@ -8,11 +8,12 @@
  *   (experiment enrolment, the RAG index's excluded authors).
  * - While a user's data is being erased, `levelOf` answers `none`: a write path that asks
  *   during the erasure stores nothing (see privacy-erasure.service.ts).
- * - pseudonym = hex HMAC-SHA256(key, user id), the key from pseudonym-key.ts.
+ * - pseudonym = hex HMAC-SHA256(key, canonical user id), the key from pseudonym-key.ts.
  */
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { allowanceOf, isTrackingLevel, type TrackingAllowance, type TrackingLevel } from '../../src/privacy/tracking-level.js';
+import { canonicalUserId } from '../../src/experiments/canonical-user-id.js';
 import { LruCache } from '../../src/lru-cache.js';
 import type { Database } from '../db/database.js';
 import { fileLevelReader, mirrorLevelReader, type LevelReader } from './level-reader.js';
@@ -59,7 +60,8 @@ export class PrivacyPolicyService implements PrivacyPolicy {
   }
 
   pseudonym(userId: string): string {
-    return createHmac('sha256', this.deps.key).update(userId, 'utf8').digest('hex');
+    // One account, one pseudonym: `@Alice@Host` and `alice@host` are the same user (src/experiments/canonical-user-id.ts).
+    return createHmac('sha256', this.deps.key).update(canonicalUserId(userId), 'utf8').digest('hex');
   }
 
   /** The level the user chose, undefined when they never chose one (or were erased since). */

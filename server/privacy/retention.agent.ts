@@ -1,7 +1,7 @@
 /**
  * Retention: purges stored rows older than their user's tracking level keeps them
  * (src/privacy/tracking-level.ts: `full` 365 days, `limited` 90, `none` nothing), from the
- * interactions, feedback and the event-level analytics tables. Users who never chose a level
+ * interactions, feedback and the event-level analytics tables (events, A/B and interleaved impressions). Users who never chose a level
  * are at the deployment's default. Analytics rows are found by pseudonym (or the raw id,
  * for rows written before pseudonymisation). The learned affinities and interest vectors
  * are decayed summaries, not rows of events: they stay.
@@ -22,6 +22,7 @@ export const RETAINED_TABLES: ReadonlyArray<{ table: string; at: string }> = [
   { table: 'feedback', at: 'created_at_ms' },
   { table: 'analytics_events', at: 'received_at_ms' },
   { table: 'experiment_impressions', at: 'served_at_ms' },
+  { table: 'interleaving_impressions', at: 'served_at_ms' },
   // Kept counts split by day (migration 0025), dated by their UTC day: the history goes, the totals stay.
   { table: 'experiment_user_day_counts', at: 'day_ms' },
 ];

@@ -26,7 +26,7 @@ export const SETTINGS_AND_CREDENTIAL_TABLES: ReadonlySet<string> = new Set([
 ]);
 
 /** Event-level analytics rows: what `limited` does not keep. */
-export const EVENT_LEVEL_TABLES: ReadonlySet<string> = new Set(['analytics_events', 'experiment_impressions']);
+export const EVENT_LEVEL_TABLES: ReadonlySet<string> = new Set(['analytics_events', 'experiment_impressions', 'interleaving_impressions']);
 
 const HIDDEN_COLUMN = /(_hash|^code_challenge|^client_secret)$/;
 

@@ -43,6 +43,9 @@ describe('pseudonym key', () => {
     const pseudonym = first.pseudonym('alice@social.example');
     expect(pseudonym).toBe(createHmac('sha256', Buffer.from(keyHex, 'hex')).update('alice@social.example').digest('hex'));
     expect(pseudonym).not.toBe(first.pseudonym('bob@social.example'));
+    // One account, one pseudonym, however its handle is spelled.
+    expect(first.pseudonym('@Alice@Social.Example')).toBe(pseudonym);
+    expect(first.pseudonym('acct:alice@social.example')).toBe(pseudonym);
     first.close();
     const second = await createPrivacyPolicy((await database()).db, { dbPath });
     expect(second.pseudonym('alice@social.example')).toBe(pseudonym);

@@ -20,7 +20,7 @@ afterEach(async () => {
 
 let sequence = 0;
 
-/** One row per age in interactions, feedback (raw id) and analytics events, impressions (pseudonym). */
+/** One row per age in interactions, feedback (raw id) and analytics events, A/B and interleaved impressions (pseudonym). */
 async function seedAges(userId: string): Promise<void> {
   const pseudonym = h.policy.pseudonym(userId);
   for (const [i, age] of AGES.entries()) {
@@ -38,6 +38,8 @@ async function seedAges(userId: string): Promise<void> {
       VALUES ('view', ${pseudonym}, ${postId(i + 1)}, NULL, ${at}, ${at})`.execute(h.database.db);
     await sql`INSERT INTO experiment_impressions (experiment_id, variant, user_id, post_id, score, reason_code, served_at_ms)
       VALUES (1, 'control', ${pseudonym}, ${postId(i + 1)}, 0.5, 'popular', ${at})`.execute(h.database.db);
+    await sql`INSERT INTO interleaving_impressions (experiment_id, user_id, post_id, team, served_at_ms)
+      VALUES (2, ${pseudonym}, ${postId(i + 1)}, 'treatment', ${at})`.execute(h.database.db);
   }
 }
 
@@ -50,6 +52,7 @@ async function agesLeft(userId: string): Promise<Record<string, number[]>> {
     ['feedback', 'created_at_ms'],
     ['analytics_events', 'received_at_ms'],
     ['experiment_impressions', 'served_at_ms'],
+    ['interleaving_impressions', 'served_at_ms'],
   ] as const) {
     const rows = await sql<{ at: number }>`SELECT ${sql.ref(at)} AS at FROM ${sql.table(table)}
       WHERE user_id IN (${sql.join(keys)}) ORDER BY 1`.execute(h.database.db);
@@ -75,7 +78,7 @@ async function setup(defaultLevel: 'full' | 'limited'): Promise<void> {
 }
 
 function each(ages: number[]): Record<string, number[]> {
-  return { interactions: ages, feedback: ages, analytics_events: ages, experiment_impressions: ages };
+  return { interactions: ages, feedback: ages, analytics_events: ages, experiment_impressions: ages, interleaving_impressions: ages };
 }
 
 describe('retention agent', () => {
@@ -83,7 +86,7 @@ describe('retention agent', () => {
     await setup('limited');
     const outcome = await h.app.agentRunner.runNow('retention');
     expect(outcome.status, outcome.error).toBe('success');
-    expect(outcome.report?.details?.rows_purged).toBe(4 * (1 + 2 + 3 + 2));
+    expect(outcome.report?.details?.rows_purged).toBe(5 * (1 + 2 + 3 + 2));
     expect(await agesLeft('chose-full')).toEqual(each([100, 10]));
     expect(await agesLeft('chose-limited')).toEqual(each([10]));
     expect(await agesLeft('chose-none')).toEqual(each([]));
