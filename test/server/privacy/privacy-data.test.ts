@@ -196,7 +196,11 @@ describe('changing the tracking level', () => {
     expect(toFull.json().data.erased).toBeNull();
     const toLimited = await h.app.inject({ method: 'PATCH', url: '/api/v1/privacy', headers, payload: { tracking_level: 'limited' } });
     expect(toLimited.statusCode).toBe(200);
-    expect(Object.keys(toLimited.json().data.erased.deleted).sort()).toEqual(['analytics_events', 'experiment_impressions', 'interleaving_impressions']);
+    expect(Object.keys(toLimited.json().data.erased.deleted).sort()).toEqual([
+      'analytics_events',
+      'experiment_impressions',
+      'interleaving_impressions',
+    ]);
     let counts = await countUserRows(h.database.db, keys);
     expect(counts.analytics_events).toBe(0);
     expect(counts.experiment_impressions).toBe(0);
