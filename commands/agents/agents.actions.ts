@@ -59,12 +59,18 @@ function outcomeJson(outcome: AgentRunOutcome, status: AgentStatus): object {
     summary: outcome.report?.summary ?? null,
     details: outcome.report?.details ?? {},
     error: outcome.error ?? null,
+    skip_reason: outcome.reason ?? null,
     agent: status,
   };
 }
 
 function outcomeLine(outcome: AgentRunOutcome, status: AgentStatus): string {
   const head = `${outcome.name}: ${outcome.status} in ${outcome.durationMs} ms`;
-  const what = outcome.status === 'success' ? (outcome.report?.summary ?? 'done') : `error: ${outcome.error ?? 'unknown'}`;
+  const what =
+    outcome.status === 'success'
+      ? (outcome.report?.summary ?? 'done')
+      : outcome.status === 'skipped'
+        ? `not run here: ${outcome.reason ?? 'another instance is running it'}`
+        : `error: ${outcome.error ?? 'unknown'}`;
   return `${head} — ${what}\nstatus: ${status.status}, last_execution ${status.last_execution ?? 'never'}`;
 }

@@ -12,12 +12,18 @@
  *   started again until that run has settled (the attempt fails as "still running").
  * - `stop()` cancels the schedule and waits for runs in flight up to a bound (5 s by
  *   default), then aborts their signals and returns.
+ * - A `cluster` agent (the default; see AgentScope) runs inside the database's exclusive lock
+ *   named `agent:<name>` when the runner is given one (DatabaseHandle.withExclusiveLock): on
+ *   PostgreSQL, only one of the instances sharing the database runs it at a time; the others
+ *   skip that run (status="skipped" in the metric, `skips` in the status record) and keep
+ *   their schedule. The lock is held until the run settles, even past its timeout.
  */
+import type { ExclusiveLock } from '../db/database-handle.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Agent, AgentReport, AgentRunOutcome, AgentStatus } from './agent.types.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, systemClock, withJitter, type AgentClock, type RetryPolicy } from './agent-schedule.js';
 
-export type { Agent, AgentReport, AgentRunContext, AgentRunOutcome, AgentStatus } from './agent.types.js';
+export type { Agent, AgentReport, AgentRunContext, AgentRunOutcome, AgentScope, AgentStatus } from './agent.types.js';
 
 /** Where failures and abandoned runs are logged (the server's logger). */
 export interface AgentLog {
@@ -34,7 +40,12 @@ export interface AgentRunnerOptions {
   defaultTimeoutSeconds?: number;
   /** How long `stop()` waits for runs in flight (default 5 s). */
   stopGraceMs?: number;
+  /** Held around each run of a cluster agent (the database's); none: every run goes ahead. */
+  lock?: ExclusiveLock;
 }
+
+/** What the guarded run gave: the agent's report, or why it did not run. */
+type Ran = { ran: true; report: AgentReport | void } | { ran: false; reason: string };
 
 interface Entry {
   agent: Agent;
@@ -163,11 +174,11 @@ export class AgentRunner {
     if (entry.abandoned) {
       return this.finish(entry, startedAt, { error: 'the previous run timed out and is still running; not started again' });
     }
+    const before = status.status;
     status.status = 'running';
     const controller = new AbortController();
     entry.controller = controller;
-    // Promise.resolve().then turns a synchronous throw into a rejection like any other.
-    const work = Promise.resolve().then(() => agent.run({ signal: controller.signal, now: () => this.clock.now() }));
+    const work = this.guarded(agent, controller.signal);
     const timeoutMs = (agent.timeoutSeconds ?? this.options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     let timer: unknown;
     const timedOut = new Promise<'timeout'>((resolve) => {
@@ -181,12 +192,35 @@ export class AgentRunner {
         this.abandon(entry, work);
         return this.finish(entry, startedAt, { error: message });
       }
-      return this.finish(entry, startedAt, result ? { report: result } : {});
+      if (!result.ran) return this.skipped(entry, startedAt, before, result.reason);
+      return this.finish(entry, startedAt, result.report ? { report: result.report } : {});
     } catch (error) {
       return this.finish(entry, startedAt, { error: error instanceof Error ? error.message : String(error) });
     } finally {
       this.clock.clearTimeout(timer);
     }
+  }
+
+  /** Runs the agent, inside the lock when it is a cluster agent and the runner has one. */
+  private async guarded(agent: Agent, signal: AbortSignal): Promise<Ran> {
+    // An async function turns a synchronous throw into a rejection like any other.
+    const run = async (): Promise<AgentReport | void> => agent.run({ signal, now: () => this.clock.now() });
+    const lock = this.options.lock;
+    if (lock === undefined || agent.scope === 'instance') return { ran: true, report: await run() };
+    const outcome = await lock(`agent:${agent.name}`, run);
+    return outcome.acquired ? { ran: true, report: outcome.value } : { ran: false, reason: outcome.reason };
+  }
+
+  /** Records a run another instance was doing: not an execution, neither a success nor a failure. */
+  private skipped(entry: Entry, startedAt: number, before: AgentStatus['status'], reason: string): AgentRunOutcome {
+    const { agent, status } = entry;
+    const endedAt = this.clock.now();
+    status.status = before;
+    status.skips += 1;
+    status.last_skipped_at = new Date(endedAt).toISOString();
+    status.last_skip_reason = reason;
+    this.metrics.agentExecutions.inc({ agent_type: agent.name, status: 'skipped' });
+    return { name: agent.name, status: 'skipped', durationMs: endedAt - startedAt, reason };
   }
 
   /** Keeps a timed-out run's promise until it settles, so the agent does not run twice at once. */
@@ -246,6 +280,9 @@ function initialStatus(agent: Agent): AgentStatus {
     last_duration_ms: null,
     executions: 0,
     consecutive_failures: 0,
+    skips: 0,
+    last_skipped_at: null,
+    last_skip_reason: null,
     interval_seconds: agent.intervalSeconds,
     next_run_at: null,
   };

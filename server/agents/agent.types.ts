@@ -22,6 +22,17 @@ export interface AgentReport {
   details?: Record<string, number | string>;
 }
 
+/**
+ * Where one run's effect lives, and so how instances sharing a PostgreSQL database run it:
+ * - `cluster`: the run changes the shared database (purges, blocks, …); it runs on one
+ *   instance at a time (an advisory lock per agent name): an instance that finds another
+ *   running it skips that run (`skipped`, not failed) and tries again at its next interval.
+ * - `instance`: the run rebuilds this process's own memory (caches, snapshots, indexes)
+ *   from the database; every instance runs it, unlocked.
+ * On SQLite one process owns the file's agents and the two behave alike.
+ */
+export type AgentScope = 'cluster' | 'instance';
+
 export interface Agent {
   /** Unique name, also the `agent_type` metric label (snake_case). */
   readonly name: string;
@@ -29,6 +40,8 @@ export interface Agent {
   readonly description?: string;
   /** Seconds between runs. */
   readonly intervalSeconds: number;
+  /** See AgentScope; undeclared counts as `cluster` (the safe side for shared data). */
+  readonly scope?: AgentScope;
   /** Up to this many random seconds are added to each delay, so agents started together spread out. */
   readonly jitterSeconds?: number;
   /** Seconds from start to the first run (default: one interval). */
@@ -39,7 +52,7 @@ export interface Agent {
   run(context: AgentRunContext): Promise<AgentReport | void> | AgentReport | void;
 }
 
-/** `failed` stays until a run succeeds; `running` while a run is in flight. */
+/** `failed` stays until a run succeeds; `running` while a run is in flight; a skipped run leaves it as it was. */
 export type AgentState = 'idle' | 'running' | 'failed';
 
 /** One agent's record at /api/v1/agents/status (the spec's name, status, last_execution, then ours). */
@@ -61,6 +74,12 @@ export interface AgentStatus {
   executions: number;
   /** Failures since the last success (the backoff exponent). */
   consecutive_failures: number;
+  /** Runs skipped so far because another instance was running this (cluster) agent. */
+  skips: number;
+  /** When the last skipped run was due; null when none was skipped. */
+  last_skipped_at: string | null;
+  /** Why it was skipped (which lock another instance held). */
+  last_skip_reason: string | null;
   interval_seconds: number;
   /** When the next scheduled run starts; null when the agents are not scheduled (tests, the CLI, after stop). */
   next_run_at: string | null;
@@ -69,8 +88,11 @@ export interface AgentStatus {
 /** The outcome of one run, as `runNow` returns it. */
 export interface AgentRunOutcome {
   name: string;
-  status: 'success' | 'failed';
+  /** `skipped`: another instance was running this cluster agent; nothing ran here. */
+  status: 'success' | 'failed' | 'skipped';
   durationMs: number;
   report?: AgentReport;
   error?: string;
+  /** Why the run was skipped. */
+  reason?: string;
 }

@@ -8,7 +8,7 @@ const Timestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]
 const AgentStatusSchema = Type.Object({
   name: Type.String(),
   status: Type.Union([Type.Literal('idle'), Type.Literal('running'), Type.Literal('failed')], {
-    description: '`failed` until a run succeeds (the runner retries with backoff)',
+    description: '`failed` until a run succeeds (the runner retries with backoff); a skipped run leaves it unchanged',
   }),
   last_execution: Type.Union([Type.String({ format: 'date-time', description: 'When the last run ended' }), Type.Null()]),
   last_success: Timestamp,
@@ -18,6 +18,9 @@ const AgentStatusSchema = Type.Object({
   last_duration_ms: Type.Union([Type.Number(), Type.Null()]),
   executions: Type.Integer(),
   consecutive_failures: Type.Integer(),
+  skips: Type.Integer({ description: 'Runs skipped because another instance was running this cluster agent' }),
+  last_skipped_at: Type.Union([Type.String({ format: 'date-time', description: 'When the last skipped run was due' }), Type.Null()]),
+  last_skip_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was skipped (the lock another instance held)' }),
   interval_seconds: Type.Number(),
   next_run_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Null when the agents are not scheduled' }),
 });

@@ -16,6 +16,8 @@ export function databaseMaintenanceAgent(db: Kysely<Database>, intervalSeconds: 
     name: 'database_maintenance',
     description: 'purges tokens dead for 30 days, checkpoints the WAL and refreshes planner statistics',
     intervalSeconds,
+    // Purges the shared tokens table (and, on SQLite, checkpoints the one file).
+    scope: 'cluster',
     async run({ now }) {
       const purged = await purgeTokensDeadBefore(db, new Date(now() - RETENTION_MS));
       await runStorageMaintenance(db);

@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { startBackgroundCheckpointer } from './background-checkpointer.js';
 import { DatabaseOpenError, type DatabaseHandle } from './database-handle.js';
 import type { Database } from './database.js';
+import { exclusiveLock } from './exclusive-lock.js';
 import type { OpenPostgresOptions } from './postgres-connection.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -16,6 +17,8 @@ export {
   type ConnectionCounts,
   type DatabaseHandle,
   type DialectName,
+  type ExclusiveLock,
+  type ExclusiveOutcome,
 } from './database-handle.js';
 
 export interface OpenDatabaseOptions extends OpenSqliteOptions, OpenPostgresOptions {}
@@ -107,6 +110,8 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
       return Promise.resolve(Number(process.hrtime.bigint() - started) / 1e6);
     },
     externalWrites: () => dataVersion.get() as number,
+    // One process owns an SQLite file's agents: the lock only has to hold within it.
+    withExclusiveLock: exclusiveLock(),
     connections: () => ({ max: 1, open: sqlite.open ? 1 : 0, idle: sqlite.open ? 1 : 0, waiting: 0 }),
     close: async () => {
       await checkpointer?.stop();

@@ -8,6 +8,12 @@ export const DEFAULT_DATABASE_POOL_SIZE = 10;
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/** What `withExclusiveLock` did: ran the work (its value), or left it because the lock was taken. */
+export type ExclusiveOutcome<T> = { acquired: true; value: T } | { acquired: false; reason: string };
+
+/** A named lock across every process on one database (see DatabaseHandle.withExclusiveLock). */
+export type ExclusiveLock = <T>(name: string, work: () => Promise<T>) => Promise<ExclusiveOutcome<T>>;
+
 /** A pool's occupancy (for `service_database_connections{pool_name}`). */
 export interface ConnectionCounts {
   /** Most connections the pool may open (1 for SQLite's single connection). */
@@ -35,6 +41,15 @@ export interface DatabaseHandle {
    * new number on every call while those cannot be trusted, so such caches re-read.
    */
   externalWrites: () => number;
+  /**
+   * Runs `work` holding the lock `name`, unless someone else holds it: then resolves
+   * `{ acquired: false }` at once, without running it (never waits for the lock). The lock is
+   * released when `work` settles. PostgreSQL: a session-level advisory lock
+   * (pg_try_advisory_lock) on a connection of its own outside the pool, keyed by the schema
+   * and the name, so every process on the database sees it (postgres-advisory-lock.ts).
+   * SQLite: held within this process only — one process owns an SQLite file's agents.
+   */
+  withExclusiveLock: ExclusiveLock;
   /** The connections open now. */
   connections: () => ConnectionCounts;
   close: () => Promise<void>;

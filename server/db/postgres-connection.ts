@@ -1,11 +1,13 @@
 /**
- * Opens a PostgreSQL database through kysely's PostgresDialect over a `pg` pool. `pg` is
- * imported only here and only when a postgres:// URL is given, so an SQLite-only install
- * never loads it. Dialect details stay in this folder: value parsing, the pool, the ping.
+ * Opens a PostgreSQL database through kysely's PostgresDialect over a `pg` pool. `pg` (and
+ * `pg-cursor`, which kysely's `.stream()` needs on PostgreSQL) are imported only here and
+ * only when a postgres:// URL is given, so an SQLite-only install never loads them. Dialect
+ * details stay in this folder: value parsing, the pool, the ping, streaming, the locks.
  */
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from './database.js';
 import { DatabaseOpenError, DEFAULT_DATABASE_POOL_SIZE, type DatabaseHandle } from './database-handle.js';
+import { postgresAdvisoryLocks } from './postgres-advisory-lock.js';
 import { listenForTokenChanges } from './postgres-change-signal.js';
 
 export interface OpenPostgresOptions {
@@ -26,6 +28,7 @@ const NUMERIC_OID = 1700;
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<DatabaseHandle> {
   const shown = withoutPassword(url);
   const pg = await loadPg();
+  const Cursor = await loadCursor();
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_DATABASE_POOL_SIZE,
@@ -48,9 +51,13 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     await pool.end().catch(() => undefined);
     throw new DatabaseOpenError(`cannot open database ${shown}: ${(error as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  // One more connection, outside the pool: notifications of token changes (see the signal).
-  const tokenChanges = listenForTokenChanges(pg, { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 });
+  // The cursor streams a `.stream()` query in chunks (exports), instead of kysely refusing it.
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  const ownConnection = { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 };
+  // Connections outside the pool: notifications of token changes (see the signal) and,
+  // opened when first needed, the advisory locks of cluster agents.
+  const tokenChanges = listenForTokenChanges(pg, ownConnection);
+  const locks = postgresAdvisoryLocks(pg, ownConnection);
   return {
     db,
     dialect: 'postgres',
@@ -60,9 +67,11 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
       return Number(process.hrtime.bigint() - started) / 1e6;
     },
     externalWrites: () => tokenChanges.version(),
+    withExclusiveLock: locks.lock,
     connections: () => ({ max: pool.options.max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await tokenChanges.close();
+      await locks.close();
       await db.destroy();
     },
   };
@@ -76,6 +85,17 @@ async function loadPg(): Promise<Pg> {
     return loaded.default ?? loaded;
   } catch {
     throw new DatabaseOpenError('PostgreSQL needs the pg package: npm install pg');
+  }
+}
+
+type CursorClass = typeof import('pg-cursor');
+
+async function loadCursor(): Promise<CursorClass> {
+  try {
+    const loaded = (await import('pg-cursor')) as CursorClass & { default?: CursorClass };
+    return loaded.default ?? loaded;
+  } catch {
+    throw new DatabaseOpenError('PostgreSQL needs the pg-cursor package: npm install pg-cursor');
   }
 }
 

@@ -95,6 +95,8 @@ export function gatesAgent(deps: GatesAgentDeps, intervalSeconds: number): Agent
     name: 'experiment_gates',
     description: 'checks the gates of active experiments and blocks treatments that fail one',
     intervalSeconds,
+    // Blocks variants in the shared database.
+    scope: 'cluster',
     async run() {
       const outcome = await enforceGates(deps, lastVerdicts);
       const failing = outcome.verdicts.filter((v) => v.verdict === 'fail').length;

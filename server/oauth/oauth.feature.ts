@@ -42,6 +42,8 @@ export function oauthMaintenanceAgent(oauth: OAuthService, intervalSeconds: numb
     name: 'oauth_maintenance',
     description: 'deletes OAuth logins, codes and token families expired more than a day ago',
     intervalSeconds,
+    // Deletes shared rows.
+    scope: 'cluster',
     async run() {
       const purged = await oauth.purge();
       return { summary: `purged ${purged} expired OAuth records`, details: { purged } };

@@ -29,6 +29,8 @@ export function candidatePoolRefreshAgent(ranking: PoolState, db: Kysely<Databas
     description: 'adds the newest and most engaging posts missing from the candidate pool, fixes its counters, drops deleted posts',
     intervalSeconds,
     jitterSeconds: Math.min(60, intervalSeconds / 10),
+    // Brings this process's in-memory pool in step with the database.
+    scope: 'instance',
     async run() {
       const { maxRecent, maxPopular } = ranking.options.index;
       const candidates = await candidatePosts(db, { recent: maxRecent, popular: maxPopular });

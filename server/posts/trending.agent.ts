@@ -8,6 +8,8 @@ export function trendingRefreshAgent(trending: TrendingService, intervalSeconds:
     name: 'trending_refresh',
     description: 'recomputes the trending posts snapshot from the last hours of engagement',
     intervalSeconds,
+    // Recomputes this process's snapshot (read from the database, written nowhere).
+    scope: 'instance',
     async run({ now }) {
       const snapshot = await trending.refresh(now());
       return { summary: `recomputed ${snapshot.posts.length} trending posts`, details: { trending_posts: snapshot.posts.length } };

@@ -50,6 +50,8 @@ export function retentionAgent(deps: RetentionDeps): Agent {
     name: 'retention',
     description: "purges interactions, feedback and analytics rows older than their user's tracking level keeps them",
     intervalSeconds: deps.intervalSeconds,
+    // Deletes shared rows.
+    scope: 'cluster',
     async run({ now, signal }) {
       const purged = await purgeExpiredRows(deps, now(), signal);
       const total = Object.values(purged).reduce((sum, n) => sum + n, 0);

@@ -59,6 +59,8 @@ export function ragIndexerAgent(db: Kysely<Database>, index: RagIndex, excludedA
     name: 'rag_indexer',
     description: 'keeps the RAG index in step with the newest stored posts (new, edited, deleted, opted out)',
     intervalSeconds,
+    // Keeps this process's in-memory index in step with the posts table.
+    scope: 'instance',
     async run() {
       const { indexed, removed } = await syncPosts(db, index, excludedAuthors);
       return {

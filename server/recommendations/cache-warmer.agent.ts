@@ -5,7 +5,7 @@
  * the table's tail, not the whole history), and the number of profiles is bounded well
  * below the profile cache's capacity so that warming never evicts what requests cached.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Agent } from '../agents/agent.types.js';
 import type { Database } from '../db/database.js';
 import { loadProfile, type ProfileSources } from './profile-loader.js';
@@ -18,13 +18,24 @@ export interface CacheWarmerOptions {
   recentInteractions?: number;
 }
 
-/** The users with the most interactions among the newest `recent` ones, busiest first. */
+/**
+ * The users with the most interactions among the newest `recent` ones, busiest first (ties
+ * by user id). Newest by id: an interaction's id is its creation time in milliseconds
+ * shifted left 16 bits plus a sequence (generatePostId), so its primary key is in time order
+ * and the tail is read backwards through that index on SQLite and PostgreSQL alike, a
+ * bounded scan (ids are 18 digits from 2018 to 2445, so text order is number order).
+ */
 export async function mostActiveRecentUsers(db: Kysely<Database>, recent: number, limit: number): Promise<string[]> {
-  // rowid order is insertion order: the tail of the table is the newest interactions.
-  const rows = await sql<{ user_id: string }>`
-    SELECT user_id FROM (SELECT user_id FROM interactions ORDER BY rowid DESC LIMIT ${recent})
-    GROUP BY user_id ORDER BY count(*) DESC, user_id LIMIT ${limit}`.execute(db);
-  return rows.rows.map((row) => row.user_id);
+  const newest = db.selectFrom('interactions').select('user_id').orderBy('id', 'desc').limit(recent).as('newest');
+  const rows = await db
+    .selectFrom(newest)
+    .select('newest.user_id')
+    .groupBy('newest.user_id')
+    .orderBy((eb) => eb.fn.countAll(), 'desc')
+    .orderBy('newest.user_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.user_id);
 }
 
 /** Pre-builds the busiest users' profiles. */
@@ -35,6 +46,8 @@ export function cacheWarmerAgent(sources: ProfileSources, options: CacheWarmerOp
     description: `builds the ranking profiles of the ${maxUsers} most active recent users`,
     intervalSeconds: options.intervalSeconds,
     initialDelaySeconds: 5,
+    // Fills this process's profile cache.
+    scope: 'instance',
     async run({ signal }) {
       const users = await mostActiveRecentUsers(sources.db, options.recentInteractions ?? 20_000, maxUsers);
       let built = 0;
