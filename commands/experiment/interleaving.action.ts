@@ -9,6 +9,7 @@ import { InterleavingAnalysisSchema } from '../../src/experiments/interleaving/i
 import { ApiClient } from '../support/api-client.js';
 import { printJson, printLine } from '../support/output.js';
 import type { ServerFlags } from '../support/server-options.js';
+import { methodQuery, type MethodFlags } from './analyze-method.js';
 import { renderInterleaving } from './interleaving.view.js';
 
 /** What is read of the experiment: its name, status and type (absent from servers before interleaving). */
@@ -19,12 +20,17 @@ const ExperimentTypeProbeSchema = Type.Object({
   type: Type.Optional(ExperimentTypeSchema),
 });
 
-/** Prints the interleaving analysis when experiment `id` is an interleaving one; false (nothing printed) otherwise. */
-export async function printInterleaving(id: number, options: ServerFlags & { json?: boolean }): Promise<boolean> {
+/**
+ * Prints the interleaving analysis when experiment `id` is an interleaving one, by its recorded
+ * method unless --method overrides it; false (nothing printed) otherwise.
+ */
+export async function printInterleaving(id: number, options: ServerFlags & MethodFlags & { json?: boolean }): Promise<boolean> {
   const client = new ApiClient(options);
   const experiment = await client.get(ApiClient.experimentsPath(id), ExperimentTypeProbeSchema);
   if (experiment.type !== 'interleaving') return false;
-  const analysis = await client.get(ApiClient.experimentsPath(id, 'analysis'), InterleavingAnalysisSchema);
+  const query = methodQuery(options.method);
+  const path = `${ApiClient.experimentsPath(id, 'analysis')}${query === '' ? '' : `?${query}`}`;
+  const analysis = await client.get(path, InterleavingAnalysisSchema);
   if (options.json) printJson(analysis);
   else printLine(renderInterleaving(analysis, `Experiment ${id} "${experiment.name}" (${experiment.status})`));
   return true;

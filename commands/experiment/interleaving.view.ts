@@ -1,6 +1,7 @@
 /** How `experiment status` and `analyze` print an interleaving experiment's analysis. */
 import type { InterleavingAnalysis } from '../../src/experiments/interleaving/interleaving-analysis.schema.js';
 import { formatCount, renderTable } from '../support/output.js';
+import { methodLine } from './analyze-method.view.js';
 
 const percent = (value: number | null): string => (value === null ? '–' : `${(value * 100).toFixed(1)}%`);
 const pValue = (value: number | null): string => (value === null ? '–' : value < 1e-4 ? value.toExponential(2) : value.toFixed(4));
@@ -18,13 +19,16 @@ export function renderInterleaving(analysis: InterleavingAnalysis, title: string
       formatCount(team.impressions),
     ]),
   );
+  const sequential = analysis.analysis_method === 'sequential';
   const share =
     `preference for ${analysis.variant}: ${percent(analysis.preference_share)} ` +
-    `[${percent(analysis.ci_low)}, ${percent(analysis.ci_high)}] (${level} Wilson), p = ${pValue(analysis.p_value)} (exact sign test vs 50%)`;
+    `[${percent(analysis.ci_low)}, ${percent(analysis.ci_high)}] (${level} ${sequential ? 'confidence sequence' : 'Wilson'}), ` +
+    `p = ${pValue(analysis.p_value)} (${sequential ? 'always-valid, vs 50%' : 'exact sign test vs 50%'})`;
   return [
     `${title}: interleaving (team draft), clicks credited to the ranker that contributed the post`,
     `users served interleaved lists: ${formatCount(analysis.users)} — with a preference ${formatCount(analysis.users_with_preference)}, ` +
       `ties ${formatCount(analysis.ties)} (excluded), without clicks ${formatCount(analysis.users_without_clicks)}`,
+    methodLine(analysis),
     table,
     share,
     verdict(analysis),

@@ -207,9 +207,9 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<ExperimentRoutesOptions
     },
     async (request) => {
       const experiment = await experiments.get(request.params.id);
-      // An interleaving experiment is analysed by preference share (metric and method do not apply).
-      if (experiment.type === 'interleaving') return envelope(request, await experiments.interleavingAnalysis(experiment));
       const { metric, method, by_instance: byInstance } = request.query;
+      // An interleaving experiment is analysed by preference share (metric does not apply; method does).
+      if (experiment.type === 'interleaving') return envelope(request, await experiments.interleavingAnalysis(experiment, method));
       return envelope(request, await results.analysis(experiment, metric, method, { byInstance: byInstance === true }));
     },
   );

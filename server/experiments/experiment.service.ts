@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import type { ExperimentCreate, GateThresholds } from '../../src/experiments/experiment.schema.js';
 import type { ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
-import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
+import { DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/sequential.js';
 import { sampleRatioMismatch } from '../../src/experiments/srm.js';
 import { nextStatus, type ExperimentAction, type ExperimentStatus } from '../../src/experiments/state-machine.js';
 import { assertValidExperiment } from '../../src/experiments/validate-experiment.js';
@@ -188,9 +188,12 @@ export class ExperimentService {
     return allocationDiff(current, proposed, streamAssignments(db, id));
   }
 
-  /** The interleaving analysis (preference share, interval, sign test) of an experiment of type `interleaving`. */
-  async interleavingAnalysis(experiment: StoredExperiment): Promise<InterleavingAnalysis> {
-    return analyzeInterleavingExperiment(this.deps.db, experiment);
+  /**
+   * The interleaving analysis (preference share, interval, p-value) of an experiment of type
+   * `interleaving`, by its recorded analysis method unless `method` overrides it for this read.
+   */
+  async interleavingAnalysis(experiment: StoredExperiment, method?: AnalysisMethod): Promise<InterleavingAnalysis> {
+    return analyzeInterleavingExperiment(this.deps.db, experiment, method);
   }
 
   /** Users assigned overall and per variant, their shares, and the SRM check. */

@@ -11,6 +11,7 @@ import {
   type InterleavingDesign,
   type UserTeamCounts,
 } from '../../../src/experiments/interleaving/interleaving-result.js';
+import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
 import type { Database } from '../../db/database.js';
 import { creditedClickCounts, teamImpressionCounts, type TeamCountRow } from './interleaving.repository.js';
 
@@ -21,8 +22,8 @@ interface MutableCounts {
   b: number;
 }
 
-/** Preference share, interval, sign test and ties of an interleaving experiment. */
-export async function analyzeInterleavingExperiment(db: Kysely<Database>, design: InterleavingDesign): Promise<InterleavingAnalysis> {
+/** Per user (in user-id order): interleaved impressions and credited clicks of each team. */
+export async function interleavingUserCounts(db: Kysely<Database>, design: InterleavingDesign): Promise<Map<string, UserTeamCounts>> {
   const teams = interleavingTeams(design);
   const users = new Map<string, MutableCounts>();
   const add = (rows: readonly TeamCountRow[], field: (team: 'A' | 'B') => keyof MutableCounts): void => {
@@ -36,6 +37,14 @@ export async function analyzeInterleavingExperiment(db: Kysely<Database>, design
   };
   add(await teamImpressionCounts(db, design.id), (team) => (team === 'A' ? 'impressionsA' : 'impressionsB'));
   add(await creditedClickCounts(db, design.id), (team) => (team === 'A' ? 'a' : 'b'));
-  const perUser: UserTeamCounts[] = [...users.values()];
-  return interleavingResult(design, perUser);
+  return new Map([...users].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+}
+
+/** Preference share, interval, p-value and ties of an interleaving experiment (`method` overrides the recorded one). */
+export async function analyzeInterleavingExperiment(
+  db: Kysely<Database>,
+  design: InterleavingDesign,
+  method?: AnalysisMethod,
+): Promise<InterleavingAnalysis> {
+  return interleavingResult(design, [...(await interleavingUserCounts(db, design)).values()], method);
 }

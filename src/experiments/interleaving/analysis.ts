@@ -5,9 +5,13 @@
  * click, no preference). Preference share = wins_A / (wins_A + wins_B), ties excluded and
  * reported. Under "no difference" each user with a preference prefers A with probability
  * 1/2 (team draft gives both rankers the same chance at every position), so the test is
- * the exact binomial sign test and the interval the Wilson score interval.
+ * the exact binomial sign test and the interval the Wilson score interval (fixed horizon: one
+ * planned read); read at any time, the always-valid p-value and confidence sequence of
+ * sequential-share.ts (the A/B tests' mSPRT and tuning).
  */
 import { normalQuantile } from '../distributions.js';
+import { UNRECORDED_ANALYSIS_METHOD, type AnalysisMethod, type SequentialTuning } from '../sequential.js';
+import { interleavingTuning, sequentialSharePValue, shareConfidenceSequence, wilsonScoreInterval } from './sequential-share.js';
 
 /** One user's credited clicks: on team A's items and on team B's items. */
 export interface UserCredit {
@@ -80,13 +84,7 @@ export function signTestPValue(k: number, n: number): number | null {
  * (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n), z = Φ⁻¹(1 − α/2). Null when n = 0.
  */
 export function wilsonInterval(k: number, n: number, confidenceLevel: number): [number, number] | null {
-  if (n === 0) return null;
-  const z = normalQuantile(1 - (1 - confidenceLevel) / 2);
-  const p = k / n;
-  const z2n = (z * z) / n;
-  const center = (p + z2n / 2) / (1 + z2n);
-  const half = (z * Math.sqrt((p * (1 - p)) / n + z2n / (4 * n))) / (1 + z2n);
-  return [Math.max(0, center - half), Math.min(1, center + half)];
+  return wilsonScoreInterval(k, n, normalQuantile(1 - (1 - confidenceLevel) / 2));
 }
 
 /** The interleaving verdict: preference share of A, its interval and the sign test. */
@@ -99,20 +97,34 @@ export interface InterleavingStatistics extends PreferenceCounts {
   /** Fewer users with a preference than the minimum sample size: never significant. */
   underpowered: boolean;
   significant: boolean;
+  /** How this read was made: fixed (sign test, Wilson) or sequential (always-valid p, confidence sequence). */
+  method: AnalysisMethod;
+  /** The sequential method's mixing parameter; null with the fixed method. */
+  tuning: SequentialTuning | null;
 }
 
 export interface InterleavingOptions {
   confidenceLevel: number;
   /** Users with a preference (winsA + winsB) needed before a result may be significant. */
   minimumSampleSize: number;
+  /** Default UNRECORDED_ANALYSIS_METHOD (fixed). */
+  method?: AnalysisMethod;
 }
 
-/** Preference share, Wilson interval and exact sign test over users' credits. */
+/**
+ * Preference share over users' credits, with (fixed) the Wilson interval and exact sign test,
+ * or (sequential) the always-valid p-value and confidence sequence.
+ */
 export function analyzeInterleaving(users: Iterable<UserCredit>, options: InterleavingOptions): InterleavingStatistics {
   const counts = countPreferences(users);
   const n = counts.winsA + counts.winsB;
-  const interval = wilsonInterval(counts.winsA, n, options.confidenceLevel);
-  const pValue = signTestPValue(counts.winsA, n);
+  const method = options.method ?? UNRECORDED_ANALYSIS_METHOD;
+  const tuning = method === 'sequential' ? interleavingTuning(1 - options.confidenceLevel, options.minimumSampleSize) : null;
+  const interval =
+    tuning === null
+      ? wilsonInterval(counts.winsA, n, options.confidenceLevel)
+      : shareConfidenceSequence(counts.winsA, n, tuning.rho_squared, options.confidenceLevel);
+  const pValue = tuning === null ? signTestPValue(counts.winsA, n) : sequentialSharePValue(counts.winsA, n, tuning.rho_squared);
   const underpowered = n < options.minimumSampleSize;
   return {
     ...counts,
@@ -122,5 +134,7 @@ export function analyzeInterleaving(users: Iterable<UserCredit>, options: Interl
     pValue,
     underpowered,
     significant: !underpowered && pValue !== null && pValue < 1 - options.confidenceLevel,
+    method,
+    tuning,
   };
 }

@@ -5,6 +5,8 @@
  * preference who preferred it.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { SequentialTuningSchema } from '../experiment-analysis.schema.js';
+import { AnalysisMethodSchema } from '../experiment.schema.js';
 
 const NullableNumber = (description?: string) => Type.Union([Type.Number(), Type.Null()], description === undefined ? {} : { description });
 
@@ -23,8 +25,13 @@ export const InterleavingAnalysisSchema = Type.Object(
   {
     type: Type.Literal('interleaving'),
     experiment_id: Type.Integer(),
-    method: Type.Literal('team_draft_sign_test', {
-      description: 'Team-draft interleaving; per user, clicks credited to the ranker that contributed the item; exact binomial sign test',
+    method: Type.Union([Type.Literal('team_draft_sign_test'), Type.Literal('team_draft_sequential')], {
+      description:
+        'Team-draft interleaving; per user, clicks credited to the ranker that contributed the item; team_draft_sign_test: exact binomial sign test and Wilson interval (fixed horizon); team_draft_sequential: always-valid mSPRT p-value and confidence sequence (read at any time)',
+    }),
+    analysis_method: AnalysisMethodSchema,
+    sequential_tuning: Type.Union([SequentialTuningSchema, Type.Null()], {
+      description: 'The sequential method’s mixing parameter (target_sample_size counts users with a preference); null with fixed',
     }),
     confidence_level: Type.Number(),
     variant: Type.String({ description: 'The ranker under test (the non-control variant)' }),
@@ -35,9 +42,11 @@ export const InterleavingAnalysisSchema = Type.Object(
     ties: Type.Integer({ description: 'Users with clicks, equally credited to both rankers (excluded from the share)' }),
     users_without_clicks: Type.Integer(),
     preference_share: NullableNumber('wins of `variant` / users_with_preference; 0.5 means no preference; null when nobody has one'),
-    ci_low: NullableNumber('Wilson score interval of the preference share at the confidence level'),
+    ci_low: NullableNumber(
+      'Interval of the preference share at the confidence level: Wilson score interval (fixed) or confidence sequence (sequential)',
+    ),
     ci_high: NullableNumber(),
-    p_value: NullableNumber('Exact two-sided binomial sign test of preference share = 0.5'),
+    p_value: NullableNumber('Preference share = 0.5: exact two-sided binomial sign test (fixed) or always-valid p-value (sequential)'),
     minimum_sample_size: Type.Integer({ description: 'Users with a preference needed before a result may be significant' }),
     underpowered: Type.Boolean(),
     significant: Type.Boolean({ description: 'p < 1 - confidence_level and not underpowered' }),

@@ -5,6 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTestPValue, wilsonInterval } from '../../../src/experiments/interleaving/analysis.js';
+import {
+  interleavingTuning,
+  sequentialSharePValue,
+  shareConfidenceSequence,
+} from '../../../src/experiments/interleaving/sequential-share.js';
 import type { Team } from '../../../src/experiments/interleaving/team-draft.js';
 import { InterleavingServing, isInterleavedChoice } from '../../../server/experiments/interleaving/interleaving-serving.js';
 import { withInterleavingTables } from '../../../server/experiments/interleaving/interleaving.tables.js';
@@ -156,9 +161,11 @@ describe('serving an interleaving experiment', () => {
 
 describe('the analysis of an interleaving experiment', () => {
   it('credits each accepted click to the team that contributed the post, per user: wins, ties, share, interval, sign test', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `${BASE}/${id}/analysis`, headers: admin });
+    // The planned final read: fixed horizon (the experiment's recorded method is sequential, the default).
+    const res = await t.app.inject({ method: 'GET', url: `${BASE}/${id}/analysis?method=fixed`, headers: admin });
     expect(res.statusCode).toBe(200);
     const analysis = res.json().data;
+    expect(analysis).toMatchObject({ analysis_method: 'fixed', method: 'team_draft_sign_test', sequential_tuning: null });
     // Wins of the variant under test (A): il00-il04; of the control: il05, il06; tie: il07; no clicks: il08-il11.
     expect(analysis).toMatchObject({
       type: 'interleaving',
@@ -182,5 +189,17 @@ describe('the analysis of an interleaving experiment', () => {
     expect(analysis.ci_low).toBeCloseTo(low, 15);
     expect(analysis.ci_high).toBeCloseTo(high, 15);
     expect(analysis).toMatchObject({ significant: false, winner: null });
+  });
+
+  it('is read by the recorded method, sequential by default: always-valid p-value and confidence sequence', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `${BASE}/${id}/analysis`, headers: admin });
+    expect(res.statusCode).toBe(200);
+    const analysis = res.json().data;
+    const tuning = interleavingTuning(1 - 0.95, 3);
+    expect(analysis).toMatchObject({ analysis_method: 'sequential', method: 'team_draft_sequential', sequential_tuning: tuning });
+    expect(analysis).toMatchObject({ users_with_preference: 7, preference_share: 5 / 7, ties: 1 });
+    expect(analysis.p_value).toBe(sequentialSharePValue(5, 7, tuning.rho_squared));
+    expect([analysis.ci_low, analysis.ci_high]).toEqual(shareConfidenceSequence(5, 7, tuning.rho_squared, 0.95));
+    expect(analysis.p_value).toBeGreaterThan(signTestPValue(5, 7) as number);
   });
 });
