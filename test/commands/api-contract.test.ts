@@ -47,6 +47,8 @@ function experiment(allocation: unknown) {
   };
 }
 
+const REFUSED = { error: 'Authentication required', message: 'A valid bearer token is required', request_id: 'req-401', status_code: 401 };
+
 /** Path → [status, body] the canned server answers with. */
 const ANSWERS: Record<string, [number, unknown]> = {
   // users_assigned as a string: the old CLI printed it as if it were a count and exited 0.
@@ -71,10 +73,9 @@ const ANSWERS: Record<string, [number, unknown]> = {
     200,
     { data: { experiment_id: 1, verdict: 'pass', srm: SRM, thresholds: experiment(50).gates, variants: [] }, meta: META },
   ],
-  '/api/v1/analytics/experiments/2/status': [
-    401,
-    { error: 'Authentication required', message: 'A valid bearer token is required', request_id: 'req-401', status_code: 401 },
-  ],
+  // A refused token is refused on every path: status first reads the experiment (its type), then its status.
+  '/api/v1/analytics/experiments/2': [401, REFUSED],
+  '/api/v1/analytics/experiments/2/status': [401, REFUSED],
 };
 
 let server: Server;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { parseJunit } from './support/junit.js';
 import { REPO_ROOT, jsonLines, runCli } from '../helpers/cli.js';
-import { seedExperiment } from './support/seed-experiment.js';
+import { byPseudonym, pseudonymsOf, seedExperiment } from './support/seed-experiment.js';
 
 const FIXTURE = `${REPO_ROOT}test/fixtures/cli/experiment.json`;
 /** Box-drawing and block characters (U+2500–U+259F): only a terminal gets them. */
@@ -253,7 +253,7 @@ describe('with users in the experiment', () => {
     const lines = jsonLines(result.stdout);
     expect(lines[0]).toMatchObject({ type: 'experiment', id });
     const users = lines.filter((l) => l.type === 'user');
-    expect(new Map(users.map((u) => [u.user_id, u.variant]))).toEqual(assigned);
+    expect(new Map(users.map((u) => [u.user_id, u.variant]))).toEqual(await byPseudonym(server, assigned));
   });
 
   it('analyze prints tables from the server', async () => {
@@ -337,11 +337,16 @@ describe("bucket against the server's own assignment", () => {
         .map((l) => [l.user_id as string, l.variant as string]),
     );
     expect(recorded.size).toBeGreaterThan(0);
+    // The export names users by pseudonym: bucket each user by their own id and compare under the pseudonym.
+    const pseudonymOf = await pseudonymsOf(server);
+    const rawOf = new Map(['probe', ...users].map((user) => [pseudonymOf(user), user]));
+    expect([...recorded.keys()].every((key) => rawOf.has(key))).toBe(true);
     const run = await runCli(['bucket', '-', '--experiment', String(id), '--json'], {
       env: server.env,
-      input: [...recorded.keys()].join('\n'),
+      input: [...recorded.keys()].map((key) => rawOf.get(key)).join('\n'),
     });
     expect(run.code).toBe(0);
-    expect(new Map(jsonLines<{ user_id: string; variant: string }>(run.stdout).map((l) => [l.user_id, l.variant]))).toEqual(recorded);
+    const bucketed = jsonLines<{ user_id: string; variant: string }>(run.stdout).map((l) => [pseudonymOf(l.user_id), l.variant] as const);
+    expect(new Map(bucketed)).toEqual(recorded);
   });
 });

@@ -12,6 +12,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../server/app.js';
+import { createPrivacyPolicy } from '../../server/privacy/privacy.feature.js';
 import { createToken } from '../../server/auth/token.service.js';
 import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
@@ -19,6 +20,8 @@ import { statusRows } from '../../server/posts/post.mapper.js';
 import { makeStatus } from '../helpers/mastodon-fixtures.js';
 import { experimentBody } from '../server/experiments/experiment-bodies.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
+
+const PARITY_PSEUDONYM_KEY = '11'.repeat(32);
 
 const unavailable = await postgresUnavailable();
 
@@ -68,7 +71,10 @@ async function runScenario(database: DatabaseHandle): Promise<Answer[]> {
   clock();
   await migrateToLatest(database.db);
   await seedPosts(database);
-  const app: FastifyInstance = await buildApp({ database, rateLimit: null });
+  // One pseudonym key for both backends (as every instance of one deployment shares it), so
+  // the analytics tables, and the export ordered by pseudonym, can be compared row for row.
+  const privacy = await createPrivacyPolicy(database.db, { pseudonymKey: PARITY_PSEUDONYM_KEY });
+  const app: FastifyInstance = await buildApp({ database, privacy, rateLimit: null });
   await app.ready();
   const answers: Answer[] = [];
   const tokens = new Map<string, string>();

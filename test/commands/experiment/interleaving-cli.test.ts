@@ -3,51 +3,81 @@
  * create --type interleaving` (three variants: exit 2 naming the field), and `status` /
  * `analyze` printing the preference share, its interval, the sign test and ties (`--json`:
  * the analysis object). Users are put in the server's SQLite file as the serving path
- * records them (assignment, impressions, the team of each interleaved impression); their
- * clicks go over HTTP.
+ * records them (assignment, impressions, the team of each interleaved impression) through
+ * its own write functions; their clicks go over HTTP.
  */
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bucketOf } from '../../../src/experiments/assignment.js';
+import { openSqlite } from '../../../server/db/connection.js';
+import { recordAssignment } from '../../../server/experiments/assignment.repository.js';
+import { insertInterleavingImpressions } from '../../../server/experiments/interleaving/interleaving.repository.js';
+import { insertImpressions } from '../../../server/experiments/serving.repository.js';
 import { runCli } from '../../helpers/cli.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
+import { pseudonymsOf } from '../support/seed-experiment.js';
 
 let server: ServerProcess;
 let id: number;
 const cli = (args: string[]) => runCli(args, { env: server.env });
 const VARIANTS = ['--variant', 'control:50', '--variant', 'recency:50:0,0,1,0', '--control', 'control'];
 
-/** 30 users, 4 posts each (p0, p2 from recency; p1, p3 from control); 14 prefer recency, 6 control, 4 tie, 6 click nothing. */
+/**
+ * 30 users, 4 posts each (p0, p2 from recency; p1, p3 from control); 14 prefer recency, 6
+ * control, 4 tie, 6 click nothing. Interleaving is analysed from event-level rows, kept for
+ * users at tracking level `full` only (serve's default is `limited`): each user chooses `full`
+ * first, over HTTP; their rows carry their pseudonym, as the serving path writes them.
+ */
 async function seed(): Promise<void> {
-  const db = new Database(server.dbPath);
-  db.pragma('busy_timeout = 5000');
+  const users = Array.from({ length: 30 }, (_, i) => `il-${String(i).padStart(2, '0')}`);
+  for (const user of users) {
+    const chose = await fetch(`${server.url}/api/v1/privacy?user_id=${user}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tracking_level: 'full' }),
+    });
+    expect(chose.status).toBe(200);
+  }
+  const pseudonymOf = await pseudonymsOf(server);
+  const database = openSqlite(server.dbPath);
   const now = Date.now() - 60_000;
   const events: object[] = [];
-  db.transaction(() => {
-    for (let i = 0; i < 30; i++) {
-      const user = `il-${String(i).padStart(2, '0')}`;
-      db.prepare('INSERT INTO experiment_assignments (experiment_id, user_id, variant, assigned_at_ms) VALUES (?, ?, ?, ?)').run(
-        id,
-        user,
-        i % 2 ? 'recency' : 'control',
-        now,
+  try {
+    for (const [i, user] of users.entries()) {
+      const pseudonym = pseudonymOf(user);
+      await recordAssignment(
+        database.db,
+        { experiment_id: id, user_id: pseudonym, variant: i % 2 ? 'recency' : 'control', assigned_at_ms: now },
+        { rawUserId: user, bucket: bucketOf(user, id) },
       );
-      for (let k = 0; k < 4; k++) {
-        db.prepare(
-          'INSERT INTO experiment_impressions (experiment_id, variant, user_id, post_id, score, reason_code, served_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        ).run(id, 'x', user, `p${k}`, 0.5, 'RECENT', now);
-        db.prepare('INSERT INTO interleaving_impressions (experiment_id, user_id, post_id, team, served_at_ms) VALUES (?, ?, ?, ?, ?)').run(
-          id,
-          user,
-          `p${k}`,
-          k % 2 ? 'control' : 'recency',
-          now,
-        );
-      }
+      const posts = [0, 1, 2, 3].map((k) => `p${k}`);
+      await insertImpressions(
+        database.db,
+        posts.map((post) => ({
+          experiment_id: id,
+          variant: 'x',
+          user_id: pseudonym,
+          post_id: post,
+          score: 0.5,
+          reason_code: 'RECENT',
+          served_at_ms: now,
+        })),
+      );
+      await insertInterleavingImpressions(
+        database.db,
+        posts.map((post, k) => ({
+          experiment_id: id,
+          user_id: pseudonym,
+          post_id: post,
+          team: k % 2 ? 'control' : 'recency',
+          served_at_ms: now,
+        })),
+      );
       const clicked = i < 14 ? ['p0'] : i < 20 ? ['p1'] : i < 24 ? ['p0', 'p1'] : [];
       for (const post of clicked) events.push({ type: 'click', user_id: user, post_id: post });
     }
-  })();
-  db.close();
+  } finally {
+    await database.close();
+  }
   const response = await fetch(`${server.url}/api/v1/analytics/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },

@@ -1,10 +1,16 @@
 /**
  * Puts users into a running server's experiment without the recommendations endpoint:
- * assignments and served impressions are written to the server's SQLite file (what the
- * serving path records), clicks and sessions are posted over HTTP as a client would.
+ * assignments and served impressions are written to the server's SQLite file through the
+ * server's own write functions (as the serving path records them for users at `serve`'s
+ * default tracking level, `limited`: pseudonymised ids, per-user counts, no impression rows);
+ * clicks and sessions are posted over HTTP as a client would.
  */
-import Database from 'better-sqlite3';
-import { createAssigner } from '../../../src/experiments/assignment.js';
+import { bucketOf, createAssigner } from '../../../src/experiments/assignment.js';
+import { openSqlite } from '../../../server/db/connection.js';
+import { addImpressionDayCounts } from '../../../server/experiments/experiment-data.repository.js';
+import { recordAssignment } from '../../../server/experiments/assignment.repository.js';
+import { addImpressionCounts } from '../../../server/experiments/serving.repository.js';
+import { createPrivacyPolicy } from '../../../server/privacy/privacy.feature.js';
 import { REPO_ROOT, runCli } from '../../helpers/cli.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
 
@@ -18,31 +24,48 @@ export interface SeedOptions {
   lift?: Record<string, number>;
 }
 
-/** Seeds users; returns user → variant as recorded. */
+/** What stands for each user in the server's experiment tables and exports: `pseudonymOf(user)`. */
+export async function pseudonymsOf(server: ServerProcess): Promise<(userId: string) => string> {
+  const database = openSqlite(server.dbPath);
+  try {
+    const policy = await createPrivacyPolicy(database.db, { dbPath: server.dbPath });
+    return (userId) => policy.pseudonym(userId);
+  } finally {
+    await database.close();
+  }
+}
+
+/** `user → variant` keyed by each user's pseudonym, as the server's export lists them. */
+export async function byPseudonym(server: ServerProcess, assigned: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+  const pseudonymOf = await pseudonymsOf(server);
+  return new Map([...assigned].map(([user, variant]) => [pseudonymOf(user), variant]));
+}
+
+/** Seeds users; returns user → variant as recorded (raw ids; `byPseudonym` gives the export's keys). */
 export async function seedExperiment(server: ServerProcess, options: SeedOptions): Promise<Map<string, string>> {
   const assign = createAssigner(options.experimentId, options.variants);
   const assigned = new Map<string, string>();
-  const db = new Database(server.dbPath);
-  db.pragma('busy_timeout = 5000');
+  const database = openSqlite(server.dbPath);
+  const policy = await createPrivacyPolicy(database.db, { dbPath: server.dbPath });
   const now = Date.now() - 60_000;
-  const insertAssignment = db.prepare(
-    'INSERT INTO experiment_assignments (experiment_id, user_id, variant, assigned_at_ms) VALUES (?, ?, ?, ?)',
-  );
-  const insertImpression = db.prepare(
-    'INSERT INTO experiment_impressions (experiment_id, variant, user_id, post_id, score, reason_code, served_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
   const events: object[] = [];
-  db.transaction(() => {
+  try {
     for (let i = 0; i < options.users; i++) {
       const user = `seed-${options.experimentId}-${String(i).padStart(5, '0')}`;
       let variant = assign(user).variant?.name as string;
       if (options.skewEvery && variant === options.variants[1]?.name && i % options.skewEvery === 0)
         variant = options.variants[0]?.name as string;
       assigned.set(user, variant);
-      insertAssignment.run(options.experimentId, user, variant, now);
+      const pseudonym = policy.pseudonym(user);
+      await recordAssignment(
+        database.db,
+        { experiment_id: options.experimentId, user_id: pseudonym, variant, assigned_at_ms: now },
+        { rawUserId: user, bucket: bucketOf(user, options.experimentId) },
+      );
       const impressions = 1 + (i % 9);
-      for (let k = 0; k < impressions; k++)
-        insertImpression.run(options.experimentId, variant, user, `p${k}`, 0.5, 'HIGH_ENGAGEMENT', now + k);
+      const counts = [{ experimentId: options.experimentId, pseudonym, impressions }];
+      await addImpressionCounts(database.db, counts);
+      await addImpressionDayCounts(database.db, counts, now);
       const extra = options.lift?.[variant] ?? 0;
       const clicks = Math.min(impressions, Math.floor((((i * 7919) % 100) / 100) * impressions * (0.3 + extra)));
       const session = `s-${user}`;
@@ -52,8 +75,9 @@ export async function seedExperiment(server: ServerProcess, options: SeedOptions
       for (let c = 0; c < clicks; c++) events.push({ type: 'click', user_id: user, post_id: `p${c}`, session_id: session });
       events.push({ type: 'session_end', user_id: user, session_id: session, timestamp: end });
     }
-  })();
-  db.close();
+  } finally {
+    await database.close();
+  }
   for (let i = 0; i < events.length; i += 500) {
     const response = await fetch(`${server.url}/api/v1/analytics/events`, {
       method: 'POST',
