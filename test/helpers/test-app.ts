@@ -1,15 +1,16 @@
 /**
- * A real app on a real, migrated SQLite database (in memory by default) for
- * `app.inject` tests, with helpers to mint tokens.
+ * A real app on a real, migrated database for `app.inject` tests, with helpers to mint
+ * tokens: SQLite (in memory by default), or a PostgreSQL schema when the run's backend is
+ * PostgreSQL (test/helpers/test-database.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Scope } from '../../src/auth/identity.js';
 import type { RateLimitPolicy } from '../../src/rate-limit/policy.js';
 import { buildApp, type AppOptions } from '../../server/app.js';
 import { createToken } from '../../server/auth/token.service.js';
-import { openSqlite, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../server/db/connection.js';
 import { createPrivacyPolicy, type PrivacyPolicyService } from '../../server/privacy/privacy.feature.js';
+import { openTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -24,7 +25,7 @@ export interface TestApp {
 }
 
 export interface TestAppOptions extends Partial<Omit<AppOptions, 'database'>> {
-  /** SQLite path; defaults to a private in-memory database. */
+  /** SQLite path (on PostgreSQL: a schema named after it); defaults to a private in-memory database (a fresh schema). */
   dbPath?: string;
   rateLimit?: RateLimitPolicy | null;
   /** Registers extra (test-only) routes before the app is readied. */
@@ -33,10 +34,10 @@ export interface TestAppOptions extends Partial<Omit<AppOptions, 'database'>> {
 
 /** Builds a migrated app; rate limits are off unless a policy is given. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = openSqlite(options.dbPath ?? ':memory:');
-  await migrateToLatest(database.db);
+  const opened = await openTestDatabase(options.dbPath);
+  const { database } = opened;
   const { dbPath: _dbPath, configure, ...appOptions } = options;
-  const privacy = options.privacy ?? (await plainPrivacy(database, options.dbPath));
+  const privacy = options.privacy ?? (await plainPrivacy(opened));
   const app = await buildApp({ ...appOptions, privacy, database, rateLimit: options.rateLimit ?? null });
   await configure?.(app);
   await app.ready();
@@ -69,7 +70,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await app.close();
-      await database.close();
+      await opened.close();
     },
   };
 }
@@ -79,8 +80,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
  * (level full) and analytics rows keep the user id as given, so they can be read back by it.
  * Privacy tests (test/server/privacy*) pass their own policy with real pseudonyms.
  */
-export async function plainPrivacy(database: DatabaseHandle, dbPath: string | undefined): Promise<PrivacyPolicyService> {
-  const policy = await createPrivacyPolicy(database.db, { defaultLevel: 'full', ...(dbPath === undefined ? {} : { dbPath }) });
+export async function plainPrivacy(opened: TestDatabase): Promise<PrivacyPolicyService> {
+  const policy = await createPrivacyPolicy(opened.database.db, { defaultLevel: 'full', ...opened.privacy });
   policy.pseudonym = (userId: string) => userId;
   return policy;
 }

@@ -13,11 +13,11 @@ import { sql } from 'kysely';
 import { expect } from 'vitest';
 import type { RateLimitPolicy } from '../../../src/rate-limit/policy.js';
 import { buildApp } from '../../../server/app.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import * as oauthMigration from '../../../server/db/migrations/0016-oauth.js';
 import { InstanceGatewayError as GatewayError, type InstanceGateway } from '../../../server/oauth/instance-gateway.js';
 import { registerOAuth, type OAuthDeps } from '../../../server/oauth/oauth.feature.js';
+import { openTestDatabase } from '../../helpers/test-database.js';
 
 export interface OAuthTestApp {
   app: FastifyInstance;
@@ -31,8 +31,8 @@ async function ensureOAuthTables(database: DatabaseHandle): Promise<void> {
 }
 
 export async function createOAuthTestApp(deps: OAuthDeps & { publicUrl?: string; rateLimit?: RateLimitPolicy }): Promise<OAuthTestApp> {
-  const opened = openSqlite(':memory:');
-  await migrateToLatest(opened.db);
+  const testDatabase = await openTestDatabase();
+  const opened = testDatabase.database;
   await ensureOAuthTables(opened);
   let forgotten = 0;
   const database: DatabaseHandle = { ...opened, externalWrites: () => opened.externalWrites() + forgotten };
@@ -47,7 +47,7 @@ export async function createOAuthTestApp(deps: OAuthDeps & { publicUrl?: string;
     database,
     async close() {
       await app.close();
-      await opened.close();
+      await testDatabase.close();
     },
   };
 }

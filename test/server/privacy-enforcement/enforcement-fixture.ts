@@ -8,8 +8,7 @@ import { sql } from 'kysely';
 import { DEFAULT_ALGORITHM_CONFIG } from '../../../src/ranking/ranking.types.js';
 import type { TrackingLevel } from '../../../src/privacy/tracking-level.js';
 import { AnalyticsService } from '../../../server/analytics/analytics.service.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { ExperimentRuntime } from '../../../server/experiments/experiment-runtime.js';
 import { insertExperiment, insertVariants, openActivePeriod } from '../../../server/experiments/experiment.repository.js';
 import { ServingRecorder } from '../../../server/experiments/serving-recorder.js';
@@ -20,6 +19,7 @@ import { loadRankingState, type RankingState } from '../../../server/ranking-sta
 import { defaultRankingPolicy } from '../../../server/recommendations/default-ranking-policy.js';
 import { FeedbackService } from '../../../server/recommendations/feedback.service.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+import { openTestDatabase } from '../../helpers/test-database.js';
 import { PrivacyDouble } from './privacy-double.js';
 
 export const POSTS = Array.from({ length: 8 }, (_, i) => postId(i + 1));
@@ -47,8 +47,8 @@ export async function enforcement(
   levels: Record<string, TrackingLevel> = {},
   defaultLevel: TrackingLevel = 'limited',
 ): Promise<Enforcement> {
-  const database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  const opened = await openTestDatabase();
+  const { database } = opened;
   const db = database.db;
   const privacy = new PrivacyDouble(defaultLevel);
   for (const [user, level] of Object.entries(levels)) privacy.set(user, level);
@@ -80,7 +80,7 @@ export async function enforcement(
     clock,
     close: async () => {
       await recorder.drain();
-      await database.close();
+      await opened.close();
     },
   };
 }

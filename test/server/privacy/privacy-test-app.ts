@@ -8,14 +8,14 @@ import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { buildApp, type AppOptions } from '../../../server/app.js';
 import { createToken } from '../../../server/auth/token.service.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import type { Database } from '../../../server/db/database.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
 import {
   createPrivacyPolicy,
   type PrivacyPolicyOptions,
   type PrivacyPolicyService,
 } from '../../../server/privacy/privacy-policy.service.js';
+import { openTestDatabase } from '../../helpers/test-database.js';
 
 export interface PrivacyHarness {
   app: FastifyInstance;
@@ -33,9 +33,9 @@ export interface PrivacyHarnessOptions extends Partial<Omit<AppOptions, 'databas
 
 export async function privacyHarness(options: PrivacyHarnessOptions = {}): Promise<PrivacyHarness> {
   const { dbPath, policy: policyOptions, ...appOptions } = options;
-  const database = openSqlite(dbPath ?? ':memory:');
-  await migrateToLatest(database.db);
-  const policy = await createPrivacyPolicy(database.db, { ...policyOptions, dbPath });
+  const opened = await openTestDatabase(dbPath);
+  const { database } = opened;
+  const policy = await createPrivacyPolicy(database.db, { ...policyOptions, ...opened.privacy });
   const app = await buildApp({ proxy: false, ...appOptions, database, privacy: policy, rateLimit: null });
   await app.ready();
   const tokens = new Map<string, string>();
@@ -55,7 +55,7 @@ export async function privacyHarness(options: PrivacyHarnessOptions = {}): Promi
     adminHeaders: () => mint(':admin', ['read', 'write', 'admin'], null),
     async close() {
       await app.close();
-      await database.close();
+      await opened.close();
     },
   };
 }

@@ -7,12 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import type { RateLimitPolicy } from '../../../src/rate-limit/policy.js';
 import { buildApp } from '../../../server/app.js';
 import { createToken } from '../../../server/auth/token.service.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { createServiceMetrics } from '../../../server/metrics/service-metrics.js';
 import { createRagRuntime, registerRag, type ExcludedAuthors, type RagRuntime } from '../../../server/rag/rag.feature.js';
 import type { RagSettings } from '../../../server/rag/rag.settings.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+import { openTestDatabase } from '../../helpers/test-database.js';
 
 export interface RagTestApp {
   app: FastifyInstance;
@@ -39,8 +39,8 @@ export interface RagTestAppOptions {
 }
 
 export async function createRagTestApp(options: RagTestAppOptions = {}): Promise<RagTestApp> {
-  const database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  const opened = await openTestDatabase();
+  const { database } = opened;
   const mint = async (scopes: ('read' | 'write' | 'admin')[], userId: string | null): Promise<Record<string, string>> => {
     const { token } = await createToken(database.db, { scopes, tier: 'authenticated', userId, ttlSeconds: 3600 });
     return { authorization: `Bearer ${token}` };
@@ -82,7 +82,7 @@ export async function createRagTestApp(options: RagTestAppOptions = {}): Promise
     storePost,
     async close() {
       await app.close();
-      await database.close();
+      await opened.close();
     },
   };
 }

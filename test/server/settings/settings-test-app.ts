@@ -1,11 +1,11 @@
-/** The app (with its settings feature) on a real migrated SQLite database, for inject tests. */
+/** The app (with its settings feature) on a real migrated database (the run's backend), for inject tests. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../../server/app.js';
 import { createToken } from '../../../server/auth/token.service.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
 import { plainPrivacy } from '../../helpers/test-app.js';
+import { openTestDatabase } from '../../helpers/test-database.js';
 
 export interface SettingsHarness {
   app: FastifyInstance;
@@ -24,10 +24,10 @@ export interface SettingsHarnessOptions extends Partial<Omit<AppOptions, 'databa
 
 export async function settingsHarness(options: SettingsHarnessOptions = {}): Promise<SettingsHarness> {
   const { dbPath, ...appOptions } = options;
-  const database = openSqlite(dbPath ?? ':memory:');
-  await migrateToLatest(database.db);
+  const opened = await openTestDatabase(dbPath);
+  const { database } = opened;
   const social: SocialServices = appOptions.social ?? createSocialServices(appOptions.socialOptions);
-  const privacy = appOptions.privacy ?? (await plainPrivacy(database, dbPath));
+  const privacy = appOptions.privacy ?? (await plainPrivacy(opened));
   const app = await buildApp({ ...appOptions, privacy, social, database, rateLimit: appOptions.rateLimit ?? null });
   await app.ready();
   const tokens = new Map<string, string>();
@@ -47,7 +47,7 @@ export async function settingsHarness(options: SettingsHarnessOptions = {}): Pro
     async close() {
       await app.close();
       if (appOptions.social === undefined) await social.close();
-      await database.close();
+      await opened.close();
     },
   };
 }

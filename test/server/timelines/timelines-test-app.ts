@@ -8,8 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { StatusInput } from '../../../src/schemas/post.schema.js';
 import { buildApp } from '../../../server/app.js';
 import { createToken } from '../../../server/auth/token.service.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { InteractionService } from '../../../server/interactions/interaction.service.js';
 import { createServiceMetrics } from '../../../server/metrics/service-metrics.js';
 import { candidatePosts, PostService } from '../../../server/posts/post.service.js';
@@ -21,6 +20,7 @@ import type { SocialServices } from '../../../server/social/social.service.js';
 import type { SocialOptions } from '../../../server/social/social-options.js';
 import { registerTimelines } from '../../../server/timelines/timelines.feature.js';
 import { testSocialServices, withSocial, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
+import { openTestDatabase } from '../../helpers/test-database.js';
 
 export interface TimelinesHarness {
   app: FastifyInstance;
@@ -37,8 +37,8 @@ export interface TimelinesHarness {
 
 export async function timelinesHarness(options: Partial<SocialOptions> = {}): Promise<TimelinesHarness> {
   const social = testSocialServices(options);
-  const database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  const opened = await openTestDatabase();
+  const { database } = opened;
   const app = await buildApp({ ...withSocial(social), database, rateLimit: null });
   let posts: PostService | undefined;
   let feedback: FeedbackService | undefined;
@@ -78,7 +78,7 @@ export async function timelinesHarness(options: Partial<SocialOptions> = {}): Pr
     async close() {
       await app.close();
       await social.close();
-      await database.close();
+      await opened.close();
     },
   };
 }
