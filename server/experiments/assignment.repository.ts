@@ -82,7 +82,9 @@ export async function countAssignmentsByVariant(db: Kysely<Database>, experiment
 
 /**
  * Every recorded assignment of the experiment: the user's pseudonym, variant and bucket (of
- * the canonical id, recorded at assignment), streamed in the counts table's key order.
+ * the canonical id, recorded at assignment), in no particular order (callers count). Streamed
+ * in chunks, never all in memory: better-sqlite3's iterator on SQLite, a server-side cursor
+ * (pg-cursor, configured in server/db/postgres-connection.ts) on PostgreSQL.
  */
 export function streamAssignments(
   db: Kysely<Database>,
