@@ -37,6 +37,8 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   await pseudonymiseStoredIds(db, context.privacy);
   const interactions = await registerInteractions(app, context, { ranking, posts, privacy: context.privacy });
   const experiments = await registerExperiments(app, context);
+  // Another instance's experiment change reaches this runtime at once, and this one's reaches theirs.
+  if (context.redis) await context.redis.attachExperiments(experiments.runtime);
   const { rankingPolicy } = experiments;
   await registerAnalytics(app, context, { privacy: context.privacy });
   await registerRag(app, context);

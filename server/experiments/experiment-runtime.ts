@@ -1,8 +1,9 @@
 /**
  * The hot path of experiments: which ranking a user gets. Keeps the open (ACTIVE or
  * PAUSED) experiments and users' enrolments in memory; lifecycle changes and gate
- * blocks call `invalidate()`, and the list is re-read at most every `refreshMs` so that
- * changes made by another process are seen too.
+ * blocks call `invalidate()` (with Redis, every other instance then forgets too:
+ * server/redis/experiment-fanout.ts), and the list is re-read at most every `refreshMs` so
+ * that changes made by another process are seen too (a CLI, or an instance while Redis is down).
  *
  * The rule for several experiments: a user is enrolled in at most one open experiment
  * at a time. Experiments are considered in the order they were first started (then by
@@ -75,6 +76,7 @@ export class ExperimentRuntime {
   private readonly pending = new Map<string, Promise<Enrolment | null>>();
   private readonly exclusions: Array<(userId: string) => Promise<boolean>> = [];
   private generation = 0;
+  private readonly invalidationListeners: Array<() => void> = [];
   private readonly now: () => number;
   private readonly refreshMs: number;
 
@@ -90,8 +92,19 @@ export class ExperimentRuntime {
     this.enrolments = new LruCache(options.cacheSize ?? 200_000);
   }
 
-  /** Forgets the cached experiments and enrolments (after a lifecycle change or a block). */
+  /** Forgets the cached experiments and enrolments (after a lifecycle change or a block), and says so to the listeners. */
   invalidate(): void {
+    this.applyRemoteInvalidation();
+    for (const listener of this.invalidationListeners) listener();
+  }
+
+  /** Called after each invalidate() of this process (server/redis/experiment-fanout.ts tells the other instances). */
+  onInvalidate(listener: () => void): void {
+    this.invalidationListeners.push(listener);
+  }
+
+  /** Another instance changed an experiment: forget what is cached here, without telling anyone. */
+  applyRemoteInvalidation(): void {
     this.open = undefined;
     this.enrolments.clear();
     this.generation++;

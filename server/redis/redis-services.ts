@@ -1,11 +1,12 @@
 /**
  * Everything Redis gives an app (RECSVC_REDIS_URL): shared rate-limit counters, the shared
- * social-token cache, the ranking state's invalidation fan-out, and the health check. One
- * command connection and one subscriber connection per process. Built before the app;
- * `attachRankingState` once the state exists; `close` on shutdown.
+ * social-token cache, the ranking state's and the experiments' invalidation fan-outs, and the
+ * health check. One command connection and one subscriber connection per process. Built before
+ * the app; `attachRankingState` and `attachExperiments` once those exist; `close` on shutdown.
  */
 import type { ComponentHealth } from '../health/health.service.js';
 import { RedisRateLimitStore } from '../rate-limit/redis-rate-limit.store.js';
+import { ExperimentFanout, type ExperimentFanoutTarget } from './experiment-fanout.js';
 import { RankingFanout, type FanoutTarget, type RankingFanoutOptions } from './ranking-fanout.js';
 import { RedisConnection, type RedisConnectionOptions, type RedisLog } from './redis-connection.js';
 import { RedisTokenCache } from './redis-token-cache.js';
@@ -17,9 +18,12 @@ export interface RedisServices {
   readonly rateLimitStore: RedisRateLimitStore;
   readonly tokenCache: RedisTokenCache;
   readonly fanout: RankingFanout;
+  readonly experimentFanout: ExperimentFanout;
   /** One PING (health's `redis` component); says when rate limits fail open. */
   health(): Promise<ComponentHealth>;
   attachRankingState(state: FanoutTarget): Promise<void>;
+  /** Experiment lifecycle changes and blocks made here reach the other instances' runtimes, and theirs this one's. */
+  attachExperiments(runtime: ExperimentFanoutTarget): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,12 +40,14 @@ export async function createRedisServices(options: RedisServicesOptions): Promis
   await Promise.all([connection.connect(), subscriber.connect()]);
   const rateLimitStore = new RedisRateLimitStore(connection);
   const fanout = new RankingFanout(connection, subscriber, { ...fanoutOptions, ...(options.log ? { log: options.log } : {}) });
+  const experimentFanout = new ExperimentFanout(connection, subscriber, { instanceId: fanout.instanceId });
   return {
     connection,
     subscriber,
     rateLimitStore,
     tokenCache: new RedisTokenCache(connection),
     fanout,
+    experimentFanout,
     async health() {
       const health = await connection.ping();
       if (health.status === 'connected' && !subscriber.isReady) {
@@ -57,8 +63,10 @@ export async function createRedisServices(options: RedisServicesOptions): Promis
       return health;
     },
     attachRankingState: (state) => fanout.attach(state),
+    attachExperiments: (runtime) => experimentFanout.attach(runtime),
     async close() {
       await fanout.close();
+      experimentFanout.close();
       await Promise.all([subscriber.close(), connection.close()]);
     },
   };
