@@ -51,7 +51,7 @@ async function observe(database: DatabaseHandle): Promise<Observed> {
     const headers = { authorization: `Bearer ${token}` };
     const created = await app.inject({ method: 'POST', url: EXPERIMENTS, headers, payload: experimentBody() });
     expect(created.statusCode).toBe(201);
-    const id = (created.json() as { data: { id: number } }).data.id;
+    const id = created.json<{ data: { id: number } }>().data.id;
     const rows = Array.from({ length: USERS }, (_, i) => ({
       experiment_id: id,
       user_id: `pseudonym-${String(i).padStart(4, '0')}`,
@@ -90,8 +90,8 @@ async function observe(database: DatabaseHandle): Promise<Observed> {
       streamed,
       streamedInChunksOf7,
       variants,
-      diff: (diff.json() as { data: unknown }).data,
-      refusedChange: { status: refused.statusCode, message: (refused.json() as { message: string }).message },
+      diff: diff.json<{ data: unknown }>().data,
+      refusedChange: { status: refused.statusCode, message: refused.json<{ message: string }>().message },
       forcedChange: forced.statusCode,
     };
   } finally {
