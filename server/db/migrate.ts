@@ -1,8 +1,12 @@
 /**
  * Applies the explicit, frozen migration list at start and refuses databases
  * written by a newer recsvc (an applied migration this build does not know).
+ *
+ * Several instances starting at once on one PostgreSQL database apply each migration once:
+ * kysely's migrator holds a session advisory lock while it migrates, and the others then
+ * find nothing left to do.
  */
-import { Migrator, PostgresAdapter, sql, type Kysely, type MigrationProvider } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type DatabaseIntrospector, type Kysely, type MigrationProvider, type TableMetadata } from 'kysely';
 import { MIGRATIONS } from './migrations/index.js';
 import { InputError } from '../../src/errors.js';
 
@@ -13,8 +17,9 @@ const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATION
 /** Applies pending migrations; returns the names applied now. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const schema = await migrationSchema(db);
-  await refuseNewerDatabase(db, schema);
-  const migrator = new Migrator({ db, provider, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
+  const scoped = schema === undefined ? db : inSchemaOnly(db, schema);
+  await refuseNewerDatabase(scoped, schema);
+  const migrator = new Migrator({ db: scoped, provider, ...(schema === undefined ? {} : { migrationTableSchema: schema }) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     // A migration may throw anything; a non-Error is shown as String() shows it.
@@ -36,6 +41,36 @@ async function migrationSchema(db: Kysely<any>): Promise<string | undefined> {
   const schema = rows[0]?.schema;
   if (!schema) throw new MigrationError('database migration failed: no schema to create tables in (check the search_path)');
   return schema;
+}
+
+/**
+ * `db` whose introspection sees `schema` alone. kysely's own introspector reads the columns
+ * of every table of every schema, through functions that take schema NAMES: a schema another
+ * session drops meanwhile (a deployment removed, a test run ending) fails the start with
+ * `schema "..." does not exist`, and a database with many schemas makes every start slow. The
+ * migrator only asks which tables (and schemas) exist, so names from pg_catalog are enough.
+ */
+function inSchemaOnly(db: Kysely<any>, schema: string): Kysely<any> {
+  const getTables = async (): Promise<TableMetadata[]> => {
+    const { rows } = await sql<{ name: string; kind: string }>`
+      SELECT c.relname AS name, c.relkind AS kind FROM pg_catalog.pg_class c
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v')`.execute(db);
+    return rows.map((row) => ({ name: row.name, schema, isView: row.kind === 'v', columns: [] }));
+  };
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => [{ name: schema }],
+    getTables,
+    getMetadata: async () => ({ tables: await getTables() }),
+  };
+  // kysely's methods use private fields: call them on the real instance.
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 async function refuseNewerDatabase(db: Kysely<any>, schema: string | undefined): Promise<void> {
