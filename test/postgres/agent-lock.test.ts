@@ -1,0 +1,157 @@
+/**
+ * Cluster agents on one instance at a time: two handles (as two `recsvc serve` processes)
+ * on one PostgreSQL schema exclude each other through the advisory lock, per name; another
+ * schema of the same database does not; a lost lock connection releases its locks and the
+ * next lock reconnects. Through two real apps: a cluster agent is skipped (and says why at
+ * /api/v1/agents/status) while the other instance runs it; an instance agent is not.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.js';
+import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
+import { migrateToLatest } from '../../server/db/migrate.js';
+import { advisoryLockKey } from '../../server/db/postgres-advisory-lock.js';
+import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
+
+const unavailable = await postgresUnavailable();
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((res) => (resolve = res));
+  return { promise, resolve };
+}
+
+/** Holds `name` through `handle` until the returned release is called. */
+async function hold(handle: DatabaseHandle, name: string): Promise<() => Promise<void>> {
+  const gate = deferred();
+  const entered = deferred();
+  const held = handle.withExclusiveLock(name, async () => {
+    entered.resolve();
+    await gate.promise;
+  });
+  const first = await Promise.race([entered.promise.then(() => 'entered' as const), held]);
+  if (first !== 'entered') throw new Error(`could not take ${name}: ${JSON.stringify(first)}`);
+  return async () => {
+    gate.resolve();
+    await held;
+  };
+}
+
+const ran = (): Promise<string> => Promise.resolve('ran');
+
+describe.skipIf(unavailable !== undefined)(suiteTitle('agents on one instance at a time', unavailable), () => {
+  let schema: TestSchema;
+  let other: TestSchema;
+  let a: DatabaseHandle;
+  let b: DatabaseHandle;
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    other = await createTestSchema();
+    a = await openDatabase(schema.url);
+    b = await openDatabase(schema.url);
+    await migrateToLatest(a.db);
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await schema?.drop();
+    await other?.drop();
+  });
+
+  it('a name held by one instance is refused to another, without waiting; other names are free', async () => {
+    const release = await hold(a, 'agent:retention');
+    expect(await b.withExclusiveLock('agent:retention', ran)).toEqual({
+      acquired: false,
+      reason: expect.stringContaining('held by another instance') as unknown,
+    });
+    expect(await b.withExclusiveLock('agent:experiment_gates', ran)).toEqual({ acquired: true, value: 'ran' });
+    await release();
+    expect(await b.withExclusiveLock('agent:retention', ran)).toEqual({ acquired: true, value: 'ran' });
+  });
+
+  it('is released when the work fails', async () => {
+    await expect(a.withExclusiveLock('agent:failing', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await b.withExclusiveLock('agent:failing', ran)).toEqual({ acquired: true, value: 'ran' });
+  });
+
+  it('does not exclude a deployment in another schema of the same database', async () => {
+    const elsewhere = await openDatabase(other.url);
+    const release = await hold(a, 'agent:retention');
+    try {
+      expect(await elsewhere.withExclusiveLock('agent:retention', ran)).toEqual({ acquired: true, value: 'ran' });
+    } finally {
+      await release();
+      await elsewhere.close();
+    }
+  });
+
+  it('a lost lock connection releases its locks, and the next lock reconnects', async () => {
+    const release = await hold(a, 'agent:lost');
+    const key = advisoryLockKey(schema.name, 'agent:lost');
+    const holder = await schema.admin.query<{ pid: number }>(
+      `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
+      [key],
+    );
+    expect(holder.rows).toHaveLength(1);
+    await schema.admin.query('SELECT pg_terminate_backend($1)', [holder.rows[0]!.pid]);
+    // The server released it with the session: the other instance may take it.
+    let taken: unknown;
+    for (let i = 0; i < 50 && (taken as { acquired?: boolean } | undefined)?.acquired !== true; i += 1) {
+      taken = await b.withExclusiveLock('agent:lost', ran);
+      if ((taken as { acquired: boolean }).acquired !== true) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(taken).toEqual({ acquired: true, value: 'ran' });
+    await release();
+    expect(await a.withExclusiveLock('agent:lost', ran)).toEqual({ acquired: true, value: 'ran' });
+  });
+
+  it('through two apps: a cluster agent running on one is skipped on the other; an instance agent is not', async () => {
+    const first: FastifyInstance = await buildApp({ database: a, rateLimit: null });
+    const second: FastifyInstance = await buildApp({ database: b, rateLimit: null });
+    try {
+      // The first instance is running these agents (the lock is what its runner would take).
+      const releaseRetention = await hold(a, 'agent:retention');
+      const releaseWarmer = await hold(a, 'agent:cache_warmer');
+      try {
+        const skipped = await second.agentRunner.runNow('retention');
+        expect(skipped).toMatchObject({ status: 'skipped', reason: expect.stringContaining('another instance') as unknown });
+        expect(await second.agentRunner.runNow('cache_warmer')).toMatchObject({ status: 'success' });
+        const res = await second.inject({ method: 'GET', url: '/api/v1/agents/status' });
+        const retention = res.json<{ agents: Record<string, unknown>[] }>().agents.find((agent) => agent.name === 'retention');
+        expect(retention).toMatchObject({ status: 'idle', executions: 0, skips: 1, last_skip_reason: skipped.reason });
+        const metrics = await second.inject({ method: 'GET', url: '/metrics' });
+        expect(metrics.body).toMatch(/service_agent_executions\{[^}]*agent_type="retention"[^}]*status="skipped"[^}]*\} 1/);
+      } finally {
+        await releaseRetention();
+        await releaseWarmer();
+      }
+      expect(await second.agentRunner.runNow('retention')).toMatchObject({ status: 'success' });
+
+      // And the other way round: a run in flight on the second app holds the lock against the first.
+      const gate = deferred();
+      const started = deferred();
+      for (const app of [first, second]) {
+        app.agentRunner.register({
+          name: 'probe',
+          intervalSeconds: 60,
+          scope: 'cluster',
+          run: async () => {
+            started.resolve();
+            await gate.promise;
+          },
+        });
+      }
+      const running = second.agentRunner.runNow('probe');
+      await started.promise;
+      expect(await first.agentRunner.runNow('probe')).toMatchObject({ status: 'skipped' });
+      gate.resolve();
+      expect(await running).toMatchObject({ status: 'success' });
+      expect(await first.agentRunner.runNow('probe')).toMatchObject({ status: 'success' });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
