@@ -174,6 +174,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     redis,
     privacy: options.privacy ?? (await createPrivacyPolicy(options.database.db)),
   };
+  // A level another instance changed (PostgreSQL's notification) applies here at once.
+  options.database.onPrivacyRowChange((userId) => {
+    context.privacy
+      .outsideChange(userId)
+      .catch((error: unknown) => app.log.error({ err: error, userId }, 'reading a changed privacy level failed'));
+  });
 
   await app.register(requestContextPlugin);
   await app.register(securityHeadersPlugin);

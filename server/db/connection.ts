@@ -112,6 +112,8 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
     externalWrites: () => dataVersion.get() as number,
     // One process owns an SQLite file's agents: the lock only has to hold within it.
     withExclusiveLock: exclusiveLock(),
+    // One process owns an SQLite file: no other writes its privacy rows.
+    onPrivacyRowChange: () => undefined,
     connections: () => ({ max: 1, open: sqlite.open ? 1 : 0, idle: sqlite.open ? 1 : 0, waiting: 0 }),
     close: async () => {
       await checkpointer?.stop();

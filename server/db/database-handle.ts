@@ -50,6 +50,13 @@ export interface DatabaseHandle {
    * SQLite: held within this process only — one process owns an SQLite file's agents.
    */
   withExclusiveLock: ExclusiveLock;
+  /**
+   * Calls `listener` with the user id of each change another process committed to the user's
+   * privacy row (undefined: changes may have been missed, re-read them all). PostgreSQL:
+   * migration 0026's notifications, so every instance learns a level change at once. SQLite:
+   * never called — one process owns the file, and its policy sees its own writes.
+   */
+  onPrivacyRowChange: (listener: (userId: string | undefined) => void) => void;
   /** The connections open now. */
   connections: () => ConnectionCounts;
   close: () => Promise<void>;

@@ -1,10 +1,14 @@
 /**
- * PostgreSQL's counterpart of SQLite's data_version for the token cache: one connection of
+ * PostgreSQL's counterpart of SQLite's data_version for the token cache (and the privacy
+ * levels' equivalent, below): one connection of
  * its own LISTENs on `recsvc_tokens_changed` (sent at commit by migration 0024's trigger on
  * `tokens`, whoever wrote: another instance, `recsvc token revoke`, psql), and each
  * notification for this schema moves the version on, so caches keyed on it drop their
  * entries. A revocation then reaches every instance as soon as its notification arrives
  * (milliseconds; the commit itself returns to the revoker first).
+ *
+ * The same connection LISTENs on `recsvc_privacy_changed` (migration 0026): each changed user's
+ * id is passed on, so every instance's privacy policy re-reads that user's level at once.
  *
  * Whenever the signal cannot be trusted (not yet listening, the trigger not installed yet,
  * the connection lost and being reopened) the version moves on at every read: caches
@@ -15,12 +19,19 @@ import type { Client, ClientConfig } from 'pg';
 type Pg = typeof import('pg');
 
 export const TOKENS_CHANGED_CHANNEL = 'recsvc_tokens_changed';
+/** Migration 0026: payload `<schema>/<user id>` for each changed row of privacy_settings. */
+export const PRIVACY_CHANGED_CHANNEL = 'recsvc_privacy_changed';
+
+/** Told the user whose privacy row changed; `undefined`: changes may have been missed, re-read everyone. */
+export type PrivacyChangeListener = (userId: string | undefined) => void;
 
 export interface ChangeSignal {
   /** Changes after every notified change; at every read while the signal is not trusted. */
   version(): number;
   /** True while listening with the trigger installed. */
   trusted(): boolean;
+  /** Calls `listener` for each committed change of a user's privacy row, and with undefined after each (re)connection. */
+  onPrivacyChange(listener: PrivacyChangeListener): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +56,10 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
   let client: Client | undefined;
   let schema: string | undefined;
   let timer: NodeJS.Timeout | undefined;
+  const privacyListeners: PrivacyChangeListener[] = [];
+  const tellPrivacy = (userId: string | undefined): void => {
+    for (const listener of privacyListeners) listener(userId);
+  };
 
   const later = (work: () => Promise<void>, ms: number): void => {
     if (closed) return;
@@ -84,13 +99,19 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
     next.on('end', () => lost(next));
     next.on('notification', (message) => {
       if (message.channel === TOKENS_CHANGED_CHANNEL && message.payload === schema) version += 1;
+      const prefix = `${schema}/`;
+      if (message.channel === PRIVACY_CHANGED_CHANNEL && message.payload?.startsWith(prefix))
+        tellPrivacy(message.payload.slice(prefix.length));
     });
     try {
       await next.connect();
       // LISTEN before checking the trigger: no change can fall between the two.
       await next.query(`LISTEN ${TOKENS_CHANGED_CHANNEL}`);
+      await next.query(`LISTEN ${PRIVACY_CHANGED_CHANNEL}`);
       const { rows } = await next.query<{ schema: string }>('SELECT current_schema() AS schema');
       schema = rows[0]?.schema;
+      // Whatever changed while nobody listened (before this connection, or while it was lost) is re-read.
+      tellPrivacy(undefined);
       await confirm();
     } catch {
       lost(next);
@@ -101,6 +122,7 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
   return {
     version: () => (trusted ? version : ++version),
     trusted: () => trusted,
+    onPrivacyChange: (listener) => void privacyListeners.push(listener),
     close: async () => {
       closed = true;
       trusted = false;

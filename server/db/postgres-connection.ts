@@ -68,6 +68,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     },
     externalWrites: () => tokenChanges.version(),
     withExclusiveLock: locks.lock,
+    onPrivacyRowChange: (listener) => tokenChanges.onPrivacyChange(listener),
     connections: () => ({ max: pool.options.max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await tokenChanges.close();

@@ -5,7 +5,8 @@
  *   the last commit while the main connection writes), one indexed lookup per miss;
  * - an in-memory database (tests, tools) or a database server: a mirror of the table loaded
  *   at start and kept by the policy's own writes. Nothing else writes an in-memory database;
- *   with a server, a level changed through another instance reaches this one at its next start.
+ *   with a server, a level changed through another instance reaches this one by the
+ *   database's notification (DatabaseHandle.onPrivacyRowChange; PrivacyPolicyService.outsideChange).
  */
 import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
@@ -15,8 +16,10 @@ import { listTrackingLevels } from './privacy.repository.js';
 export interface LevelReader {
   /** The stored level text, undefined when the user has none. */
   read(userId: string): string | undefined;
-  /** Called after the policy wrote (a level, or undefined once erased). */
+  /** Called after the policy wrote (a level, or undefined once erased), or learnt another instance did. */
   written(userId: string, level: string | undefined): void;
+  /** Every stored level, read again after changes may have been missed (another instance's, while not listening). */
+  replaceAll(rows: ReadonlyArray<{ user_id: string; tracking_level: string }>): void;
   close(): void;
 }
 
@@ -28,6 +31,7 @@ export function fileLevelReader(dbPath: string): LevelReader {
   return {
     read: (userId) => select.get(userId)?.tracking_level,
     written: () => undefined,
+    replaceAll: () => undefined,
     close: () => sqlite.close(),
   };
 }
@@ -41,6 +45,10 @@ export async function mirrorLevelReader(db: Kysely<Database>): Promise<LevelRead
     written: (userId, level) => {
       if (level === undefined) levels.delete(userId);
       else levels.set(userId, level);
+    },
+    replaceAll: (rows) => {
+      levels.clear();
+      for (const row of rows) levels.set(row.user_id, row.tracking_level);
     },
     close: () => levels.clear(),
   };

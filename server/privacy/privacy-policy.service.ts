@@ -5,7 +5,8 @@
  * - Levels are cached in memory, bounded (least recently used out); a miss reads the stored
  *   choice synchronously (level-reader.ts). Every change goes through `setLevel` or
  *   `forgetUser` (erasure), which update the cache after the commit and tell the listeners
- *   (experiment enrolment, the RAG index's excluded authors).
+ *   (experiment enrolment, the RAG index's excluded authors); a change another instance
+ *   committed arrives through `outsideChange` (the database's notification) and does the same.
  * - While a user's data is being erased, `levelOf` answers `none`: a write path that asks
  *   during the erasure stores nothing (see privacy-erasure.service.ts).
  * - pseudonym = hex HMAC-SHA256(key, canonical user id), the key from pseudonym-key.ts.
@@ -18,7 +19,7 @@ import { LruCache } from '../../src/lru-cache.js';
 import type { Database } from '../db/database.js';
 import { fileLevelReader, mirrorLevelReader, type LevelReader } from './level-reader.js';
 import type { PrivacyPolicy } from './privacy-policy.types.js';
-import { saveTrackingLevel } from './privacy.repository.js';
+import { findTrackingLevel, listTrackingLevels, saveTrackingLevel } from './privacy.repository.js';
 import { DEFAULT_PRIVACY_SETTINGS, type PrivacySettings } from './privacy.settings.js';
 import { loadPseudonymKey, pseudonymKeyPath } from './pseudonym-key.js';
 
@@ -94,6 +95,24 @@ export class PrivacyPolicyService implements PrivacyPolicy {
     this.deps.reader.written(userId, undefined);
     this.cache.set(userId, null);
     this.notify(userId);
+  }
+
+  /**
+   * Another instance changed the user's privacy row (undefined: anyone's may have changed while
+   * nobody listened): read it again, then tell the listeners, as for a change made here.
+   */
+  async outsideChange(userId: string | undefined): Promise<void> {
+    if (userId !== undefined) {
+      const text = await findTrackingLevel(this.deps.db, userId);
+      this.deps.reader.written(userId, text);
+      this.cache.delete(userId);
+      this.notify(userId);
+      return;
+    }
+    const rows = await listTrackingLevels(this.deps.db);
+    this.deps.reader.replaceAll(rows);
+    this.cache.clear();
+    for (const row of rows) this.notify(row.user_id);
   }
 
   /** Until the returned release is called, `levelOf(userId)` is `none`. */
