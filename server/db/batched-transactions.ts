@@ -6,6 +6,12 @@
  * before it is durable. Under concurrent writes this replaces a BEGIN/COMMIT (and the
  * WAL append of each commit) per request with one per batch. Standard SAVEPOINT
  * statements keep it dialect-neutral.
+ *
+ * Several processes on one PostgreSQL database (instances behind a load balancer) commit
+ * batches at the same time, and two batches may lock the same rows (a post's counters, a
+ * user's interests) in opposite orders: PostgreSQL then aborts one side with a deadlock. A
+ * unit that fails so (or with a serialization failure) lost a race, not a check: it runs
+ * again in the next batch, after this one's commit released its locks, a few times at most.
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 
@@ -19,6 +25,17 @@ interface Pending<DB> {
   work: (trx: Transaction<DB>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
+  /** Runs so far that lost a race with another process's transaction. */
+  retries: number;
+}
+
+/** PostgreSQL's deadlock_detected and serialization_failure: the work may simply run again. */
+const RACE_LOST = new Set(['40P01', '40001']);
+/** Runs again at most this many times after losing a race. */
+const MAX_RETRIES = 3;
+
+function lostRace(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && RACE_LOST.has(String((error as { code?: unknown }).code));
 }
 
 /** Extra event-loop turns a batch may wait while requests keep arriving. */
@@ -40,7 +57,7 @@ export class BatchedTransactionRunner<DB> {
   /** Runs `work` in a shared transaction; resolves with its result after the commit. */
   run<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, retries: 0 });
       this.schedule();
     });
   }
@@ -75,14 +92,23 @@ export class BatchedTransactionRunner<DB> {
       batch.forEach((item, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) item.resolve(outcome.value);
-        else item.reject(outcome.error);
+        else this.retryOrReject(item, outcome.error);
       });
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      for (const item of batch) this.retryOrReject(item, error);
     } finally {
       this.running = false;
       if (this.queue.length > 0) this.schedule();
     }
+  }
+
+  private retryOrReject(item: Pending<DB>, error: unknown): void {
+    if (!lostRace(error) || item.retries >= MAX_RETRIES) {
+      item.reject(error);
+      return;
+    }
+    item.retries += 1;
+    this.queue.push(item);
   }
 
   /** One transaction for the batch; a lone unit needs no savepoint (its failure rolls back all). */
