@@ -2,7 +2,7 @@
 // bench/run.js can take them too): a free port, waiting for /health, a process's CPU time
 // from /proc, and one autocannon run printed as one JSON line with exact percentiles.
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A TCP port free on 127.0.0.1 right now. */
@@ -48,38 +48,95 @@ function percentile(sorted, p) {
 
 export const round2 = (x) => (x === null ? null : Math.round(x * 100) / 100);
 
+/** CPU time (ms) of a pid, of several pids (summed), or what a function returns; null when unknown. */
+function cpuOf(source) {
+  if (typeof source === 'function') return source();
+  if (Array.isArray(source)) {
+    const each = source.map(processCpuMs);
+    return each.includes(null) ? null : each.reduce((a, b) => a + b, 0);
+  }
+  return processCpuMs(source);
+}
+
+/**
+ * CPU time (ms) of every process named `name` on this machine (e.g. postgres backends), from
+ * /proc, per pid: measure() counts what each used between its two readings, so processes
+ * that exit meanwhile do not make the figure negative (what they used after the first
+ * reading is missed).
+ */
+export function cpuOfProcessesNamed(name) {
+  const byPid = new Map();
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
+      } catch {
+        continue; // gone meanwhile
+      }
+      const ms = processCpuMs(Number(entry));
+      if (ms !== null) byPid.set(entry, ms);
+    }
+  } catch {
+    return null;
+  }
+  return byPid;
+}
+
+/** CPU used between two readings of cpuOf (per-pid maps: only what each pid used since the first). */
+function cpuBetween(before, after) {
+  if (before === null || after === null) return null;
+  if (!(after instanceof Map)) return after - before;
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
 /**
  * One autocannon run against `url`, latencies collected per response so that p95 is exact.
+ * `url` may be a list (several instances behind no balancer): the connections are split
+ * evenly and each URL gets its own autocannon, all at once; the line sums them.
  * `requestFactory` (optional) returns each request's method, path and body; `cpu` names the
- * processes whose CPU per request is reported ({server: pid, ...} → server_cpu_ms_per_request).
- * Prints and returns {name, connections, requests_per_sec, p50, p95, p99, errors, ...}.
+ * processes whose CPU per request is reported ({server: pid or [pids] or () => ms, ...} →
+ * server_cpu_ms_per_request). Prints and returns {name, connections, requests_per_sec, p50,
+ * p95, p99, errors, ...}.
  */
 export async function measure({ name, url, connections, duration, amount, headers = {}, requestFactory, cpu = {}, quiet = false }) {
+  const urls = Array.isArray(url) ? url : [url];
   const latencies = [];
-  const cpuBefore = Object.fromEntries(Object.entries(cpu).map(([label, pid]) => [label, processCpuMs(pid)]));
-  const instance = autocannon({
-    url,
-    connections,
-    ...(amount === undefined ? { duration } : { amount }),
-    headers,
-    ...(requestFactory ? { requests: [{ setupRequest: (req) => ({ ...req, ...requestFactory() }) }] } : {}),
-  });
-  instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
-  const result = await instance;
+  const cpuBefore = Object.fromEntries(Object.entries(cpu).map(([label, source]) => [label, cpuOf(source)]));
+  const results = await Promise.all(
+    urls.map((target, i) => {
+      // Connections (and a fixed amount of requests) split evenly, the first URLs taking the remainder.
+      const share = (total) => Math.floor(total / urls.length) + (i < total % urls.length ? 1 : 0);
+      const instance = autocannon({
+        url: target,
+        connections: share(connections),
+        ...(amount === undefined ? { duration } : { amount: share(amount) }),
+        headers,
+        ...(requestFactory ? { requests: [{ setupRequest: (req) => ({ ...req, ...requestFactory() }) }] } : {}),
+      });
+      instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+      return instance;
+    }),
+  );
   latencies.sort((a, b) => a - b);
+  const total = results.reduce((sum, r) => sum + r.requests.total, 0);
+  const seconds = amount === undefined ? duration : Math.max(...results.map((r) => r.duration));
   const line = {
     name,
     connections,
-    requests_per_sec: Math.round(result.requests.total / (amount === undefined ? duration : result.duration)),
+    ...(urls.length > 1 ? { instances: urls.length } : {}),
+    requests_per_sec: Math.round(total / seconds),
     p50: round2(percentile(latencies, 50)),
     p95: round2(percentile(latencies, 95)),
     p99: round2(percentile(latencies, 99)),
-    errors: result.errors + result.timeouts + result.non2xx,
+    errors: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
   };
-  for (const [label, pid] of Object.entries(cpu)) {
-    const before = cpuBefore[label];
+  for (const [label, source] of Object.entries(cpu)) {
+    const used = cpuBetween(cpuBefore[label], cpuOf(source));
     // CPU per request: steadier than requests/s when the load generator shares the machine.
-    line[`${label}_cpu_ms_per_request`] = before === null ? null : round2((processCpuMs(pid) - before) / result.requests.total);
+    line[`${label}_cpu_ms_per_request`] = used === null ? null : round2(used / total);
   }
   if (!quiet) console.log(JSON.stringify(line));
   return line;
