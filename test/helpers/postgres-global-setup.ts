@@ -1,7 +1,6 @@
 /**
- * Global setup of vitest.postgres.config.ts: names this run's schemas that stand for
- * `dbPath` files (test/helpers/test-database.ts) and drops them, and any fresh schema a
- * failed test left behind, when the run ends.
+ * Global setup of vitest.postgres.config.ts: the prefix of this run's schemas
+ * (test/helpers/test-database.ts), all dropped when the run ends.
  */
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
@@ -9,7 +8,7 @@ import { TEST_DATABASE_URL } from '../postgres/postgres-test-database.js';
 
 export default function setup(project: TestProject): () => Promise<void> {
   const prefix = `recsvc_http_${randomBytes(4).toString('hex')}_`;
-  project.provide('pgFileSchemaPrefix', prefix);
+  project.provide('pgSchemaPrefix', prefix);
   return async () => {
     const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });

@@ -1,5 +1,5 @@
 /**
- * The app on a real migrated SQLite database with its privacy policy made the way start.ts
+ * The app on a real migrated database (the run's backend) with its privacy policy made the way start.ts
  * makes it (options: default level, a file database for the key file), plus helpers that
  * read the schema itself: rows of every table holding given values, and seeding a row of
  * a user into every table with a `user_id` column (so a table added later is covered).
@@ -15,7 +15,7 @@ import {
   type PrivacyPolicyOptions,
   type PrivacyPolicyService,
 } from '../../../server/privacy/privacy-policy.service.js';
-import { openTestDatabase } from '../../helpers/test-database.js';
+import { openTestDatabase, TEST_BACKEND } from '../../helpers/test-database.js';
 
 export interface PrivacyHarness {
   app: FastifyInstance;
@@ -63,18 +63,27 @@ export async function privacyHarness(options: PrivacyHarnessOptions = {}): Promi
 interface ColumnInfo {
   name: string;
   type: string;
-  pk: number;
 }
 
-/** Every table of the schema (sqlite_master), migrations' bookkeeping left out. */
+/** Every table of the schema (the catalogue of the run's backend), migrations' bookkeeping left out. */
 export async function allTables(db: Kysely<Database>): Promise<string[]> {
-  const result = await sql<{ name: string }>`SELECT name FROM sqlite_master
-    WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%' ORDER BY name`.execute(db);
+  const result =
+    TEST_BACKEND === 'postgres'
+      ? await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
+          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT LIKE 'kysely_%'
+          ORDER BY table_name COLLATE "C"`.execute(db)
+      : await sql<{ name: string }>`SELECT name FROM sqlite_master
+          WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%' ORDER BY name`.execute(db);
   return result.rows.map((row) => row.name);
 }
 
 export async function columnsOf(db: Kysely<Database>, table: string): Promise<ColumnInfo[]> {
-  return (await sql<ColumnInfo>`SELECT name, type, pk FROM pragma_table_info(${table})`.execute(db)).rows;
+  const result =
+    TEST_BACKEND === 'postgres'
+      ? await sql<ColumnInfo>`SELECT column_name AS name, data_type AS type FROM information_schema.columns
+          WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`.execute(db)
+      : await sql<ColumnInfo>`SELECT name, type FROM pragma_table_info(${table})`.execute(db);
+  return result.rows;
 }
 
 /** Tables with a `user_id` column. */
@@ -84,12 +93,14 @@ export async function tablesWithUserId(db: Kysely<Database>): Promise<string[]> 
   return out;
 }
 
+const BINARY = /blob|bytea/i;
+
 /** Where any text column of any table holds one of `values`: `table.column` -> rows. */
 export async function rowsHolding(db: Kysely<Database>, values: readonly string[]): Promise<Record<string, number>> {
   const found: Record<string, number> = {};
   for (const table of await allTables(db)) {
     for (const column of await columnsOf(db, table)) {
-      if (/blob/i.test(column.type)) continue;
+      if (BINARY.test(column.type)) continue;
       const result = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}
         WHERE CAST(${sql.ref(column.name)} AS TEXT) IN (${sql.join(values)})`.execute(db);
       const n = Number(result.rows[0]?.n ?? 0);
@@ -103,32 +114,49 @@ let counter = 1_000;
 
 /**
  * One row of `key` in every table with a `user_id` column, whatever its columns (foreign keys
- * off while seeding: the rows only need to exist). Text columns get values naming the table
- * and key but never equal to it.
+ * not enforced while seeding: the rows only need to exist). Text columns get values naming
+ * the table and key but never equal to it.
  */
 export async function seedEveryUserTable(db: Kysely<Database>, key: string): Promise<string[]> {
   const tables = await tablesWithUserId(db);
-  await sql`PRAGMA foreign_keys = OFF`.execute(db);
-  try {
+  await withoutForeignKeys(db, async (trx) => {
     for (const table of tables) {
-      const columns = await columnsOf(db, table);
+      const columns = await columnsOf(trx, table);
       const values = columns.map((column) => {
         counter += 1;
         if (column.name === 'user_id') return key;
         if (column.name === 'tracking_level') return 'full';
         if (/int/i.test(column.type)) return counter;
         if (/real|double|float|numeric/i.test(column.type)) return 0.5;
-        if (/blob/i.test(column.type)) return Buffer.from([1, 2, 3]);
+        if (BINARY.test(column.type)) return Buffer.from([1, 2, 3]);
         return `seed:${table}.${column.name}#${counter}`;
       });
       // A table with one row per user may have one from the API already: that one counts.
-      await sql`INSERT OR IGNORE INTO ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))})
-        VALUES (${sql.join(values)})`.execute(db);
+      await sql`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))})
+        VALUES (${sql.join(values)}) ON CONFLICT DO NOTHING`.execute(trx);
     }
+  });
+  return tables;
+}
+
+/**
+ * Runs `seed` with foreign keys not enforced: SQLite's pragma (a no-op inside a transaction,
+ * so around none), PostgreSQL's replica role for one transaction (the test user is a superuser).
+ */
+async function withoutForeignKeys(db: Kysely<Database>, seed: (db: Kysely<Database>) => Promise<void>): Promise<void> {
+  if (TEST_BACKEND === 'postgres') {
+    await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+      await seed(trx);
+    });
+    return;
+  }
+  await sql`PRAGMA foreign_keys = OFF`.execute(db);
+  try {
+    await seed(db);
   } finally {
     await sql`PRAGMA foreign_keys = ON`.execute(db);
   }
-  return tables;
 }
 
 /** Rows of `keys` per table with a `user_id` column. */
