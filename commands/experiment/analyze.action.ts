@@ -8,12 +8,14 @@ import { methodQuery } from './analyze-method.js';
 import { methodLine } from './analyze-method.view.js';
 import { decisionLines, rolesTable } from './roles.view.js';
 import type { AnalyzeOptions } from './analyze.js';
-import { printInterleaving } from './interleaving.action.js';
+import { printInterleaving, printOfflineInterleaving } from './interleaving.action.js';
 
 /** Analyses from the server (id) or a file (--file) and prints the report or JSON. */
 export async function runAnalyze(id: number | undefined, options: AnalyzeOptions): Promise<void> {
   if (id !== undefined && options.file === undefined && (await printInterleaving(id, options))) return;
-  const { result, context } = options.file !== undefined ? await offline(id, options) : await online(id, options);
+  const read = options.file !== undefined ? await offline(id, options) : await online(id, options);
+  if (read === undefined) return;
+  const { result, context } = read;
   if (result.srm.mismatch) {
     warn(
       `sample ratio mismatch (chi-square ${result.srm.chi_square?.toFixed(2)}, p = ${result.srm.p_value?.toExponential(2)}): users are not split as allocated; do not trust these results`,
@@ -26,10 +28,15 @@ export async function runAnalyze(id: number | undefined, options: AnalyzeOptions
     );
 }
 
-async function offline(id: number | undefined, options: AnalyzeOptions): Promise<{ result: AnalysisResult; context: AnalysisContext }> {
+/** The A/B analysis of a file; undefined when the file was an interleaving experiment's export (printed here). */
+async function offline(
+  id: number | undefined,
+  options: AnalyzeOptions,
+): Promise<{ result: AnalysisResult; context: AnalysisContext } | undefined> {
   if (id !== undefined) throw usageError('give an experiment id (server) or --file (offline), not both');
   const { loadOfflineData } = await import('../support/offline-data.js');
   const data = await loadOfflineData({ ...options, file: options.file as string });
+  if (printOfflineInterleaving(data, options)) return undefined;
   const fromFile = data.design.primary_metric;
   const primaryMetric = options.metric ?? (isMetricName(fromFile) ? fromFile : undefined);
   // The export's roles (primary_metric, guardrail_metrics on its experiment line) come with data.design.

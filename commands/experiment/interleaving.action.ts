@@ -6,8 +6,10 @@
 import { Type } from '@sinclair/typebox';
 import { ExperimentTypeSchema } from '../../src/experiments/interleaving/experiment-type.js';
 import { InterleavingAnalysisSchema } from '../../src/experiments/interleaving/interleaving-analysis.schema.js';
+import { interleavingResult } from '../../src/experiments/interleaving/interleaving-result.js';
 import { ApiClient } from '../support/api-client.js';
 import { printJson, printLine } from '../support/output.js';
+import type { OfflineData } from '../support/offline-data.js';
 import type { ServerFlags } from '../support/server-options.js';
 import { methodQuery, type MethodFlags } from './analyze-method.js';
 import { renderInterleaving } from './interleaving.view.js';
@@ -33,5 +35,22 @@ export async function printInterleaving(id: number, options: ServerFlags & Metho
   const analysis = await client.get(path, InterleavingAnalysisSchema);
   if (options.json) printJson(analysis);
   else printLine(renderInterleaving(analysis, `Experiment ${id} "${experiment.name}" (${experiment.status})`));
+  return true;
+}
+
+/**
+ * Prints the interleaving analysis of an interleaving experiment's export (its interleaving
+ * lines through the server's own analysis, so the numbers are the same); false otherwise.
+ */
+export function printOfflineInterleaving(data: OfflineData, options: MethodFlags & { json?: boolean }): boolean {
+  const design = data.design as OfflineData['design'] & { type?: unknown; analysis_method?: string };
+  if (data.interleaving === undefined || design.type !== 'interleaving') return false;
+  const id = Number.isInteger(Number(design.id)) ? Number(design.id) : 0;
+  const analysis = interleavingResult({ ...design, id }, data.interleaving, options.method);
+  if (options.json) printJson(analysis);
+  else {
+    const name = design.name === undefined ? '' : ` "${design.name}"`;
+    printLine(renderInterleaving(analysis, `Experiment ${design.id ?? ''}${name} (from ${data.file})`));
+  }
   return true;
 }

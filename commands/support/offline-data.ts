@@ -14,6 +14,7 @@ import {
   type LineParser,
   type PerformanceRecord,
 } from '../../src/experiments/export-format.js';
+import type { UserTeamCounts } from '../../src/experiments/interleaving/interleaving-result.js';
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
 import {
   validateAllocation,
@@ -54,6 +55,8 @@ export interface OfflineData {
   users: number;
   /** Per instance, per variant: present when every user line of a JSONL export names its instance. */
   instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>>;
+  /** Per user, the team counts of an interleaving experiment's export (its interleaving lines). */
+  interleaving?: readonly UserTeamCounts[];
 }
 
 /** Streams the file into accumulators; malformed rows and bad flags are usage errors (exit 2). */
@@ -135,6 +138,7 @@ class SniffingParser implements LineParser<void> {
           performance: PerformanceRecord[];
           users: number;
           instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>>;
+          interleaving?: readonly UserTeamCounts[];
         }
       | { accumulators: Map<string, VariantAccumulator>; users: number };
     if (this.format === 'jsonl' && 'experiment' in parsed) {
@@ -146,6 +150,7 @@ class SniffingParser implements LineParser<void> {
         performance: parsed.performance,
         users: parsed.users,
         ...(parsed.instances === undefined ? {} : { instances: parsed.instances }),
+        ...(parsed.interleaving === undefined ? {} : { interleaving: parsed.interleaving }),
       };
     }
     return {

@@ -14,6 +14,8 @@ import type { AnalysisMethod } from '../../src/experiments/sequential.js';
 import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
 import type { ExperimentMetrics, VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
 import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/export-format.js';
+import type { RecordedExperimentType } from '../../src/experiments/interleaving/experiment-type.js';
+import { interleavingLine } from '../../src/experiments/interleaving/interleaving-export.js';
 import { experimentGatesReport } from '../../src/experiments/gate-report.js';
 import { isGateRule, type GateRule } from '../../src/experiments/gates.js';
 import { histogramQuantile } from '../../src/experiments/latency-histogram.js';
@@ -23,6 +25,7 @@ import type { Database } from '../db/database.js';
 import { listActivePeriods } from './experiment.repository.js';
 import { impressionAggregates, latencyBucketRows, performanceRows, scoreBins } from './experiment-data.repository.js';
 import { iterateEnrolledUsers, USER_PAGE_SIZE } from './user-counts.service.js';
+import { interleavingUserCounts } from './interleaving/interleaving-results.js';
 
 interface Accumulated {
   accumulators: Map<string, VariantAccumulator>;
@@ -120,13 +123,18 @@ export class ExperimentResultsService {
   /**
    * The JSON Lines export, line by line (each ending in a newline), streamed from the database:
    * the experiment line with `exported_at` (this service's clock), user lines with
-   * `assigned_at` and their counts per UTC day (`days`, when they add up: user-counts.service.ts).
+   * `assigned_at` and their counts per UTC day (`days`, when they add up: user-counts.service.ts),
+   * and for an interleaving experiment the per-user team counts its analysis reads.
    */
-  async *exportLines(experiment: Experiment): AsyncGenerator<string> {
+  async *exportLines(experiment: Experiment & Partial<RecordedExperimentType>): AsyncGenerator<string> {
     yield `${experimentLine({ ...experiment, exported_at: new Date(this.now()).toISOString() })}\n`;
     for await (const user of iterateEnrolledUsers(this.db, experiment.id, USER_PAGE_SIZE, { days: true })) {
       const { cold_start: _cold, assigned_at_ms: assignedAtMs, ...record } = user;
       yield `${userLine({ ...record, instance: instanceOf(user), assigned_at: new Date(assignedAtMs).toISOString() })}\n`;
+    }
+    if (experiment.type === 'interleaving') {
+      for (const [userId, counts] of await interleavingUserCounts(this.db, experiment))
+        yield `${interleavingLine(experiment, userId, counts)}\n`;
     }
     for (const record of await this.performance(experiment)) yield `${performanceLine(record)}\n`;
   }

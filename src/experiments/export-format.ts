@@ -1,6 +1,7 @@
 /**
  * The JSON Lines export of an experiment (decisions.md, Offline data): one experiment
- * line, one line per enrolled user, one performance line per variant. Parsing streams
+ * line, one line per enrolled user, for an interleaving experiment one interleaving line per
+ * user served an interleaved list, one performance line per variant. Parsing streams
  * users into per-variant accumulators; serialising is one function per line type.
  */
 import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
@@ -10,6 +11,8 @@ import { COUNT_KEYS, type UserCounts } from './metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, MAX_COUNT } from './count-fields.js';
 import { InputFileError } from './input-file-error.js';
 import { InstanceAccumulators } from './instance-breakdown.js';
+import { InterleavingLines } from './interleaving/interleaving-export.js';
+import type { UserTeamCounts } from './interleaving/interleaving-result.js';
 import { LATENCY_BUCKETS_MS } from './latency-histogram.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { createAccumulators, type VariantAccumulator } from './variant-accumulator.js';
@@ -73,6 +76,8 @@ export interface ParsedExport {
   users: number;
   /** Instance → variant → accumulator, when every user line has an `instance` (exports from before it have none). */
   instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>>;
+  /** Per user, the interleaving lines' team counts: present for an interleaving experiment (interleaving-export.ts). */
+  interleaving?: readonly UserTeamCounts[];
 }
 
 type Json = Record<string, unknown>;
@@ -245,6 +250,7 @@ class JsonlExportParser implements LineParser<ParsedExport> {
   private users = 0;
   private readonly instances = new InstanceAccumulators();
   private everyUserHasInstance = true;
+  private interleaving: InterleavingLines | undefined;
 
   constructor(private readonly file: string) {}
 
@@ -261,11 +267,14 @@ class JsonlExportParser implements LineParser<ParsedExport> {
       this.user(ctx, record);
     } else if (record.type === 'performance') {
       this.performance.push(parsePerformance(ctx, record, this.accumulators, this.performance));
+    } else if (record.type === 'interleaving') {
+      this.interleaving ??= new InterleavingLines(this.experiment);
+      this.interleaving.add(ctx, record);
     } else {
       const message =
         record.type === 'experiment'
           ? 'a second experiment line'
-          : `unknown line type ${JSON.stringify(record.type)} (expected "user" or "performance")`;
+          : `unknown line type ${JSON.stringify(record.type)} (expected "user", "interleaving" or "performance")`;
       throw ctx.fail(message, 'type');
     }
   }
@@ -299,7 +308,15 @@ class JsonlExportParser implements LineParser<ParsedExport> {
     if (this.experiment === undefined)
       throw new InputFileError(this.file, Math.max(this.lineNumber, 1), 1, 'the file has no experiment line');
     const instances = this.everyUserHasInstance && this.users > 0 ? { instances: this.instances.entries() } : {};
-    return { experiment: this.experiment, accumulators: this.accumulators, performance: this.performance, users: this.users, ...instances };
+    const interleaving = this.experiment.type === 'interleaving' ? { interleaving: this.interleaving?.entries() ?? [] } : {};
+    return {
+      experiment: this.experiment,
+      accumulators: this.accumulators,
+      performance: this.performance,
+      users: this.users,
+      ...instances,
+      ...interleaving,
+    };
   }
 }
 
@@ -310,7 +327,8 @@ class JsonlExportParser implements LineParser<ParsedExport> {
  * non-negative, whole except session_seconds, at most 15 digits; the optional pre_engagement a
  * non-negative number), counts no user can have
  * (findImpossibleCounts), errors > requests or cache_hits > cache_lookups, a second
- * performance line for a variant, an unknown variant or line type. Blank lines are skipped.
+ * performance line for a variant, an unknown variant or line type, a bad or repeated interleaving
+ * line (interleaving-export.ts). Blank lines are skipped.
  */
 export function createJsonlExportParser(file: string): LineParser<ParsedExport> {
   return new JsonlExportParser(file);

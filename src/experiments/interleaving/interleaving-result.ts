@@ -29,10 +29,10 @@ export function interleavingMethodOf(design: InterleavingDesign, override?: Anal
 }
 
 /** The variants playing team A (under test) and team B (control). */
-export function interleavingTeams(design: InterleavingDesign): { a: string; b: string } {
+export function interleavingTeams(design: Pick<InterleavingDesign, 'variants'> & { id?: unknown }): { a: string; b: string } {
   const control = design.variants.find((v) => v.is_control) ?? design.variants[0];
   const treatment = design.variants.find((v) => v !== control);
-  if (!control || !treatment) throw new RangeError(`experiment ${design.id} has no two variants to interleave`);
+  if (!control || !treatment) throw new RangeError(`experiment ${String(design.id)} has no two variants to interleave`);
   return { a: treatment.name, b: control.name };
 }
 
