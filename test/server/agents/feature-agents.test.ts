@@ -4,8 +4,7 @@
  * it left the pool), and the cache warmer builds the profiles of the busiest recent users.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { InteractionService } from '../../../server/interactions/interaction.service.js';
 import { candidatePoolRefreshAgent } from '../../../server/posts/candidate-pool.agent.js';
 import { candidatePosts, PostService, writeStatuses } from '../../../server/posts/post.service.js';
@@ -16,8 +15,10 @@ import { cacheWarmerAgent, mostActiveRecentUsers } from '../../../server/recomme
 import { loadProfile } from '../../../server/recommendations/profile-loader.js';
 import type { AgentRunContext } from '../../../server/agents/agent-runner.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 let database: DatabaseHandle;
+let opened: TestDatabase;
 let state: RankingState;
 let posts: PostService;
 let interactions: InteractionService;
@@ -25,14 +26,14 @@ let interactions: InteractionService;
 const context = (): AgentRunContext => ({ signal: new AbortController().signal, now: () => Date.now() });
 
 beforeEach(async () => {
-  database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  opened = await openTestDatabase();
+  database = opened.database;
   state = await loadRankingState((limits) => candidatePosts(database.db, limits));
   posts = new PostService(database.db, state);
   interactions = new InteractionService(database.db, state, posts);
 });
 afterEach(async () => {
-  await database.close();
+  await opened.close();
 });
 
 /** Writes statuses the way another process would: rows only, nothing announced to this state. */

@@ -3,11 +3,12 @@
  * answers are counted by hand below (the end-to-end test covers them only as served).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { clickCounts, impressionAggregates, scoreBins, sessionRows } from '../../../server/experiments/experiment-data.repository.js';
+import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 let database: DatabaseHandle;
+let opened: TestDatabase;
 const EXPERIMENT = 1;
 
 /** An ACTIVE experiment row, active since t = 1000 ms. */
@@ -32,8 +33,8 @@ async function insertActiveExperiment(db: DatabaseHandle['db'], id: number, name
 }
 
 beforeAll(async () => {
-  database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  opened = await openTestDatabase();
+  database = opened.database;
   const db = database.db;
   await insertActiveExperiment(db, EXPERIMENT, 'e');
   await db
@@ -84,7 +85,7 @@ beforeAll(async () => {
     ])
     .execute();
 });
-afterAll(async () => database.close());
+afterAll(async () => opened.close());
 
 describe('experiment data aggregates', () => {
   it('counts impressions, scores, distinct posts and clicked semantic matches per variant', async () => {

@@ -7,14 +7,14 @@
  */
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import * as oauthMigration from '../../../server/db/migrations/0016-oauth.js';
 import { OAuthError } from '../../../server/oauth/oauth-errors.js';
 import type { OAuthDb } from '../../../server/oauth/oauth.repository.js';
 import { OAuthService, type OAuthClient, type TokenResponse } from '../../../server/oauth/oauth.service.js';
 import { DEFAULT_OAUTH_SETTINGS } from '../../../server/oauth/oauth.settings.js';
 import { FakeInstances, pkcePair } from './oauth-test-app.js';
+import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 const RACERS = 10;
 
@@ -67,6 +67,7 @@ function gatedDb(db: OAuthDb, table: string, gate: { wait?: () => Promise<void> 
 }
 
 let database: DatabaseHandle;
+let testDatabase: TestDatabase;
 let instances: FakeInstances;
 let client: OAuthClient;
 let forgotten: number;
@@ -109,8 +110,8 @@ async function issuedAccessTokenIds(): Promise<string[]> {
 }
 
 beforeEach(async () => {
-  database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  testDatabase = await openTestDatabase();
+  database = testDatabase.database;
   const tables = await database.db.introspection.getTables();
   if (!tables.some((table) => table.name === 'oauth_clients')) await oauthMigration.up(database.db as Kysely<unknown>);
   instances = new FakeInstances();
@@ -118,7 +119,7 @@ beforeEach(async () => {
   const plain = await service('none', {});
   client = await plain.registerClient({ clientName: 'racer', redirectUris: ['https://client.example/cb'], scopes: 'read write' });
 });
-afterEach(() => database.close());
+afterEach(() => testDatabase.close());
 
 describe('races', () => {
   it(`${RACERS} redemptions of one code that all read it unspent: exactly one wins, the reuse revokes its tokens`, async () => {

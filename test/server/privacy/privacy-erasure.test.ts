@@ -4,25 +4,26 @@
  * the user is held at `none` while it runs, so write paths asking the policy store nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { InFlightRequests } from '../../../server/privacy/in-flight-requests.js';
 import { PrivacyErasureService } from '../../../server/privacy/privacy-erasure.service.js';
 import { createPrivacyPolicy, type PrivacyPolicyService } from '../../../server/privacy/privacy-policy.service.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
+import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 let database: DatabaseHandle;
+let opened: TestDatabase;
 let policy: PrivacyPolicyService;
 let state: RankingState;
 
 beforeEach(async () => {
-  database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  opened = await openTestDatabase();
+  database = opened.database;
   policy = await createPrivacyPolicy(database.db, { defaultLevel: 'full' });
   state = await loadRankingState(async () => []);
 });
 afterEach(async () => {
-  await database.close();
+  await opened.close();
 });
 
 describe('erasure and memory', () => {

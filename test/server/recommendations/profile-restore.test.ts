@@ -27,10 +27,12 @@ import { FeedbackService } from '../../../server/recommendations/feedback.servic
 import { defaultRankingPolicy } from '../../../server/recommendations/default-ranking-policy.js';
 import { backfillInterests, loadProfile, type ProfileSources } from '../../../server/recommendations/profile-loader.js';
 import { buildApp } from '../../../server/app.js';
+import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 const ANCHOR = Date.UTC(2025, 0, 10);
 const USERS = 150;
 let database: DatabaseHandle;
+let opened: TestDatabase;
 let sources: ProfileSources;
 /** Each user's profile as kept in memory through the live writes. */
 const warm = new Map<string, UserProfile>();
@@ -73,8 +75,8 @@ async function replayedProfile(state: RankingState, posts: PostService, userId: 
 }
 
 beforeAll(async () => {
-  database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
+  opened = await openTestDatabase();
+  database = opened.database;
   await seedDemo(database, { authors: 40, posts: 600, users: USERS, interactions: 3000 }, ANCHOR, 7);
   const state = await loadRankingState((limits) => candidatePosts(database.db, limits));
   const posts = new PostService(database.db, state);
@@ -109,7 +111,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await database.close();
+  await opened.close();
 });
 
 const live = (entries: [string, number][]): Map<string, number> => new Map(entries.filter(([, v]) => Math.abs(v) > 1e-9));
