@@ -8,18 +8,24 @@
  * statements keep it dialect-neutral.
  *
  * Several processes on one PostgreSQL database (instances behind a load balancer) commit
- * batches at the same time, and two batches may lock the same rows (a post's counters, a
- * user's interests) in opposite orders: PostgreSQL then aborts one side with a deadlock. A
- * unit that fails so (or with a serialization failure) lost a race, not a check: it runs
- * again in the next batch, after this one's commit released its locks, a few times at most.
+ * batches at the same time, and two batches lock the same rows (a post's counters, a user's
+ * interests) in whatever order their units came: opposite orders deadlock, and PostgreSQL
+ * breaks a deadlock only after deadlock_timeout (1 s), aborting one side. So on PostgreSQL
+ * a batch first takes a transaction advisory lock of its schema: the instances' batches
+ * commit one after another (each grows meanwhile, so the commits stay few) instead of
+ * waiting on each other's rows. A unit that still loses such a race (a deadlock with some
+ * other writer, or a serialization failure) runs again in the next batch, after this one's
+ * commit released its locks, a few times at most.
  */
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 
 // Standard SQL (SQLite and PostgreSQL alike), built once: kysely's savepoint API builds
 // and compiles a query tree and a transaction object for each of these, per unit.
 const SAVEPOINT = CompiledQuery.raw('SAVEPOINT batch_unit');
 const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('ROLLBACK TO SAVEPOINT batch_unit');
 const RELEASE_SAVEPOINT = CompiledQuery.raw('RELEASE SAVEPOINT batch_unit');
+// PostgreSQL: one batch at a time per schema, across processes (two-int key space: apart from bigint-keyed locks).
+const BATCH_LOCK = CompiledQuery.raw("SELECT pg_advisory_xact_lock(hashtext('recsvc:group-commit'), hashtext(current_schema()))");
 
 interface Pending<DB> {
   work: (trx: Transaction<DB>) => Promise<unknown>;
@@ -47,12 +53,15 @@ export class BatchedTransactionRunner<DB> {
   private queue: Pending<DB>[] = [];
   private scheduled = false;
   private running = false;
+  private readonly lockBatches: boolean;
 
   constructor(
     private readonly db: Kysely<DB>,
     /** Most units per transaction (bounds the latency a batch adds). */
     private readonly maxBatch = 256,
-  ) {}
+  ) {
+    this.lockBatches = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
 
   /** Runs `work` in a shared transaction; resolves with its result after the commit. */
   run<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
@@ -116,6 +125,7 @@ export class BatchedTransactionRunner<DB> {
     const trx = await this.db.startTransaction().execute();
     const outcomes: Outcome[] = [];
     try {
+      if (this.lockBatches) await trx.executeQuery(BATCH_LOCK);
       for (const item of batch) {
         if (batch.length === 1) {
           outcomes.push(await settle(item.work(trx)));

@@ -1,9 +1,9 @@
 /**
  * Two instances' group commits on one PostgreSQL database (each its own pool and runner, as
- * two `serve` processes have) lock two rows in opposite orders: PostgreSQL aborts one side
- * with a deadlock, and that unit runs again in its runner's next batch instead of failing
- * its request (bench:cluster's interactions were 500s before). A unit failing for any other
- * reason still fails at once.
+ * two `serve` processes have): their batches commit one after the other, so rows locked in
+ * opposite orders do not deadlock (bench:cluster's interactions on two instances were 500s
+ * and 1 s waits before); a unit a deadlock with another writer aborts runs again in the
+ * next batch; a unit failing for any other reason still fails at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
@@ -30,51 +30,108 @@ describe.skipIf(unavailable !== undefined)(suiteTitle("two instances' group comm
     await sql`INSERT INTO counters VALUES (1, 0), (2, 0)`.execute(a.db);
   });
 
+  async function counters(): Promise<Array<{ id: number; n: number }>> {
+    return (a.db as unknown as Kysely<Counters>).selectFrom('counters').selectAll().orderBy('id').execute();
+  }
+
   afterAll(async () => {
     await a?.close();
     await b?.close();
     await schema?.drop();
   });
 
-  it('runs the unit PostgreSQL chose as the deadlock victim again, so both writes succeed once each', async () => {
-    const dbA = a.db as unknown as Kysely<Counters>;
-    const dbB = b.db as unknown as Kysely<Counters>;
-    // Each unit holds its first row until the other holds its own: then each wants the other's.
-    let arrived = 0;
+  it("commits two instances' batches one after the other instead of letting them wait on each other's rows", async () => {
+    const order: string[] = [];
     let release!: () => void;
-    const bothHoldOne = new Promise<void>((resolve) => (release = resolve));
-    const attempts = { a: 0, b: 0 };
-    const unit = (name: 'a' | 'b', first: number, second: number) => async (trx: Kysely<Counters>) => {
-      attempts[name] += 1;
+    const aHolds = new Promise<void>((resolve) => (release = resolve));
+    let aStarted!: () => void;
+    const started = new Promise<void>((resolve) => (aStarted = resolve));
+    const first = new BatchedTransactionRunner(a.db as unknown as Kysely<Counters>).run(async (trx) => {
+      order.push('a begins');
       await trx
         .updateTable('counters')
         .set({ n: sql`n + 1` })
-        .where('id', '=', first)
+        .where('id', '=', 1)
         .execute();
-      arrived += 1;
-      if (arrived === 2) release();
-      await bothHoldOne;
+      aStarted();
+      await aHolds;
       await trx
         .updateTable('counters')
         .set({ n: sql`n + 1` })
-        .where('id', '=', second)
+        .where('id', '=', 2)
         .execute();
-      return name;
-    };
-    const results = await Promise.allSettled([
-      new BatchedTransactionRunner(dbA).run(unit('a', 1, 2)),
-      new BatchedTransactionRunner(dbB).run(unit('b', 2, 1)),
-    ]);
-    expect(results).toEqual([
-      { status: 'fulfilled', value: 'a' },
-      { status: 'fulfilled', value: 'b' },
-    ]);
-    // One of them lost the race once and ran again.
-    expect(attempts.a + attempts.b).toBe(3);
-    const rows = await dbA.selectFrom('counters').selectAll().orderBy('id').execute();
-    expect(rows).toEqual([
+      order.push('a ends');
+    });
+    await started;
+    const second = new BatchedTransactionRunner(b.db as unknown as Kysely<Counters>).run(async (trx) => {
+      order.push('b begins');
+      await trx
+        .updateTable('counters')
+        .set({ n: sql`n + 1` })
+        .where('id', '=', 2)
+        .execute();
+      await trx
+        .updateTable('counters')
+        .set({ n: sql`n + 1` })
+        .where('id', '=', 1)
+        .execute();
+    });
+    // B's batch waits for A's batch lock (not for a row): it has not begun while A holds its rows.
+    await waitForLockWait(a.db, 'pg_advisory_xact_lock');
+    expect(order).toEqual(['a begins']);
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['a begins', 'a ends', 'b begins']);
+    expect(await counters()).toEqual([
       { id: 1, n: 2 },
       { id: 2, n: 2 },
+    ]);
+  });
+
+  it('runs a unit PostgreSQL chose as a deadlock victim again in the next batch, so both writes succeed once each', async () => {
+    const dbA = a.db as unknown as Kysely<Counters>;
+    let attempts = 0;
+    let holdsRow1!: () => void;
+    const unitHoldsRow1 = new Promise<void>((resolve) => (holdsRow1 = resolve));
+    let otherHoldsRow2!: () => void;
+    const row2Taken = new Promise<void>((resolve) => (otherHoldsRow2 = resolve));
+    const unit = new BatchedTransactionRunner(dbA).run(async (trx) => {
+      attempts += 1;
+      await trx
+        .updateTable('counters')
+        .set({ n: sql`n + 1` })
+        .where('id', '=', 1)
+        .execute();
+      holdsRow1();
+      await row2Taken;
+      await trx
+        .updateTable('counters')
+        .set({ n: sql`n + 1` })
+        .where('id', '=', 2)
+        .execute();
+    });
+    // Another writer (not a batch) takes row 2, and asks for row 1 only once the unit waits for row 2:
+    // the unit waited first, so its deadlock check runs first and it is the one aborted.
+    const other = (b.db as unknown as Kysely<Counters>).transaction().execute(async (trx) => {
+      await unitHoldsRow1;
+      await trx
+        .updateTable('counters')
+        .set({ n: sql`n + 1` })
+        .where('id', '=', 2)
+        .execute();
+      otherHoldsRow2();
+      await waitForLockWait(a.db, 'update "counters"');
+      await trx
+        .updateTable('counters')
+        .set({ n: sql`n + 1` })
+        .where('id', '=', 1)
+        .execute();
+    });
+    await expect(Promise.all([unit, other])).resolves.toBeDefined();
+    expect(attempts).toBe(2);
+    expect(await counters()).toEqual([
+      { id: 1, n: 4 },
+      { id: 2, n: 4 },
     ]);
   });
 
@@ -89,3 +146,14 @@ describe.skipIf(unavailable !== undefined)(suiteTitle("two instances' group comm
     expect(attempts).toBe(1);
   });
 });
+
+/** Resolves once some session of the database waits for a lock in a statement containing `text`. */
+async function waitForLockWait(db: Kysely<any>, text: string): Promise<void> {
+  for (;;) {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM pg_stat_activity
+      WHERE wait_event_type = 'Lock' AND datname = current_database() AND query ILIKE ${`%${text}%`}`.execute(db);
+    if (Number(rows[0]?.n) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
