@@ -17,12 +17,12 @@ import type { CreateOptions } from './create.js';
 /** Builds the body, checks it as the server would (exit 2 on a violation), creates it, prints the id. */
 export async function runCreate(options: CreateOptions): Promise<void> {
   const client = new ApiClient(options);
-  const built = await buildBody(options, client);
+  const { body: built, prompted } = await buildBody(options, client);
   if (options.type !== undefined) built.type = options.type;
   // --method sets the recorded analysis method (over a file's); without either, the server's default.
-  const withMethod: ExperimentCreate = options.method === undefined ? built : { ...built, analysis_method: options.method };
-  // --primary-metric, --guardrail and --gate-rule likewise override a file's fields.
-  const body = withRoleFlags(withMethod, options);
+  const withMethod: ExperimentCreate = options.method === undefined || prompted ? built : { ...built, analysis_method: options.method };
+  // --primary-metric, --guardrail and --gate-rule likewise override a file's fields (prompts offered them as defaults).
+  const body = prompted ? withMethod : withRoleFlags(withMethod, options);
   assertValidBody(body, 'experiment create');
   warnWhenUnderpowered(body, options);
   const experiment = await client.post(ApiClient.experimentsPath(), ExperimentSchema, body);
@@ -37,19 +37,20 @@ export async function runCreate(options: CreateOptions): Promise<void> {
   );
 }
 
-async function buildBody(options: CreateOptions, client: ApiClient): Promise<ExperimentCreate> {
+/** The body from a file, the prompts (`prompted`: roles and method answered there) or flags. */
+async function buildBody(options: CreateOptions, client: ApiClient): Promise<{ body: ExperimentCreate; prompted: boolean }> {
   if (options.file !== undefined) {
     if (hasDefinitionFlags(options))
       throw usageError('give either --file or the definition flags (--name, --variant, --control), not both');
     const body = await readExperimentBody(options.file);
     assertValidBody(body, `--file ${options.file}`);
-    return body;
+    return { body, prompted: false };
   }
   const interactive = options.interactive !== false && process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (interactive && (options.variant === undefined || options.name === undefined)) {
     await assertServerAccepts(client);
     const { promptExperiment } = await import('./create.prompts.js');
-    return promptExperiment(options);
+    return { body: await promptExperiment(options), prompted: true };
   }
   const missing = missingFlag(options);
   if (missing !== undefined) {
@@ -58,7 +59,7 @@ async function buildBody(options: CreateOptions, client: ApiClient): Promise<Exp
   }
   const body = bodyFromFlags(options);
   assertValidBody(body, 'experiment create');
-  return body;
+  return { body, prompted: false };
 }
 
 /**

@@ -3,10 +3,8 @@
  * with the very validators the server runs (validate-experiment.ts), so what is wrong
  * shows under the prompt before anything is sent.
  */
-import { confirm, input, select } from '@inquirer/prompts';
 import type { ExperimentCreate, VariantInput, Weights } from '../../src/experiments/experiment.schema.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
-import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
 import {
   WEIGHT_KEYS,
   validateAllocation,
@@ -20,14 +18,21 @@ import {
 import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
 import { usageError } from '../support/cli-error.js';
 import { assertValidBody } from '../support/experiment-input.js';
+import { INQUIRER_PROMPTS, promptRoles, roleDefaults, type Prompts } from './create-roles.prompts.js';
 import type { CreateOptions } from './create.js';
 
 /** A validator for inquirer: true, or the message to show. */
 const check = (issue: string | undefined): true | string => issue ?? true;
 const numeric = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
 
-/** Asks for every field; flags already given become the defaults. Ctrl-C (ExitPromptError) is mapped to exit 130 by run.ts. */
-export async function promptExperiment(options: CreateOptions): Promise<ExperimentCreate> {
+/**
+ * Asks for every field, the primary metric, guardrails, gate rule and analysis method included;
+ * flags already given become the defaults (the answers win). Ctrl-C (ExitPromptError) is mapped
+ * to exit 130 by run.ts. `prompts`: the terminal's, or scripted answers in tests.
+ */
+export async function promptExperiment(options: CreateOptions, prompts: Prompts = INQUIRER_PROMPTS): Promise<ExperimentCreate> {
+  const { input, confirm, select } = prompts;
+  const defaults = roleDefaults(options);
   const name = await input({
     message: 'Experiment name',
     ...(options.name !== undefined ? { default: options.name } : {}),
@@ -55,13 +60,9 @@ export async function promptExperiment(options: CreateOptions): Promise<Experime
       validate: (v) => check(validateConfidenceLevel(numeric(v))),
     }),
   );
-  const metric = await select({
-    message: 'Primary metric',
-    choices: METRIC_NAMES.map((m) => ({ name: m, value: m })),
-    default: options.metric ?? DEFAULT_PRIMARY_METRIC,
-  });
-  const variants = await askVariants();
-  const control = await select({
+  const roles = await promptRoles(defaults, prompts);
+  const variants = await askVariants(prompts);
+  const control = await select<string>({
     message: 'Which variant is the control?',
     choices: variants.map((v) => ({ name: v.name, value: v.name })),
   });
@@ -72,18 +73,21 @@ export async function promptExperiment(options: CreateOptions): Promise<Experime
     traffic_percentage: traffic,
     minimum_sample_size: minimum,
     confidence_level: confidence,
-    primary_metric: metric,
+    ...roles,
     variants,
   };
   assertValidBody(body, 'experiment create');
   const summary = variants.map((v) => `${v.name} ${v.traffic_allocation}%${v.is_control ? ' (control)' : ''}`).join(', ');
-  if (!(await confirm({ message: `Create "${body.name}" with ${summary}?`, default: true })))
+  const guardrails = roles.guardrail_metrics.length === 0 ? 'no guardrails' : `guardrails ${roles.guardrail_metrics.join(', ')}`;
+  const decides = `primary ${roles.primary_metric}, ${guardrails}, gate rule ${roles.gate_rule}, ${roles.analysis_method}`;
+  if (!(await confirm({ message: `Create "${body.name}" with ${summary} (${decides})?`, default: true })))
     throw usageError('experiment create: cancelled');
   return body;
 }
 
 /** Variants one by one until the allocations reach 100 with at least two variants. */
-async function askVariants(): Promise<VariantInput[]> {
+async function askVariants(prompts: Prompts): Promise<VariantInput[]> {
+  const { input } = prompts;
   const variants: VariantInput[] = [];
   let used = 0;
   while (variants.length < 2 || Math.abs(used - 100) > 1e-9) {
@@ -106,7 +110,7 @@ async function askVariants(): Promise<VariantInput[]> {
           ),
       }),
     );
-    const weights = await askWeights(name.trim());
+    const weights = await askWeights(name.trim(), prompts);
     variants.push({ name: name.trim(), description: '', traffic_allocation: allocation, algorithm_config: { weights }, is_control: false });
     used += allocation;
   }
@@ -114,7 +118,7 @@ async function askVariants(): Promise<VariantInput[]> {
 }
 
 /** Four weights; the last defaults to what makes them add up to 1, and the sum is checked. */
-async function askWeights(variant: string): Promise<Weights> {
+async function askWeights(variant: string, { input }: Prompts): Promise<Weights> {
   for (;;) {
     const weights = {} as Weights;
     let sum = 0;
