@@ -79,8 +79,8 @@ export async function promptExperiment(options: CreateOptions, prompts: Prompts 
   assertValidBody(body, 'experiment create');
   const summary = variants.map((v) => `${v.name} ${v.traffic_allocation}%${v.is_control ? ' (control)' : ''}`).join(', ');
   const guardrails = roles.guardrail_metrics.length === 0 ? 'no guardrails' : `guardrails ${roles.guardrail_metrics.join(', ')}`;
-  const decides = `primary ${roles.primary_metric}, ${guardrails}, gate rule ${roles.gate_rule}, ${roles.analysis_method}`;
-  if (!(await confirm({ message: `Create "${body.name}" with ${summary} (${decides})?`, default: true })))
+  const decides = `decided by: primary ${roles.primary_metric}, ${guardrails}, gate rule ${roles.gate_rule}, ${roles.analysis_method} analysis`;
+  if (!(await confirm({ message: `${decides}\n  Create "${body.name}" with ${summary}?`, default: true })))
     throw usageError('experiment create: cancelled');
   return body;
 }

@@ -26,6 +26,7 @@ describe.skipIf(!hasScript)('experiment create in a terminal', () => {
     await term.answer('Confidence level', '\x7f\x7f\x7f\x7f1.5\r');
     await term.answer('confidence level must be strictly between 0 and 1', '\x7f\x7f\x7f0.9\r');
     await term.answer('Primary metric', '\r');
+    for (const roleQuestion of ['Guardrail metrics', 'Gate rule', 'Analysis method']) await term.answer(roleQuestion, '\r');
     await term.answer('Variant 1 name', 'control\r');
     await term.answer('Traffic allocation of control', '\x7f\x7f120\r');
     await term.answer('traffic allocation must be greater than 0 and at most 100', '\x7f\x7f\x7f40\r');

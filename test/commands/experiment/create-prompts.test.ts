@@ -104,8 +104,8 @@ describe('interactive experiment create: primary metric, guardrails, gate rule a
     expect(guardrails.choices?.map((c) => c.value)).toHaveLength(5);
     // The server's defaults are pre-checked: bounce_rate (user_satisfaction is the primary here).
     expect(guardrails.choices?.filter((c) => c.checked).map((c) => c.value)).toEqual(['bounce_rate']);
-    expect(question(questions, /^Create "fresh posts"/).message).toContain(
-      'primary user_satisfaction, guardrails bounce_rate, session_duration, gate rule point, fixed',
+    expect(question(questions, /Create "fresh posts"/).message).toContain(
+      'decided by: primary user_satisfaction, guardrails bounce_rate, session_duration, gate rule point, fixed analysis',
     );
   });
 
@@ -156,7 +156,7 @@ describe('interactive experiment create: primary metric, guardrails, gate rule a
   });
 
   it('checks typed answers with the server’s rules and cancels when the summary is declined', async () => {
-    const { prompts, refused } = scripted([...BASICS, [/^Traffic percentage/, ['150', '40']], [/^Create/, [false]]]);
+    const { prompts, refused } = scripted([...BASICS, [/^Traffic percentage/, ['150', '40']], [/Create "/, [false]]]);
     const error = await promptExperiment({}, prompts).catch((e: unknown) => e);
     expect(refused.map((r) => r.answer)).toEqual(['150']);
     expect(refused[0]?.why).toMatch(/traffic/i);
