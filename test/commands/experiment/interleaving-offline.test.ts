@@ -1,11 +1,13 @@
 /**
- * Offline analysis of an interleaving experiment: `recsvc experiment analyze --file <export>`
- * (the built binary, a child process) gives exactly the numbers of the server's `/analysis`,
- * with the experiment's recorded method (sequential) and with `--method fixed`. The
+ * Reading an interleaving experiment by its method, online and offline: `recsvc experiment
+ * status|analyze <id>` against the listening server, and `analyze --file <export>` (the built
+ * binary, a child process), give exactly the numbers of the server's `/analysis`, with the
+ * experiment's recorded method (sequential) and with `--method fixed`. The
  * experiment is run through the HTTP API: real interleaved recommendations, real clicks
  * posted to the events API, and the export streamed from `/export`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +135,36 @@ describe('the export of an interleaving experiment', () => {
       createJsonlExportParser('export.jsonl'),
     );
     expect(parsed.interleaving).toHaveLength(online.users);
+  });
+});
+
+describe('recsvc experiment status and analyze against the server', () => {
+  /** The CLI's flags for the test app, listening on a port the OS picks. */
+  async function serverFlags(): Promise<string[]> {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    return ['--server', `http://127.0.0.1:${port}`, '--token', (admin.authorization as string).slice('Bearer '.length)];
+  }
+
+  it('read the recorded method (sequential), and --method fixed for the planned final read', async () => {
+    const flags = await serverFlags();
+    const [status, analyzed, fixed] = await Promise.all([
+      runCli(['experiment', 'status', String(id), '--json', ...flags]),
+      runCli(['experiment', 'analyze', String(id), '--json', ...flags]),
+      runCli(['experiment', 'analyze', String(id), '--method', 'fixed', '--json', ...flags]),
+    ]);
+    for (const result of [status, analyzed, fixed]) expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toEqual(await analysis());
+    expect(JSON.parse(analyzed.stdout)).toEqual(await analysis());
+    expect(JSON.parse(fixed.stdout)).toEqual(await analysis('?method=fixed'));
+    expect(JSON.parse(fixed.stdout).p_value).not.toBe(JSON.parse(analyzed.stdout).p_value);
+  });
+
+  it('prints the method and the confidence sequence in the terminal', async () => {
+    const result = await runCli(['experiment', 'status', String(id), ...(await serverFlags())]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Method: sequential (always-valid');
+    expect(result.stdout).toMatch(/\(95% confidence sequence\), p = [0-9.e-]+ \(always-valid, vs 50%\)/);
   });
 });
 
