@@ -34,6 +34,9 @@ A sample ratio mismatch is printed prominently and warned about on stderr.
 The method (fixed | sequential) is the experiment's, recorded at creation; --method overrides it
 for this read, e.g. --method fixed for the planned final read of a sequential experiment.
 A CSV, or an export from before the choice existed, is read fixed-horizon unless --method says otherwise.
+An interleaving experiment (online, or its export) is analysed by preference share: with the
+sequential method an always-valid p-value and confidence sequence, with fixed the sign test and
+Wilson interval.
 The decision is drawn from the primary metric alone; guardrails (the experiment's, an export's, or
 bounce_rate and user_satisfaction for a CSV) are tested one-sided for harm, Holm-corrected across
 them; every other metric is exploratory.

@@ -11,7 +11,9 @@ export interface ExportOptions extends ServerFlags {
 export function registerExport(group: Command): void {
   const command = group
     .command('export')
-    .description('stream the JSON Lines export (experiment, one line per user, performance per variant)')
+    .description(
+      'stream the JSON Lines export (experiment, one line per user, team counts per user of an interleaving experiment, performance per variant)',
+    )
     .argument('<id>', 'experiment id', parsePositiveInt)
     .option('-o, --output <file>', 'write to this file (gzipped when it ends in .gz) instead of stdout');
   addServerOptions(command)
