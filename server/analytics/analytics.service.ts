@@ -18,6 +18,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import { ValidationError } from '../../src/errors.js';
 import type { Database } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { recordAggregated } from './aggregate-events.js';
@@ -34,6 +35,8 @@ import {
 } from '../../src/experiments/event-rules.js';
 
 const NEEDS_POST = new Set(['click', 'view']);
+/** Attempts of a batch whose claim lost a race to a concurrent batch (PostgreSQL: see isUniqueViolation). */
+const STORE_ATTEMPTS = 3;
 const NEEDS_SESSION = new Set(['session_start', 'session_end']);
 
 type Row = Insertable<AnalyticsEventsTable> & { type: string; rejected_reason: RejectReason | null };
@@ -68,7 +71,33 @@ export class AnalyticsService {
       };
     });
     const outcomes: Outcome[] = events.map(() => 'not_stored');
-    // Judged inside the storing transaction, so two batches cannot both claim one impression.
+    // Judged inside the storing transaction, so two batches cannot both claim one impression:
+    // on PostgreSQL the unique index refuses the later claim, and the batch is judged again.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.storeJudged(judged, rowsOf, countsOf, receivedAt, outcomes);
+        break;
+      } catch (error) {
+        if (attempt >= STORE_ATTEMPTS || !isUniqueViolation(error)) throw error;
+      }
+    }
+    // Counted once committed: the counters never show an event the store does not hold.
+    for (const outcome of outcomes) {
+      if (outcome === 'not_stored') continue;
+      if (outcome.reason === null) this.metrics.analyticsEventsAccepted.inc({ type: outcome.type });
+      else this.metrics.analyticsEventsRejected.inc({ type: outcome.type, reason: outcome.reason });
+    }
+    return summarise(outcomes);
+  }
+
+  /** One transaction: judges the stored events against the database, stores rows and counts, fills `outcomes`. */
+  private async storeJudged(
+    judged: readonly EventToJudge[],
+    rowsOf: readonly number[],
+    countsOf: readonly number[],
+    receivedAt: number,
+    outcomes: Outcome[],
+  ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const stored = rowsOf.map((i) => judged[i] as EventToJudge);
       const verdicts = judgeEvents(stored, receivedAt, ...(await knownState(trx, stored, receivedAt)));
@@ -88,18 +117,11 @@ export class AnalyticsService {
         countsOf.map((i) => judged[i] as EventToJudge),
         receivedAt,
       );
-      const place = (indexes: number[], list: readonly (Verdict | undefined)[]) =>
+      const place = (indexes: readonly number[], list: readonly (Verdict | undefined)[]) =>
         indexes.forEach((i, k) => (outcomes[i] = { type: judged[i]!.type, reason: list[k]?.reason ?? null }));
       place(rowsOf, verdicts);
       place(countsOf, counted);
     });
-    // Counted once committed: the counters never show an event the store does not hold.
-    for (const outcome of outcomes) {
-      if (outcome === 'not_stored') continue;
-      if (outcome.reason === null) this.metrics.analyticsEventsAccepted.inc({ type: outcome.type });
-      else this.metrics.analyticsEventsRejected.inc({ type: outcome.type, reason: outcome.reason });
-    }
-    return summarise(outcomes);
   }
 }
 

@@ -118,10 +118,14 @@ async function openPooledSchema(): Promise<TestDatabase> {
     database = await openDatabase(schemaUrl(name), { poolSize: TEST_POOL_SIZE });
   }
   const schema = name;
+  let closed = false;
   return {
     database,
     privacy: { pseudonymKey: createHash('sha256').update(schema).digest('hex') },
+    // Idempotent, as SQLite's close is: a test may close its app and its afterEach again.
     close: async () => {
+      if (closed) return;
+      closed = true;
       try {
         await database.close();
       } finally {
@@ -138,7 +142,7 @@ async function release(client: Client, prefix: string, schema: string): Promise<
     [schema],
   );
   if (described[0]?.shape !== (await structureOf(client, schema))) {
-    await client.query(`DROP SCHEMA ${schema} CASCADE`);
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     return;
   }
   // DELETE rather than TRUNCATE: TRUNCATE gives every table and index new files, which took
