@@ -1,7 +1,8 @@
 /**
  * The one-time conversion of analytics rows written before pseudonyms (issue 12), run at
  * start in code because the pseudonym key is not available to a migration (0021 only made
- * the tables). In one transaction, once (recorded in `privacy_backfills`):
+ * the tables). In one transaction, once (recorded in `privacy_backfills`; on PostgreSQL under
+ * an advisory lock, so instances starting together do not both convert):
  *
  * 1. each recorded assignment gets its experiment_user_counts row, computed from the rows
  *    as they stand, while assignments still hold raw ids: the bucket (the spec's rule on the
@@ -14,7 +15,7 @@
  * Afterwards the analysis gives the numbers it gave before. Rows of users whose level no
  * longer allows them are converted too; the retention agent purges them on its schedule.
  */
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { bucketOf } from '../../src/experiments/assignment.js';
 import { instanceOfUser } from '../../src/experiments/canonical-user-id.js';
 import type { Database } from '../db/database.js';
@@ -45,6 +46,9 @@ export async function pseudonymiseStoredIds(
   nowMs = Date.now(),
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    // Instances starting together on PostgreSQL: one converts, the others wait here, then find it done.
+    if (db.getExecutor().adapter instanceof PostgresAdapter)
+      await sql`SELECT pg_advisory_xact_lock(hashtext('recsvc:privacy-backfill'), hashtext(current_schema()))`.execute(trx);
     const done = await trx.selectFrom('privacy_backfills').select('name').where('name', '=', PSEUDONYM_BACKFILL).executeTakeFirst();
     if (done) return false;
     const experiments = await trx.selectFrom('experiment_assignments').select('experiment_id').distinct().execute();

@@ -90,12 +90,12 @@ export interface ClusterSettings {
   redisUrl: string;
   /** Rate limits scaled by this factor (RECSVC_RATE_LIMIT_SCALE). */
   rateLimitScale: number;
-  /** The pseudonym key every instance shares. */
-  pseudonymKey?: string;
+  /** The pseudonym key every instance shares (RECSVC_PSEUDONYM_KEY). */
+  pseudonymKey: string;
 }
 
 /** The environment of one instance of the cluster. */
-export function instanceEnv(settings: ClusterSettings & { pseudonymKey: string }): Record<string, string> {
+export function instanceEnv(settings: ClusterSettings): Record<string, string> {
   return {
     RECSVC_REDIS_URL: settings.redisUrl,
     RECSVC_PSEUDONYM_KEY: settings.pseudonymKey,
@@ -111,7 +111,7 @@ export function pseudonymKey(): string {
 }
 
 /** Starts `count` instances at once (so their migrations race, as a rolling deploy's would). */
-export async function startCluster(count: number, settings: ClusterSettings & { pseudonymKey: string }): Promise<ServeProcess[]> {
+export async function startCluster(count: number, settings: ClusterSettings): Promise<ServeProcess[]> {
   const env = instanceEnv(settings);
   const started = await Promise.allSettled(
     Array.from({ length: count }, () => startServe(['--db', settings.databaseUrl, '--cluster', '--log-level', 'info'], env)),
