@@ -11,13 +11,13 @@ export function methodDescription(method: AnalysisMethod): string {
     : 'fixed horizon: p-values and intervals valid for one planned read only';
 }
 
-/** One line naming the method a result used (and its tuning), for the terminal. */
-export function methodLine(result: Pick<AnalysisResult, 'analysis_method' | 'sequential_tuning'>): string {
+/** One line naming the method a result used (and its tuning, n* counted in `unit`), for the terminal. */
+export function methodLine(result: Pick<AnalysisResult, 'analysis_method' | 'sequential_tuning'>, unit = 'users'): string {
   const tuning = result.sequential_tuning;
   const detail =
     tuning === null
       ? ''
-      : `; rho^2 = ${tuning.rho_squared.toPrecision(3)}, tightest at ${tuning.target_sample_size.toLocaleString('en-US')} users`;
+      : `; rho^2 = ${tuning.rho_squared.toPrecision(3)}, tightest at ${tuning.target_sample_size.toLocaleString('en-US')} ${unit}`;
   return `Method: ${result.analysis_method} (${methodDescription(result.analysis_method)}${detail})`;
 }
 

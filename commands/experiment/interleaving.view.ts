@@ -28,7 +28,7 @@ export function renderInterleaving(analysis: InterleavingAnalysis, title: string
     `${title}: interleaving (team draft), clicks credited to the ranker that contributed the post`,
     `users served interleaved lists: ${formatCount(analysis.users)} — with a preference ${formatCount(analysis.users_with_preference)}, ` +
       `ties ${formatCount(analysis.ties)} (excluded), without clicks ${formatCount(analysis.users_without_clicks)}`,
-    methodLine(analysis),
+    methodLine(analysis, 'users with a preference'),
     table,
     share,
     verdict(analysis),
