@@ -14,9 +14,11 @@
  * again; such schemas outlive close() until the teardown.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
 import type { Client } from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, openSqlite, type DatabaseHandle } from '../../server/db/connection.js';
+import type { Database } from '../../server/db/database.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
 import { TEST_DATABASE_URL } from '../postgres/postgres-test-database.js';
 
@@ -179,4 +181,25 @@ async function openFileSchema(dbPath: string): Promise<TestDatabase> {
     privacy: { pseudonymKey: createHash('sha256').update(`key:${dbPath}`).digest('hex') },
     close: () => database.close(),
   };
+}
+
+/**
+ * Runs `seed` with foreign keys not enforced, for tests that store only the rows a query
+ * reads: SQLite's pragma (a no-op inside a transaction, so around none), PostgreSQL's
+ * replica role for one transaction (the test user is a superuser).
+ */
+export async function withoutForeignKeys(db: Kysely<Database>, seed: (db: Kysely<Database>) => Promise<void>): Promise<void> {
+  if (TEST_BACKEND === 'postgres') {
+    await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+      await seed(trx);
+    });
+    return;
+  }
+  await sql`PRAGMA foreign_keys = OFF`.execute(db);
+  try {
+    await seed(db);
+  } finally {
+    await sql`PRAGMA foreign_keys = ON`.execute(db);
+  }
 }

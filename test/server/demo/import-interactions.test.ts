@@ -6,24 +6,24 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AFFINITY_HALF_LIFE_MS, type InteractionAction } from '../../../src/ranking/index.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { importInteractions, InteractionService, type ImportedInteraction } from '../../../server/interactions/interaction.service.js';
 import { candidatePosts, PostService, writeStatuses } from '../../../server/posts/post.service.js';
 import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.parse('2025-03-01T12:00:00.000Z');
 const ACTIONS: InteractionAction[] = ['favorite', 'reblog', 'bookmark'];
-const handles: DatabaseHandle[] = [];
+const handles: TestDatabase[] = [];
 afterEach(async () => {
   await Promise.all(handles.splice(0).map((h) => h.close()));
 });
 
 async function withPosts(): Promise<DatabaseHandle> {
-  const database = openSqlite(':memory:');
-  handles.push(database);
-  await migrateToLatest(database.db);
+  const opened = await openTestDatabase();
+  handles.push(opened);
+  const { database } = opened;
   const statuses = Array.from({ length: 12 }, (_, i) =>
     makeStatus({ n: i + 1, nowMs: NOW, ageHours: 48, author: `a${i % 3}`, tags: i % 2 ? ['cats', 'tea'] : ['rust'], favourites: i }),
   );

@@ -2,15 +2,15 @@
  * CUPED's covariate straight from SQL: each enrolled user's interactions in the 14 days
  * before the experiment first became active, on hand-made rows counted by hand below.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { PRE_PERIOD_MS, preEngagementCounts } from '../../../server/experiments/experiment-data.repository.js';
+import { openTestDatabase, withoutForeignKeys, type TestDatabase } from '../../helpers/test-database.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const START = 30 * DAY;
 let database: DatabaseHandle;
+let opened: TestDatabase;
 
 async function insertExperiment(db: DatabaseHandle['db'], id: number, periods: [number, number | null][]): Promise<void> {
   const now = new Date(0).toISOString();
@@ -34,48 +34,48 @@ async function insertExperiment(db: DatabaseHandle['db'], id: number, periods: [
 }
 
 beforeAll(async () => {
-  database = openSqlite(':memory:');
-  await migrateToLatest(database.db);
-  const db = database.db;
-  // Interactions reference posts and accounts; the counts only read user ids and times.
-  await sql`PRAGMA foreign_keys = OFF`.execute(db);
-  // Paused after a day and resumed: the pre-period stays anchored at the first start.
-  await insertExperiment(db, 1, [
-    [START, START + DAY],
-    [START + 5 * DAY, null],
-  ]);
-  await insertExperiment(db, 2, []);
-  const assign = (experiment_id: number, user_id: string) => ({ experiment_id, user_id, variant: 'A', assigned_at_ms: START + 6 * DAY });
-  await db
-    .insertInto('experiment_assignments')
-    .values([assign(1, 'u1'), assign(1, 'u2'), assign(1, 'u3'), assign(2, 'u1')])
-    .execute();
-  let next = 0;
-  const interaction = (user_id: string, at: number) => ({
-    id: `i${++next}`,
-    user_id,
-    post_id: `p${next}`,
-    action_type: 'favorite',
-    context_json: null,
-    created_at: new Date(at).toISOString(),
-    created_at_ms: at,
+  opened = await openTestDatabase();
+  database = opened.database;
+  await withoutForeignKeys(database.db, async (db) => {
+    // Interactions reference posts and accounts; the counts only read user ids and times.
+    // Paused after a day and resumed: the pre-period stays anchored at the first start.
+    await insertExperiment(db, 1, [
+      [START, START + DAY],
+      [START + 5 * DAY, null],
+    ]);
+    await insertExperiment(db, 2, []);
+    const assign = (experiment_id: number, user_id: string) => ({ experiment_id, user_id, variant: 'A', assigned_at_ms: START + 6 * DAY });
+    await db
+      .insertInto('experiment_assignments')
+      .values([assign(1, 'u1'), assign(1, 'u2'), assign(1, 'u3'), assign(2, 'u1')])
+      .execute();
+    let next = 0;
+    const interaction = (user_id: string, at: number) => ({
+      id: `i${++next}`,
+      user_id,
+      post_id: `p${next}`,
+      action_type: 'favorite',
+      context_json: null,
+      created_at: new Date(at).toISOString(),
+      created_at_ms: at,
+    });
+    await db
+      .insertInto('interactions')
+      .values([
+        interaction('u1', START - 1), // counts: just before the start
+        interaction('u1', START - PRE_PERIOD_MS), // counts: the window's first millisecond
+        interaction('u1', START - PRE_PERIOD_MS - 1), // too early
+        interaction('u1', START), // in the experiment, not before it
+        interaction('u1', START + 2 * DAY), // during the pause: not pre-experiment either
+        interaction('u2', START - 5 * DAY),
+        interaction('u2', START - 6 * DAY),
+        interaction('u4', START - DAY), // not enrolled
+      ])
+      .execute();
   });
-  await db
-    .insertInto('interactions')
-    .values([
-      interaction('u1', START - 1), // counts: just before the start
-      interaction('u1', START - PRE_PERIOD_MS), // counts: the window's first millisecond
-      interaction('u1', START - PRE_PERIOD_MS - 1), // too early
-      interaction('u1', START), // in the experiment, not before it
-      interaction('u1', START + 2 * DAY), // during the pause: not pre-experiment either
-      interaction('u2', START - 5 * DAY),
-      interaction('u2', START - 6 * DAY),
-      interaction('u4', START - DAY), // not enrolled
-    ])
-    .execute();
 });
 
-afterAll(() => database.close());
+afterAll(() => opened.close());
 
 describe('pre-experiment engagement (CUPED covariate)', () => {
   it('counts interactions in [first start - 14 days, first start) per enrolled user', async () => {

@@ -15,7 +15,7 @@ import {
   type PrivacyPolicyOptions,
   type PrivacyPolicyService,
 } from '../../../server/privacy/privacy-policy.service.js';
-import { openTestDatabase, TEST_BACKEND } from '../../helpers/test-database.js';
+import { openTestDatabase, TEST_BACKEND, withoutForeignKeys } from '../../helpers/test-database.js';
 
 export interface PrivacyHarness {
   app: FastifyInstance;
@@ -137,26 +137,6 @@ export async function seedEveryUserTable(db: Kysely<Database>, key: string): Pro
     }
   });
   return tables;
-}
-
-/**
- * Runs `seed` with foreign keys not enforced: SQLite's pragma (a no-op inside a transaction,
- * so around none), PostgreSQL's replica role for one transaction (the test user is a superuser).
- */
-async function withoutForeignKeys(db: Kysely<Database>, seed: (db: Kysely<Database>) => Promise<void>): Promise<void> {
-  if (TEST_BACKEND === 'postgres') {
-    await db.transaction().execute(async (trx) => {
-      await sql`SET LOCAL session_replication_role = replica`.execute(trx);
-      await seed(trx);
-    });
-    return;
-  }
-  await sql`PRAGMA foreign_keys = OFF`.execute(db);
-  try {
-    await seed(db);
-  } finally {
-    await sql`PRAGMA foreign_keys = ON`.execute(db);
-  }
 }
 
 /** Rows of `keys` per table with a `user_id` column. */
