@@ -9,7 +9,12 @@ import { postgresUnavailable } from './test/postgres/postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();
 
-/** The folders of test/server that drive the app over HTTP (app.inject or a listening server). */
+/**
+ * The folders of test/server that drive the app over HTTP (app.inject or a listening server),
+ * and the repository tests beside them. Left out: test/server/db, SQLite's own machinery
+ * (pragmas, the statement cache, the frozen schema); PostgreSQL's counterparts are in
+ * test/postgres, which the default run includes.
+ */
 const HTTP_SUITE = [
   'recommendations',
   'interactions',
@@ -30,8 +35,19 @@ const HTTP_SUITE = [
   'demo',
 ].map((folder) => `test/server/${folder}/**/*.test.ts`);
 
-/** Tests of SQLite itself, which have no PostgreSQL meaning. */
-const SQLITE_ONLY: string[] = [];
+/** Tests of SQLite files themselves, which have no PostgreSQL meaning. */
+const SQLITE_ONLY = [
+  // Another process's writes to the SQLite file, seen through PRAGMA data_version; PostgreSQL's
+  // signal (LISTEN/NOTIFY) is tested in test/postgres/token-change-signal.test.ts.
+  'test/server/foundation/service-token-verifier.test.ts',
+  // The pseudonym key file kept beside the SQLite database file (a server URL needs the key
+  // given instead: that refusal is tested here too, without connecting).
+  'test/server/privacy/privacy-policy.test.ts',
+  // The built binary run against an SQLite file and that key file beside it.
+  'test/server/privacy/privacy-cli.test.ts',
+  // The demo's SQLite bulk loader, checked row by row in rowid order.
+  'test/server/demo/bulk-load-interactions.test.ts',
+];
 
 export default defineConfig({
   test: {
