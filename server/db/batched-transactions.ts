@@ -16,6 +16,14 @@
  * waiting on each other's rows. A unit that still loses such a race (a deadlock with some
  * other writer, or a serialization failure) runs again in the next batch, after this one's
  * commit released its locks, a few times at most.
+ *
+ * PostgreSQL also aborts the whole transaction when any statement fails, even when the unit
+ * catches the error and carries on, and it turns a COMMIT of an aborted transaction into a
+ * silent ROLLBACK. So on PostgreSQL every unit, a lone one too, runs in its savepoint, and a
+ * unit whose savepoint cannot be released (the transaction was aborted under it) fails
+ * alone, rolled back to its savepoint: nothing is acknowledged that the COMMIT would not
+ * keep. (SQLite rolls back only the failed statement; a unit that catches the error keeps
+ * the rest of its writes, as it would in a transaction of its own.)
  */
 import { CompiledQuery, PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 
@@ -53,6 +61,7 @@ export class BatchedTransactionRunner<DB> {
   private queue: Pending<DB>[] = [];
   private scheduled = false;
   private running = false;
+  /** PostgreSQL: batches take the schema's lock, and a lone unit gets a savepoint too (see the file's comment). */
   private readonly lockBatches: boolean;
 
   constructor(
@@ -120,22 +129,19 @@ export class BatchedTransactionRunner<DB> {
     this.queue.push(item);
   }
 
-  /** One transaction for the batch; a lone unit needs no savepoint (its failure rolls back all). */
+  /** One transaction for the batch; on SQLite a lone unit needs no savepoint (its failure rolls back all). */
   private async execute(batch: readonly Pending<DB>[]): Promise<Outcome[]> {
     const trx = await this.db.startTransaction().execute();
     const outcomes: Outcome[] = [];
     try {
       if (this.lockBatches) await trx.executeQuery(BATCH_LOCK);
       for (const item of batch) {
-        if (batch.length === 1) {
+        if (batch.length === 1 && !this.lockBatches) {
           outcomes.push(await settle(item.work(trx)));
           continue;
         }
         await trx.executeQuery(SAVEPOINT);
-        const outcome = await settle(item.work(trx));
-        if (!outcome.ok) await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
-        await trx.executeQuery(RELEASE_SAVEPOINT);
-        outcomes.push(outcome);
+        outcomes.push(await endUnit(trx, await settle(item.work(trx))));
       }
     } catch (error) {
       await trx.rollback().execute();
@@ -157,6 +163,28 @@ export class BatchedTransactionRunner<DB> {
     }
     return outcomes;
   }
+}
+
+/**
+ * Ends a unit's savepoint: kept when the unit succeeded; rolled back when it failed, or when
+ * the release fails because one of the unit's statements failed and the unit caught the error
+ * (PostgreSQL then refuses everything until the transaction is rolled back to the savepoint):
+ * the unit then fails, its writes undone, and the rest of the batch carries on.
+ */
+async function endUnit<DB>(trx: Transaction<DB>, outcome: Outcome): Promise<Outcome> {
+  let ended = outcome;
+  if (ended.ok) {
+    try {
+      await trx.executeQuery(RELEASE_SAVEPOINT);
+      return ended;
+    } catch (error) {
+      const message = `the write was rolled back: one of its statements failed (${(error as Error).message})`;
+      ended = { ok: false, error: new Error(message, { cause: error }) };
+    }
+  }
+  await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
+  await trx.executeQuery(RELEASE_SAVEPOINT);
+  return ended;
 }
 
 async function settle(promise: Promise<unknown>): Promise<Outcome> {
