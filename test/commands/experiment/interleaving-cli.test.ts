@@ -97,6 +97,9 @@ beforeAll(async () => {
     'interleaving',
     '--min-sample-size',
     '10',
+    // The fixed-horizon read (Wilson interval, sign test); sequential reads are tested in interleaving-offline.test.ts.
+    '--method',
+    'fixed',
     ...VARIANTS,
   ]);
   expect(created.code, created.stderr).toBe(0);
