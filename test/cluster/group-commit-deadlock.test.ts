@@ -93,8 +93,8 @@ describe.skipIf(unavailable !== undefined)(suiteTitle("two instances' group comm
     let attempts = 0;
     let holdsRow1!: () => void;
     const unitHoldsRow1 = new Promise<void>((resolve) => (holdsRow1 = resolve));
-    let otherHoldsRow2!: () => void;
-    const row2Taken = new Promise<void>((resolve) => (otherHoldsRow2 = resolve));
+    let otherWaits!: () => void;
+    const otherWaiting = new Promise<void>((resolve) => (otherWaits = resolve));
     const unit = new BatchedTransactionRunner(dbA).run(async (trx) => {
       attempts += 1;
       await trx
@@ -103,37 +103,40 @@ describe.skipIf(unavailable !== undefined)(suiteTitle("two instances' group comm
         .where('id', '=', 1)
         .execute();
       holdsRow1();
-      await row2Taken;
+      await otherWaiting;
       await trx
         .updateTable('counters')
         .set({ n: sql`n + 1` })
         .where('id', '=', 2)
         .execute();
     });
-    // Another writer (not a batch) takes row 2, and asks for row 1 only once the unit waits for row 2:
-    // the unit waited first, so its deadlock check runs first and it is the one aborted.
+    // Another writer (not a batch) takes row 2 and waits for row 1; only then does the unit ask
+    // for row 2. The other's deadlock check comes after 10 s, the unit's after PostgreSQL's 1 s:
+    // the unit is the one aborted, whatever the load.
     const other = (b.db as unknown as Kysely<Counters>).transaction().execute(async (trx) => {
       await unitHoldsRow1;
+      await sql`SET LOCAL deadlock_timeout = '10s'`.execute(trx);
       await trx
         .updateTable('counters')
         .set({ n: sql`n + 1` })
         .where('id', '=', 2)
         .execute();
-      otherHoldsRow2();
-      await waitForLockWait(a.db, 'update "counters"');
       await trx
         .updateTable('counters')
         .set({ n: sql`n + 1` })
         .where('id', '=', 1)
         .execute();
     });
+    await unitHoldsRow1;
+    await waitForLockWait(a.db, 'update "counters"');
+    otherWaits();
     await expect(Promise.all([unit, other])).resolves.toBeDefined();
     expect(attempts).toBe(2);
     expect(await counters()).toEqual([
       { id: 1, n: 4 },
       { id: 2, n: 4 },
     ]);
-  });
+  }, 20_000);
 
   it('fails a unit at once for any other error', async () => {
     const runner = new BatchedTransactionRunner(a.db as unknown as Kysely<Counters>);
