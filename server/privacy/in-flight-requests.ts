@@ -62,13 +62,18 @@ function endOf(entry: Entry): Promise<void> {
  */
 export function trackInFlightRequests(app: FastifyInstance, tracker: InFlightRequests, skipPrefix: string): void {
   const ends = new WeakMap<FastifyRequest, () => void>();
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const identity = request.identity;
     if (identity.kind !== 'authenticated') return;
     const admin = identity.scopes.has('admin');
     if (identity.userId === null && !admin) return;
     if ((request.routeOptions.url ?? '').startsWith(skipPrefix)) return;
-    ends.set(request, tracker.begin(identity.userId, admin));
+    const end = tracker.begin(identity.userId, admin);
+    ends.set(request, end);
+    // The response's 'close' comes however the exchange ends — answered, aborted by the client,
+    // or cut by the server (a timeout, a socket destroyed after a parser error) — where the hooks
+    // below may not: a request never ended would make every later erasure wait its full timeout.
+    reply.raw.once('close', end);
   });
   const finish = async (request: FastifyRequest): Promise<void> => {
     ends.get(request)?.();
