@@ -45,18 +45,37 @@ export function clientErrorHandler(this: FastifyInstance, error: ParserError, so
   // a malformed next request), and only then is the socket closed.
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (inFlight?.headersSent && !inFlight.writableFinished && !inFlight.destroyed) {
-    const close = () => socket.destroy();
-    inFlight.once('finish', () => socket.end());
-    inFlight.once('close', close);
-    setTimeout(close, IN_FLIGHT_GRACE_MS).unref();
+    inFlight.once('finish', () => closeLingering(socket));
+    setTimeout(() => socket.destroy(), IN_FLIGHT_GRACE_MS).unref();
     return;
   }
   if (socket.writable && !inFlight?.headersSent) socket.write(rawErrorResponse(body));
-  socket.destroy();
+  closeLingering(socket);
 }
 
 /** How long a response already under way may take to finish after a parser error on its socket. */
 const IN_FLIGHT_GRACE_MS = 10_000;
+/** How long a closing socket keeps reading (and dropping) what the client still sends. */
+const LINGER_MS = 2_000;
+
+/**
+ * Closes the socket once what was written has gone out, reading and dropping whatever the
+ * client is still sending meanwhile (a "lingering close", as nginx does): closing a socket with
+ * unread input makes the kernel send a reset, which can destroy the answer before the client
+ * has read it. Destroyed when the client closes its side, or after LINGER_MS at the latest.
+ */
+function closeLingering(socket: Duplex): void {
+  if (socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  // The HTTP parser has failed: nothing more on this socket is a request.
+  socket.removeAllListeners('data');
+  socket.on('data', () => undefined);
+  socket.resume();
+  socket.end();
+}
 
 /**
  * Node's `checkExpectation` event: an `Expect` header other than `100-continue`. Without a
