@@ -5,7 +5,7 @@
  * query would count the wrong ones), and the agent builds the same profiles on both.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
+import type { DatabaseHandle } from '../../server/db/connection.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
 import { InteractionService } from '../../server/interactions/interaction.service.js';
 import { statusRows } from '../../server/posts/post.mapper.js';
@@ -14,7 +14,7 @@ import { loadRankingState } from '../../server/ranking-state/ranking-state.servi
 import { cacheWarmerAgent, mostActiveRecentUsers } from '../../server/recommendations/cache-warmer.agent.js';
 import { generatePostId } from '../../src/post-ids.js';
 import { makeStatus, postId } from '../helpers/mastodon-fixtures.js';
-import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
+import { observeOnBoth, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();
 
@@ -84,19 +84,7 @@ describe.skipIf(unavailable !== undefined)(suiteTitle('the cache warmer', unavai
   let postgres: Observed;
 
   beforeAll(async () => {
-    schema = await createTestSchema();
-    const onSqlite = await openDatabase(':memory:');
-    try {
-      sqlite = await observe(onSqlite);
-    } finally {
-      await onSqlite.close();
-    }
-    const onPostgres = await openDatabase(schema.url);
-    try {
-      postgres = await observe(onPostgres);
-    } finally {
-      await onPostgres.close();
-    }
+    ({ sqlite, postgres, schema } = await observeOnBoth(observe));
   }, 60_000);
 
   afterAll(async () => {

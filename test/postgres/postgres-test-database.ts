@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
+import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
 
 export const TEST_DATABASE_URL = process.env.RECSVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -82,4 +83,24 @@ export async function createTestSchema(): Promise<TestSchema> {
       }
     },
   };
+}
+
+/**
+ * Runs `observe` on a fresh in-memory SQLite database and on a fresh PostgreSQL schema (each
+ * opened and closed around it), for tests that require both backends to observe the same.
+ * The schema is returned for the caller to drop.
+ */
+export async function observeOnBoth<T>(
+  observe: (database: DatabaseHandle) => Promise<T>,
+): Promise<{ sqlite: T; postgres: T; schema: TestSchema }> {
+  const schema = await createTestSchema();
+  const run = async (target: string): Promise<T> => {
+    const database = await openDatabase(target);
+    try {
+      return await observe(database);
+    } finally {
+      await database.close();
+    }
+  };
+  return { sqlite: await run(':memory:'), postgres: await run(schema.url), schema };
 }

@@ -9,12 +9,12 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { createToken } from '../../server/auth/token.service.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
+import type { DatabaseHandle } from '../../server/db/connection.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
 import { streamAssignments } from '../../server/experiments/assignment.repository.js';
 import { createPrivacyPolicy } from '../../server/privacy/privacy.feature.js';
 import { experimentBody } from '../server/experiments/experiment-bodies.js';
-import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
+import { observeOnBoth, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();
 
@@ -105,19 +105,7 @@ describe.skipIf(unavailable !== undefined)(suiteTitle('.stream() through a curso
   let postgres: Observed;
 
   beforeAll(async () => {
-    schema = await createTestSchema();
-    const onSqlite = await openDatabase(':memory:');
-    try {
-      sqlite = await observe(onSqlite);
-    } finally {
-      await onSqlite.close();
-    }
-    const onPostgres = await openDatabase(schema.url);
-    try {
-      postgres = await observe(onPostgres);
-    } finally {
-      await onPostgres.close();
-    }
+    ({ sqlite, postgres, schema } = await observeOnBoth(observe));
   }, 60_000);
 
   afterAll(async () => {
