@@ -85,3 +85,25 @@ export async function plainPrivacy(opened: TestDatabase): Promise<PrivacyPolicyS
   policy.pseudonym = (userId: string) => userId;
   return policy;
 }
+
+/** Header makers of a harness: one token per user and scopes (and one admin token), minted on first use. */
+export interface HeaderMinter {
+  userHeaders(userId: string, scopes?: Array<'read' | 'write'>): Promise<Record<string, string>>;
+  adminHeaders(): Promise<Record<string, string>>;
+}
+
+export function headerMinter(database: DatabaseHandle): HeaderMinter {
+  const tokens = new Map<string, string>();
+  const mint = async (key: string, scopes: Scope[], userId: string | null): Promise<Record<string, string>> => {
+    let token = tokens.get(key);
+    if (token === undefined) {
+      token = (await createToken(database.db, { scopes, tier: 'authenticated', userId, ttlSeconds: 3600 })).token;
+      tokens.set(key, token);
+    }
+    return { authorization: `Bearer ${token}` };
+  };
+  return {
+    userHeaders: (userId, scopes = ['read', 'write']) => mint(`${userId}:${scopes.join(',')}`, scopes, userId),
+    adminHeaders: () => mint(':admin', ['read', 'write', 'admin'], null),
+  };
+}

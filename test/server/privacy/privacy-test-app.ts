@@ -7,7 +7,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { buildApp, type AppOptions } from '../../../server/app.js';
-import { createToken } from '../../../server/auth/token.service.js';
 import type { DatabaseHandle } from '../../../server/db/connection.js';
 import type { Database } from '../../../server/db/database.js';
 import {
@@ -16,6 +15,7 @@ import {
   type PrivacyPolicyService,
 } from '../../../server/privacy/privacy-policy.service.js';
 import { openTestDatabase, TEST_BACKEND, withoutForeignKeys } from '../../helpers/test-database.js';
+import { headerMinter } from '../../helpers/test-app.js';
 
 export interface PrivacyHarness {
   app: FastifyInstance;
@@ -38,21 +38,11 @@ export async function privacyHarness(options: PrivacyHarnessOptions = {}): Promi
   const policy = await createPrivacyPolicy(database.db, { ...policyOptions, ...opened.privacy });
   const app = await buildApp({ proxy: false, ...appOptions, database, privacy: policy, rateLimit: null });
   await app.ready();
-  const tokens = new Map<string, string>();
-  const mint = async (key: string, scopes: Array<'read' | 'write' | 'admin'>, userId: string | null): Promise<Record<string, string>> => {
-    let token = tokens.get(key);
-    if (token === undefined) {
-      token = (await createToken(database.db, { scopes, tier: 'authenticated', userId, ttlSeconds: 3600 })).token;
-      tokens.set(key, token);
-    }
-    return { authorization: `Bearer ${token}` };
-  };
   return {
     app,
     database,
     policy,
-    userHeaders: (userId, scopes = ['read', 'write']) => mint(`${userId}:${scopes.join(',')}`, scopes, userId),
-    adminHeaders: () => mint(':admin', ['read', 'write', 'admin'], null),
+    ...headerMinter(database),
     async close() {
       await app.close();
       await opened.close();

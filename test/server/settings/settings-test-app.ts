@@ -1,10 +1,9 @@
 /** The app (with its settings feature) on a real migrated database (the run's backend), for inject tests. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../../server/app.js';
-import { createToken } from '../../../server/auth/token.service.js';
 import type { DatabaseHandle } from '../../../server/db/connection.js';
 import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
-import { plainPrivacy } from '../../helpers/test-app.js';
+import { headerMinter, plainPrivacy } from '../../helpers/test-app.js';
 import { openTestDatabase } from '../../helpers/test-database.js';
 
 export interface SettingsHarness {
@@ -30,20 +29,10 @@ export async function settingsHarness(options: SettingsHarnessOptions = {}): Pro
   const privacy = appOptions.privacy ?? (await plainPrivacy(opened));
   const app = await buildApp({ ...appOptions, privacy, social, database, rateLimit: appOptions.rateLimit ?? null });
   await app.ready();
-  const tokens = new Map<string, string>();
-  const mint = async (key: string, scopes: Array<'read' | 'write' | 'admin'>, userId: string | null): Promise<Record<string, string>> => {
-    let token = tokens.get(key);
-    if (token === undefined) {
-      token = (await createToken(database.db, { scopes, tier: 'authenticated', userId, ttlSeconds: 3600 })).token;
-      tokens.set(key, token);
-    }
-    return { authorization: `Bearer ${token}` };
-  };
   return {
     app,
     database,
-    userHeaders: (userId, scopes = ['read', 'write']) => mint(`${userId}:${scopes.join(',')}`, scopes, userId),
-    adminHeaders: () => mint(':admin', ['read', 'write', 'admin'], null),
+    ...headerMinter(database),
     async close() {
       await app.close();
       if (appOptions.social === undefined) await social.close();
