@@ -133,6 +133,7 @@ export const frameworkErrorHandler: NonNullable<FastifyServerOptions['frameworkE
  */
 async function requestSanity(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
+    lingerIfBodyUnread(request.raw);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       reply.header('connection', 'close');
       throw new ValidationError('HTTP/1.1 requests must carry a Host header');
@@ -141,3 +142,19 @@ async function requestSanity(app: FastifyInstance): Promise<void> {
 }
 
 export const requestSanityPlugin = fp(requestSanity, { name: 'request-sanity' });
+
+/**
+ * When Node closes a connection after its response (`Connection: close`) while the request's
+ * body is still arriving (a route that never reads it, e.g. a GET sent with a large body), it
+ * destroys the socket with unread input, and the kernel's reset can destroy the response before
+ * the client has read it. Such a socket closes lingering instead (closeLingering); a request
+ * whose body has all arrived closes as Node does.
+ */
+function lingerIfBodyUnread(request: IncomingMessage): void {
+  const length = request.headers['content-length'];
+  if ((length === undefined || length === '0') && request.headers['transfer-encoding'] === undefined) return;
+  const socket = request.socket as Duplex & { destroySoon?: () => void };
+  const destroySoon = socket.destroySoon?.bind(socket);
+  if (!destroySoon) return;
+  socket.destroySoon = () => (request.complete ? destroySoon() : closeLingering(socket));
+}
