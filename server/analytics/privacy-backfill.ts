@@ -15,7 +15,8 @@
  * Afterwards the analysis gives the numbers it gave before. Rows of users whose level no
  * longer allows them are converted too; the retention agent purges them on its schedule.
  */
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { lockForTransaction } from '../db/transaction-lock.js';
 import { bucketOf } from '../../src/experiments/assignment.js';
 import { instanceOfUser } from '../../src/experiments/canonical-user-id.js';
 import type { Database } from '../db/database.js';
@@ -47,8 +48,7 @@ export async function pseudonymiseStoredIds(
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // Instances starting together on PostgreSQL: one converts, the others wait here, then find it done.
-    if (db.getExecutor().adapter instanceof PostgresAdapter)
-      await sql`SELECT pg_advisory_xact_lock(hashtext('recsvc:privacy-backfill'), hashtext(current_schema()))`.execute(trx);
+    await lockForTransaction(trx, 'privacy-backfill');
     const done = await trx.selectFrom('privacy_backfills').select('name').where('name', '=', PSEUDONYM_BACKFILL).executeTakeFirst();
     if (done) return false;
     const experiments = await trx.selectFrom('experiment_assignments').select('experiment_id').distinct().execute();

@@ -2,9 +2,12 @@
  * Applies the explicit, frozen migration list at start and refuses databases
  * written by a newer recsvc (an applied migration this build does not know).
  *
- * Several instances starting at once on one PostgreSQL database apply each migration once:
+ * Several processes starting at once on one database apply each migration once. PostgreSQL:
  * kysely's migrator holds a session advisory lock while it migrates, and the others then
- * find nothing left to do.
+ * find nothing left to do. SQLite (where kysely's migration lock does nothing, since it
+ * assumes one process): the whole run is one `BEGIN IMMEDIATE` transaction, so the others
+ * wait for the database's write lock and then find the migrations applied; and a migration
+ * that fails leaves none of its tables behind.
  */
 import { Migrator, PostgresAdapter, sql, type DatabaseIntrospector, type Kysely, type MigrationProvider, type TableMetadata } from 'kysely';
 import { MIGRATIONS } from './migrations/index.js';
@@ -16,6 +19,19 @@ const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATION
 
 /** Applies pending migrations; returns the names applied now. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return migrate(db);
+  await sql`BEGIN IMMEDIATE`.execute(db);
+  try {
+    const applied = await migrate(db);
+    await sql`COMMIT`.execute(db);
+    return applied;
+  } catch (error) {
+    await sql`ROLLBACK`.execute(db).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function migrate(db: Kysely<any>): Promise<string[]> {
   const schema = await migrationSchema(db);
   const scoped = schema === undefined ? db : inSchemaOnly(db, schema);
   await refuseNewerDatabase(scoped, schema);

@@ -6,6 +6,7 @@
  */
 import { inBulkLoadTransaction } from '../db/bulk-insert.js';
 import type { DatabaseHandle } from '../db/connection.js';
+import { lockForTransaction } from '../db/transaction-lock.js';
 import { importInteractions } from '../interactions/interaction.service.js';
 import { hasPosts, writeAccounts, writeStatuses } from '../posts/post.service.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoSizes } from './demo-generator.js';
@@ -20,14 +21,21 @@ export interface DemoSeedResult {
   interactions: number;
 }
 
-/** Seeds the deterministic demo data set when the database holds no posts yet. */
-export async function seedDemoIfEmpty(database: DatabaseHandle, log: (message: string) => void): Promise<void> {
-  if (await hasPosts(database.db)) {
-    log('demo data: the database already has posts; nothing seeded');
-    return;
-  }
+/**
+ * Seeds the deterministic demo data set when the database holds no posts yet. Instances
+ * starting together on one empty database seed it once: the others wait for that seeding's
+ * transaction, then find its posts.
+ */
+export async function seedDemoIfEmpty(
+  database: DatabaseHandle,
+  log: (message: string) => void,
+  sizes: Partial<DemoSizes> = {},
+): Promise<void> {
+  const nothing = () => log('demo data: the database already has posts; nothing seeded');
+  if (await hasPosts(database.db)) return nothing();
   const started = Date.now();
-  const result = await seedDemo(database);
+  const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, Date.now(), undefined, { onlyIfEmpty: true });
+  if (result === undefined) return nothing();
   log(
     `demo data: ${result.posts} posts by ${result.authors} authors, ${result.interactions} interactions by ${result.users} users (user1…user${result.users}) in ${Date.now() - started} ms`,
   );
@@ -40,13 +48,29 @@ export async function seedDemo(
   anchorMs = Date.now(),
   seed?: number,
 ): Promise<DemoSeedResult> {
-  const full = { ...DEFAULT_DEMO_SIZES, ...sizes };
-  const data = generateDemoData(full, anchorMs, seed);
-  await inBulkLoadTransaction(database.db, async (trx) => {
+  const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, anchorMs, seed, { onlyIfEmpty: false });
+  if (result === undefined) throw new Error('demo data: nothing written');
+  return result;
+}
+
+/** The data set written under the seeding lock; undefined when `onlyIfEmpty` found posts there. */
+async function writeDemo(
+  database: DatabaseHandle,
+  sizes: DemoSizes,
+  anchorMs: number,
+  seed: number | undefined,
+  options: { onlyIfEmpty: boolean },
+): Promise<DemoSeedResult | undefined> {
+  const data = generateDemoData(sizes, anchorMs, seed);
+  const written = await inBulkLoadTransaction(database.db, async (trx) => {
+    await lockForTransaction(trx, 'demo-seed');
+    if (options.onlyIfEmpty && (await hasPosts(trx))) return false;
     const accounts = demoAccounts(data, anchorMs);
     await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });
     await writeStatuses(trx, demoStatuses(data, accounts), anchorMs, { keepOriginals: false });
     await importInteractions(trx, demoInteractions(data), anchorMs);
+    return true;
   });
+  if (!written) return undefined;
   return { authors: data.authors.length, posts: data.posts.length, users: data.users.length, interactions: data.interactions.length };
 }

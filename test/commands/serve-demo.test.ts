@@ -23,3 +23,27 @@ describe('recsvc serve --demo', () => {
     expect(server.logs()).toMatch(/demo data: \d+ posts by \d+ authors, \d+ interactions by \d+ users/);
   });
 });
+
+describe('recsvc serve --demo, three processes starting together on one new SQLite file', () => {
+  it('migrates and seeds once: every process starts, one seeds, the others find the posts', async () => {
+    const db = join(tempDir(), 'together.db');
+    const starts = await Promise.allSettled([0, 1, 2].map(() => startServe(['--db', db, '--demo', '--log-level', 'info'], {}, 60_000)));
+    const servers = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+    try {
+      expect(starts.map((start) => (start.status === 'rejected' ? String(start.reason) : 'started'))).toEqual([
+        'started',
+        'started',
+        'started',
+      ]);
+      const logs = servers.map((server) => server.logs());
+      expect(logs.filter((text) => /demo data: \d+ posts by/.test(text))).toHaveLength(1);
+      expect(logs.filter((text) => text.includes('the database already has posts; nothing seeded'))).toHaveLength(2);
+      for (const server of servers) {
+        const trending = (await (await fetch(`${server.baseUrl}/api/v1/posts/trending?limit=5`)).json()) as unknown[];
+        expect(trending).toHaveLength(5);
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  }, 90_000);
+});

@@ -84,7 +84,11 @@ export interface ServeProcess {
  * Starts `recsvc serve --port 0 ...args` and resolves with the address from its
  * "Server listening at" log line (so `--log-level` must be info or lower).
  */
-export async function startServe(args: string[], env: Record<string, string | undefined> = {}): Promise<ServeProcess> {
+export async function startServe(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  startTimeoutMs = 20_000,
+): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,7 +96,7 @@ export async function startServe(args: string[], env: Record<string, string | un
   let logs = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${logs}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${logs}`)), startTimeoutMs);
     const collect = (chunk: Buffer): void => {
       logs += chunk.toString();
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs);

@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Migrator, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openSqlite } from '../../../server/db/connection.js';
@@ -123,5 +127,31 @@ describe('migration 0015: stored interest vectors', () => {
     expect((await migrator(db).migrateTo('0014-analytics-event-verdicts')).error).toBeUndefined();
     await expect(db.selectFrom('user_interests').selectAll().execute()).rejects.toThrow(/no such table/);
     await close();
+  });
+});
+
+describe('several processes migrating one new SQLite file at once', () => {
+  it('each migration is applied once and every process succeeds (the run holds the write lock)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'recsvc-migrate-')), 'together.db');
+    const script = `
+      const { openSqlite } = await import(${JSON.stringify(new URL('../../../dist/server/db/connection.js', import.meta.url).href)});
+      const { migrateToLatest } = await import(${JSON.stringify(new URL('../../../dist/server/db/migrate.js', import.meta.url).href)});
+      const handle = openSqlite(${JSON.stringify(file)});
+      const applied = await migrateToLatest(handle.db);
+      await handle.close();
+      console.log(applied.length);`;
+    const runs = await Promise.all(
+      [0, 1, 2, 3].map(
+        () =>
+          new Promise<{ code: number | null; out: string }>((resolve) => {
+            execFile(process.execPath, ['--input-type=module', '-e', script], (error, stdout, stderr) =>
+              resolve({ code: error ? (error.code as number) : 0, out: `${stdout}${stderr}` }),
+            );
+          }),
+      ),
+    );
+    expect(runs.map((run) => run.code)).toEqual([0, 0, 0, 0]);
+    const counts = runs.map((run) => Number(run.out.trim())).sort((a, b) => b - a);
+    expect(counts).toEqual([Object.keys(MIGRATIONS).length, 0, 0, 0]);
   });
 });
