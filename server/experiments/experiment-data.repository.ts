@@ -28,6 +28,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { MAX_SESSION_MS } from '../../src/experiments/event-rules.js';
 import { countWhere, floor, greatest, least } from '../db/portable-sql.js';
 import type { Database } from '../db/database.js';
+import { queryTemplate } from '../db/precompiled-query.js';
 
 /** One enrolled user of a page, with the counts kept at write time (zeros when the row is missing). */
 export interface AssignmentPageRow {
@@ -309,25 +310,23 @@ export async function addDayCounts(
 }
 
 /**
- * The per-day side of serving.repository's addUserCounts: adds `amount` to `column` on
- * `atMs`'s day in every experiment whose kept counts that call moves (the user assigned at or
- * before `atMs`, the experiment ACTIVE then).
+ * The experiments whose kept counts an event of the user (a pseudonym) at `atMs` moves: the
+ * user assigned at or before `atMs`, with a counts row, the experiment ACTIVE then (the
+ * analysis's window). Built once (it runs on every interaction and feedback, and finds none
+ * for a user in no experiment).
  */
-export async function addDayCountsAt(
-  db: Kysely<Database>,
-  pseudonym: string,
-  atMs: number,
-  column: Extract<DayCountColumn, 'impressions' | 'clicks' | 'interactions' | 'feedback_positive' | 'feedback_negative'>,
-  amount: number,
-): Promise<void> {
-  const experiments = await sql<{ experiment_id: number }>`
-    SELECT a.experiment_id FROM experiment_assignments a
-    WHERE a.user_id = ${pseudonym} AND a.assigned_at_ms <= ${atMs}
-      AND EXISTS (SELECT 1 FROM experiment_user_counts c WHERE c.experiment_id = a.experiment_id AND c.user_id = a.user_id)
-      AND EXISTS (SELECT 1 FROM experiment_active_periods p WHERE p.experiment_id = a.experiment_id
-        AND p.started_at_ms <= ${atMs} AND (p.ended_at_ms IS NULL OR ${atMs} < p.ended_at_ms))`.execute(db);
-  for (const row of experiments.rows) await addDayCounts(db, Number(row.experiment_id), pseudonym, atMs, { [column]: amount });
-}
+export const countedExperimentsAt = queryTemplate<Database, { experiment_id: number }>((db, [pseudonym, atMs]) =>
+  db
+    .selectFrom('experiment_assignments as a')
+    .select('a.experiment_id')
+    .where('a.user_id', '=', pseudonym as string)
+    .where('a.assigned_at_ms', '<=', atMs as number)
+    .where(sql<boolean>`EXISTS (SELECT 1 FROM experiment_user_counts c WHERE c.experiment_id = a.experiment_id AND c.user_id = a.user_id)`)
+    .where(
+      sql<boolean>`EXISTS (SELECT 1 FROM experiment_active_periods p WHERE p.experiment_id = a.experiment_id
+        AND p.started_at_ms <= ${atMs} AND (p.ended_at_ms IS NULL OR ${atMs} < p.ended_at_ms))`,
+    ),
+);
 
 /** The per-day side of serving.repository's addImpressionCounts (`limited` users' impressions), on the day of `servedAtMs`. */
 export async function addImpressionDayCounts(

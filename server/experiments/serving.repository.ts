@@ -5,7 +5,7 @@
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { addDayCountsAt } from './experiment-data.repository.js';
+import { addDayCounts, countedExperimentsAt } from './experiment-data.repository.js';
 import type { ExperimentImpressionsTable, ExperimentPerformanceTable } from './experiment.tables.js';
 
 /** Stores impressions (one row per served post). */
@@ -58,20 +58,10 @@ export async function addLatencyCounts(
 /** The counters of `experiment_user_counts` that events add to. */
 export type UserCountColumn = 'impressions' | 'clicks' | 'interactions' | 'feedback_positive' | 'feedback_negative';
 
-/** A window condition on an experiment_user_counts row `c`: its user's assignment precedes `atMs`, inside an ACTIVE period. */
-function enrolledAt(atMs: number) {
-  return sql<boolean>`EXISTS (
-    SELECT 1 FROM experiment_assignments a
-    WHERE a.experiment_id = experiment_user_counts.experiment_id AND a.user_id = experiment_user_counts.user_id
-      AND a.assigned_at_ms <= ${atMs}
-      AND EXISTS (SELECT 1 FROM experiment_active_periods p WHERE p.experiment_id = a.experiment_id
-        AND p.started_at_ms <= ${atMs} AND (p.ended_at_ms IS NULL OR ${atMs} < p.ended_at_ms)))`;
-}
-
 /**
  * Adds to the counts of the user (a pseudonym) in every experiment that counts something
- * happening at `atMs`: assigned at or before it, and ACTIVE then (the analysis's window).
- * A negative amount takes an undone interaction back out.
+ * happening at `atMs` (countedExperimentsAt), kept and per day; a negative amount takes an
+ * undone interaction back out. A user in no experiment costs one indexed read.
  */
 export async function addUserCounts(
   db: Kysely<Database>,
@@ -80,13 +70,17 @@ export async function addUserCounts(
   column: UserCountColumn,
   amount: number,
 ): Promise<void> {
-  await db
-    .updateTable('experiment_user_counts')
-    .set((eb) => ({ [column]: eb(eb.ref(column), '+', amount) }))
-    .where('user_id', '=', pseudonym)
-    .where(enrolledAt(atMs))
-    .execute();
-  await addDayCountsAt(db, pseudonym, atMs, column, amount);
+  const { rows } = await countedExperimentsAt(db, [pseudonym, atMs]);
+  for (const row of rows) {
+    const experimentId = Number(row.experiment_id);
+    await db
+      .updateTable('experiment_user_counts')
+      .set((eb) => ({ [column]: eb(eb.ref(column), '+', amount) }))
+      .where('experiment_id', '=', experimentId)
+      .where('user_id', '=', pseudonym)
+      .execute();
+    await addDayCounts(db, experimentId, pseudonym, atMs, { [column]: amount });
+  }
 }
 
 /**
