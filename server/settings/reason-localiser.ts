@@ -30,8 +30,9 @@ export function addReasonLocaliser(app: FastifyInstance, languageOf: ReasonLangu
     const language = await languageOf(readerOf(request), request.headers['accept-language']);
     reply.header('content-language', language);
     addVary(reply, 'Accept-Language');
-    if (language === 'en' || typeof payload !== 'string' || !payload.includes('reason')) return payload;
-    return localiseJson(payload, language);
+    // Bodies are JSON text or its UTF-8 bytes (the timelines send bytes).
+    if (language === 'en' || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || !payload.includes('reason')) return payload;
+    return localiseJson(typeof payload === 'string' ? payload : payload.toString('utf8'), language);
   });
 }
 

@@ -21,9 +21,9 @@ export const KEPT_PAGE_TTL_MS = 60_000;
 export interface UpstreamStatus {
   /** As the instance sent it (shared: never changed). */
   readonly status: StatusJson;
-  /** As the reply sends it: the status with `is_recommendation: false`, and its JSON. */
+  /** As the reply sends it: the status with `is_recommendation: false`, and its JSON as UTF-8 bytes (a reply is their concatenation). */
   readonly real: StatusJson;
-  readonly realJson: string;
+  readonly realBytes: Buffer;
   /** Of the JSON as sent: what ingest keeps. */
   readonly fingerprint: string;
   /** Its authors let it be stored and recommended (consentsToDiscovery, sensitive excluded). */
@@ -73,7 +73,7 @@ function parsePage(bytes: Buffer): ParsedPage | undefined {
     statuses.push({
       status,
       real: { ...status, is_recommendation: false },
-      realJson: realStatusJson(status, json),
+      realBytes: Buffer.from(realStatusJson(status, json), 'utf8'),
       fingerprint: statusFingerprint(json),
       consents: consentsToDiscovery(status, CONSENT),
     });

@@ -97,7 +97,7 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, page: TimelinePa
   });
   const link = linkHeader(request, links);
   if (link !== undefined) void reply.header('link', link);
-  return reply.code(200).type('application/json; charset=utf-8').send(page.json);
+  return reply.code(200).type('application/json; charset=utf-8').send(page.body);
 }
 
 export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = async (app, { timelines, identityProvider }) => {

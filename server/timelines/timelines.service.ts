@@ -95,8 +95,12 @@ export interface UpstreamLink {
 export interface TimelinePage {
   /** The ids of the page's statuses, in order. */
   readonly ids: string[];
-  /** The blended page serialised (the response body). */
-  readonly json: string;
+  /**
+   * The blended page serialised: the response body, as UTF-8 bytes. Concatenated from bytes
+   * kept per status, so a reply never measures or encodes one long string (which cost more
+   * than all the blending when a page holds non-ASCII text).
+   */
+  readonly body: Buffer;
   /** The instance's Link relations (empty when degraded or absent). */
   readonly links: UpstreamLink[];
   /** Upstream X-RateLimit-* headers to pass on. */
@@ -216,13 +220,13 @@ export class TimelineService {
     }
     if (page === undefined) return this.degraded(request, limit);
     const { stored, written } = await this.store(page.statuses);
-    const { ids, json } = await this.blend(request.userId, page);
+    const { ids, body } = await this.blend(request.userId, page);
     const rateLimitHeaders: Record<string, string> = {};
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const) {
       const value = response.headers[name];
       if (value !== undefined) rateLimitHeaders[name] = value;
     }
-    return { ids, json, links: parseUpstreamLinks(response.headers.link), rateLimitHeaders, stored, written };
+    return { ids, body, links: parseUpstreamLinks(response.headers.link), rateLimitHeaders, stored, written };
   }
 
   /**
@@ -289,8 +293,8 @@ export class TimelineService {
     this.windows.shown(userId, ids);
   }
 
-  /** The page with recommendations at their insertion points: its ids and JSON. */
-  private async blend(userId: string, page: ParsedPage): Promise<{ ids: string[]; json: string }> {
+  /** The page with recommendations at their insertion points: its ids and JSON bytes. */
+  private async blend(userId: string, page: ParsedPage): Promise<{ ids: string[]; body: Buffer }> {
     const upstream = page.statuses;
     const length = upstream.length;
     const ratio = await this.ratioFor(userId);
@@ -305,24 +309,24 @@ export class TimelineService {
       used.map((item) => item.status.id),
     );
     const ids: string[] = [];
-    const parts: string[] = [];
+    const parts: Buffer[] = [];
     let next = 0;
     for (let i = 0; i <= length; i++) {
       while (next < points.length && points[next] === i) {
         const item = injected[next];
         if (item) {
           ids.push(item.status.id);
-          parts.push(item.json);
+          parts.push(Buffer.from(item.json, 'utf8'));
         }
         next++;
       }
       const status = upstream[i];
       if (status) {
         ids.push(String(status.status.id));
-        parts.push(status.realJson);
+        parts.push(status.realBytes);
       }
     }
-    return { ids, json: `[${parts.join(',')}]` };
+    return { ids, body: jsonArrayBytes(parts) };
   }
 
   /** A page from the store alone, the instance not asked (its token could not be verified: it is down). */
@@ -353,8 +357,23 @@ export class TimelineService {
 /** A page from the service's store, flagged with why. */
 function storePage(page: readonly InjectedStatus[], degraded: DegradedReason): TimelinePage {
   const ids = page.map((item) => item.status.id);
-  const json = `[${page.map((item) => item.json).join(',')}]`;
-  return { ids, json, links: [], rateLimitHeaders: {}, degraded, stored: 0, written: 0 };
+  const body = jsonArrayBytes(page.map((item) => Buffer.from(item.json, 'utf8')));
+  return { ids, body, links: [], rateLimitHeaders: {}, degraded, stored: 0, written: 0 };
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** `[a,b,…]` from the JSON bytes of each element. */
+function jsonArrayBytes(elements: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [OPEN];
+  elements.forEach((element, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(element);
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
 function limitOf(query: TimelineQuery): number {

@@ -46,7 +46,7 @@ describe('InstancePages', () => {
     const parsed = pages.parse(changed);
     expect(parsed).not.toBe(first);
     expect(parsed?.statuses.map((item) => item.status.content)).toEqual(['aaab', 'bbbb']);
-    expect(parsed?.statuses[0]?.realJson).toBe(JSON.stringify({ ...status('1', 'aaab'), is_recommendation: false }));
+    expect(parsed?.statuses[0]?.realBytes.toString('utf8')).toBe(JSON.stringify({ ...status('1', 'aaab'), is_recommendation: false }));
     expect(parsed?.statuses[0]?.fingerprint).not.toBe(first?.statuses[0]?.fingerprint);
     expect(pages.parse(Buffer.from('{"error":"x"}'))).toBeUndefined();
     expect(() => pages.parse(Buffer.from('not json'))).toThrow(SyntaxError);
