@@ -121,15 +121,15 @@ export async function allUserInteractions(
     .execute();
 }
 
-/** A user's stored affinities (one indexed read: the table is clustered by user). */
-export async function userAffinities(db: Kysely<Database>, userId: string): Promise<AffinityRow[]> {
+/** A user's stored affinities (one indexed read: the table is clustered by user), without the user's id on every row. */
+export async function userAffinities(db: Kysely<Database>, userId: string): Promise<Omit<AffinityRow, 'user_id'>[]> {
   return (await userAffinitiesQuery(db, [userId])).rows;
 }
 
 const userAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) =>
   db
     .selectFrom('user_affinities')
-    .selectAll()
+    .select(['kind', 'target', 'score', 'as_of_ms'])
     .where('user_id', '=', args[0] as string),
 );
 
