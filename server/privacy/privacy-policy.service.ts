@@ -45,10 +45,13 @@ export class PrivacyPolicyService implements PrivacyPolicy {
   /** Users being erased, with how many erasures of them are running. */
   private readonly erasing = new Map<string, number>();
   private readonly listeners: LevelListener[] = [];
+  /** Pseudonyms of recent users (every interaction and served list asks): an HMAC each only on a miss. */
+  private readonly pseudonyms: LruCache<string, string>;
 
   constructor(private readonly deps: PrivacyPolicyDeps) {
     this.defaultLevel = deps.defaultLevel;
     this.cache = new LruCache(deps.cacheCapacity ?? DEFAULT_LEVEL_CACHE_CAPACITY);
+    this.pseudonyms = new LruCache(deps.cacheCapacity ?? DEFAULT_LEVEL_CACHE_CAPACITY);
   }
 
   levelOf(userId: string): TrackingLevel {
@@ -61,8 +64,13 @@ export class PrivacyPolicyService implements PrivacyPolicy {
   }
 
   pseudonym(userId: string): string {
-    // One account, one pseudonym: `@Alice@Host` and `alice@host` are the same user (src/experiments/canonical-user-id.ts).
-    return createHmac('sha256', this.deps.key).update(canonicalUserId(userId), 'utf8').digest('hex');
+    let pseudonym = this.pseudonyms.get(userId);
+    if (pseudonym === undefined) {
+      // One account, one pseudonym: `@Alice@Host` and `alice@host` are the same user (src/experiments/canonical-user-id.ts).
+      pseudonym = createHmac('sha256', this.deps.key).update(canonicalUserId(userId), 'utf8').digest('hex');
+      this.pseudonyms.set(userId, pseudonym);
+    }
+    return pseudonym;
   }
 
   /** The level the user chose, undefined when they never chose one (or were erased since). */
@@ -92,6 +100,7 @@ export class PrivacyPolicyService implements PrivacyPolicy {
 
   /** The user's row is gone (erasure committed): they are at the default level again. */
   forgetUser(userId: string): void {
+    this.pseudonyms.delete(userId);
     this.deps.reader.written(userId, undefined);
     this.cache.set(userId, null);
     this.notify(userId);
