@@ -9,8 +9,10 @@
 // again and recommendations come from the user's ranked window (server/timelines), so it
 // measures the steady state of a refreshing client; storing new statuses is paid once per change.
 // Run after `npx tsc -p tsconfig.build.json`: node bench/social.js
-// BENCH_DURATION (seconds per run, default 10), BENCH_ROUNDS (default 2: the three runs
-// repeated, reported each time and as the median of the rounds' p95s), BENCH_CONNECTIONS
+// BENCH_DURATION (seconds per run, default 10), BENCH_ROUNDS (default 5: the three runs
+// repeated, each reported; the last line gives the median over the rounds of each round's
+// p95 minus that round's direct p95, runs back to back, so the VM's drift between rounds
+// cancels; and the difference of the medians, as before), BENCH_CONNECTIONS
 // (default 10), BENCH_ONLY (one of direct, blended, proxy), BENCH_NODE_ARGS (flags for the server's node, e.g.
 // "--cpu-prof --cpu-prof-dir=/tmp/prof-blend": the profile is written when the server stops).
 import { spawn } from 'node:child_process';
@@ -28,7 +30,7 @@ import { freePort, measure, round2, waitForHealth } from './harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PAGE = '/api/v1/timelines/home?limit=20';
 const SEED = { posts: 5_000, interactions: 50_000, users: 1_000, authors: 200 };
@@ -139,6 +141,7 @@ try {
     }
   }
   const direct = median(p95s.home_direct ?? []);
+  const paired = (name) => round2(median(p95s[name].map((p95, round) => p95 - p95s.home_direct[round])));
   if (targets.length === 3)
     console.log(
       JSON.stringify({
@@ -146,10 +149,12 @@ try {
         connections: CONNECTIONS,
         rounds,
         direct_p95: direct,
-        blended: round2(median(p95s.home_blended) - direct),
+        blended: paired('home_blended'),
         blended_target: 5,
-        proxy: round2(median(p95s.home_proxy) - direct),
+        proxy: paired('home_proxy'),
         proxy_target: 2,
+        blended_median_minus_median: round2(median(p95s.home_blended) - direct),
+        proxy_median_minus_median: round2(median(p95s.home_proxy) - direct),
       }),
     );
 } finally {
