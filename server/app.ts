@@ -155,7 +155,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const social = options.social ?? createSocialServices(options.socialOptions);
   if (options.social === undefined) app.addHook('onClose', () => social.close());
   const redis = options.redis;
-  if (redis) social.identityProvider.useSharedCache(redis.tokenCache);
+  if (redis) {
+    social.identityProvider.useSharedCache(redis.tokenCache);
+    metrics.watchFanout(() => redis.fanoutCounts());
+  }
   const context: AppContext = {
     social,
     proxy: options.proxy ?? true,

@@ -26,6 +26,17 @@ export interface ServiceMetrics {
   watchCaches(sizes: () => readonly CacheSizeReading[]): void;
   /** Reports a pool's open connections as service_database_connections{pool_name}, read at each scrape. */
   watchDatabaseConnections(poolName: string, open: () => number): void;
+  /** Reports the instances' fan-out messages as service_fanout_messages_total{channel,outcome}, read at each scrape. */
+  watchFanout(counts: () => readonly FanoutReading[]): void;
+}
+
+/** One fan-out channel's message counts since the start (server/redis). */
+export interface FanoutReading {
+  /** `ranking` (the ranking state's invalidations) or `experiments` (experiment changes). */
+  channel: string;
+  published: number;
+  received: number;
+  publishFailures: number;
 }
 
 /** One in-memory cache's size at a scrape. */
@@ -58,6 +69,22 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
   });
   const cacheWatchers: (() => readonly CacheSizeReading[])[] = [];
   const databasePools = new Map<string, () => number>();
+  const fanoutWatchers: (() => readonly FanoutReading[])[] = [];
+  new Counter({
+    name: 'service_fanout_messages_total',
+    help: "Messages of the Redis fan-out between instances, per channel: this instance's changes published, publishes that failed (Redis down), other instances' changes received and applied",
+    labelNames: ['channel', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      // The fan-outs count for themselves: each scrape copies their totals.
+      this.reset();
+      for (const reading of fanoutWatchers.flatMap((read) => read())) {
+        this.inc({ channel: reading.channel, outcome: 'published' }, reading.published);
+        this.inc({ channel: reading.channel, outcome: 'publish_failed' }, reading.publishFailures);
+        this.inc({ channel: reading.channel, outcome: 'received' }, reading.received);
+      }
+    },
+  });
   const readings = (): CacheSizeReading[] => cacheWatchers.flatMap((read) => read());
   new Gauge({
     name: 'service_cache_entries',
@@ -155,6 +182,9 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     },
     watchCaches(sizes) {
       cacheWatchers.push(sizes);
+    },
+    watchFanout(counts) {
+      fanoutWatchers.push(counts);
     },
     watchDatabaseConnections(poolName, open) {
       databasePools.set(poolName, open);

@@ -22,9 +22,10 @@ export interface ExperimentFanoutTarget {
 export class ExperimentFanout {
   readonly instanceId: string;
   readonly channel: string;
-  /** Changes of this instance published, of other instances applied here (tests). */
+  /** Changes of this instance published, of other instances applied here, and publishes that failed (tests, metrics). */
   published = 0;
   received = 0;
+  publishFailures = 0;
   private target: ExperimentFanoutTarget | undefined;
   private subscribed = false;
   private wasDown = false;
@@ -60,7 +61,7 @@ export class ExperimentFanout {
       // A failed publish (Redis down) is dropped: the others re-read within their refresh.
       this.publisher.client.publish(this.channel, this.instanceId).then(
         () => (this.published += 1),
-        () => undefined,
+        () => (this.publishFailures += 1),
       );
     });
     await this.subscribe();

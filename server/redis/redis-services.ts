@@ -5,6 +5,7 @@
  * the app; `attachRankingState` and `attachExperiments` once those exist; `close` on shutdown.
  */
 import type { ComponentHealth } from '../health/health.service.js';
+import type { FanoutReading } from '../metrics/service-metrics.js';
 import { RedisRateLimitStore } from '../rate-limit/redis-rate-limit.store.js';
 import { ExperimentFanout, type ExperimentFanoutTarget } from './experiment-fanout.js';
 import { RankingFanout, type FanoutTarget, type RankingFanoutOptions } from './ranking-fanout.js';
@@ -21,6 +22,8 @@ export interface RedisServices {
   readonly experimentFanout: ExperimentFanout;
   /** One PING (health's `redis` component); says when rate limits fail open. */
   health(): Promise<ComponentHealth>;
+  /** Each fan-out channel's message counts since the start (service_fanout_messages_total). */
+  fanoutCounts(): FanoutReading[];
   attachRankingState(state: FanoutTarget): Promise<void>;
   /** Experiment lifecycle changes and blocks made here reach the other instances' runtimes, and theirs this one's. */
   attachExperiments(runtime: ExperimentFanoutTarget): Promise<void>;
@@ -62,6 +65,18 @@ export async function createRedisServices(options: RedisServicesOptions): Promis
       }
       return health;
     },
+    fanoutCounts: () =>
+      (
+        [
+          ['ranking', fanout],
+          ['experiments', experimentFanout],
+        ] as const
+      ).map(([channel, counts]) => ({
+        channel,
+        published: counts.published,
+        received: counts.received,
+        publishFailures: counts.publishFailures,
+      })),
     attachRankingState: (state) => fanout.attach(state),
     attachExperiments: (runtime) => experimentFanout.attach(runtime),
     async close() {

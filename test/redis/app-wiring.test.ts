@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RankingFanout } from '../../server/redis/ranking-fanout.js';
 import { createRedisServices, type RedisServices } from '../../server/redis/redis-services.js';
 import { makeStatus } from '../helpers/mastodon-fixtures.js';
+import { parsePrometheusText } from '../helpers/prometheus.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { flushPrefix, redisUnavailable, suiteTitle, TEST_REDIS_URL, testPrefix, until } from './redis-test-env.js';
 
@@ -75,6 +76,24 @@ describe.skipIf(unavailable !== undefined)(suiteTitle('the app on Redis', unavai
     const list = await served(b);
     expect(list).not.toContain(gone);
     expect(list).toEqual(await served(a));
+  });
+
+  it("exports each channel's fan-out messages at /metrics: what A published, B received", async () => {
+    const counts = async (t: TestApp): Promise<Map<string, number>> => {
+      const families = parsePrometheusText((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
+      const family = families.get('service_fanout_messages_total');
+      expect(family?.type).toBe('counter');
+      return new Map(family!.samples.map((sample) => [`${sample.labels.channel}/${sample.labels.outcome}`, sample.value]));
+    };
+    const fromA = await counts(a);
+    const fromB = await counts(b);
+    expect(fromA.get('ranking/published')).toBe(instances[0]!.redis.fanout.published);
+    expect(fromA.get('ranking/published')).toBeGreaterThan(0);
+    expect(fromB.get('ranking/received')).toBe(instances[1]!.redis.fanout.received);
+    expect(fromB.get('ranking/received')).toBeGreaterThan(0);
+    expect([...fromA.keys()].sort()).toEqual(
+      ['experiments', 'ranking'].flatMap((channel) => ['publish_failed', 'published', 'received'].map((outcome) => `${channel}/${outcome}`)),
+    );
   });
 
   it('reports Redis in health', async () => {
