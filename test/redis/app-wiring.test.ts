@@ -92,7 +92,9 @@ describe.skipIf(unavailable !== undefined)(suiteTitle('the app on Redis', unavai
     expect(fromB.get('ranking/received')).toBe(instances[1]!.redis.fanout.received);
     expect(fromB.get('ranking/received')).toBeGreaterThan(0);
     expect([...fromA.keys()].sort()).toEqual(
-      ['experiments', 'ranking'].flatMap((channel) => ['publish_failed', 'published', 'received'].map((outcome) => `${channel}/${outcome}`)),
+      ['experiments', 'ranking'].flatMap((channel) =>
+        ['publish_failed', 'published', 'received'].map((outcome) => `${channel}/${outcome}`),
+      ),
     );
   });
 
