@@ -1,15 +1,23 @@
 /** SQL of the settings tables. */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
+import { queryTemplate } from '../db/precompiled-query.js';
 import type { IntegrationSettingsTable, UserSettingsTable } from './settings.tables.js';
 
 export type UserSettingsRow = Selectable<UserSettingsTable>;
 export type IntegrationSettingRow = Selectable<IntegrationSettingsTable>;
 
-/** The user's settings row, if they ever set one. */
+/** The user's settings row, if they ever set one (read at each user's first list since the start: built once). */
 export async function findUserSettings(db: Kysely<Database>, userId: string): Promise<UserSettingsRow | undefined> {
-  return db.selectFrom('user_settings').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  return (await findUserSettingsQuery(db, [userId])).rows[0];
 }
+
+const findUserSettingsQuery = queryTemplate((db: Kysely<Database>, args) =>
+  db
+    .selectFrom('user_settings')
+    .selectAll()
+    .where('user_id', '=', args[0] as string),
+);
 
 /** The settings a PATCH changes (the others keep their stored value). */
 export type UserSettingsChange = Partial<Pick<UserSettingsRow, 'experiments_opt_out' | 'reason_language'>>;
