@@ -39,6 +39,8 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const experiments = await registerExperiments(app, context);
   // Another instance's experiment change reaches this runtime at once, and this one's reaches theirs.
   if (context.redis) await context.redis.attachExperiments(experiments.runtime);
+  // On PostgreSQL, a change any process committed (the gate agent run from the command line) applies here at once.
+  context.database.onExperimentsChange(() => experiments.runtime.applyRemoteInvalidation());
   const { rankingPolicy } = experiments;
   await registerAnalytics(app, context, { privacy: context.privacy });
   await registerRag(app, context);

@@ -114,6 +114,8 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
     withExclusiveLock: exclusiveLock(),
     // One process owns an SQLite file: no other writes its privacy rows.
     onPrivacyRowChange: () => undefined,
+    // Nor its experiments: another process's change is read at the runtime's 30 s refresh.
+    onExperimentsChange: () => undefined,
     connections: () => ({ max: 1, open: sqlite.open ? 1 : 0, idle: sqlite.open ? 1 : 0, waiting: 0 }),
     close: async () => {
       await checkpointer?.stop();

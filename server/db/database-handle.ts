@@ -57,6 +57,14 @@ export interface DatabaseHandle {
    * never called — one process owns the file, and its policy sees its own writes.
    */
   onPrivacyRowChange: (listener: (userId: string | undefined) => void) => void;
+  /**
+   * Calls `listener` after another process committed a change to the experiments, their
+   * variants or their active periods (and whenever changes may have been missed). PostgreSQL:
+   * migration 0027's notifications, so a block made by `recsvc agents run experiment_gates` or
+   * a lifecycle change on another instance applies at once. SQLite: never called (the runtime
+   * re-reads the open experiments every 30 s).
+   */
+  onExperimentsChange: (listener: () => void) => void;
   /** The connections open now. */
   connections: () => ConnectionCounts;
   close: () => Promise<void>;

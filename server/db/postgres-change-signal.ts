@@ -8,7 +8,9 @@
  * (milliseconds; the commit itself returns to the revoker first).
  *
  * The same connection LISTENs on `recsvc_privacy_changed` (migration 0026): each changed user's
- * id is passed on, so every instance's privacy policy re-reads that user's level at once.
+ * id is passed on, so every instance's privacy policy re-reads that user's level at once; and on
+ * `recsvc_experiments_changed` (migration 0027): every instance's experiments runtime forgets
+ * its cached experiments when any process changed one.
  *
  * Whenever the signal cannot be trusted (not yet listening, the trigger not installed yet,
  * the connection lost and being reopened) the version moves on at every read: caches
@@ -22,6 +24,9 @@ export const TOKENS_CHANGED_CHANNEL = 'recsvc_tokens_changed';
 /** Migration 0026: payload `<schema>/<user id>` for each changed row of privacy_settings. */
 export const PRIVACY_CHANGED_CHANNEL = 'recsvc_privacy_changed';
 
+/** Migration 0027: payload `<schema>` for each statement that changed an experiment, its variants or its periods. */
+export const EXPERIMENTS_CHANGED_CHANNEL = 'recsvc_experiments_changed';
+
 /** Told the user whose privacy row changed; `undefined`: changes may have been missed, re-read everyone. */
 export type PrivacyChangeListener = (userId: string | undefined) => void;
 
@@ -32,6 +37,8 @@ export interface ChangeSignal {
   trusted(): boolean;
   /** Calls `listener` for each committed change of a user's privacy row, and with undefined after each (re)connection. */
   onPrivacyChange(listener: PrivacyChangeListener): void;
+  /** Calls `listener` after each committed change of the experiment tables, and after each (re)connection. */
+  onExperimentsChange(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -59,6 +66,10 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
   const privacyListeners: PrivacyChangeListener[] = [];
   const tellPrivacy = (userId: string | undefined): void => {
     for (const listener of privacyListeners) listener(userId);
+  };
+  const experimentsListeners: Array<() => void> = [];
+  const tellExperiments = (): void => {
+    for (const listener of experimentsListeners) listener();
   };
 
   const later = (work: () => Promise<void>, ms: number): void => {
@@ -102,16 +113,19 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
       const prefix = `${schema}/`;
       if (message.channel === PRIVACY_CHANGED_CHANNEL && message.payload?.startsWith(prefix))
         tellPrivacy(message.payload.slice(prefix.length));
+      if (message.channel === EXPERIMENTS_CHANGED_CHANNEL && message.payload === schema) tellExperiments();
     });
     try {
       await next.connect();
       // LISTEN before checking the trigger: no change can fall between the two.
       await next.query(`LISTEN ${TOKENS_CHANGED_CHANNEL}`);
       await next.query(`LISTEN ${PRIVACY_CHANGED_CHANNEL}`);
+      await next.query(`LISTEN ${EXPERIMENTS_CHANGED_CHANNEL}`);
       const { rows } = await next.query<{ schema: string }>('SELECT current_schema() AS schema');
       schema = rows[0]?.schema;
       // Whatever changed while nobody listened (before this connection, or while it was lost) is re-read.
       tellPrivacy(undefined);
+      tellExperiments();
       await confirm();
     } catch {
       lost(next);
@@ -123,6 +137,7 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
     version: () => (trusted ? version : ++version),
     trusted: () => trusted,
     onPrivacyChange: (listener) => void privacyListeners.push(listener),
+    onExperimentsChange: (listener) => void experimentsListeners.push(listener),
     close: async () => {
       closed = true;
       trusted = false;

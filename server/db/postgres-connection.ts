@@ -69,6 +69,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     externalWrites: () => tokenChanges.version(),
     withExclusiveLock: locks.lock,
     onPrivacyRowChange: (listener) => tokenChanges.onPrivacyChange(listener),
+    onExperimentsChange: (listener) => tokenChanges.onExperimentsChange(listener),
     connections: () => ({ max: pool.options.max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await tokenChanges.close();

@@ -253,6 +253,25 @@ describe.skipIf(unavailable !== undefined)(suiteTitle('two serve processes on on
       (variant) => variant.name === 'treatment',
     );
     expect(treatment).toMatchObject({ verdict: 'fail', blocked: true });
+
+    // B forgot its cached experiment when the agent's block was committed (migration 0027's
+    // notification), not at its 30 s refresh: its treatment users are ranked as blocked at once.
+    const blocked = `exp${experimentId}:treatment:blocked`;
+    const treated = await database.db
+      .selectFrom('experiment_assignments')
+      .select('user_id')
+      .where('experiment_id', '=', experimentId)
+      .where('variant', '=', 'treatment')
+      .execute();
+    expect(treated.length).toBeGreaterThan(0);
+    const rankedBlocked = await eventually(
+      async () => {
+        await Promise.all(USERS.map((user) => recommendationIds(b, user)));
+        return generations(b, blocked);
+      },
+      (count) => count > 0,
+    );
+    expect(rankedBlocked).toBeGreaterThan(0);
   }, 60_000);
 
   it('keeps answering on both instances, without a 5xx, when Redis is killed; health reports it failing', async () => {
