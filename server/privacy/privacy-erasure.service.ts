@@ -15,6 +15,12 @@
  * 4. memory is told: the ranking state's `userErased` (profiles, lists), the RAG index
  *    (chunks of the user's posts), the policy's level cache; then the hold is released.
  * Erasures and level changes of one user run one at a time. Repeating one finds nothing: counts 0.
+ *
+ * Several instances (PostgreSQL): a full erasure stores the user at `none` first, so the
+ * others learn it at once (migration 0026's notification) and stop storing; each of them then
+ * waits for ITS OWN requests of the user that began before and deletes what they wrote
+ * (`followOutsideLevelChanges`) — the erasing instance cannot wait for another's requests.
+ * A level lowered on another instance is followed up the same way.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
@@ -89,7 +95,12 @@ export class PrivacyErasureService {
     return this.queue.run(userId, async () => {
       const release = this.deps.policy.holdAtNone(userId);
       try {
+        // Stored (not only held here) so that other instances stop storing too and clean up after their own requests.
+        const hadRow = this.deps.policy.storedLevel(userId) !== undefined;
+        await this.deps.policy.setLevel(userId, 'none');
         const first = await this.drainAndDelete(userId, 'everything');
+        // The row written just above is the erasure's, not the user's data: not reported as deleted.
+        if (!hadRow) uncount(first, 'privacy_settings');
         // From here the user's service tokens are refused, so no request of theirs begins.
         for (const cache of this.deps.tokenCaches) cache.forget();
         const second = await this.drainAndDelete(userId, 'everything');
@@ -159,6 +170,15 @@ function inScope(table: string, scope: ErasureScope): boolean {
   return !SETTINGS_AND_CREDENTIAL_TABLES.has(table);
 }
 
+/** Takes one row of `table` out of the report. */
+function uncount(report: ErasureReport, table: string): void {
+  const rows = report.deleted[table];
+  if (rows === undefined) return;
+  if (rows <= 1) delete report.deleted[table];
+  else report.deleted[table] = rows - 1;
+  report.rows_deleted -= 1;
+}
+
 function mergeReports(a: ErasureReport, b: ErasureReport): ErasureReport {
   const deleted = { ...a.deleted };
   for (const [table, rows] of Object.entries(b.deleted)) deleted[table] = (deleted[table] ?? 0) + rows;
@@ -168,4 +188,23 @@ function mergeReports(a: ErasureReport, b: ErasureReport): ErasureReport {
     credentials_revoked: a.credentials_revoked + b.credentials_revoked,
     rag_chunks_removed: 0,
   };
+}
+
+/**
+ * On each level another process lowered (to `limited` or `none`), and each row it erased:
+ * waits for this instance's requests of the user that began before, then deletes
+ * what the new level may not keep — the rows those requests wrote after the other process's
+ * own deletion. Wired by the privacy feature on every instance; on SQLite never called.
+ */
+export function followOutsideLevelChanges(
+  policy: Pick<PrivacyPolicyService, 'onOutsideLevelChange'>,
+  erasure: PrivacyErasureService,
+  onError: (error: unknown, userId: string) => void,
+): void {
+  policy.onOutsideLevelChange((userId, level, erased) => {
+    // An erasure's row may already be gone when its `none` is read here: a missing row is an erasure too.
+    const scope = erased || level === 'none' ? 'tracking' : level === 'limited' ? 'events' : undefined;
+    if (scope === undefined) return;
+    erasure.queue.run(userId, () => erasure.eraseForLevel(userId, scope)).catch((error: unknown) => onError(error, userId));
+  });
 }

@@ -28,6 +28,7 @@ export const DEFAULT_LEVEL_CACHE_CAPACITY = 50_000;
 
 /** Told after a user's level changed (`undefined`: back to the default, after erasure). */
 export type LevelListener = (userId: string, level: TrackingLevel) => void;
+export type OutsideLevelListener = (userId: string, level: TrackingLevel, erased: boolean) => void;
 
 export interface PrivacyPolicyDeps {
   db: Kysely<Database>;
@@ -45,6 +46,12 @@ export class PrivacyPolicyService implements PrivacyPolicy {
   /** Users being erased, with how many erasures of them are running. */
   private readonly erasing = new Map<string, number>();
   private readonly listeners: LevelListener[] = [];
+  private readonly outsideListeners: OutsideLevelListener[] = [];
+  /**
+   * What this process last wrote to each user's row (a level, or `erased`): the database's
+   * notification of that write comes back here too, and is not another process's change.
+   */
+  private readonly ownWrites: LruCache<string, TrackingLevel | 'erased'>;
   /** Pseudonyms of recent users (every interaction and served list asks): an HMAC each only on a miss. */
   private readonly pseudonyms: LruCache<string, string>;
 
@@ -52,6 +59,7 @@ export class PrivacyPolicyService implements PrivacyPolicy {
     this.defaultLevel = deps.defaultLevel;
     this.cache = new LruCache(deps.cacheCapacity ?? DEFAULT_LEVEL_CACHE_CAPACITY);
     this.pseudonyms = new LruCache(deps.cacheCapacity ?? DEFAULT_LEVEL_CACHE_CAPACITY);
+    this.ownWrites = new LruCache(deps.cacheCapacity ?? DEFAULT_LEVEL_CACHE_CAPACITY);
   }
 
   levelOf(userId: string): TrackingLevel {
@@ -93,6 +101,7 @@ export class PrivacyPolicyService implements PrivacyPolicy {
 
   /** The user's stored choice was committed elsewhere (in a caller's transaction): cache it, tell the listeners. */
   levelStored(userId: string, level: TrackingLevel): void {
+    this.ownWrites.set(userId, level);
     this.deps.reader.written(userId, level);
     this.cache.set(userId, level);
     this.notify(userId);
@@ -100,6 +109,7 @@ export class PrivacyPolicyService implements PrivacyPolicy {
 
   /** The user's row is gone (erasure committed): they are at the default level again. */
   forgetUser(userId: string): void {
+    this.ownWrites.set(userId, 'erased');
     this.pseudonyms.delete(userId);
     this.deps.reader.written(userId, undefined);
     this.cache.set(userId, null);
@@ -116,6 +126,13 @@ export class PrivacyPolicyService implements PrivacyPolicy {
       this.deps.reader.written(userId, text);
       this.cache.delete(userId);
       this.notify(userId);
+      const level = this.levelOf(userId);
+      // A row that is gone was erased (only an erasure deletes one).
+      const erased = text === undefined;
+      // The echo of this process's own write (what it wrote is what is stored) is no outside change.
+      if (this.ownWrites.get(userId) === (erased ? 'erased' : level)) return;
+      this.ownWrites.delete(userId);
+      for (const listener of this.outsideListeners) listener(userId, level, erased);
       return;
     }
     const rows = await listTrackingLevels(this.deps.db);
@@ -141,6 +158,15 @@ export class PrivacyPolicyService implements PrivacyPolicy {
   /** Calls `listener` after every change of a user's level. */
   onLevelChange(listener: LevelListener): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` after each change of a user's privacy row that another process committed
+   * (outsideChange), after the level listeners; `erased` when the row is gone (an erasure). Not
+   * for the notification of a write of this process's own, when the row still says what it wrote.
+   */
+  onOutsideLevelChange(listener: OutsideLevelListener): void {
+    this.outsideListeners.push(listener);
   }
 
   /** Users whose level is cached (the service_cache_entries gauge). */

@@ -14,7 +14,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { RagRuntime } from '../rag/rag.feature.js';
 import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
 import { InFlightRequests, trackInFlightRequests } from './in-flight-requests.js';
-import { PrivacyErasureService } from './privacy-erasure.service.js';
+import { followOutsideLevelChanges, PrivacyErasureService } from './privacy-erasure.service.js';
 import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import { privacyRoutes } from './privacy.routes.js';
 import { PrivacyService } from './privacy.service.js';
@@ -72,6 +72,10 @@ export async function registerPrivacy(app: FastifyInstance, context: PrivacyCont
     tokenCaches: [context.tokens, ...(deps.tokenCaches ?? [])],
     rag: context.rag.index,
   });
+  // Another instance's erasure or lowered level: this one deletes what its own requests wrote meanwhile.
+  followOutsideLevelChanges(policy, erasure, (error, userId) =>
+    app.log.error({ err: error, userId }, 'deleting what this instance stored while another erased the user failed'),
+  );
   const service = new PrivacyService({ db, policy, erasure });
   // Posts of authors at `none` are never indexed (read at every indexer pass), besides any the runtime already excluded.
   const excludedBefore = context.rag.excludedAuthors;
