@@ -48,7 +48,13 @@ export default tseslint.config(
   {
     // kysely's own advice: migrations are frozen in time and use Kysely<any>, never the app's
     // Database type; so do the schema-agnostic helpers that run them or work on any table.
-    files: ['server/db/migrations/**', 'server/db/migrate.ts', 'server/db/bulk-insert.ts', 'server/db/maintenance.ts', 'server/db/transaction-lock.ts'],
+    files: [
+      'server/db/migrations/**',
+      'server/db/migrate.ts',
+      'server/db/bulk-insert.ts',
+      'server/db/maintenance.ts',
+      'server/db/transaction-lock.ts',
+    ],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
