@@ -12,9 +12,16 @@ export interface CorsOptions {
   origins: '*' | readonly string[];
 }
 
-/** Request headers a browser client may send. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Social-Instance', 'X-Request-ID', 'Accept-Language'];
-/** Response headers a browser client may read. */
+/** Request headers a browser client may send (Idempotency-Key: Mastodon clients send it when posting, and the proxy forwards it). */
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-Social-Instance',
+  'X-Request-ID',
+  'Accept-Language',
+  'Idempotency-Key',
+];
+/** Response headers a browser client may read (X-Recsvc-Degraded: a timeline page came from the service's store). */
 export const CORS_EXPOSED_HEADERS = [
   'Link',
   'X-RateLimit-Limit',
@@ -22,6 +29,7 @@ export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Reset',
   'X-Request-ID',
   'Retry-After',
+  'X-Recsvc-Degraded',
 ];
 
 async function corsPlugin(app: FastifyInstance, options: CorsOptions): Promise<void> {

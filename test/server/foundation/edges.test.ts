@@ -283,6 +283,12 @@ describe('CORS for browser clients', () => {
   });
   afterAll(() => t.close());
 
+  /** A comma-separated header as a list of lowercase names. */
+  const names = (value: unknown): string[] =>
+    String(value)
+      .split(',')
+      .map((name) => name.trim().toLowerCase());
+
   it('answers a preflight from another origin, allowing the headers clients send', async () => {
     const response = await t.app.inject({
       method: 'OPTIONS',
@@ -290,24 +296,35 @@ describe('CORS for browser clients', () => {
       headers: {
         origin: 'https://elk.zone',
         'access-control-request-method': 'GET',
-        'access-control-request-headers': 'authorization,x-social-instance,x-request-id,content-type',
+        'access-control-request-headers': 'authorization,x-social-instance,x-request-id,content-type,accept-language,idempotency-key',
       },
     });
     expect(response.statusCode).toBe(204);
     expect(response.headers['access-control-allow-origin']).toBe('*');
-    const allowed = String(response.headers['access-control-allow-headers']).toLowerCase();
-    for (const header of ['authorization', 'content-type', 'x-social-instance', 'x-request-id']) expect(allowed).toContain(header);
+    const allowed = names(response.headers['access-control-allow-headers']);
+    // Idempotency-Key: clients send it when posting statuses, and the proxy forwards it to the instance.
+    for (const header of ['authorization', 'content-type', 'x-social-instance', 'x-request-id', 'accept-language', 'idempotency-key'])
+      expect(allowed).toContain(header);
     expect(String(response.headers['access-control-allow-methods'])).toContain('POST');
     // Preflights are not charged to the caller's budget.
     expect(response.headers['x-ratelimit-remaining']).toBeUndefined();
   });
 
-  it('exposes Link, the rate-limit headers and X-Request-ID on an actual request', async () => {
+  it('exposes Link, the rate-limit headers, X-Request-ID, Retry-After and X-Recsvc-Degraded on an actual request', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/posts', headers: { origin: 'https://phanpy.social' } });
     expect(response.statusCode).toBe(200);
     expect(response.headers['access-control-allow-origin']).toBe('*');
-    const exposed = String(response.headers['access-control-expose-headers']).toLowerCase();
-    for (const header of ['link', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'])
+    const exposed = names(response.headers['access-control-expose-headers']);
+    // X-Recsvc-Degraded: a browser client could not otherwise tell a timeline page from the service's store.
+    for (const header of [
+      'link',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'x-request-id',
+      'retry-after',
+      'x-recsvc-degraded',
+    ])
       expect(exposed).toContain(header);
   });
 
