@@ -291,5 +291,6 @@ export function toRankable(row: RankableRow): RankablePost {
     reblogs: row.reblogs_count,
     replies: row.replies_count,
     reblogOfId: row.reblog_of_id,
+    sensitive: row.sensitive === 1 || row.original_sensitive === 1,
   };
 }

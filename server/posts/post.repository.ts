@@ -32,6 +32,9 @@ export interface RankableRow {
   replies_count: number;
   reblog_of_id: string | null;
   visibility: string;
+  sensitive: number;
+  /** A reblog's original's `sensitive` (null for a post that is not a reblog, or whose original is gone). */
+  original_sensitive: number | null;
 }
 
 type RenderedPostColumn = Exclude<keyof PostRow, 'original_json'>;
@@ -209,10 +212,17 @@ const RANKABLE = [
   'posts.replies_count',
   'posts.reblog_of_id',
   'posts.visibility',
+  'posts.sensitive',
+  'original.sensitive as original_sensitive',
 ] as const;
 
+/** A reblog shows its original, so it is sensitive when the original is (its own flag is usually false): the original's flag comes along. */
 function rankable(db: Kysely<Database>) {
-  return db.selectFrom('posts').innerJoin('accounts', 'accounts.id', 'posts.account_id').select(RANKABLE);
+  return db
+    .selectFrom('posts')
+    .innerJoin('accounts', 'accounts.id', 'posts.account_id')
+    .leftJoin('posts as original', 'original.id', 'posts.reblog_of_id')
+    .select(RANKABLE);
 }
 
 /** The candidate pool: the `recent` newest public posts and the `popular` most engaging ones. */

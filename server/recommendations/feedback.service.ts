@@ -8,7 +8,14 @@
  * Feedback of other users is also added to their experiment counts (by pseudonym).
  */
 import type { Kysely } from 'kysely';
-import { FEEDBACK_STRENGTH, learnedPreferences, normaliseTag, DEFAULT_PREFERENCES, type EngagedPost } from '../../src/ranking/index.js';
+import {
+  FEEDBACK_STRENGTH,
+  learnedPreferences,
+  normaliseTag,
+  DEFAULT_PREFERENCES,
+  type EngagedPost,
+  type UserPreferences,
+} from '../../src/ranking/index.js';
 import type { SignalWrite } from '../interactions/interaction.service.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
@@ -103,6 +110,7 @@ export class FeedbackService {
       muted_tags: [...explicit.mutedTags],
       languages: [...explicit.languages],
       include_reblogs: explicit.includeReblogs,
+      allow_sensitive: explicit.allowSensitive,
       recommendation_ratio: row?.recommendation_ratio ?? null,
       learned: {
         authors: learned.authors.map((a) => ({ account_id: a.accountId, affinity: round(a.affinity) })),
@@ -118,13 +126,14 @@ export class FeedbackService {
     const current = await repo.findPreferences(this.db, userId);
     const base = current ? toUserPreferences(current) : DEFAULT_PREFERENCES;
     const tags = (xs: string[] | undefined): string[] | undefined => (xs === undefined ? undefined : [...new Set(xs.map(normaliseTag))]);
-    const next = {
+    const next: UserPreferences = {
       favouredAuthors: update.favoured_authors ?? [...base.favouredAuthors],
       mutedAuthors: update.muted_authors ?? [...base.mutedAuthors],
       favouredTags: tags(update.favoured_tags) ?? [...base.favouredTags],
       mutedTags: tags(update.muted_tags) ?? [...base.mutedTags],
       languages: update.languages ?? [...base.languages],
       includeReblogs: update.include_reblogs ?? base.includeReblogs,
+      allowSensitive: update.allow_sensitive ?? base.allowSensitive,
     };
     const ratio = update.recommendation_ratio !== undefined ? update.recommendation_ratio : (current?.recommendation_ratio ?? null);
     if (!this.privacy.allowanceFor(userId).storeInteractions) return this.unstoredPreferences(userId, next, ratio);
@@ -137,6 +146,7 @@ export class FeedbackService {
       languages: JSON.stringify(next.languages),
       include_reblogs: next.includeReblogs ? 1 : 0,
       recommendation_ratio: ratio,
+      allow_sensitive: next.allowSensitive ? 1 : 0,
       updated_at: new Date(nowMs).toISOString(),
     });
     this.sources.state.userSignalsChanged(userId, { kind: 'preferences', preferences: next });
@@ -144,26 +154,16 @@ export class FeedbackService {
   }
 
   /** The preferences an update of a user at `none` would have set: nothing stored, nothing learned. */
-  private unstoredPreferences(
-    userId: string,
-    next: {
-      favouredAuthors: string[];
-      mutedAuthors: string[];
-      favouredTags: string[];
-      mutedTags: string[];
-      languages: string[];
-      includeReblogs: boolean;
-    },
-    ratio: number | null,
-  ): Preferences {
+  private unstoredPreferences(userId: string, next: UserPreferences, ratio: number | null): Preferences {
     return {
       user_id: userId,
-      favoured_authors: next.favouredAuthors,
-      muted_authors: next.mutedAuthors,
-      favoured_tags: next.favouredTags,
-      muted_tags: next.mutedTags,
-      languages: next.languages,
+      favoured_authors: [...next.favouredAuthors],
+      muted_authors: [...next.mutedAuthors],
+      favoured_tags: [...next.favouredTags],
+      muted_tags: [...next.mutedTags],
+      languages: [...next.languages],
       include_reblogs: next.includeReblogs,
+      allow_sensitive: next.allowSensitive,
       recommendation_ratio: ratio,
       learned: { authors: [], tags: [] },
       updated_at: null,

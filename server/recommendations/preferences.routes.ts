@@ -46,7 +46,7 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackSe
       config: { access: { scope: 'write', user: 'body.user_id' } },
       schema: {
         tags: ['recommendations'],
-        summary: 'Set explicit preferences: favoured/muted authors and tags, languages, reblogs, recommendation ratio',
+        summary: 'Set explicit preferences: favoured/muted authors and tags, languages, reblogs, sensitive posts, recommendation ratio',
         operationId: 'putRecommendationPreferences',
         body: PreferencesUpdateSchema,
         response: { 200: Envelope(PreferencesSchema), ...errorResponses(400, 401, 403) },

@@ -42,6 +42,7 @@ export function toUserPreferences(row: PreferencesRow): UserPreferences {
     mutedTags: list(row.muted_tags),
     languages: list(row.languages),
     includeReblogs: row.include_reblogs === 1,
+    allowSensitive: row.allow_sensitive === 1,
   };
 }
 

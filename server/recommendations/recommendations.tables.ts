@@ -18,6 +18,8 @@ export interface UserPreferencesTable {
   languages: string;
   include_reblogs: number;
   recommendation_ratio: number | null;
+  /** 1: sensitive posts may be recommended (migration 0028; 0 by default). */
+  allow_sensitive: number;
   updated_at: string;
 }
 

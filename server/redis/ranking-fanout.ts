@@ -164,6 +164,7 @@ function compact(event: RankingEventMessage): RankingEventMessage {
       reblogs: p.reblogs,
       replies: p.replies,
       reblogOfId: p.reblogOfId,
+      sensitive: p.sensitive,
       visibility: p.visibility,
     })),
   };

@@ -1,6 +1,6 @@
 /**
- * A user's settings. `recommendation_ratio`, `languages` and `include_reblogs` are the
- * user's recommendation preferences, read and written through the preferences' owner
+ * A user's settings. `recommendation_ratio`, `languages`, `include_reblogs` and
+ * `allow_sensitive` are the user's recommendation preferences, read and written through the preferences' owner
  * (FeedbackService: it stores them in `user_preferences` and tells the ranking state),
  * so the setting and the preference are one value: the timelines' blend reads that same
  * ratio. The experiments opt-out and the reason language live in `user_settings`.
@@ -25,7 +25,9 @@ import { changeUserSettings, findUserSettings, type UserSettingsRow } from './se
 
 /** The recommendation preferences' owner (FeedbackService). */
 export interface PreferenceStore {
-  preferences(userId: string): Promise<Pick<Preferences, 'languages' | 'include_reblogs' | 'recommendation_ratio' | 'updated_at'>>;
+  preferences(
+    userId: string,
+  ): Promise<Pick<Preferences, 'languages' | 'include_reblogs' | 'allow_sensitive' | 'recommendation_ratio' | 'updated_at'>>;
   updatePreferences(update: PreferencesUpdate): Promise<unknown>;
 }
 
@@ -64,7 +66,7 @@ export class UserSettingsService {
     const [own, preferences] = await Promise.all([this.own(userId), this.deps.preferences.preferences(userId)]);
     const defaults: UserSettingName[] = [];
     if (preferences.recommendation_ratio === null) defaults.push('recommendation_ratio');
-    if (preferences.updated_at === null) defaults.push('languages', 'include_reblogs');
+    if (preferences.updated_at === null) defaults.push('languages', 'include_reblogs', 'allow_sensitive');
     if (!own) defaults.push('experiments_opt_out');
     const reasonLanguage = reasonLanguageOf(own);
     if (reasonLanguage === null) defaults.push('reason_language');
@@ -73,6 +75,7 @@ export class UserSettingsService {
       recommendation_ratio: preferences.recommendation_ratio ?? DEFAULT_RECOMMENDATION_RATIO,
       languages: preferences.languages,
       include_reblogs: preferences.include_reblogs,
+      allow_sensitive: preferences.allow_sensitive,
       experiments_opt_out: own?.experiments_opt_out === 1,
       reason_language: reasonLanguage,
       effective_reason_language: chooseReasonLanguage(reasonLanguage, acceptLanguage),
@@ -83,7 +86,7 @@ export class UserSettingsService {
 
   /** Changes the given settings (omitted ones keep their value) and returns the result. */
   async update(userId: string, patch: UserSettingsPatch, acceptLanguage?: string): Promise<UserSettings> {
-    const { recommendation_ratio, languages, include_reblogs, experiments_opt_out, reason_language } = patch;
+    const { recommendation_ratio, languages, include_reblogs, allow_sensitive, experiments_opt_out, reason_language } = patch;
     if (experiments_opt_out !== undefined || reason_language !== undefined) {
       const change = {
         ...(experiments_opt_out !== undefined ? { experiments_opt_out: experiments_opt_out ? 1 : 0 } : {}),
@@ -93,12 +96,13 @@ export class UserSettingsService {
       this.cache.delete(userId);
       if (experiments_opt_out !== undefined) this.deps.experiments?.forgetUser(userId);
     }
-    if (recommendation_ratio !== undefined || languages !== undefined || include_reblogs !== undefined) {
+    if (recommendation_ratio !== undefined || languages !== undefined || include_reblogs !== undefined || allow_sensitive !== undefined) {
       await this.deps.preferences.updatePreferences({
         user_id: userId,
         ...(recommendation_ratio !== undefined ? { recommendation_ratio } : {}),
         ...(languages !== undefined ? { languages } : {}),
         ...(include_reblogs !== undefined ? { include_reblogs } : {}),
+        ...(allow_sensitive !== undefined ? { allow_sensitive } : {}),
       });
     }
     return this.get(userId, acceptLanguage);

@@ -8,10 +8,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { statusFingerprint } from './stored-statuses.js';
-import { consentsToDiscovery, PageKeys, type ConsentOptions, type StatusJson } from './timeline-consent.js';
-
-/** The service has no preference that allows sensitive statuses yet. */
-const CONSENT: ConsentOptions = { allowSensitive: false };
+import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
 
 /** Bytes of instance pages kept (their parsed form counts four times its bytes). */
 export const KEPT_PAGE_BYTES = 32 * 1024 * 1024;
@@ -26,7 +23,7 @@ export interface UpstreamStatus {
   readonly realBytes: Buffer;
   /** Of the JSON as sent: what ingest keeps. */
   readonly fingerprint: string;
-  /** Its authors let it be stored and recommended (consentsToDiscovery, sensitive excluded). */
+  /** Its authors let it be stored and recommended (consentsToDiscovery; sensitive ones too: the ranking applies each user's preference). */
   readonly consents: boolean;
 }
 
@@ -75,7 +72,7 @@ function parsePage(bytes: Buffer): ParsedPage | undefined {
       real: { ...status, is_recommendation: false },
       realBytes: Buffer.from(realStatusJson(status, json), 'utf8'),
       fingerprint: statusFingerprint(json),
-      consents: consentsToDiscovery(status, CONSENT),
+      consents: consentsToDiscovery(status, CANDIDATE_CONSENT),
     });
   }
   return { statuses, keys: new PageKeys(statuses.map((item) => item.status)) };

@@ -6,7 +6,7 @@
  */
 import type { Status } from '../../src/schemas/post.schema.js';
 import { toRecommendedPost, type Recommendation } from '../recommendations/recommendation.service.js';
-import { consentsToDiscovery } from './timeline-consent.js';
+import { CANDIDATE_CONSENT, consentsToDiscovery, isSensitive } from './timeline-consent.js';
 
 /** A recommendation to inject: the post it is and its JSON. */
 export interface InjectedStatus {
@@ -15,20 +15,28 @@ export interface InjectedStatus {
 }
 
 /**
- * Whether the stored status' authors consent (sensitive excluded), once per rendered status:
+ * Whether the stored status' authors consent, once per rendered status:
  * the status cache hands out the same object while a post is unchanged and patches only its
  * counters in place, which consent does not depend on.
  */
 const consenting = new WeakMap<Status, boolean>();
 
-/** The stored status may be injected (consentsToDiscovery, sensitive statuses excluded). */
+/**
+ * The stored status may be injected as a user's recommendation (consentsToDiscovery). A
+ * sensitive one passes: the user's ranking already left it out unless they allow sensitive posts.
+ */
 export function storedStatusConsents(status: Status): boolean {
   let consents = consenting.get(status);
   if (consents === undefined) {
-    consents = consentsToDiscovery(status, { allowSensitive: false });
+    consents = consentsToDiscovery(status, CANDIDATE_CONSENT);
     consenting.set(status, consents);
   }
   return consents;
+}
+
+/** The stored status may be shown to nobody in particular (no user's preference applies): consenting and not sensitive. */
+export function storedStatusConsentsForAnyone(status: Status): boolean {
+  return storedStatusConsents(status) && !isSensitive(status);
 }
 
 const NO_STATUS = {} as Status;

@@ -5,19 +5,29 @@
  * A status may be stored as a candidate (and so ranked or injected) only when its author
  * lets it be discovered: public visibility, the account's `discoverable` and `indexable`
  * not false (absent counts as not false: older servers do not send them), Mastodon's
- * `noindex` not true, no `#nobot` / `#noindex` in the account's note, and not sensitive
- * (the service has no preference that allows sensitive content yet, so sensitive is
- * always excluded). For a reblog both the reblogger and the original's author must consent,
- * and the original must pass the same rules. Statuses that fail are still shown in the
- * user's own page, untouched; they are only never stored.
+ * `noindex` not true, no `#nobot` / `#noindex` in the account's note. For a reblog both the
+ * reblogger and the original's author must consent, and the original must pass the same
+ * rules. Statuses that fail are still shown in the user's own page, untouched; they are only
+ * never stored.
+ *
+ * Sensitivity is the reader's choice, not the author's: a sensitive status that consents is
+ * stored (CANDIDATE_CONSENT), and the ranking leaves it out for every user whose
+ * `allow_sensitive` preference is not on (src/ranking, SLOT_SENSITIVE). Where no user's
+ * preference applies (posts for nobody in particular), ANONYMOUS_CONSENT keeps it out.
  */
 
 export type StatusJson = Record<string, unknown>;
 
 export interface ConsentOptions {
-  /** The user's preferences allow sensitive statuses (no such preference exists yet: false). */
+  /** Sensitive statuses pass (their readers' preference is applied elsewhere, by the ranking). */
   readonly allowSensitive: boolean;
 }
+
+/** Storing as a candidate, ranking and injecting: the authors' consent only (the ranking applies each user's `allow_sensitive`). */
+export const CANDIDATE_CONSENT: ConsentOptions = { allowSensitive: true };
+
+/** Showing stored posts to nobody in particular: no preference allows sensitive statuses. */
+export const ANONYMOUS_CONSENT: ConsentOptions = { allowSensitive: false };
 
 const OPT_OUT_TAG = /#\s*no(?:bot|index)\b/i;
 
@@ -46,13 +56,19 @@ function statusItselfConsents(status: StatusJson, options: ConsentOptions): bool
   return accountConsents(status.account);
 }
 
-/** The status (and the original it reblogs) may be stored, ranked and injected. */
+/** The status (and the original it reblogs) may be stored, ranked and injected (sensitive ones as `options` say). */
 export function consentsToDiscovery(status: unknown, options: ConsentOptions): boolean {
   if (!isObject(status)) return false;
   if (!statusItselfConsents(status, options)) return false;
   const reblog = status.reblog;
   if (reblog === null || reblog === undefined) return true;
   return isObject(reblog) && statusItselfConsents(reblog, options);
+}
+
+/** The status, or the original it reblogs, is marked sensitive (a reblog shows its original). */
+export function isSensitive(status: unknown): boolean {
+  if (!isObject(status)) return false;
+  return status.sensitive === true || (isObject(status.reblog) && status.reblog.sensitive === true);
 }
 
 /** Ids and URIs of a page's statuses and of the originals they reblog. */

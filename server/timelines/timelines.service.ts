@@ -9,7 +9,8 @@
  *   for users whose engagement rate is above 0.7 when an engagement source is wired, else
  *   0.3), at the points of planSeamlessInsertions (spread, never first, never adjacent),
  *   never a status already on the page (by id, uri, or reblogged original), only posts
- *   whose authors consent (./timeline-consent.ts), each with `is_recommendation: true`
+ *   whose authors consent (./timeline-consent.ts), sensitive ones only for users whose
+ *   `allow_sensitive` preference is on (their ranking), each with `is_recommendation: true`
  *   and `recommendation_metadata`, and their own `created_at`; rendered from the store with
  *   every field a Mastodon 4.5 instance sends (the posts service's rendering, completed by
  *   src/mastodon/entities.ts), their JSON the status cache's.
@@ -39,12 +40,12 @@ import { validatorCompiler } from '../plugins/validator.js';
 import type { Recommendation, RecommendationService } from '../recommendations/recommendation.service.js';
 import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } from '../social/social.service.js';
 import { RecommendationWindows } from './recommendation-window.js';
-import { injectedStatus, storedStatusConsents, type InjectedStatus } from './recommended-statuses.js';
+import { injectedStatus, storedStatusConsents, storedStatusConsentsForAnyone, type InjectedStatus } from './recommended-statuses.js';
 import { ShownMemory } from './shown-memory.js';
 import { PreferenceRatios, type RatioSource, type UserVersions } from './preference-ratios.js';
 import { InstancePages, type ParsedPage, type UpstreamStatus } from './instance-pages.js';
 import { StoredStatuses } from './stored-statuses.js';
-import { consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
+import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
 
 export { SHOWN_MEMORY_PER_USER, SHOWN_MEMORY_USERS } from './shown-memory.js';
 
@@ -140,11 +141,12 @@ const checkStatusInput = validatorCompiler({ schema: StatusInputSchema, httpPart
 
 /**
  * Whether a status an instance sent may be stored as a candidate post: its authors consent
- * to discovery, it is not sensitive, and it fits the stored shape and bounds (the rule the
- * timelines apply, shared with the proxy's interaction logging).
+ * to discovery (a sensitive status too: the ranking leaves it out for users who do not allow
+ * sensitive posts), and it fits the stored shape and bounds (the rule the timelines apply,
+ * shared with the proxy's interaction logging).
  */
 export function mayStoreStatus(status: Record<string, unknown>): boolean {
-  return consentsToDiscovery(status, { allowSensitive: false }) && isStorable(status);
+  return consentsToDiscovery(status, CANDIDATE_CONSENT) && isStorable(status);
 }
 
 function isStorable(status: StatusJson): boolean {
@@ -266,7 +268,11 @@ export class TimelineService {
     return engagement !== undefined && engagement > ENGAGED_THRESHOLD ? ENGAGED_INJECTION_RATIO : DEFAULT_INJECTION_RATIO;
   }
 
-  /** Recommendations for the user that consent and are not on the page, best first (at most `count`), with their JSON. */
+  /**
+   * Recommendations for the user that consent and are not on the page, best first (at most
+   * `count`), with their JSON. Sensitive posts come only to users who allow them: their ranking
+   * leaves them out for everyone else.
+   */
   private async candidates(userId: string, keys: PageKeys, count: number): Promise<InjectedStatus[]> {
     if (count <= 0) return [];
     const shown = this.shown.of(userId);
@@ -345,11 +351,14 @@ export class TimelineService {
     return storePage(page, 'instance-unavailable');
   }
 
-  /** Recent stored posts whose authors consent (for the tag's timeline, with the tag): for nobody in particular. */
+  /**
+   * Recent stored posts whose authors consent (for the tag's timeline, with the tag): for nobody
+   * in particular, so never sensitive ones (no preference allows them).
+   */
   private async recentStored(timeline: TimelineKind, limit: number): Promise<InjectedStatus[]> {
     const recent = await this.deps.posts.list({ limit, ...(timeline.kind === 'tag' ? { tag: timeline.hashtag } : {}) });
     return recent
-      .filter((status) => storedStatusConsents(status))
+      .filter((status) => storedStatusConsentsForAnyone(status))
       .map((status) => ({ status, json: JSON.stringify({ ...status, is_recommendation: false }) }));
   }
 }

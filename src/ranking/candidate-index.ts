@@ -52,6 +52,8 @@ export class Slot {
 export const SLOT_LIVE = 1;
 export const SLOT_REBLOG = 2;
 export const SLOT_TAGGED = 4;
+/** The post is sensitive: left out for users who do not allow sensitive posts. */
+export const SLOT_SENSITIVE = 8;
 
 /**
  * The fields the ranking loop reads, one typed array per field indexed by slot (a struct of
@@ -61,7 +63,7 @@ export const SLOT_TAGGED = 4;
  */
 export class PoolColumns {
   capacity = 0;
-  /** SLOT_LIVE | SLOT_REBLOG | SLOT_TAGGED, 0 for a hole. */
+  /** SLOT_LIVE | SLOT_REBLOG | SLOT_TAGGED | SLOT_SENSITIVE, 0 for a hole. */
   flags = new Uint8Array(0);
   createdAt = new Float64Array(0);
   /** log1p(engagement score), as `Slot.engagement`. */
@@ -369,7 +371,11 @@ export class CandidateIndex {
     this.slots[index] = slot;
     const columns = this.columns;
     if (index >= columns.capacity) this.growColumns(index);
-    columns.flags[index] = SLOT_LIVE | (post.reblogOfId !== null ? SLOT_REBLOG : 0) | (tagIds.length > 0 ? SLOT_TAGGED : 0);
+    columns.flags[index] =
+      SLOT_LIVE |
+      (post.reblogOfId !== null ? SLOT_REBLOG : 0) |
+      (tagIds.length > 0 ? SLOT_TAGGED : 0) |
+      (post.sensitive === true ? SLOT_SENSITIVE : 0);
     columns.createdAt[index] = post.createdAtMs;
     columns.engagement[index] = slot.engagement;
     columns.author[index] = authorIdx;
@@ -501,5 +507,7 @@ function pooledPost(post: RankablePost, counts: Pick<RankablePost, 'favourites' 
     reblogs: counts.reblogs,
     replies: counts.replies,
     reblogOfId: post.reblogOfId,
+    // A post announced by an older instance has no flag: not sensitive, as it was stored.
+    sensitive: post.sensitive === true,
   };
 }

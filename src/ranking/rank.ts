@@ -3,7 +3,7 @@
  * pool's per-slot columns (the cosine only where it can change the outcome), top-k
  * selection, then the diversity rules (one post per reblog group, a cap per author).
  */
-import { SLOT_REBLOG, SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
+import { SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
 import { recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
 import type { AlgorithmConfig, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
@@ -104,7 +104,7 @@ function firstK(eligible: number, limit: number): number {
 function scoreAll(p: Pass, limit: number): Scored {
   const { scores, excluded, authorBlocked, tagMuted, authorFeature, languageAllowed, eligible: positions } = p.ctx.scratch;
   const { filterLanguages, anyTagMuted } = p.ctx;
-  const skipReblogs = !p.ctx.includeReblogs;
+  const skippedFlags = p.ctx.skippedFlags;
   const { flags, createdAt, engagement, author, language } = p.index.columns;
   const { cold, nowMs, invMaxEngagement, semanticWeight } = p;
   const w = cold ? COLD_AS_WEIGHTS : p.weights;
@@ -127,7 +127,7 @@ function scoreAll(p: Pass, limit: number): Scored {
       f === 0 ||
       excluded[i] === 1 ||
       authorBlocked[a] === 1 ||
-      (skipReblogs && (f & SLOT_REBLOG) !== 0) ||
+      (f & skippedFlags) !== 0 ||
       (filterLanguages && language[i] !== 0 && languageAllowed[language[i]!] !== 1) ||
       (anyTagMuted && (f & SLOT_TAGGED) !== 0 && hasMutedTag(slots[i]!.tagIds, tagMuted))
     ) {

@@ -25,6 +25,8 @@ export interface RankablePost {
   readonly replies: number;
   /** Set when this post is a reblog: the id of the original (they count as one post). */
   readonly reblogOfId: string | null;
+  /** Marked sensitive (for a reblog: the original is): ranked only for users who allow it. */
+  readonly sensitive: boolean;
 }
 
 /** The names of the features, in a fixed order (also the order of `FeatureVector`). */
@@ -107,6 +109,8 @@ export interface UserPreferences {
   /** Language codes; empty means every language. Posts without a language always pass. */
   readonly languages: readonly string[];
   readonly includeReblogs: boolean;
+  /** Sensitive posts may be recommended (off unless the user turns it on). */
+  readonly allowSensitive: boolean;
 }
 
 /** No explicit preference: everything allowed, nothing favoured. */
@@ -117,6 +121,7 @@ export const DEFAULT_PREFERENCES: UserPreferences = {
   mutedTags: [],
   languages: [],
   includeReblogs: true,
+  allowSensitive: false,
 };
 
 /** A post's public counters, as the ranking reads them. */

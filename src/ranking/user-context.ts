@@ -6,7 +6,7 @@
  * the posts it holds (freed ids are reused).
  */
 import type { CandidateIndex } from './candidate-index.js';
-import { primaryLanguage, SLOT_REBLOG } from './candidate-index.js';
+import { primaryLanguage, SLOT_REBLOG, SLOT_SENSITIVE } from './candidate-index.js';
 import { authorPreferenceFeature, AUTHOR_AFFINITY_SCALE } from './features.js';
 import { decayedSnapshot, type UserProfile } from './profile.js';
 import { tagTerm } from './text.js';
@@ -49,7 +49,11 @@ export interface UserContext {
   readonly filterLanguages: boolean;
   /** True when some pooled tag is muted (`tagMuted`). */
   readonly anyTagMuted: boolean;
-  readonly includeReblogs: boolean;
+  /**
+   * Slot flags that leave a post out for this user (SLOT_REBLOG without `includeReblogs`,
+   * SLOT_SENSITIVE without `allowSensitive`): one test per slot covers both.
+   */
+  readonly skippedFlags: number;
   release(): void;
 }
 
@@ -147,7 +151,7 @@ export function prepareUserContext(index: CandidateIndex, profile: UserProfile, 
     interestNorm: Math.sqrt(norm),
     filterLanguages: prefs.languages.length > 0,
     anyTagMuted,
-    includeReblogs: prefs.includeReblogs,
+    skippedFlags: (prefs.includeReblogs ? 0 : SLOT_REBLOG) | (prefs.allowSensitive ? 0 : SLOT_SENSITIVE),
     release: () => {
       for (const idx of touchedAuthors) {
         s.authorFeature[idx] = 0.5;

@@ -120,6 +120,9 @@ const explicitFields = {
   muted_tags: StringList,
   languages: Type.Array(Type.String({ minLength: 2, maxLength: 16 }), { maxItems: 50 }),
   include_reblogs: Type.Boolean(),
+  allow_sensitive: Type.Boolean({
+    description: 'Sensitive posts (content warnings) may be recommended and woven into timelines; false by default',
+  }),
   recommendation_ratio: Type.Union([Type.Number({ ...RECOMMENDATION_RATIO_BOUNDS }), Type.Null()], {
     description: 'Share of a timeline given to recommendations; null means the default 0.3',
   }),
@@ -148,6 +151,7 @@ export const PreferencesUpdateSchema = Type.Object(
     muted_tags: Type.Optional(explicitFields.muted_tags),
     languages: Type.Optional(explicitFields.languages),
     include_reblogs: Type.Optional(explicitFields.include_reblogs),
+    allow_sensitive: Type.Optional(explicitFields.allow_sensitive),
     recommendation_ratio: Type.Optional(explicitFields.recommendation_ratio),
   },
   { additionalProperties: false },

@@ -1,8 +1,8 @@
 /**
  * The wire shapes of `/api/v1/settings` (TypeBox), and the defaults a GET fills in.
  *
- * User settings: `recommendation_ratio`, `languages` and `include_reblogs` are the same
- * values as the recommendation preferences (`/api/v1/recommendations/preferences`): one
+ * User settings: `recommendation_ratio`, `languages`, `include_reblogs` and `allow_sensitive`
+ * are the same values as the recommendation preferences (`/api/v1/recommendations/preferences`): one
  * stored row, two views. `experiments_opt_out` and `reason_language` are settings only.
  * Integration settings (admin): the deployment's default instance, the instances it
  * accepts, the browser origins CORS allows and the performance-gate defaults.
@@ -34,6 +34,9 @@ const userFields = {
   }),
   languages: Type.Array(LanguageTag, { maxItems: 50, description: 'Languages of recommended posts; empty: any language' }),
   include_reblogs: Type.Boolean({ description: 'Whether reblogs may be recommended' }),
+  allow_sensitive: Type.Boolean({
+    description: 'Whether sensitive posts (content warnings) may be recommended and woven into timelines; false by default',
+  }),
   experiments_opt_out: Type.Boolean({ description: 'Never enrolled in experiments (always the default ranking)' }),
   reason_language: Type.Union([ReasonLanguageSchema, Type.Null()], {
     description: 'Language of recommendation reasons; null: from Accept-Language, else English',
@@ -64,6 +67,7 @@ export const UserSettingsPatchSchema = Type.Object(
     recommendation_ratio: Type.Optional(Nullable(userFields.recommendation_ratio, 'null: back to the default')),
     languages: Type.Optional(userFields.languages),
     include_reblogs: Type.Optional(userFields.include_reblogs),
+    allow_sensitive: Type.Optional(userFields.allow_sensitive),
     experiments_opt_out: Type.Optional(userFields.experiments_opt_out),
     reason_language: Type.Optional(userFields.reason_language),
   },

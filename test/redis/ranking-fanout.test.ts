@@ -1,7 +1,7 @@
 /**
  * The ranking state's invalidations reach every instance through Redis pub/sub: two states
  * (two instances over one database) each with their own Redis connections. A post deleted
- * or stored, a user's signals changed or a user erased on A is applied to B's memory; B
+ * or stored (a sensitive one staying sensitive), a user's signals changed or a user erased on A is applied to B's memory; B
  * does not send it back; and when B's subscription drops, B drops every cache (events sent
  * meanwhile are lost, so memory is read again from the database).
  */
@@ -71,6 +71,21 @@ describe.skipIf(unavailable !== undefined)(suiteTitle('ranking invalidation fan-
     a.postsStored([stored('p9')]);
     await until(() => b.index.get('p9') !== undefined);
     expect(b.index.get('p9')?.text).toBe(stored('p9').text);
+  });
+
+  it('a sensitive post stored on A stays sensitive on B: left out for users who do not allow it', async () => {
+    const sensitive: StoredPost = { ...stored('s1'), sensitive: true, createdAtMs: NOW };
+    database = [...database, sensitive];
+    a.postsStored([sensitive]);
+    await until(() => b.index.get('s1') !== undefined);
+    expect(b.index.get('s1')?.sensitive).toBe(true);
+    const rank = (allowSensitive: boolean): string[] =>
+      rankCandidates(b.index, buildUserProfile({ userId: 's', preferences: { allowSensitive } }, b.index), DEFAULT_ALGORITHM_CONFIG, {
+        limit: 10,
+        nowMs: NOW,
+      }).map((item) => item.post.id);
+    expect(rank(false)).not.toContain('s1');
+    expect(rank(true)).toContain('s1');
   });
 
   it('a user’s changed signals on A drop what B holds of the user', async () => {

@@ -24,6 +24,7 @@ import * as m0024 from './0024-tokens-change-signal.js';
 import * as m0025 from './0025-experiment-user-day-counts.js';
 import * as m0026 from './0026-privacy-change-signal.js';
 import * as m0027 from './0027-experiments-change-signal.js';
+import * as m0028 from './0028-user-preferences-allow-sensitive.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -47,4 +48,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0025-experiment-user-day-counts': m0025,
   '0026-privacy-change-signal': m0026,
   '0027-experiments-change-signal': m0027,
+  '0028-user-preferences-allow-sensitive': m0028,
 };

@@ -322,6 +322,28 @@ describe('preferences', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json().field).toBe('recommendation_ratio');
   });
+
+  it('allow_sensitive is off by default, round-trips through PUT and GET, and is a 400 when not a boolean', async () => {
+    const headers = await t.userHeaders('u3');
+    const get = async () => (await t.app.inject({ url: '/api/v1/recommendations/preferences?user_id=u3', headers })).json().data;
+    const put = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'PUT', url: '/api/v1/recommendations/preferences', headers, payload: { user_id: 'u3', ...payload } });
+    expect((await get()).allow_sensitive).toBe(false);
+    const on = await put({ allow_sensitive: true });
+    expect(on.statusCode, on.body).toBe(200);
+    expect(on.json().data.allow_sensitive).toBe(true);
+    expect((await get()).allow_sensitive).toBe(true);
+    // Changing another preference keeps it.
+    await put({ include_reblogs: false });
+    expect(await get()).toMatchObject({ allow_sensitive: true, include_reblogs: false });
+    for (const value of ['true', 1, null, 'yes']) {
+      const bad = await put({ allow_sensitive: value });
+      expect(bad.statusCode, JSON.stringify(value)).toBe(400);
+      expect(bad.json().field).toBe('allow_sensitive');
+    }
+    expect((await put({ allow_sensitive: false })).json().data.allow_sensitive).toBe(false);
+    expect((await get()).allow_sensitive).toBe(false);
+  });
 });
 
 describe('POST /api/v1/recommendations/seamless', () => {

@@ -2,8 +2,8 @@
  * `/api/v1/settings` over real HTTP (inject) on a real SQLite database: GET with the
  * defaults filled in, PATCH of each field (omitted means unchanged, null means default),
  * bounds and unknown fields (400 naming the field), the access rule (a user reads and
- * changes only their own; an admin reads anyone's), and the ratio being the same value
- * as the recommendation preference.
+ * changes only their own; an admin reads anyone's), and the ratio and `allow_sensitive`
+ * being the same values as the recommendation preferences.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { settingsHarness, type SettingsHarness } from './settings-test-app.js';
@@ -36,10 +36,11 @@ describe('GET /api/v1/settings', () => {
       recommendation_ratio: 0.3,
       languages: [],
       include_reblogs: true,
+      allow_sensitive: false,
       experiments_opt_out: false,
       reason_language: null,
       effective_reason_language: 'en',
-      defaults: ['recommendation_ratio', 'languages', 'include_reblogs', 'experiments_opt_out', 'reason_language'],
+      defaults: ['recommendation_ratio', 'languages', 'include_reblogs', 'allow_sensitive', 'experiments_opt_out', 'reason_language'],
       updated_at: null,
     });
   });
@@ -62,6 +63,7 @@ describe('PATCH /api/v1/settings', () => {
       [{ recommendation_ratio: 0.15 }, { recommendation_ratio: 0.15 }],
       [{ languages: ['de', 'pt-BR'] }, { languages: ['de', 'pt-BR'] }],
       [{ include_reblogs: false }, { include_reblogs: false }],
+      [{ allow_sensitive: true }, { allow_sensitive: true }],
       [{ experiments_opt_out: true }, { experiments_opt_out: true }],
       [{ reason_language: 'fr' }, { reason_language: 'fr', effective_reason_language: 'fr' }],
     ];
@@ -113,6 +115,9 @@ describe('PATCH /api/v1/settings', () => {
     [{ languages: ['not a language'] }, 'languages/0'],
     [{ languages: 'de' }, 'languages'],
     [{ include_reblogs: 'yes' }, 'include_reblogs'],
+    [{ allow_sensitive: 'true' }, 'allow_sensitive'],
+    [{ allow_sensitive: 1 }, 'allow_sensitive'],
+    [{ allow_sensitive: null }, 'allow_sensitive'],
     [{ experiments_opt_out: 1 }, 'experiments_opt_out'],
     [{ reason_language: 'xx' }, 'reason_language'],
     [{ colour: 'blue' }, 'colour'],
@@ -149,6 +154,24 @@ describe('one value: the setting is the recommendation preference', () => {
       include_reblogs: false,
       languages: ['fr'],
     });
+  });
+
+  it('allow_sensitive set through settings is the preference, and the other way round', async () => {
+    const preferences = async () =>
+      (await h.app.inject({ url: '/api/v1/recommendations/preferences?user_id=alice', headers: await h.userHeaders('alice') })).json().data;
+    expect((await preferences()).allow_sensitive).toBe(false);
+    expect((await patch('alice', { allow_sensitive: true })).json().data.allow_sensitive).toBe(true);
+    expect(await preferences()).toMatchObject({ allow_sensitive: true, include_reblogs: true, recommendation_ratio: null });
+    const put = await h.app.inject({
+      method: 'PUT',
+      url: '/api/v1/recommendations/preferences',
+      headers: await h.userHeaders('alice'),
+      payload: { user_id: 'alice', allow_sensitive: false },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect((await getSettings('alice')).json().data).toMatchObject({ allow_sensitive: false });
+    // Stored (false) once set: no longer a default.
+    expect((await getSettings('alice')).json().data.defaults).not.toContain('allow_sensitive');
   });
 });
 

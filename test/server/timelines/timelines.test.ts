@@ -133,9 +133,9 @@ describe('consent', () => {
       expect(ids.has(status.id)).toBe(true);
       const account = status.account as Json;
       const note = String(account.note);
+      // Sensitivity is the reader's preference, not the author's consent: sensitive statuses are stored too (timelines-sensitive.test.ts).
       const consents =
         status.visibility === 'public' &&
-        status.sensitive !== true &&
         account.discoverable !== false &&
         account.indexable !== false &&
         !/nobot|noindex/.test(note) &&
@@ -156,7 +156,7 @@ describe('consent', () => {
     expect(await stored(dave?.id as string)).toBe(false);
   });
 
-  it('never injects a sensitive or non-consenting stored post', async () => {
+  it('never injects a non-consenting stored post, nor a sensitive one to a user who did not allow them', async () => {
     const sensitive = instance.postStatus({ account: 'ivan', text: 'spoilers', sensitive: true });
     const hidden = instance.postStatus({ account: 'newsbot', text: 'hidden' });
     await h.seed([sensitive, { ...hidden, account: { ...(hidden.account as Json), discoverable: false } }]);

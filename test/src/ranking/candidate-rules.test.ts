@@ -60,6 +60,33 @@ describe('candidate rules', () => {
     expect(rankIds([...base, post('rb', { reblogOfId: 'elsewhere', createdAtMs: NOW })], profile)).toEqual(['p1', 'p2']);
   });
 
+  it('leaves out sensitive posts unless the user allows them', () => {
+    const posts = [...base, post('cw', { sensitive: true, createdAtMs: NOW })];
+    const profile = warm();
+    expect(rankIds(posts, profile)).toEqual(['p1', 'p2']);
+    setPreferences(profile, { allowSensitive: true });
+    expect(rankIds(posts, profile)).toEqual(['cw', 'p1', 'p2']);
+    setPreferences(profile, { allowSensitive: false });
+    expect(rankIds(posts, profile)).toEqual(['p1', 'p2']);
+    // A cold-start user (no history) has the same default: off.
+    expect(rankIds(posts, emptyProfile('new'))).not.toContain('cw');
+  });
+
+  it('keeps a post sensitive through count updates, and follows a replacement that changes it', () => {
+    const index = new CandidateIndex([...base, post('cw', { sensitive: true, createdAtMs: NOW })]);
+    const rank = (profile: UserProfile): string[] =>
+      rankCandidates(index, profile, RECENCY, { limit: 50, nowMs: NOW }).map((item) => item.post.id);
+    const allowing = warm(index);
+    setPreferences(allowing, { allowSensitive: true });
+    index.updateCounts('cw', { favourites: 10, reblogs: 2, replies: 1 });
+    expect(rank(warm(index))).toEqual(['p1', 'p2']);
+    expect(rank(allowing)).toEqual(['cw', 'p1', 'p2']);
+    // A replacement carries its own flag (an edit that adds or removes a content warning).
+    index.upsert(post('p2', { sensitive: true, createdAtMs: NOW - 2 * HOUR }));
+    index.upsert(post('cw', { sensitive: false, createdAtMs: NOW }));
+    expect(rank(warm(index))).toEqual(['cw', 'p1']);
+  });
+
   it('keeps only the chosen languages, matching subtags, and lets unknown languages through', () => {
     const profile = warm();
     setPreferences(profile, { languages: ['en'] });

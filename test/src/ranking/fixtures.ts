@@ -19,6 +19,7 @@ export function post(id: string, overrides: Partial<RankablePost> = {}): Rankabl
     reblogs: 0,
     replies: 0,
     reblogOfId: null,
+    sensitive: false,
     ...overrides,
   };
 }

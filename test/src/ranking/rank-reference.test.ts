@@ -147,6 +147,7 @@ function reference(
   for (const p of pool) {
     if (excluded.has(p.id) || blocked.has(p.accountId)) continue;
     if (!prefs.includeReblogs && p.reblogOfId !== null) continue;
+    if (!prefs.allowSensitive && p.sensitive) continue;
     if (languages !== null && p.language !== null && !languages.has(primaryLanguage(p.language))) continue;
     if (p.tags.some((t) => mutedTerms.has(tagTerm(t)))) continue;
     const vector = vectors.get(p.id)!;
@@ -225,6 +226,7 @@ interface PostSpec {
   reblogs: number;
   replies: number;
   reblogOf: number | undefined;
+  sensitive: boolean;
 }
 
 const arbPostSpecBy = (author: fc.Arbitrary<number>): fc.Arbitrary<PostSpec> =>
@@ -243,6 +245,8 @@ const arbPostSpecBy = (author: fc.Arbitrary<number>): fc.Arbitrary<PostSpec> =>
     reblogs: fc.nat(100),
     replies: fc.nat(30),
     reblogOf: fc.option(fc.nat(70), { nil: undefined }),
+    // About one post in five is sensitive: ranked only for users who allow it.
+    sensitive: fc.nat(4).map((n) => n === 0),
   });
 const arbPostSpec = arbPostSpecBy(fc.integer({ min: 0, max: AUTHORS - 1 }));
 
@@ -258,6 +262,7 @@ function toPost(id: string, s: PostSpec, selfIndex: number): RankablePost {
     reblogs: s.reblogs,
     replies: s.replies,
     reblogOfId: s.reblogOf === undefined || s.reblogOf === selfIndex ? null : `p${s.reblogOf}`,
+    sensitive: s.sensitive,
   });
 }
 
@@ -326,6 +331,7 @@ const arbProfileSpecWith = (minInteractions: number): fc.Arbitrary<ProfileSpec> 
         mutedTags: fc.uniqueArray(fc.constantFrom('Cats', '#news', 'rust', 'unknown'), { maxLength: 2 }),
         favouredTags: fc.uniqueArray(fc.constantFrom('music', '#Garden', 'rust', 'nowhere'), { maxLength: 2 }),
         includeReblogs: fc.boolean(),
+        allowSensitive: fc.boolean(),
       },
       { requiredKeys: [] },
     ),
