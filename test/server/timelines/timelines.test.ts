@@ -1,6 +1,7 @@
 /**
  * The blended timelines against the Mastodon test instance over real HTTP: blending
- * positions and the no-duplicate rule, consent filtering, Link rewriting, X-RateLimit-*
+ * positions and the no-duplicate rule, the ratio preference, the public timeline's filters
+ * (local, remote, only_media), consent filtering, Link rewriting, X-RateLimit-*
  * pass-through, degraded mode, refused tokens, and the access rule.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -71,18 +72,40 @@ describe('blended home timeline', () => {
     expect(response.headers['x-ratelimit-remaining']).toBeDefined();
   });
 
-  it('follows the user recommendation_ratio preference', async () => {
-    if (h.feedback === undefined) return; // wired app: the preferences route covers it
+  it('follows the recommendation_ratio preference set through /api/v1/recommendations/preferences', async () => {
+    // (test/server/settings/timeline-ratio.test.ts sets the same value through /api/v1/settings.)
     const token = instance.issueToken(0);
-    const userId = `${instance.accountIdOf(token)}@${instance.host}`;
-    await h.feedback.updatePreferences({ user_id: userId, recommendation_ratio: 0 });
+    const userId = `${instance.accountIdOf(token) as string}@${instance.host}`;
+    const setRatio = async (ratio: number | null): Promise<void> => {
+      const response = await h.app.inject({
+        method: 'PUT',
+        url: '/api/v1/recommendations/preferences',
+        headers: { authorization: `Bearer ${token}`, 'x-social-instance': instance.host },
+        payload: { user_id: userId, recommendation_ratio: ratio },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().data.recommendation_ratio).toBe(ratio);
+    };
+    const page = async (): Promise<Json[]> => {
+      const response = await get('/api/v1/timelines/home?limit=10', token);
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<Json[]>();
+    };
+    const injected = (body: Json[]): number => body.filter((status) => status.is_recommendation === true).length;
+    await setRatio(0);
     try {
-      const body = (await get('/api/v1/timelines/home?limit=10', token)).json<Json[]>();
-      expect(body.every((status) => status.is_recommendation === false)).toBe(true);
-      expect(body.length).toBe(10);
+      const none = await page();
+      expect(none.every((status) => status.is_recommendation === false)).toBe(true);
+      expect(none.length).toBe(10);
+      await setRatio(0.5);
+      const half = await page();
+      expect(injected(half)).toBe(5);
+      expect(half.length).toBe(15);
     } finally {
-      await h.feedback.updatePreferences({ user_id: userId, recommendation_ratio: null });
+      await setRatio(null);
     }
+    // Back to the default 0.3.
+    expect(injected(await page())).toBe(3);
   });
 
   it('rewrites Link to the service origin with the instance page ids', async () => {
@@ -119,6 +142,39 @@ describe('blended home timeline', () => {
         .slice(0, 10)
         .map((s) => s.id),
     );
+  });
+});
+
+describe('public timeline filters through the service', () => {
+  const cases: Array<[string, { remote?: boolean; onlyMedia?: boolean }, (status: Json) => boolean]> = [
+    ['remote=true', { remote: true }, (status) => String((status.account as Json).acct).includes('@')],
+    ['only_media=true', { onlyMedia: true }, (status) => (status.media_attachments as unknown[]).length > 0],
+    [
+      'remote=true&only_media=true',
+      { remote: true, onlyMedia: true },
+      (status) => String((status.account as Json).acct).includes('@') && (status.media_attachments as unknown[]).length > 0,
+    ],
+  ];
+
+  it.each(cases)('public?%s reaches the instance, and the page holds only what the filter lets through', async (query, filters, passes) => {
+    const seen = instance.requests.length;
+    const response = await get(`/api/v1/timelines/public?${query}&limit=10`);
+    expect(response.statusCode, response.body).toBe(200);
+    const forwarded = instance.requests.slice(seen).filter((request) => request.path === '/api/v1/timelines/public');
+    expect(forwarded).toHaveLength(1);
+    expect(forwarded[0]?.query.get('remote') ?? undefined).toBe(filters.remote === true ? 'true' : undefined);
+    expect(forwarded[0]?.query.get('only_media') ?? undefined).toBe(filters.onlyMedia === true ? 'true' : undefined);
+    expect(forwarded[0]?.query.get('local')).toBeNull();
+
+    const real = response.json<Json[]>().filter((status) => status.is_recommendation === false);
+    const expected = instance.publicTimeline(filters).slice(0, 10);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(real.map((status) => status.id)).toEqual(expected.map((status) => status.id));
+    expect(real.every(passes)).toBe(true);
+    // The filter mattered: the unfiltered first page holds statuses it leaves out.
+    expect(instance.publicTimeline().slice(0, 10).every(passes)).toBe(false);
+    // Paging keeps the filter.
+    for (const [name, value] of new URLSearchParams(query)) expect(response.headers.link).toContain(`${name}=${value}`);
   });
 });
 
