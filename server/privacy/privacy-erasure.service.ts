@@ -98,6 +98,8 @@ export class PrivacyErasureService {
         // Stored (not only held here) so that other instances stop storing too and clean up after their own requests.
         const hadRow = this.deps.policy.storedLevel(userId) !== undefined;
         await this.deps.policy.setLevel(userId, 'none');
+        // The row's deletion below is this process's own too (its notification can be read before forgetUser).
+        this.deps.policy.expectOwnWrite(userId, 'erased');
         const first = await this.drainAndDelete(userId, 'everything');
         // The row written just above is the erasure's, not the user's data: not reported as deleted.
         if (!hadRow) uncount(first, 'privacy_settings');

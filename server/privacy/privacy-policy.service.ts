@@ -29,6 +29,11 @@ export const DEFAULT_LEVEL_CACHE_CAPACITY = 50_000;
 /** Told after a user's level changed (`undefined`: back to the default, after erasure). */
 export type LevelListener = (userId: string, level: TrackingLevel) => void;
 export type OutsideLevelListener = (userId: string, level: TrackingLevel, erased: boolean) => void;
+/** A write of this process to a user's privacy row: a level stored, or the row erased. */
+export type OwnWrite = TrackingLevel | 'erased';
+
+/** How long the notification of a write of this process's own is recognised as its echo (ms). */
+export const OWN_WRITE_ECHO_MS = 60_000;
 
 export interface PrivacyPolicyDeps {
   db: Kysely<Database>;
@@ -48,10 +53,13 @@ export class PrivacyPolicyService implements PrivacyPolicy {
   private readonly listeners: LevelListener[] = [];
   private readonly outsideListeners: OutsideLevelListener[] = [];
   /**
-   * What this process last wrote to each user's row (a level, or `erased`): the database's
-   * notification of that write comes back here too, and is not another process's change.
+   * What this process wrote to each user's row lately (a level, or `erased`), with when it
+   * began writing it: the database's notification of that write comes back here too, and is
+   * not another process's change. Recorded before the write, since the notification can be
+   * read before the writer's own commit resolves; several values, since the notifications of
+   * quick successive writes (an erasure's `none`, then its deletion) may be read in any state.
    */
-  private readonly ownWrites: LruCache<string, TrackingLevel | 'erased'>;
+  private readonly ownWrites: LruCache<string, Map<OwnWrite, number>>;
   /** Pseudonyms of recent users (every interaction and served list asks): an HMAC each only on a miss. */
   private readonly pseudonyms: LruCache<string, string>;
 
@@ -95,13 +103,14 @@ export class PrivacyPolicyService implements PrivacyPolicy {
 
   /** Stores the user's choice; the cache and listeners learn it once committed. */
   async setLevel(userId: string, level: TrackingLevel, db: Kysely<Database> = this.deps.db): Promise<void> {
+    this.expectOwnWrite(userId, level);
     await saveTrackingLevel(db, userId, level, (this.deps.now ?? Date.now)());
     this.levelStored(userId, level);
   }
 
   /** The user's stored choice was committed elsewhere (in a caller's transaction): cache it, tell the listeners. */
   levelStored(userId: string, level: TrackingLevel): void {
-    this.ownWrites.set(userId, level);
+    this.expectOwnWrite(userId, level);
     this.deps.reader.written(userId, level);
     this.cache.set(userId, level);
     this.notify(userId);
@@ -109,7 +118,7 @@ export class PrivacyPolicyService implements PrivacyPolicy {
 
   /** The user's row is gone (erasure committed): they are at the default level again. */
   forgetUser(userId: string): void {
-    this.ownWrites.set(userId, 'erased');
+    this.expectOwnWrite(userId, 'erased');
     this.pseudonyms.delete(userId);
     this.deps.reader.written(userId, undefined);
     this.cache.set(userId, null);
@@ -130,7 +139,7 @@ export class PrivacyPolicyService implements PrivacyPolicy {
       // A row that is gone was erased (only an erasure deletes one).
       const erased = text === undefined;
       // The echo of this process's own write (what it wrote is what is stored) is no outside change.
-      if (this.ownWrites.get(userId) === (erased ? 'erased' : level)) return;
+      if (this.isOwnWrite(userId, erased ? 'erased' : level)) return;
       this.ownWrites.delete(userId);
       for (const listener of this.outsideListeners) listener(userId, level, erased);
       return;
@@ -153,6 +162,22 @@ export class PrivacyPolicyService implements PrivacyPolicy {
       else this.erasing.set(userId, left);
       this.notify(userId);
     };
+  }
+
+  /**
+   * This process is about to write `value` to the user's row (call before the write commits):
+   * the database's notification of it is then not taken for another process's change.
+   */
+  expectOwnWrite(userId: string, value: OwnWrite): void {
+    let writes = this.ownWrites.get(userId);
+    if (writes === undefined) this.ownWrites.set(userId, (writes = new Map<OwnWrite, number>()));
+    writes.set(value, performance.now());
+  }
+
+  /** The stored `value` is what this process wrote lately (the notification is its echo). */
+  private isOwnWrite(userId: string, value: OwnWrite): boolean {
+    const at = this.ownWrites.get(userId)?.get(value);
+    return at !== undefined && performance.now() - at <= OWN_WRITE_ECHO_MS;
   }
 
   /** Calls `listener` after every change of a user's level. */
