@@ -4,6 +4,7 @@ import { CONTEXT_BOUNDS } from '../../src/schemas/bounded-json.js';
 import { bulkInsert, bulkInsertObjects } from '../db/bulk-insert.js';
 import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
+import { jsonRows, jsonValues, parseJsonRows } from '../db/json-rows.js';
 import { asFloat, greatest, power } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { StoredDecayedSums } from '../../src/ranking/index.js';
@@ -121,15 +122,24 @@ export async function allUserInteractions(
     .execute();
 }
 
-/** A user's stored affinities (one indexed read: the table is clustered by user), without the user's id on every row. */
+/**
+ * A user's stored affinities (one indexed read: the table is clustered by user), without the
+ * user's id on every row, aggregated into one JSON value (a first request's hottest read).
+ */
 export async function userAffinities(db: Kysely<Database>, userId: string): Promise<Omit<AffinityRow, 'user_id'>[]> {
-  return (await userAffinitiesQuery(db, [userId])).rows;
+  const { rows } = await userAffinitiesQuery(db, [userId]);
+  return parseJsonRows<[string, string, number, number]>(rows[0]?.rows).map(([kind, target, score, asOfMs]) => ({
+    kind,
+    target,
+    score,
+    as_of_ms: asOfMs,
+  }));
 }
 
 const userAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) =>
   db
     .selectFrom('user_affinities')
-    .select(['kind', 'target', 'score', 'as_of_ms'])
+    .select(jsonRows(db, ['kind', 'target', 'score', 'as_of_ms']).as('rows'))
     .where('user_id', '=', args[0] as string),
 );
 
@@ -181,16 +191,16 @@ const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
     );
 });
 
-/** The posts of a user's live interactions (a covering read of the (user, post, action) key: no table rows). */
+/** The posts of a user's live interactions (a covering read of the (user, post, action) key: no table rows), as one JSON value. */
 export async function userInteractionPostIds(db: Kysely<Database>, userId: string): Promise<string[]> {
   const { rows } = await userPostIdsQuery(db, [userId]);
-  return rows.map((row) => row.post_id);
+  return parseJsonRows<string>(rows[0]?.post_ids);
 }
 
 const userPostIdsQuery = queryTemplate((db: Kysely<Database>, args) =>
   db
     .selectFrom('interactions')
-    .select('post_id')
+    .select(jsonValues(db, 'post_id').as('post_ids'))
     .where('user_id', '=', args[0] as string),
 );
 
