@@ -7,6 +7,7 @@
  * preferences: five indexed reads whose cost does not grow with the posts' text.
  */
 import type { Kysely } from 'kysely';
+import { accountIdOfUser } from '../../src/auth/user-account.js';
 import {
   buildProfileFromStored,
   FEEDBACK_STRENGTH,
@@ -55,7 +56,13 @@ export async function loadProfile(sources: ProfileSources, userId: string): Prom
   if (sources.privacy && !sources.privacy.allowanceFor(userId).storeInteractions) {
     // Tracking level `none`: nothing about the user is read (nor kept): the same list as an
     // anonymous reader's, except that their own posts stay out of it.
-    const anonymous = buildProfileFromStored({ userId, accountId: userId, affinities: [], interest: undefined, seenPostIds: [] });
+    const anonymous = buildProfileFromStored({
+      userId,
+      accountId: accountIdOfUser(userId),
+      affinities: [],
+      interest: undefined,
+      seenPostIds: [],
+    });
     state.storeProfile(anonymous, version);
     return anonymous;
   }
@@ -68,8 +75,8 @@ export async function loadProfile(sources: ProfileSources, userId: string): Prom
   ]);
   const profile = buildProfileFromStored({
     userId,
-    // A user's account on the instance has the user's id: their own posts are never recommended.
-    accountId: userId,
+    // The account the user id stands for (as its instance's posts carry it): their own posts are never recommended.
+    accountId: accountIdOfUser(userId),
     affinities,
     interest,
     seenPostIds: feedback.length === 0 ? interacted : [...interacted, ...feedback],
