@@ -294,7 +294,11 @@ export async function adjustPostCounts(db: Kysely<Database>, postId: string, del
   return result.rows[0];
 }
 
-/** Engagement counts of the original public posts created since `sinceMs` (for trending). */
+/**
+ * Engagement counts of the original public posts created since `sinceMs` (for trending). Not
+ * sensitive ones: trending is read by nobody in particular, so no reader's `allow_sensitive`
+ * applies (Mastodon's own trends leave them out too).
+ */
 export async function recentEngagementRows(
   db: Kysely<Database>,
   sinceMs: number,
@@ -305,6 +309,7 @@ export async function recentEngagementRows(
     .where('created_at_ms', '>=', sinceMs)
     .where('visibility', '=', 'public')
     .where('reblog_of_id', 'is', null)
+    .where('sensitive', '=', 0)
     .execute();
 }
 

@@ -174,4 +174,17 @@ describe('GET /api/v1/posts/trending', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().map((s: { id: string }) => s.id)).toEqual([postId(2), postId(1)]);
   });
+
+  it('never lists a sensitive post: trending is read by nobody in particular, so no allow_sensitive applies', async () => {
+    const headers = await t.adminHeaders();
+    const statuses = [
+      { ...makeStatus({ n: 1, ageHours: 1, favourites: 50 }), sensitive: true },
+      makeStatus({ n: 2, ageHours: 1, favourites: 5 }),
+    ];
+    await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers, payload: { statuses } });
+    expect((await t.app.inject({ url: `/api/v1/posts/${postId(1)}` })).json().sensitive).toBe(true);
+    const res = await t.app.inject({ url: '/api/v1/posts/trending' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().map((s: { id: string }) => s.id)).toEqual([postId(2)]);
+  });
 });
