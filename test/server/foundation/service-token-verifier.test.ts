@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceTokenVerifier } from '../../../server/auth/service-token-verifier.js';
 import { insertToken } from '../../../server/auth/token.repository.js';
 import { createToken, hashToken } from '../../../server/auth/token.service.js';
-import { openSqlite } from '../../../server/db/connection.js';
+import { oncePerTurn, openSqlite } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
 import { tempDir } from '../../helpers/cli.js';
 
@@ -31,8 +31,22 @@ describe('ServiceTokenVerifier', () => {
     const other = new SQLite(path);
     other.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(new Date().toISOString(), info.id);
     other.close();
+    // data_version is read once per event-loop turn (requests parsed together share it):
+    // the revocation is seen from the next turn on, by every request after it.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(await verifier.verify(token)).toBeUndefined();
     await database.close();
+  });
+
+  it("reads SQLite's data_version once per event-loop turn, and again in the next", async () => {
+    let reads = 0;
+    const counted = oncePerTurn(() => ++reads);
+    expect([counted(), counted(), counted()]).toEqual([1, 1, 1]);
+    await Promise.resolve(); // a microtask is still the same turn
+    expect(counted()).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([counted(), counted()]).toEqual([2, 2]);
+    expect(reads).toBe(2);
   });
 
   it('forgets on request (for writers in this process) and checks expiry on every use', async () => {
