@@ -43,7 +43,7 @@ export class DecayedSums {
   private refMs: number | undefined;
   /** The latest instant anything was added at: values are never grown back before it. */
   private latestMs = -Infinity;
-  /** JSON.stringify of the keys, kept while they do not change. */
+  /** JSON.stringify of the keys, once asked for: extended as keys are added, dropped when keys are pruned. */
   private keysJson: string | undefined;
 
   constructor(readonly halfLifeMs: number) {}
@@ -199,7 +199,9 @@ export class DecayedSums {
       this.keyList.push(key);
       this.positions.set(key, i);
       this.valueList[i] = 0;
-      this.keysJson = undefined;
+      // Kept up to date (as storedAfterAdding extends it) rather than dropped: a cached profile
+      // gains a key with most signals, and each signal's writer needs the JSON of every key.
+      if (this.keysJson !== undefined) this.keysJson = `${this.keysJson.slice(0, -1)}${i > 0 ? ',' : ''}${JSON.stringify(key)}]`;
     }
     this.valueList[i] = this.valueList[i]! + raw;
   }
