@@ -9,12 +9,16 @@
 // again and recommendations come from the user's ranked window (server/timelines), so it
 // measures the steady state of a refreshing client; storing new statuses is paid once per change.
 // Run after `npx tsc -p tsconfig.build.json`: node bench/social.js
-// BENCH_DURATION (seconds per run, default 10), BENCH_ROUNDS (default 5: the three runs
-// repeated, each reported; the last line gives the median over the rounds of each round's
-// p95 minus that round's direct p95, runs back to back, so the VM's drift between rounds
-// cancels; and the difference of the medians, as before), BENCH_CONNECTIONS
-// (default 10), BENCH_ONLY (one of direct, blended, proxy), BENCH_NODE_ARGS (flags for the server's node, e.g.
-// "--cpu-prof --cpu-prof-dir=/tmp/prof-blend": the profile is written when the server stops).
+// BENCH_DURATION (seconds per run, default 8), BENCH_ROUNDS (default 12: the three runs
+// repeated, each reported, their order rotated each round so that none always follows
+// another; the last line gives, for blending and the proxy, the median over the rounds of
+// each round's p95 minus that round's direct p95 — runs seconds apart, so the VM's drift
+// between rounds cancels — with a distribution-free 95% confidence interval of that median
+// and a verdict against the target: `met` when the whole interval is under it, `missed` when
+// all of it is over, else `undecided`; and the difference of the medians, as before),
+// BENCH_CONNECTIONS (default 10), BENCH_ONLY (one of direct, blended, proxy), BENCH_NODE_ARGS
+// (flags for the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof-blend": the profile
+// is written when the server stops).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,8 +33,8 @@ import { seedDemo } from '../dist/server/demo/demo.seed.js';
 import { freePort, measure, round2, waitForHealth } from './harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const duration = Number(process.env.BENCH_DURATION ?? 10);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const duration = Number(process.env.BENCH_DURATION ?? 8);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 12);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PAGE = '/api/v1/timelines/home?limit=20';
 const SEED = { posts: 5_000, interactions: 50_000, users: 1_000, authors: 200 };
@@ -69,6 +73,36 @@ async function stop(child) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+
+/** P(X <= k) for X ~ Binomial(n, 1/2). */
+function binomialHalfCdf(n, k) {
+  let term = Math.pow(0.5, n);
+  let sum = term;
+  for (let i = 1; i <= k; i++) {
+    term = (term * (n - i + 1)) / i;
+    sum += term;
+  }
+  return sum;
+}
+
+/**
+ * A distribution-free confidence interval (at least 95%) for the median of `values`: the
+ * order statistics k and n + 1 - k with the largest k such that P(Binomial(n, 1/2) < k) <= 2.5%
+ * (the sign test's interval; n >= 6 for one to exist). Null when there are too few values.
+ */
+function medianInterval(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  let k = 0;
+  while (k + 1 <= n && binomialHalfCdf(n, k) <= 0.025) k++;
+  return k === 0 ? null : [round2(sorted[k - 1]), round2(sorted[n - k])];
+}
+
+/** `met` when the whole interval is at or under the target, `missed` when all of it is over, else `undecided`. */
+function verdict(interval, target) {
+  if (interval === null) return 'undecided';
+  return interval[1] <= target ? 'met' : interval[0] > target ? 'missed' : 'undecided';
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'recsvc-bench-social-'));
 const dbPath = join(dir, 'bench.db');
@@ -135,24 +169,29 @@ try {
 
   const p95s = Object.fromEntries(targets.map((target) => [target.name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const target of targets) {
+    // Rotated: round r starts with target r mod 3, so no run always follows the same other one.
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[(round + i) % targets.length];
       const line = await measure({ ...target, connections: CONNECTIONS, duration, headers, cpu });
       p95s[target.name].push(line.p95);
     }
   }
   const direct = median(p95s.home_direct ?? []);
-  const paired = (name) => round2(median(p95s[name].map((p95, round) => p95 - p95s.home_direct[round])));
+  const differences = (name) => p95s[name].map((p95, round) => p95 - p95s.home_direct[round]);
+  const added = (name, target) => {
+    const interval = medianInterval(differences(name));
+    return { median: round2(median(differences(name))), ci95: interval, target, verdict: verdict(interval, target) };
+  };
   if (targets.length === 3)
     console.log(
       JSON.stringify({
         name: 'home_p95_added_ms',
         connections: CONNECTIONS,
         rounds,
+        seconds_per_run: duration,
         direct_p95: direct,
-        blended: paired('home_blended'),
-        blended_target: 5,
-        proxy: paired('home_proxy'),
-        proxy_target: 2,
+        blended: added('home_blended', 5),
+        proxy: added('home_proxy', 2),
         blended_median_minus_median: round2(median(p95s.home_blended) - direct),
         proxy_median_minus_median: round2(median(p95s.home_proxy) - direct),
       }),
