@@ -11,7 +11,10 @@ import { addInterest, DecayedSums, interestAfter, interestVector } from '../../.
 const DAY = 86_400_000;
 const signal = fc.record({
   terms: fc.uniqueArray(
-    fc.tuple(fc.constantFrom(...Array.from({ length: 700 }, (_, i) => (i % 50 === 7 ? `t"${i}\\é` : `t${i}`))), fc.double({ min: -3, max: 3, noNaN: true })),
+    fc.tuple(
+      fc.constantFrom(...Array.from({ length: 700 }, (_, i) => (i % 50 === 7 ? `t"${i}\\é` : `t${i}`))),
+      fc.double({ min: -3, max: 3, noNaN: true }),
+    ),
     {
       maxLength: 40,
       selector: ([term]) => term,
