@@ -119,7 +119,7 @@ function statusKeys(status: unknown): readonly string[] {
 
 function computeKeys(status: StatusJson): string[] {
   const keys: string[] = [];
-  for (const item of [status]) {
+  for (const item of [status, status.reblog]) {
     if (!isObject(item)) continue;
     if (typeof item.id === 'string' && item.id !== '') keys.push(`id:${item.id}`);
     if (typeof item.uri === 'string' && item.uri !== '') keys.push(`uri:${item.uri}`);
