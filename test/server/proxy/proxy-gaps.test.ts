@@ -10,72 +10,22 @@
  *   headers come back, and no body.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SocialServices } from '../../../server/social/social.service.js';
 import { testSocialServices, withSocial } from '../../helpers/mastodon-instance.js';
+import { startRecordingInstance, type RecordingInstance } from '../../helpers/recording-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-interface Recorder {
-  host: string;
-  /** Every request received, verify_credentials included. */
-  seen: Seen[];
-  answer: { status: number; headers: Record<string, string | string[]>; body: string };
-  close(): Promise<void>;
-}
 
 const DEFAULT_ANSWER = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"ok":true}' };
 /** The Mastodon token the recording instance accepts. */
 const SOCIAL_TOKEN = 'eve-mastodon-token';
 
-async function startRecorder(): Promise<Recorder> {
-  const recorder: Recorder = { host: '', seen: [], answer: { ...DEFAULT_ANSWER }, close: async () => undefined };
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      recorder.seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks) });
-      if (request.url === '/api/v1/accounts/verify_credentials') {
-        if (request.headers.authorization !== `Bearer ${SOCIAL_TOKEN}`) {
-          response.writeHead(401, { 'content-type': 'application/json' });
-          response.end('{"error":"The access token is invalid"}');
-          return;
-        }
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ id: '42', username: 'eve', acct: 'eve', display_name: 'Eve', bot: false, locked: false }));
-        return;
-      }
-      const { status, headers, body } = recorder.answer;
-      response.writeHead(status, headers);
-      // Node sends no body on a HEAD answer whatever is written here; Content-Length stays the GET's.
-      response.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  recorder.host = `127.0.0.1:${port}`;
-  recorder.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return recorder;
-}
-
-let recorder: Recorder;
+let recorder: RecordingInstance;
 let social: SocialServices;
 let t: TestApp;
 
 beforeAll(async () => {
-  recorder = await startRecorder();
+  recorder = await startRecordingInstance({ answer: { ...DEFAULT_ANSWER }, acceptToken: SOCIAL_TOKEN, recordVerification: true });
   social = testSocialServices();
   // The app's own proxy and drop-in mode, as `recsvc serve` registers them.
   t = await createTestApp({ ...withSocial(social) });

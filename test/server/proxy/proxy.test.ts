@@ -4,62 +4,14 @@
  * instance that shows exactly which headers, query and body bytes arrive and which of its
  * headers come back. Everything runs on 127.0.0.1 (insecure mode).
  */
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerProxy } from '../../../server/proxy/proxy.feature.js';
 import { checkProxiedPath, splitProxiedUrl } from '../../../server/proxy/proxy.service.js';
 import type { SocialServices } from '../../../server/social/social.service.js';
 import { startMastodonInstance, testSocialServices, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
+import { startRecordingInstance, type RecordingInstance } from '../../helpers/recording-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** An instance that records every request and answers what the test sets (verify_credentials always works). */
-interface Recorder {
-  host: string;
-  seen: Seen[];
-  answer: { status: number; headers: Record<string, string | string[]>; body: string };
-  close(): Promise<void>;
-}
-
-async function startRecorder(): Promise<Recorder> {
-  const recorder: Recorder = {
-    host: '',
-    close: async () => undefined,
-    seen: [],
-    answer: { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{}' },
-  };
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.url === '/api/v1/accounts/verify_credentials') {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ id: '42', username: 'eve', acct: 'eve', display_name: 'Eve', bot: false, locked: false }));
-        return;
-      }
-      recorder.seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks) });
-      const { status, headers, body } = recorder.answer;
-      response.writeHead(status, headers);
-      response.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  recorder.host = `127.0.0.1:${port}`;
-  recorder.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return recorder;
-}
 
 /** A request sent with its target exactly as written (no client-side normalisation); chunks go chunked. */
 function rawRequest(
@@ -88,13 +40,13 @@ function address(): Promise<string> {
 }
 
 let instance: MastodonTestInstance;
-let recorder: Recorder;
+let recorder: RecordingInstance;
 let social: SocialServices;
 let t: TestApp;
 
 beforeAll(async () => {
   instance = await startMastodonInstance();
-  recorder = await startRecorder();
+  recorder = await startRecordingInstance();
   social = testSocialServices({ maxResponseBytes: 64 * 1024 });
   t = await createTestApp({
     ...withSocial(social),
