@@ -8,6 +8,7 @@
  * timed out, failing, oversized) → `unavailable`; an address error (a name or address it
  * will not connect to) → `refused`; any other 4xx (the instance said no) → `rejected`.
  */
+import { SOCIAL_ACCOUNT_ID } from '../../src/auth/user-account.js';
 import { AppError } from '../../src/errors.js';
 import { InstanceAddressError, parseInstanceAddress, type SocialServices } from '../social/social.service.js';
 import { InstanceGatewayError, type InstanceAccount, type InstanceAppCredentials, type InstanceGateway } from './instance-gateway.js';
@@ -27,9 +28,6 @@ export interface SocialClientPort<A extends SocialAddress> {
     request: { readonly method: 'GET' | 'POST'; readonly path: string; readonly token?: string; readonly body?: unknown },
   ): Promise<{ readonly status: number; readonly body: unknown }>;
 }
-
-/** Account ids of Mastodon (digits), Pleroma/Akkoma (flake ids), GoToSocial (ULIDs), as the identity provider accepts them. */
-const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,40}$/;
 
 function classify(error: unknown, what: string): never {
   if (error instanceof InstanceGatewayError) throw error;
@@ -124,7 +122,7 @@ export function instanceClientGateway<A extends SocialAddress>(
         token: accessToken,
       });
       const id = stringField(body, 'id');
-      if (id === undefined || !ACCOUNT_ID.test(id)) {
+      if (id === undefined || !SOCIAL_ACCOUNT_ID.test(id)) {
         throw new InstanceGatewayError('unavailable', 'verify_credentials: the answer is not an account');
       }
       return { id, acct: stringField(body, 'acct') ?? stringField(body, 'username') ?? id };

@@ -6,6 +6,7 @@
  * `integration_settings.updated_by` names the admin who changed a setting.
  * Column names ending in `_hash`, PKCE challenges and binary columns never leave the service.
  */
+import { accountOfUser } from '../../src/auth/user-account.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 
@@ -93,17 +94,19 @@ export async function forgetSettingAuthor(trx: Transaction<Database>, keys: read
   return Number(result.numUpdatedRows);
 }
 
-/** Stored accounts that are this user's: `<account id>@<host>` is account `<account id>` whose URL is on `<host>`. */
+/**
+ * Stored accounts that are this user's: the user id itself, and for `<account id>@<host>`
+ * (`accountOfUser`, the rule the ranking's own-post exclusion uses too) account
+ * `<account id>` whose URL is on `<host>`.
+ */
 export async function findOwnAccountIds(db: Kysely<Database>, userId: string): Promise<string[]> {
-  const at = userId.lastIndexOf('@');
-  const localId = at > 0 ? userId.slice(0, at) : userId;
-  const host = at > 0 ? userId.slice(at + 1).toLowerCase() : undefined;
+  const account = accountOfUser(userId);
   const rows = await db
     .selectFrom('accounts')
     .select(['id', 'url'])
-    .where('id', 'in', [...new Set([userId, localId])])
+    .where('id', 'in', [...new Set([userId, account?.accountId ?? userId])])
     .execute();
-  return rows.filter((row) => row.id === userId || (host !== undefined && hostOf(row.url) === host)).map((row) => row.id);
+  return rows.filter((row) => row.id === userId || (account !== undefined && hostOf(row.url) === account.host)).map((row) => row.id);
 }
 
 /** `host[:port]` of a URL, lowercased; undefined when it is not one. */

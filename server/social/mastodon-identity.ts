@@ -26,6 +26,7 @@
  * - Tokens shaped like the service's own (`looksLikeServiceToken`) are never sent to an
  *   instance: an expired or revoked service token must not leak to a third party.
  */
+import { SOCIAL_ACCOUNT_ID } from '../../src/auth/user-account.js';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedIdentity, Scope } from '../../src/auth/identity.js';
@@ -135,8 +136,6 @@ export const DEFAULT_MASTODON_IDENTITY_OPTIONS = {
 const SOCIAL_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['read', 'write']);
 /** RFC 6750's b64token, bounded: anything else is not a bearer token worth sending out. */
 const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]{1,1024}=*$/;
-/** Account ids of Mastodon (digits), Pleroma/Akkoma (flake ids), GoToSocial (ULIDs). */
-const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** Instance failures that mean "down" (as opposed to "not a Mastodon API" or "answered nonsense"). */
 const OUTAGE_REASONS: ReadonlySet<UnavailableReason> = new Set<UnavailableReason>([
@@ -425,7 +424,7 @@ function accountOf(body: unknown): SocialAccount | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const record = body as Record<string, unknown>;
   const id = typeof record.id === 'number' && Number.isSafeInteger(record.id) ? String(record.id) : record.id;
-  if (typeof id !== 'string' || !ACCOUNT_ID.test(id)) return undefined;
+  if (typeof id !== 'string' || !SOCIAL_ACCOUNT_ID.test(id)) return undefined;
   const text = (value: unknown, max: number): string | null => (typeof value === 'string' ? value.slice(0, max) : null);
   const username = text(record.username, 256) ?? '';
   return {
