@@ -43,8 +43,13 @@ export class DecayedSums {
   private refMs: number | undefined;
   /** The latest instant anything was added at: values are never grown back before it. */
   private latestMs = -Infinity;
-  /** JSON.stringify of the keys, once asked for: extended as keys are added, dropped when keys are pruned. */
+  /**
+   * JSON.stringify of the first `keysJsonCount` keys, once asked for: extended by the keys added
+   * since when next asked (a cached profile gains keys with most signals, and each signal's
+   * writer needs the JSON of every key), dropped when keys are pruned.
+   */
   private keysJson: string | undefined;
+  private keysJsonCount = 0;
 
   constructor(readonly halfLifeMs: number) {}
 
@@ -58,6 +63,7 @@ export class DecayedSums {
     sums.valueList = Float64Array.from(stored.values);
     for (let i = 0; i < sums.keyList.length; i++) sums.positions.set(sums.keyList[i]!, i);
     sums.keysJson = stored.keysJson;
+    sums.keysJsonCount = stored.keysJson === undefined ? 0 : sums.keyList.length;
     return sums;
   }
 
@@ -184,7 +190,14 @@ export class DecayedSums {
   }
 
   private json(): string {
-    return (this.keysJson ??= JSON.stringify(this.keyList));
+    const count = this.keyList.length;
+    if (this.keysJson === undefined) this.keysJson = JSON.stringify(this.keyList);
+    else if (this.keysJsonCount < count) {
+      const added = this.keyList.slice(this.keysJsonCount).map((key) => JSON.stringify(key));
+      this.keysJson = `${this.keysJson.slice(0, -1)}${this.keysJsonCount > 0 ? ',' : ''}${added.join(',')}]`;
+    }
+    this.keysJsonCount = count;
+    return this.keysJson;
   }
 
   private addRaw(key: string, raw: number): void {
@@ -199,9 +212,6 @@ export class DecayedSums {
       this.keyList.push(key);
       this.positions.set(key, i);
       this.valueList[i] = 0;
-      // Kept up to date (as storedAfterAdding extends it) rather than dropped: a cached profile
-      // gains a key with most signals, and each signal's writer needs the JSON of every key.
-      if (this.keysJson !== undefined) this.keysJson = `${this.keysJson.slice(0, -1)}${i > 0 ? ',' : ''}${JSON.stringify(key)}]`;
     }
     this.valueList[i] = this.valueList[i]! + raw;
   }
