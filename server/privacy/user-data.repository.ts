@@ -6,8 +6,8 @@
  * `integration_settings.updated_by` names the admin who changed a setting.
  * Column names ending in `_hash`, PKCE challenges and binary columns never leave the service.
  */
-import { accountOfUser } from '../../src/auth/user-account.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { accountOfUser } from '../../src/auth/user-account.js';
 import type { Database } from '../db/database.js';
 
 export interface UserTable {

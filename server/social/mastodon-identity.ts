@@ -26,10 +26,10 @@
  * - Tokens shaped like the service's own (`looksLikeServiceToken`) are never sent to an
  *   instance: an expired or revoked service token must not leak to a third party.
  */
-import { SOCIAL_ACCOUNT_ID } from '../../src/auth/user-account.js';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { AuthenticatedIdentity, Scope } from '../../src/auth/identity.js';
+import { SOCIAL_ACCOUNT_ID } from '../../src/auth/user-account.js';
 import { MAX_USER_ID_LENGTH } from '../../src/schemas/common.schema.js';
 import { looksLikeServiceToken } from '../auth/token.service.js';
 import { InstanceAddressError, parseInstanceAddress, type InstanceAddress } from './instance-address.js';
