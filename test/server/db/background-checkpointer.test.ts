@@ -8,7 +8,9 @@ import { tempDir } from '../../helpers/cli.js';
 // Tests run from sources; the worker thread needs the compiled script (`npm test` builds first).
 const workerScript = new URL('../../../dist/server/db/checkpoint.worker.js', import.meta.url);
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<boolean> {
+// Generous: a worker thread loading better-sqlite3 on a loaded CI machine has taken over 5 s
+// to start; polling returns as soon as the condition holds, so a quiet run stays fast.
+async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (condition()) return true;

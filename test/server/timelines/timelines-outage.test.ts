@@ -7,6 +7,9 @@
  *
  * The token cache lifetime is 0 here, so every request asks verify_credentials again and
  * meets the fault; the stale bound (1 hour by default) keeps the last verified identity.
+ * The instance's timeouts are 2.5 s (not the shared 1 s) and the slow fault answers well past
+ * them: a verification before the outage must not time out on a heavily loaded CI machine,
+ * and a slow answer must not beat its timeout by a narrow margin.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMastodonInstance, type Fault, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
@@ -20,7 +23,7 @@ let h: TimelinesHarness;
 
 beforeAll(async () => {
   instance = await startMastodonInstance();
-  h = await timelinesHarness({ tokenCacheTtlMs: 0 });
+  h = await timelinesHarness({ tokenCacheTtlMs: 0, connectTimeoutMs: 2_500, headersTimeoutMs: 2_500, bodyTimeoutMs: 2_500 });
   // Candidates: statuses of accounts alice does not follow, stored before any timeline is read.
   const candidates = unfollowedStatuses(instance);
   await h.seed(candidates);
@@ -42,7 +45,7 @@ function get(url: string, token: string, host = instance.host) {
 const OUTAGES: ReadonlyArray<readonly [string, Fault]> = [
   ['a 500', { kind: 'status', status: 500, path: VERIFY }],
   ['a 503', { kind: 'status', status: 503, path: VERIFY }],
-  ['headers slower than the timeout', { kind: 'slow', delayMs: 1_500, path: VERIFY }],
+  ['headers slower than the timeout', { kind: 'slow', delayMs: 5_000, path: VERIFY }],
   ['a dropped connection', { kind: 'drop', path: VERIFY }],
 ];
 
