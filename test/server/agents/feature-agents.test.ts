@@ -120,6 +120,27 @@ describe('cache_warmer', () => {
     expect(await agent.run(context())).toMatchObject({ details: { active_users: 2, profiles_built: 0 } });
   });
 
+  it('lets other work run between profiles instead of holding the event loop for the whole run', async () => {
+    const users = Array.from({ length: 25 }, (_, i) => `reader${String(i).padStart(2, '0')}`);
+    for (const userId of users) await interactions.record({ userId, postId: postId(1), actionType: 'favorite' });
+    const sources = { db: database.db, state, posts, interactions };
+    const agent = cacheWarmerAgent(sources, { intervalSeconds: 900, maxUsers: 30 });
+    const cachedReaders = () => users.filter((userId) => state.cachedProfile(userId) !== undefined).length;
+    // Snapshots taken by a chain of callbacks, one per event-loop turn, while the run goes on.
+    const seen: number[] = [];
+    let finished = false;
+    const snapshot = () => {
+      seen.push(cachedReaders());
+      if (!finished) setImmediate(snapshot);
+    };
+    setImmediate(snapshot);
+    const report = await agent.run(context());
+    finished = true;
+    expect(report).toMatchObject({ details: { profiles_built: 28 } });
+    // Some turn saw the run part-way: some readers built, not all.
+    expect(seen.some((n) => n > 0 && n < users.length)).toBe(true);
+  });
+
   it('stops between users once its signal is aborted', async () => {
     const controller = new AbortController();
     controller.abort();
