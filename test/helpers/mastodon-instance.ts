@@ -1281,9 +1281,15 @@ async function streamHuge(reply: FastifyReply, bytes: number, declareLength: boo
     let chunk = item.repeat(n);
     if (written === count) chunk = chunk.slice(0, -1);
     if (!raw.write(chunk)) {
+      // Whichever comes first; both listeners go, so long bodies do not pile up 'close' listeners.
       await new Promise<void>((resolve) => {
-        raw.once('drain', resolve);
-        raw.once('close', resolve);
+        const resume = (): void => {
+          raw.off('drain', resume);
+          raw.off('close', resume);
+          resolve();
+        };
+        raw.on('drain', resume);
+        raw.on('close', resume);
       });
     }
   }
