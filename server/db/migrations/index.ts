@@ -25,6 +25,7 @@ import * as m0025 from './0025-experiment-user-day-counts.js';
 import * as m0026 from './0026-privacy-change-signal.js';
 import * as m0027 from './0027-experiments-change-signal.js';
 import * as m0028 from './0028-user-preferences-allow-sensitive.js';
+import * as m0029 from './0029-agent-runs.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -49,4 +50,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0026-privacy-change-signal': m0026,
   '0027-experiments-change-signal': m0027,
   '0028-user-preferences-allow-sensitive': m0028,
+  '0029-agent-runs': m0029,
 };
