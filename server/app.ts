@@ -146,8 +146,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const metrics = options.metrics ?? createServiceMetrics();
   metrics.watchDatabaseConnections(options.database.dialect, () => options.database.connections().open);
-  // Cluster agents run on one instance at a time among those sharing the database.
-  const agents = new AgentRunner(metrics, app.log, { lock: options.database.withExclusiveLock });
+  // Cluster agents run on one instance at a time, and about once per interval (agent_runs), among those sharing the database.
+  const agents = new AgentRunner(metrics, app.log, { lock: options.database.withExclusiveLock, db: options.database.db });
   app.decorate('agentRunner', agents);
   app.decorate('publicUrl', options.publicUrl);
   // Service tokens are verified through a cache that notices revocations (see the verifier).

@@ -17,11 +17,37 @@
  *   PostgreSQL, only one of the instances sharing the database runs it at a time; the others
  *   skip that run (status="skipped" in the metric, `skips` in the status record) and keep
  *   their schedule. The lock is held until the run settles, even past its timeout.
+ * - Once per interval across the cluster: given the database (`db`), the runner keeps each
+ *   cluster agent's last successful run in `agent_runs` (who, when; read and written inside
+ *   the lock). A scheduled run finding there a success, by any process, that ended less than
+ *   the interval less 10% slack ago (clusterRunFreshMs) is skipped like a locked one, with
+ *   the reason "ran on another instance (…) at …"; otherwise it runs and records its success.
+ *   So N instances run the agent about once per interval between them, not N times; each
+ *   keeps its own schedule, and if the one that ran it stops, another runs it within about an
+ *   interval. A failed or timed-out run records nothing (the next instance due retries it).
+ *   Such a skip also ends this instance's backoff: the agent is healthy elsewhere.
+ * - An explicit run (`runNow`: `recsvc agents run <name>`) is what an operator asked for: it
+ *   does not look at `agent_runs` (only the lock can stop it, when a run is in flight
+ *   elsewhere) and its success counts as the cluster's last run. Joining a scheduled run in
+ *   flight that ends skipped, it runs once that settles.
+ * - Instance agents never use the lock or `agent_runs`: every instance runs them.
  */
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
 import type { ExclusiveLock } from '../db/database-handle.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Agent, AgentReport, AgentRunOutcome, AgentStatus } from './agent.types.js';
-import { DEFAULT_RETRY_POLICY, retryDelayMs, systemClock, withJitter, type AgentClock, type RetryPolicy } from './agent-schedule.js';
+import { findAgentRun, recordAgentRun, type AgentRunRow } from './agent-runs.repository.js';
+import {
+  clusterRunFreshMs,
+  DEFAULT_RETRY_POLICY,
+  retryDelayMs,
+  systemClock,
+  withJitter,
+  type AgentClock,
+  type RetryPolicy,
+} from './agent-schedule.js';
 
 export type { Agent, AgentReport, AgentRunContext, AgentRunOutcome, AgentScope, AgentStatus } from './agent.types.js';
 
@@ -42,10 +68,20 @@ export interface AgentRunnerOptions {
   stopGraceMs?: number;
   /** Held around each run of a cluster agent (the database's); none: every run goes ahead. */
   lock?: ExclusiveLock;
+  /**
+   * Where cluster agents' last successful runs are shared (`agent_runs`), so that a cluster
+   * runs each about once per interval; none: each runner keeps to its own schedule only.
+   */
+  db?: Kysely<Database>;
+  /** This process in `agent_runs.ran_by` and skip reasons (default "<host> pid <pid>"). */
+  instance?: string;
 }
 
-/** What the guarded run gave: the agent's report, or why it did not run. */
-type Ran = { ran: true; report: AgentReport | void } | { ran: false; reason: string };
+/**
+ * What the guarded run gave: the agent's report, or why it did not run (`doneElsewhere`: a
+ * success within the interval was recorded, rather than the lock being held).
+ */
+type Ran = { ran: true; report: AgentReport | void } | { ran: false; reason: string; doneElsewhere?: boolean };
 
 interface Entry {
   agent: Agent;
@@ -53,6 +89,10 @@ interface Entry {
   timer?: unknown;
   nextRunAtMs?: number | undefined;
   running?: Promise<AgentRunOutcome> | undefined;
+  /** Whether the run in flight was asked for (runNow) rather than scheduled. */
+  runningExplicit?: boolean | undefined;
+  /** The last run was skipped because another process had just run the agent. */
+  doneElsewhere?: boolean;
   /** A run that timed out and has not settled yet. */
   abandoned?: Promise<unknown> | undefined;
   controller?: AbortController | undefined;
@@ -64,6 +104,7 @@ const DEFAULT_STOP_GRACE_MS = 5_000;
 export class AgentRunner {
   private readonly agents = new Map<string, Entry>();
   private readonly clock: AgentClock;
+  private readonly instance: string;
   private scheduled = false;
 
   constructor(
@@ -72,6 +113,7 @@ export class AgentRunner {
     private readonly options: AgentRunnerOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
+    this.instance = options.instance ?? `${hostname()} pid ${process.pid}`;
   }
 
   /** Adds an agent; scheduled by `start` (or at once, when the runner has started). */
@@ -101,11 +143,17 @@ export class AgentRunner {
     }
   }
 
-  /** Runs one agent now, or joins its run in flight; never rejects (a failure is the outcome). */
+  /**
+   * Runs one agent now, or joins its run in flight; never rejects (a failure is the outcome).
+   * An explicit run: a cluster agent runs even if another process ran it within its interval.
+   */
   runNow(name: string): Promise<AgentRunOutcome> {
     const entry = this.agents.get(name);
     if (!entry) throw new Error(`unknown agent ${name}`);
-    return this.run(entry);
+    const inFlight = entry.running;
+    if (inFlight === undefined || entry.runningExplicit === true) return this.run(entry, true);
+    // A scheduled run in flight may end skipped (done elsewhere, or locked): the operator asked for a run.
+    return inFlight.then((outcome) => (outcome.status === 'skipped' ? this.run(entry, true) : outcome));
   }
 
   /** Cancels the schedule, waits up to the grace period for runs in flight, then aborts what is left. */
@@ -151,26 +199,31 @@ export class AgentRunner {
   private async tick(entry: Entry): Promise<void> {
     entry.timer = undefined;
     entry.nextRunAtMs = undefined;
-    await this.run(entry);
+    await this.run(entry, false);
     if (!this.scheduled || entry.timer !== undefined) return;
     const intervalMs = entry.agent.intervalSeconds * 1000;
     const failures = entry.status.consecutive_failures;
-    this.schedule(entry, failures === 0 ? intervalMs : retryDelayMs(failures, intervalMs, this.options.retry ?? DEFAULT_RETRY_POLICY));
+    // Another process's success ends the backoff here: retrying sooner would only skip again.
+    const backoff = failures > 0 && entry.doneElsewhere !== true;
+    this.schedule(entry, backoff ? retryDelayMs(failures, intervalMs, this.options.retry ?? DEFAULT_RETRY_POLICY) : intervalMs);
   }
 
-  private run(entry: Entry): Promise<AgentRunOutcome> {
+  private run(entry: Entry, explicit: boolean): Promise<AgentRunOutcome> {
     if (entry.running) return entry.running;
-    const running = this.execute(entry).finally(() => {
+    const running = this.execute(entry, explicit).finally(() => {
       entry.running = undefined;
+      entry.runningExplicit = undefined;
       entry.controller = undefined;
     });
     entry.running = running;
+    entry.runningExplicit = explicit;
     return running;
   }
 
-  private async execute(entry: Entry): Promise<AgentRunOutcome> {
+  private async execute(entry: Entry, explicit: boolean): Promise<AgentRunOutcome> {
     const { agent, status } = entry;
     const startedAt = this.clock.now();
+    entry.doneElsewhere = false;
     if (entry.abandoned) {
       return this.finish(entry, startedAt, { error: 'the previous run timed out and is still running; not started again' });
     }
@@ -178,7 +231,8 @@ export class AgentRunner {
     status.status = 'running';
     const controller = new AbortController();
     entry.controller = controller;
-    const work = this.guarded(agent, controller.signal);
+    let gaveUp = false;
+    const work = this.guarded(agent, controller.signal, explicit, () => !gaveUp);
     const timeoutMs = (agent.timeoutSeconds ?? this.options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     let timer: unknown;
     const timedOut = new Promise<'timeout'>((resolve) => {
@@ -187,12 +241,16 @@ export class AgentRunner {
     try {
       const result = await Promise.race([work, timedOut]);
       if (result === 'timeout') {
+        gaveUp = true;
         const message = `timed out after ${timeoutMs / 1000} s`;
         controller.abort(new Error(message));
         this.abandon(entry, work);
         return this.finish(entry, startedAt, { error: message });
       }
-      if (!result.ran) return this.skipped(entry, startedAt, before, result.reason);
+      if (!result.ran) {
+        entry.doneElsewhere = result.doneElsewhere === true;
+        return this.skipped(entry, startedAt, before, result.reason);
+      }
       return this.finish(entry, startedAt, result.report ? { report: result.report } : {});
     } catch (error) {
       return this.finish(entry, startedAt, { error: error instanceof Error ? error.message : String(error) });
@@ -201,17 +259,64 @@ export class AgentRunner {
     }
   }
 
-  /** Runs the agent, inside the lock when it is a cluster agent and the runner has one. */
-  private async guarded(agent: Agent, signal: AbortSignal): Promise<Ran> {
+  /**
+   * Runs the agent; a cluster agent inside the lock when the runner has one, and once per
+   * interval across the cluster when it has the database. `counted`: false once the run timed
+   * out (its late success is not recorded).
+   */
+  private async guarded(agent: Agent, signal: AbortSignal, explicit: boolean, counted: () => boolean): Promise<Ran> {
     // An async function turns a synchronous throw into a rejection like any other.
     const run = async (): Promise<AgentReport | void> => agent.run({ signal, now: () => this.clock.now() });
+    if (agent.scope === 'instance') return { ran: true, report: await run() };
+    const once = (): Promise<Ran> => this.onceInCluster(agent, explicit, counted, run);
     const lock = this.options.lock;
-    if (lock === undefined || agent.scope === 'instance') return { ran: true, report: await run() };
-    const outcome = await lock(`agent:${agent.name}`, run);
-    return outcome.acquired ? { ran: true, report: outcome.value } : { ran: false, reason: outcome.reason };
+    if (lock === undefined) return once();
+    const outcome = await lock(`agent:${agent.name}`, once);
+    return outcome.acquired ? outcome.value : { ran: false, reason: outcome.reason };
   }
 
-  /** Records a run another instance was doing: not an execution, neither a success nor a failure. */
+  /** A cluster agent's run, unless it is scheduled and some process succeeded within the interval; records a success. */
+  private async onceInCluster(
+    agent: Agent,
+    explicit: boolean,
+    counted: () => boolean,
+    run: () => Promise<AgentReport | void>,
+  ): Promise<Ran> {
+    const db = this.options.db;
+    if (db === undefined) return { ran: true, report: await run() };
+    if (!explicit) {
+      const last = await findAgentRun(db, agent.name);
+      if (last !== undefined && this.clock.now() - last.last_success_at_ms < clusterRunFreshMs(agent.intervalSeconds * 1000)) {
+        return { ran: false, reason: this.ranRecently(agent, last), doneElsewhere: true };
+      }
+    }
+    const report = await run();
+    if (counted()) {
+      const row: AgentRunRow = {
+        name: agent.name,
+        last_success_at_ms: this.clock.now(),
+        ran_by: this.instance,
+        run_kind: explicit ? 'explicit' : 'scheduled',
+      };
+      // The work is done: a record that could not be written costs at most one extra run elsewhere.
+      await recordAgentRun(db, row).catch((error: unknown) => {
+        this.log.warn(
+          { agent: agent.name, error: error instanceof Error ? error.message : String(error) },
+          'agent run not recorded in agent_runs',
+        );
+      });
+    }
+    return { ran: true, report };
+  }
+
+  /** Why a scheduled run is skipped: who ran the agent, and when. */
+  private ranRecently(agent: Agent, last: AgentRunRow): string {
+    const where = last.ran_by === this.instance ? 'this instance' : `another instance (${last.ran_by})`;
+    const how = last.run_kind === 'explicit' ? ' (an explicit run)' : '';
+    return `ran on ${where} at ${new Date(last.last_success_at_ms).toISOString()}${how}, within its ${agent.intervalSeconds} s interval`;
+  }
+
+  /** Records a run another instance was doing or had just done: not an execution, neither a success nor a failure. */
   private skipped(entry: Entry, startedAt: number, before: AgentStatus['status'], reason: string): AgentRunOutcome {
     const { agent, status } = entry;
     const endedAt = this.clock.now();

@@ -48,3 +48,17 @@ export function retryDelayMs(failures: number, intervalMs: number, policy: Retry
 export function withJitter(delayMs: number, jitterMs: number, random: () => number): number {
   return jitterMs > 0 ? delayMs + Math.floor(random() * jitterMs) : delayMs;
 }
+
+/** The part of a cluster agent's interval that a run elsewhere may come early by and still count. */
+export const CLUSTER_RUN_SLACK = 0.1;
+
+/**
+ * How long after a successful run of a cluster agent (on any instance) a scheduled run of it
+ * is skipped as already done: the interval less 10% slack. The slack absorbs differences
+ * between the hosts' clocks and timers that fire late, so an instance never skips a run that
+ * is due by a few seconds and leaves the cluster a whole extra interval without one; the
+ * price is at most one run 10% early.
+ */
+export function clusterRunFreshMs(intervalMs: number): number {
+  return intervalMs * (1 - CLUSTER_RUN_SLACK);
+}

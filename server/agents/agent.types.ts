@@ -25,8 +25,10 @@ export interface AgentReport {
 /**
  * Where one run's effect lives, and so how instances sharing a PostgreSQL database run it:
  * - `cluster`: the run changes the shared database (purges, blocks, …); it runs on one
- *   instance at a time (an advisory lock per agent name): an instance that finds another
- *   running it skips that run (`skipped`, not failed) and tries again at its next interval.
+ *   instance at a time (an advisory lock per agent name), and about once per interval across
+ *   them (`agent_runs` records the last success): an instance that finds another running it,
+ *   or finds it run within the interval, skips that run (`skipped`, not failed) and tries
+ *   again at its next interval.
  * - `instance`: the run rebuilds this process's own memory (caches, snapshots, indexes)
  *   from the database; every instance runs it, unlocked.
  * On SQLite one process owns the file's agents and the two behave alike.
@@ -74,11 +76,11 @@ export interface AgentStatus {
   executions: number;
   /** Failures since the last success (the backoff exponent). */
   consecutive_failures: number;
-  /** Runs skipped so far because another instance was running this (cluster) agent. */
+  /** Runs skipped so far because another instance was running this (cluster) agent, or had run it within the interval. */
   skips: number;
   /** When the last skipped run was due; null when none was skipped. */
   last_skipped_at: string | null;
-  /** Why it was skipped (which lock another instance held). */
+  /** Why it was skipped (which lock another instance held, or who ran it and when). */
   last_skip_reason: string | null;
   interval_seconds: number;
   /** When the next scheduled run starts; null when the agents are not scheduled (tests, the CLI, after stop). */
@@ -88,7 +90,7 @@ export interface AgentStatus {
 /** The outcome of one run, as `runNow` returns it. */
 export interface AgentRunOutcome {
   name: string;
-  /** `skipped`: another instance was running this cluster agent; nothing ran here. */
+  /** `skipped`: another instance was running this cluster agent, or (scheduled runs) had run it within the interval; nothing ran here. */
   status: 'success' | 'failed' | 'skipped';
   durationMs: number;
   report?: AgentReport;

@@ -18,9 +18,13 @@ const AgentStatusSchema = Type.Object({
   last_duration_ms: Type.Union([Type.Number(), Type.Null()]),
   executions: Type.Integer(),
   consecutive_failures: Type.Integer(),
-  skips: Type.Integer({ description: 'Runs skipped because another instance was running this cluster agent' }),
+  skips: Type.Integer({
+    description: 'Runs skipped because another instance was running this cluster agent, or had run it within the interval',
+  }),
   last_skipped_at: Type.Union([Type.String({ format: 'date-time', description: 'When the last skipped run was due' }), Type.Null()]),
-  last_skip_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was skipped (the lock another instance held)' }),
+  last_skip_reason: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why it was skipped (the lock another instance held, or who ran it within the interval and when)',
+  }),
   interval_seconds: Type.Number(),
   next_run_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Null when the agents are not scheduled' }),
 });
