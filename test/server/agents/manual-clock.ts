@@ -34,8 +34,12 @@ export class ManualClock implements AgentClock {
     return this.pending.map((t) => t.at - this.time).sort((a, b) => a - b);
   }
 
-  /** Moves time forward by `ms`, firing due timers in order and letting their promises settle. */
-  async advance(ms: number): Promise<void> {
+  /**
+   * Moves time forward by `ms`, firing due timers in order and letting their promises settle.
+   * With `idle`, also waits after each timer (in real time, up to 5 s) until `idle()` holds:
+   * for work that waits on a database server, which settling promises does not cover.
+   */
+  async advance(ms: number, idle?: () => boolean): Promise<void> {
     const end = this.time + ms;
     for (;;) {
       const next = this.pending.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
@@ -44,6 +48,7 @@ export class ManualClock implements AgentClock {
       this.time = next.at;
       next.callback();
       await settle();
+      if (idle) await until(idle);
     }
     this.time = end;
     await settle();
@@ -53,4 +58,13 @@ export class ManualClock implements AgentClock {
 /** Lets pending promise callbacks run. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 20; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Waits in real time until `done()` holds; throws after 5 s. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('the clock waited 5 s for the runners to go idle');
+    await new Promise<void>((resolve) => setTimeout(resolve, 2));
+  }
 }
