@@ -10,6 +10,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentRunner, type Agent } from '../../../server/agents/agent-runner.js';
+import { buildApp } from '../../../server/app.js';
 import { createServiceMetrics, type ServiceMetrics } from '../../../server/metrics/service-metrics.js';
 import { parsePrometheusText } from '../../helpers/prometheus.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
@@ -287,6 +288,20 @@ describe('a cluster agent on two instances sharing the database', () => {
         opened.database.db,
       );
     }
+  });
+});
+
+describe("the app's runner", () => {
+  it('records its cluster runs in agent_runs: `recsvc agents run` (an explicit run) counts for the serving instances', async () => {
+    const app = await buildApp({ database: opened.database, rateLimit: null });
+    try {
+      expect(await app.agentRunner.runNow('database_maintenance')).toMatchObject({ status: 'success' });
+      expect(await app.agentRunner.runNow('trending_refresh')).toMatchObject({ status: 'success' });
+    } finally {
+      await app.close();
+    }
+    const { rows } = await sql<{ name: string; run_kind: string }>`SELECT name, run_kind FROM agent_runs`.execute(opened.database.db);
+    expect(rows).toEqual([{ name: 'database_maintenance', run_kind: 'explicit' }]);
   });
 });
 
