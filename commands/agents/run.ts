@@ -19,6 +19,9 @@ export function registerAgentsRun(agents: Command): void {
       `
 Runs in this process, with the settings serve reads from the environment; a running
 server's in-memory caches are not refreshed by it (its own agents do that).
+A cluster agent runs even if an instance ran it within its interval (it is skipped only
+while another process is running it), and its success counts as the cluster's run: an
+instance skips a scheduled run that comes less than 90% of an interval after it.
 Exit codes: 0 the run succeeded, 1 the agent failed, 2 unknown agent or bad --db.
 
 Examples:

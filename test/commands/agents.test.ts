@@ -64,6 +64,16 @@ describe('recsvc agents', () => {
     expect(result.stdout).toMatch(/^database_maintenance: success in \d+ ms — purged 1 dead tokens/);
     expect(result.stdout).toMatch(/status: idle, last_execution \d{4}-\d{2}-\d{2}T/);
     expect(await tokenRows(db)).toBe(0);
+    // It counts as the cluster's run: serving instances skip their next scheduled run.
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      expect(sqlite.prepare(`SELECT ran_by, run_kind FROM agent_runs WHERE name = 'database_maintenance'`).get()).toEqual({
+        ran_by: expect.stringMatching(/ pid \d+$/) as unknown,
+        run_kind: 'explicit',
+      });
+    } finally {
+      sqlite.close();
+    }
   });
 
   it('prints the outcome and status record as JSON', async () => {
