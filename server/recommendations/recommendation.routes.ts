@@ -22,8 +22,8 @@ import {
 } from './recommendation.service.js';
 import type { SeamlessService } from './seamless.service.js';
 
-/** Sends a body serialised already (the route's schema documents it): fastify sends strings as they are. */
-function sendSerialised(reply: FastifyReply, json: string): FastifyReply {
+/** Sends a body serialised already (the route's schema documents it): fastify sends bytes as they are. */
+function sendSerialised(reply: FastifyReply, json: Buffer): FastifyReply {
   return reply.code(200).type('application/json; charset=utf-8').send(json);
 }
 
@@ -99,7 +99,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
     async (request, reply) => {
       const page = await recommend(request, request.query);
       setLinkHeader(reply, request, recommendationLinks(request, page));
-      return sendSerialised(reply, page.json);
+      return sendSerialised(reply, page.body);
     },
   );
 
@@ -115,7 +115,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
         response: { 200: list, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => sendSerialised(reply, (await recommend(request, request.body)).json),
+    async (request, reply) => sendSerialised(reply, (await recommend(request, request.body)).body),
   );
 
   app.post(

@@ -10,6 +10,7 @@ import { interleaveRanked, teamOf } from '../../src/experiments/interleaving/int
 import { ValidationError } from '../../src/errors.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { MAX_EXCLUDE_IDS, type RecommendedPost } from '../../src/schemas/recommendation.schema.js';
+import { jsonArrayBytes } from '../http/json-array-bytes.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { sortKeyOf } from '../../src/post-ids.js';
 import type { PostService } from '../posts/post.service.js';
@@ -39,12 +40,16 @@ export interface RecommendationCursor {
   served: readonly number[];
 }
 
-/** A served page: its items and, when the page is full, the cursor of the next one. */
-export interface RecommendationPage<T> {
-  items: T[];
+/** What a served page's Link header needs: the newest post on it and, when the page is full, the next page's cursor. */
+export interface RecommendationPageLinks {
   /** Largest post id on the page (for rel="prev": posts newer than it). */
   newestId: string | undefined;
   next: RecommendationCursor | undefined;
+}
+
+/** A served page: its items and its links. */
+export interface RecommendationPage<T> extends RecommendationPageLinks {
+  items: T[];
 }
 
 /** How deep a paged list goes: later pages rank this many posts at the cursor's instant, and no more are served. */
@@ -136,24 +141,19 @@ export class RecommendationService {
   }
 
   /**
-   * The same list as `recommend`, already serialised as the JSON array of recommended
-   * posts (each post's status JSON is cached, so a response is string concatenation),
-   * with what the Link header needs.
+   * The same list as `recommend`, already serialised as the JSON array of recommended posts
+   * (each post's status JSON is cached, so a response is written from the cached text and the
+   * ranking's fields straight into its bytes), with what the Link header needs.
    */
-  async recommendJson(
-    userId: string,
-    options: RecommendOptions,
-    nowMs = Date.now(),
-  ): Promise<RecommendationPage<string> & { json: string }> {
+  async recommendJson(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<RecommendationPageLinks & { body: Buffer }> {
     const page = await this.serve(userId, options, nowMs, async (items) => {
       const prefixes = await this.posts.statusJsonPrefixes(items.map((i) => i.post.id));
       return items.flatMap((item) => {
         const prefix = prefixes.get(item.post.id);
-        return prefix === undefined ? [] : [{ item, json: prefix + rankingFieldsJson(item) }];
+        return prefix === undefined ? [] : [{ item, pieces: [prefix, rankingFieldsJson(item)] }];
       });
     });
-    const items = page.items.map((s) => s.json);
-    return { items, newestId: page.newestId, next: page.next, json: `[${items.join(',')}]` };
+    return { newestId: page.newestId, next: page.next, body: jsonArrayBytes(page.items.map((s) => s.pieces)) };
   }
 
   private async serve<T extends { item: RankedItem }>(

@@ -35,6 +35,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DEFAULT_INJECTION_RATIO, planSeamlessInsertions } from '../../src/ranking/index.js';
 import { StatusInputSchema, type StatusInput } from '../../src/schemas/post.schema.js';
 import { findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
+import { jsonArrayBytes, type JsonPiece } from '../http/json-array-bytes.js';
 import type { PostService } from '../posts/post.service.js';
 import { validatorCompiler } from '../plugins/validator.js';
 import type { Recommendation, RecommendationService } from '../recommendations/recommendation.service.js';
@@ -315,21 +316,21 @@ export class TimelineService {
       used.map((item) => item.status.id),
     );
     const ids: string[] = [];
-    const parts: Buffer[] = [];
+    const parts: JsonPiece[][] = [];
     let next = 0;
     for (let i = 0; i <= length; i++) {
       while (next < points.length && points[next] === i) {
         const item = injected[next];
         if (item) {
           ids.push(item.status.id);
-          parts.push(Buffer.from(item.json, 'utf8'));
+          parts.push([item.json]);
         }
         next++;
       }
       const status = upstream[i];
       if (status) {
         ids.push(String(status.status.id));
-        parts.push(status.realBytes);
+        parts.push([status.realBytes]);
       }
     }
     return { ids, body: jsonArrayBytes(parts) };
@@ -366,23 +367,8 @@ export class TimelineService {
 /** A page from the service's store, flagged with why. */
 function storePage(page: readonly InjectedStatus[], degraded: DegradedReason): TimelinePage {
   const ids = page.map((item) => item.status.id);
-  const body = jsonArrayBytes(page.map((item) => Buffer.from(item.json, 'utf8')));
+  const body = jsonArrayBytes(page.map((item) => [item.json]));
   return { ids, body, links: [], rateLimitHeaders: {}, degraded, stored: 0, written: 0 };
-}
-
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
-
-/** `[a,b,…]` from the JSON bytes of each element. */
-function jsonArrayBytes(elements: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [OPEN];
-  elements.forEach((element, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(element);
-  });
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
 }
 
 function limitOf(query: TimelineQuery): number {
