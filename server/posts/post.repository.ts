@@ -1,8 +1,8 @@
 /** SQL for accounts, posts and their tags. */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { ENGAGEMENT_WEIGHTS } from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
-import { bulkInsert } from '../db/bulk-insert.js';
+import { bulkInsert, rowsPerStatement } from '../db/bulk-insert.js';
 import { greatest } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
@@ -292,6 +292,32 @@ const adjustPostCountsQuery = queryTemplate((db: Kysely<Database>, [postId, favo
 export async function adjustPostCounts(db: Kysely<Database>, postId: string, deltas: CountDeltas): Promise<AdjustedPostRow | undefined> {
   const result = await adjustPostCountsQuery(db, [postId, deltas.favourites ?? 0, deltas.reblogs ?? 0, deltas.bookmarks ?? 0]);
   return result.rows[0];
+}
+
+/**
+ * adjustPostCounts for many posts (ids unique), without the rows back: one statement per
+ * several thousand posts, joining their deltas as a VALUES list (a bulk load's 100,000 posts
+ * took one statement each). Ids that are no post change nothing.
+ */
+export async function adjustManyPostCounts(db: Kysely<Database>, deltas: ReadonlyMap<string, CountDeltas>): Promise<void> {
+  const all = [...deltas];
+  const perStatement = rowsPerStatement(4);
+  for (let start = 0; start < all.length; start += perStatement) {
+    // CAST: PostgreSQL would type the parameters of a VALUES list as text.
+    const values = all
+      .slice(start, start + perStatement)
+      .map(
+        ([id, d]) =>
+          sql`(${id}, CAST(${d.favourites ?? 0} AS INTEGER), CAST(${d.reblogs ?? 0} AS INTEGER), CAST(${d.bookmarks ?? 0} AS INTEGER))`,
+      );
+    // A VALUES list's columns are column1, column2, … in SQLite and PostgreSQL alike.
+    await sql`UPDATE posts SET
+        favourites_count = ${greatest(sql`posts.favourites_count + d.column2`, 0)},
+        reblogs_count = ${greatest(sql`posts.reblogs_count + d.column3`, 0)},
+        bookmarks_count = ${greatest(sql`posts.bookmarks_count + d.column4`, 0)}
+      FROM (VALUES ${sql.join(values)}) AS d
+      WHERE posts.id = d.column1`.execute(db);
+  }
 }
 
 /**

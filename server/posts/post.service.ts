@@ -92,7 +92,7 @@ export async function writeAccounts(
  * each interaction does: a bulk load of interactions keeps the counters consistent with them.
  */
 export async function addPostCounts(trx: Kysely<Database>, deltas: ReadonlyMap<string, repo.CountDeltas>): Promise<void> {
-  for (const [postId, delta] of deltas) await repo.adjustPostCounts(trx, postId, delta);
+  await repo.adjustManyPostCounts(trx, deltas);
 }
 
 /** What signals about these posts teach (author, tags, text), by id; missing ids are absent. */
