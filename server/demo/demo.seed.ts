@@ -34,7 +34,11 @@ export async function seedDemoIfEmpty(
   const nothing = () => log('demo data: the database already has posts; nothing seeded');
   if (await hasPosts(database.db)) return nothing();
   const started = Date.now();
-  const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, Date.now(), undefined, { onlyIfEmpty: true });
+  // Instances starting together open the file meanwhile, and a serving process's checkpointer holds it: the WAL stays.
+  const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, Date.now(), undefined, {
+    onlyIfEmpty: true,
+    rollbackJournal: false,
+  });
   if (result === undefined) return nothing();
   log(
     `demo data: ${result.posts} posts by ${result.authors} authors, ${result.interactions} interactions by ${result.users} users (user1…user${result.users}) in ${Date.now() - started} ms`,
@@ -48,7 +52,10 @@ export async function seedDemo(
   anchorMs = Date.now(),
   seed?: number,
 ): Promise<DemoSeedResult> {
-  const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, anchorMs, seed, { onlyIfEmpty: false });
+  const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, anchorMs, seed, {
+    onlyIfEmpty: false,
+    rollbackJournal: true,
+  });
   if (result === undefined) throw new Error('demo data: nothing written');
   return result;
 }
@@ -59,18 +66,24 @@ async function writeDemo(
   sizes: DemoSizes,
   anchorMs: number,
   seed: number | undefined,
-  options: { onlyIfEmpty: boolean },
+  options: { onlyIfEmpty: boolean; rollbackJournal: boolean },
 ): Promise<DemoSeedResult | undefined> {
   const data = generateDemoData(sizes, anchorMs, seed);
-  const written = await inBulkLoadTransaction(database.db, async (trx) => {
-    await lockForTransaction(trx, 'demo-seed');
-    if (options.onlyIfEmpty && (await hasPosts(trx))) return false;
-    const accounts = demoAccounts(data, anchorMs);
-    await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });
-    await writeStatuses(trx, demoStatuses(data, accounts), anchorMs, { keepOriginals: false });
-    await importInteractions(trx, demoInteractions(data), anchorMs);
-    return true;
-  });
+  // The interactions' bulk load looks up every post they refer to before writing a row.
+  const load = { rollbackJournal: options.rollbackJournal, foreignKeysChecked: ['interactions'] };
+  const written = await inBulkLoadTransaction(
+    database.db,
+    async (trx) => {
+      await lockForTransaction(trx, 'demo-seed');
+      if (options.onlyIfEmpty && (await hasPosts(trx))) return false;
+      const accounts = demoAccounts(data, anchorMs);
+      await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });
+      await writeStatuses(trx, demoStatuses(data, accounts), anchorMs, { keepOriginals: false });
+      await importInteractions(trx, demoInteractions(data), anchorMs);
+      return true;
+    },
+    load,
+  );
   if (!written) return undefined;
   return { authors: data.authors.length, posts: data.posts.length, users: data.users.length, interactions: data.interactions.length };
 }
