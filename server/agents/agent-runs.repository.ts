@@ -1,23 +1,18 @@
 /** SQL of `agent_runs`: the last successful run of each cluster agent, shared by every instance. */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { AgentTables, AgentRunsTable } from './agents.tables.js';
+import type { AgentRunsTable } from './agents.tables.js';
 
 export type AgentRunRow = Selectable<AgentRunsTable>;
 
-/** The runner's tables on the service's database (they are not part of `Database`). */
-function agentTables(db: Kysely<Database>) {
-  return db.withTables<AgentTables>();
-}
-
 /** The last successful run of `name` recorded by any process, if any. */
 export async function findAgentRun(db: Kysely<Database>, name: string): Promise<AgentRunRow | undefined> {
-  return agentTables(db).selectFrom('agent_runs').selectAll().where('name', '=', name).executeTakeFirst();
+  return db.selectFrom('agent_runs').selectAll().where('name', '=', name).executeTakeFirst();
 }
 
 /** Records `row` as the agent's last successful run, replacing the one before. */
 export async function recordAgentRun(db: Kysely<Database>, row: AgentRunRow): Promise<void> {
-  await agentTables(db)
+  await db
     .insertInto('agent_runs')
     .values(row)
     .onConflict((oc) =>

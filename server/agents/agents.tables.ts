@@ -14,7 +14,6 @@ export interface AgentRunsTable {
   run_kind: AgentRunKind;
 }
 
-// A type alias, not an interface: Kysely's withTables needs its implicit index signature.
-export type AgentTables = {
+export interface AgentTables {
   agent_runs: AgentRunsTable;
-};
+}

@@ -2,6 +2,7 @@
  * The kysely `Database` interface: one table type per feature, assembled here.
  * Row types stay inside repositories; services map them to domain types.
  */
+import type { AgentTables } from '../agents/agents.tables.js';
 import type { AnalyticsTables } from '../analytics/analytics.tables.js';
 import type { AuthTables } from '../auth/auth.tables.js';
 import type { ExperimentTables } from '../experiments/experiment.tables.js';
@@ -12,4 +13,13 @@ import type { RecommendationTables } from '../recommendations/recommendations.ta
 import type { SettingsTables } from '../settings/settings.tables.js';
 
 export interface Database
-  extends AuthTables, PostTables, InteractionTables, RecommendationTables, ExperimentTables, AnalyticsTables, OAuthTables, SettingsTables {}
+  extends
+    AuthTables,
+    PostTables,
+    InteractionTables,
+    RecommendationTables,
+    ExperimentTables,
+    AnalyticsTables,
+    OAuthTables,
+    SettingsTables,
+    AgentTables {}
