@@ -26,6 +26,7 @@
  * the rest of its writes, as it would in a transaction of its own.)
  */
 import { CompiledQuery, PostgresAdapter, type Kysely, type Transaction } from 'kysely';
+import { executeCompiled } from './precompiled-query.js';
 
 // Standard SQL (SQLite and PostgreSQL alike), built once: kysely's savepoint API builds
 // and compiles a query tree and a transaction object for each of these, per unit.
@@ -140,7 +141,7 @@ export class BatchedTransactionRunner<DB> {
           outcomes.push(await settle(item.work(trx)));
           continue;
         }
-        await trx.executeQuery(SAVEPOINT);
+        await run(trx, SAVEPOINT);
         outcomes.push(await endUnit(trx, await settle(item.work(trx))));
       }
     } catch (error) {
@@ -175,16 +176,21 @@ async function endUnit<DB>(trx: Transaction<DB>, outcome: Outcome): Promise<Outc
   let ended = outcome;
   if (ended.ok) {
     try {
-      await trx.executeQuery(RELEASE_SAVEPOINT);
+      await run(trx, RELEASE_SAVEPOINT);
       return ended;
     } catch (error) {
       const message = `the write was rolled back: one of its statements failed (${(error as Error).message})`;
       ended = { ok: false, error: new Error(message, { cause: error }) };
     }
   }
-  await trx.executeQuery(ROLLBACK_TO_SAVEPOINT);
-  await trx.executeQuery(RELEASE_SAVEPOINT);
+  await run(trx, ROLLBACK_TO_SAVEPOINT);
+  await run(trx, RELEASE_SAVEPOINT);
   return ended;
+}
+
+/** A prebuilt statement in the batch's transaction (on SQLite straight on its connection: executeCompiled). */
+function run<DB>(trx: Transaction<DB>, query: CompiledQuery): Promise<unknown> {
+  return executeCompiled(trx, query.sql, query.parameters);
 }
 
 async function settle(promise: Promise<unknown>): Promise<Outcome> {

@@ -9,6 +9,7 @@ import { DatabaseOpenError, type DatabaseHandle } from './database-handle.js';
 import type { Database } from './database.js';
 import { exclusiveLock } from './exclusive-lock.js';
 import type { OpenPostgresOptions } from './postgres-connection.js';
+import { runTransactionsDirectly } from './precompiled-query.js';
 import { withStatementCache } from './statement-cache.js';
 
 export {
@@ -93,7 +94,9 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
   } catch (error) {
     throw new DatabaseOpenError(`cannot open database ${path}: ${(error as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  runTransactionsDirectly(db, statements);
   const ping = sqlite.prepare('SELECT 1');
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const checkpointer = background

@@ -66,3 +66,61 @@ describe('queryTemplate', () => {
     expect(() => inlined(db, ['x'])).toThrow(/inlined/);
   });
 });
+
+describe('inside an SQLite transaction (statements on the connection directly)', () => {
+  const insert = queryTemplate<TestDb, never>((q, [id, kind, n]) =>
+    q.insertInto('items').values({ id: id as string, kind: kind as string, n: n as number }),
+  );
+  const bump = queryTemplate<TestDb, never>((q, [kind]) =>
+    q
+      .updateTable('items')
+      .set((eb) => ({ n: eb('n', '+', 10) }))
+      .where('kind', '=', kind as string),
+  );
+  const byKind = queryTemplate<TestDb, { id: string; n: number }>((q, [kind]) =>
+    q
+      .selectFrom('items')
+      .select(['id', 'n'])
+      .where('kind', '=', kind as string)
+      .orderBy('id'),
+  );
+
+  it('gives what kysely gives: rows for a reader, affected rows and the insert id for a write', async () => {
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        const inserted = await insert(trx, ['t1', 'z', 5]);
+        expect(inserted.numAffectedRows).toBe(1n);
+        expect(typeof inserted.insertId).toBe('bigint');
+        expect(inserted.rows).toEqual([]);
+        expect((await bump(trx, ['z'])).numAffectedRows).toBe(1n);
+        expect((await byKind(trx, ['z'])).rows).toEqual([{ id: 't1', n: 15 }]);
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => expect(error.message).toBe('roll back'));
+    expect((await byKind(db, ['z'])).rows).toEqual([]);
+  });
+
+  it('rejects (does not throw) with the driver error, and the transaction goes on', async () => {
+    await db.transaction().execute(async (trx) => {
+      const duplicate = insert(trx, ['a', 'x', 1]);
+      expect(duplicate).toBeInstanceOf(Promise);
+      await expect(duplicate).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+      await insert(trx, ['t2', 'w', 1]);
+    });
+    expect((await byKind(db, ['w'])).rows).toEqual([{ id: 't2', n: 1 }]);
+    await db.deleteFrom('items').where('id', '=', 't2').execute();
+  });
+
+  it('a read outside the transaction waits for it: it never sees writes not yet committed', async () => {
+    const trx = await db.startTransaction().execute();
+    await insert(trx, ['t3', 'v', 1]);
+    let read: { id: string; n: number }[] | undefined;
+    const outside = byKind(db, ['v']).then((result) => (read = result.rows));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(read).toBeUndefined();
+    await trx.rollback().execute();
+    await outside;
+    expect(read).toEqual([]);
+  });
+});
