@@ -5,7 +5,7 @@
  * in time order through `addInterest`, as live writes would have added them, so the stored
  * vectors are the live path's to the last bit.
  */
-import { addInterest, interestVector, type DecayedSums, type InterestTerms, type StoredDecayedSums } from '../../src/ranking/index.js';
+import { addInterest, interestVector, type InterestTerms, type StoredDecayedSums } from '../../src/ranking/index.js';
 
 /** Every input as numbers and flat arrays (a worker receives them without copying the typed arrays). */
 export interface InterestLoad {
@@ -41,43 +41,76 @@ export function transferables(rows: InterestRows): ArrayBuffer[] {
   return [rows.refMs, rows.latestMs, rows.weightStart, rows.weights].map((a) => a.buffer as ArrayBuffer);
 }
 
-/** Computes every user's interest vector of `load` (see the module's comment). */
+/**
+ * Computes every user's interest vector of `load` (see the module's comment), one user at a
+ * time: users' vectors are independent, so each is built from that user's signals in time
+ * order, stored, and dropped before the next (holding all 100,000 at once, a third of the
+ * work was the collector's).
+ */
 export function interestRows(load: InterestLoad): InterestRows {
-  const vectors = new Array<DecayedSums | undefined>(load.users.length);
-  // A post's terms scaled by a strength, made once per (post, strength): the same products as
-  // scaling its unit vector for every signal.
-  const scaled = new Array<{ amount: number; terms: InterestTerms }[] | undefined>(load.postTermStart.length - 1);
+  const bySignal = signalsByUser(load);
+  const order = load.users.map((_, u) => u).filter((u) => (bySignal.start[u + 1] as number) > (bySignal.start[u] as number));
+  order.sort((a, b) => ((load.users[a] as string) < (load.users[b] as string) ? -1 : 1));
+  const termsOf = scaledTerms(load);
+  const refMs = new Float64Array(order.length);
+  const latestMs = new Float64Array(order.length);
+  const keysJson: string[] = [];
+  const weightStart = new Int32Array(order.length + 1);
+  const values: Float64Array[] = [];
+  order.forEach((u, row) => {
+    const vector = interestVector();
+    for (let g = bySignal.start[u] as number; g < (bySignal.start[u + 1] as number); g++) {
+      const k = bySignal.signals[g] as number;
+      addInterest(vector, termsOf(k), load.signalAtMs[k] as number);
+    }
+    const stored = vector.stored();
+    refMs[row] = stored.refMs;
+    latestMs[row] = stored.latestMs;
+    keysJson.push(stored.keysJson ?? JSON.stringify(stored.keys));
+    values.push(stored.values);
+    weightStart[row + 1] = (weightStart[row] as number) + stored.values.length;
+  });
+  const weights = new Float64Array(weightStart[order.length] as number);
+  values.forEach((v, row) => weights.set(v, weightStart[row]));
+  return { users: order.map((u) => load.users[u] as string), refMs, latestMs, keysJson, weightStart, weights };
+}
+
+/** The signals grouped by user, each user's in time order: user u's are `signals[start[u] .. start[u + 1])`. */
+function signalsByUser(load: InterestLoad): { start: Int32Array; signals: Uint32Array } {
+  const start = new Int32Array(load.users.length + 1);
   for (const k of load.timeOrder) {
-    const user = load.signalUser[k] as number;
+    const at = (load.signalUser[k] as number) + 1;
+    start[at] = (start[at] as number) + 1;
+  }
+  for (let u = 0; u < load.users.length; u++) start[u + 1] = (start[u + 1] as number) + (start[u] as number);
+  const next = start.slice(0, load.users.length);
+  const signals = new Uint32Array(load.timeOrder.length);
+  for (const k of load.timeOrder) {
+    const u = load.signalUser[k] as number;
+    signals[next[u] as number] = k;
+    next[u] = (next[u] as number) + 1;
+  }
+  return { start, signals };
+}
+
+/**
+ * Signal k's terms: its post's terms scaled by its strength, made once per (post, strength):
+ * the same products as scaling the post's unit vector for every signal.
+ */
+function scaledTerms(load: InterestLoad): (k: number) => InterestTerms {
+  const scaled = new Array<{ amount: number; terms: InterestTerms }[] | undefined>(load.postTermStart.length - 1);
+  return (k) => {
     const post = load.signalPost[k] as number;
     const amount = load.signalAmount[k] as number;
     let known = scaled[post];
     if (!known) scaled[post] = known = [];
-    let terms: InterestTerms | undefined;
-    for (const s of known) if (s.amount === amount) terms = s.terms;
-    if (!terms) {
-      const made: [string, number][] = [];
-      for (let t = load.postTermStart[post] as number; t < (load.postTermStart[post + 1] as number); t++) {
-        made.push([load.terms[load.postTermIds[t] as number] as string, amount * (load.postTermWeights[t] as number)]);
-      }
-      known.push({ amount, terms: (terms = made) });
+    for (const s of known) if (s.amount === amount) return s.terms;
+    const made: [string, number][] = [];
+    for (let t = load.postTermStart[post] as number; t < (load.postTermStart[post + 1] as number); t++) {
+      made.push([load.terms[load.postTermIds[t] as number] as string, amount * (load.postTermWeights[t] as number)]);
     }
-    addInterest((vectors[user] ??= interestVector()), terms, load.signalAtMs[k] as number);
-  }
-  const order = load.users.map((_, u) => u).filter((u) => vectors[u] !== undefined);
-  order.sort((a, b) => ((load.users[a] as string) < (load.users[b] as string) ? -1 : 1));
-  const stored = order.map((u) => (vectors[u] as DecayedSums).stored());
-  const weightStart = new Int32Array(stored.length + 1);
-  stored.forEach((s, k) => (weightStart[k + 1] = (weightStart[k] as number) + s.values.length));
-  const weights = new Float64Array(weightStart[stored.length] as number);
-  stored.forEach((s, k) => weights.set(s.values, weightStart[k]));
-  return {
-    users: order.map((u) => load.users[u] as string),
-    refMs: Float64Array.from(stored, (s) => s.refMs),
-    latestMs: Float64Array.from(stored, (s) => s.latestMs),
-    keysJson: stored.map((s) => s.keysJson ?? JSON.stringify(s.keys)),
-    weightStart,
-    weights,
+    known.push({ amount, terms: made });
+    return made;
   };
 }
 
