@@ -4,6 +4,7 @@
  * benchmarks. SQLite allows 32,766 bound values per statement.
  */
 import { CompiledQuery, SqliteAdapter, sql, type Kysely } from 'kysely';
+import { withStagingDatabase, type StagingDatabase } from './bulk-staging.js';
 
 const MAX_VALUES = 30_000;
 
@@ -151,6 +152,8 @@ export interface BulkLoadTransactionOptions {
    * before writing): the check before the commit skips them (for 2 million interactions, 0.7 s).
    */
   foreignKeysChecked?: readonly string[];
+  /** SQLite: attach a staging file for the load, handed to `work` (see bulk-staging.ts). */
+  staging?: boolean;
 }
 
 /**
@@ -162,25 +165,27 @@ export interface BulkLoadTransactionOptions {
  *   keep a statement journal, see bulkInsert) but checked once over the whole database before
  *   the commit (but for the tables of `foreignKeysChecked`): a violation is an error and
  *   nothing is committed;
- * - with `rollbackJournal`, see withRollbackJournal.
+ * - with `rollbackJournal`, see withRollbackJournal;
+ * - with `staging`, a staging file attached meanwhile, handed to `work`.
  * The connection's settings are restored afterwards.
  */
 export async function inBulkLoadTransaction<DB, T>(
   db: Kysely<DB>,
-  work: (trx: Kysely<DB>) => Promise<T>,
+  work: (trx: Kysely<DB>, staging: StagingDatabase | undefined) => Promise<T>,
   options: BulkLoadTransactionOptions = {},
 ): Promise<T> {
-  if (!isSqlite(db)) return db.transaction().execute(work);
+  if (!isSqlite(db)) return db.transaction().execute((trx) => work(trx, undefined));
   const cache = await sql<{ cache_size: number }>`PRAGMA cache_size`.execute(db);
   const keys = await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(db);
   await sql.raw(`PRAGMA cache_size = -${BULK_LOAD_CACHE_KIB}`).execute(db);
   await sql`PRAGMA foreign_keys = OFF`.execute(db);
-  const transaction = () =>
+  const inTransaction = (staging: StagingDatabase | undefined) =>
     db.transaction().execute(async (trx) => {
-      const result = await work(trx);
+      const result = await work(trx, staging);
       await checkForeignKeys(trx, options.foreignKeysChecked ?? []);
       return result;
     });
+  const transaction = () => (options.staging ? withStagingDatabase(db, inTransaction) : inTransaction(undefined));
   try {
     return await (options.rollbackJournal ? withRollbackJournal(db, transaction) : transaction());
   } finally {
@@ -191,11 +196,11 @@ export async function inBulkLoadTransaction<DB, T>(
 
 /** SQLite: every foreign key of every table but `skipped` holds, or an error naming the first broken one. */
 async function checkForeignKeys(trx: Kysely<any>, skipped: readonly string[]): Promise<void> {
-  const tables = await sql<{ name: string }>`SELECT DISTINCT m.name AS name FROM sqlite_master m, pragma_foreign_key_list(m.name) f
+  const tables = await sql<{ name: string }>`SELECT DISTINCT m.name AS name FROM main.sqlite_master m, pragma_foreign_key_list(m.name, 'main') f
     WHERE m.type = 'table' ORDER BY m.name`.execute(trx);
   for (const { name } of tables.rows) {
     if (skipped.includes(name)) continue;
-    const broken = await sql<{ table: string; rowid: number; parent: string }>`PRAGMA foreign_key_check(${sql.id(name)})`.execute(trx);
+    const broken = await sql<{ table: string; rowid: number; parent: string }>`PRAGMA main.foreign_key_check(${sql.id(name)})`.execute(trx);
     const first = broken.rows[0];
     if (first) {
       throw new Error(
@@ -222,14 +227,14 @@ async function checkForeignKeys(trx: Kysely<any>, skipped: readonly string[]): P
  * file during the load finds it locked until the commit (a WAL would have let it read).
  */
 export async function withRollbackJournal<T>(db: Kysely<any>, work: () => Promise<T>): Promise<T> {
-  const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(db);
+  const mode = await sql<{ journal_mode: string }>`PRAGMA main.journal_mode`.execute(db);
   if (mode.rows[0]?.journal_mode !== 'wal') return work();
   const busy = await sql<{ timeout: number }>`PRAGMA busy_timeout`.execute(db);
-  const synchronous = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db);
+  const synchronous = await sql<{ synchronous: number }>`PRAGMA main.synchronous`.execute(db);
   let left = false;
   try {
     await sql`PRAGMA busy_timeout = 0`.execute(db);
-    left = (await sql<{ journal_mode: string }>`PRAGMA journal_mode = DELETE`.execute(db)).rows[0]?.journal_mode === 'delete';
+    left = (await sql<{ journal_mode: string }>`PRAGMA main.journal_mode = DELETE`.execute(db)).rows[0]?.journal_mode === 'delete';
   } catch (error) {
     // SQLITE_BUSY: another connection holds the file.
     if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
@@ -238,11 +243,11 @@ export async function withRollbackJournal<T>(db: Kysely<any>, work: () => Promis
   }
   if (!left) return work();
   try {
-    await sql`PRAGMA synchronous = FULL`.execute(db);
+    await sql`PRAGMA main.synchronous = FULL`.execute(db);
     return await work();
   } finally {
-    await sql`PRAGMA journal_mode = WAL`.execute(db);
-    await sql.raw(`PRAGMA synchronous = ${Number(synchronous.rows[0]?.synchronous ?? 1)}`).execute(db);
+    await sql`PRAGMA main.journal_mode = WAL`.execute(db);
+    await sql.raw(`PRAGMA main.synchronous = ${Number(synchronous.rows[0]?.synchronous ?? 1)}`).execute(db);
   }
 }
 

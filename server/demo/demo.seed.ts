@@ -7,7 +7,7 @@
 import { inBulkLoadTransaction } from '../db/bulk-insert.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { lockForTransaction } from '../db/transaction-lock.js';
-import { importInteractions } from '../interactions/interaction.service.js';
+import { startBulkLoad } from '../interactions/interaction-bulk-load.js';
 import { hasPosts, writeAccounts, writeStatuses } from '../posts/post.service.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoSizes } from './demo-generator.js';
 import { demoAccounts, demoInteractions, demoStatuses } from './demo-statuses.js';
@@ -70,16 +70,23 @@ async function writeDemo(
 ): Promise<DemoSeedResult | undefined> {
   const data = generateDemoData(sizes, anchorMs, seed);
   // The interactions' bulk load looks up every post they refer to before writing a row.
-  const load = { rollbackJournal: options.rollbackJournal, foreignKeysChecked: ['interactions'] };
+  const load = { rollbackJournal: options.rollbackJournal, foreignKeysChecked: ['interactions'], staging: true };
   const written = await inBulkLoadTransaction(
     database.db,
-    async (trx) => {
+    async (trx, staging) => {
       await lockForTransaction(trx, 'demo-seed');
       if (options.onlyIfEmpty && (await hasPosts(trx))) return false;
-      const accounts = demoAccounts(data, anchorMs);
-      await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });
-      await writeStatuses(trx, demoStatuses(data, accounts), anchorMs, { keepOriginals: false });
-      await importInteractions(trx, demoInteractions(data), anchorMs);
+      // With a staging file, a worker builds the interactions table while the posts are written.
+      const interactions = await startBulkLoad(trx, demoInteractions(data), staging ? { staging } : {});
+      try {
+        const accounts = demoAccounts(data, anchorMs);
+        await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });
+        await writeStatuses(trx, demoStatuses(data, accounts), anchorMs, { keepOriginals: false });
+      } catch (error) {
+        await interactions.cancel();
+        throw error;
+      }
+      await interactions.finish(anchorMs);
       return true;
     },
     load,

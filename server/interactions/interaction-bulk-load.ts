@@ -21,6 +21,7 @@ import {
   type TermWeigher,
 } from '../../src/ranking/index.js';
 import { bulkInsertFilled, withIndexesBuiltAfter } from '../db/bulk-insert.js';
+import { insertFromStaging, isoStrings, stageTable, type StagedColumn, type StagingDatabase } from '../db/bulk-staging.js';
 import type { Database } from '../db/database.js';
 import { addPostCounts, candidatePosts, engagedPosts, type CountDeltas } from '../posts/post.service.js';
 import { candidatePool } from '../ranking-state/ranking-state.service.js';
@@ -48,15 +49,28 @@ export interface BulkLoadOptions {
    * service; not when running from sources) and the load has WORKER_MIN_INTERACTIONS or more.
    */
   workerScript?: URL | null;
+  /**
+   * A staging file attached to the transaction's connection (withStagingDatabase, SQLite): the
+   * interactions table is then built there by a worker thread while this thread writes the
+   * rest, and copied into the (empty) table at the end (see bulk-staging.ts).
+   */
+  staging?: StagingDatabase;
+  /**
+   * The compiled staging worker; null inserts on this thread. By default bulk-staging.worker.js
+   * of server/db, when it exists and the load has WORKER_MIN_INTERACTIONS or more.
+   */
+  stagingWorkerScript?: URL | null;
 }
 
 /** Below this many interactions the worker's start costs more than it saves. */
 const WORKER_MIN_INTERACTIONS = 20_000;
 
 const DEFAULT_WORKER_SCRIPT = new URL('./interest-vectors.worker.js', import.meta.url);
+const DEFAULT_STAGING_SCRIPT = new URL('../db/bulk-staging.worker.js', import.meta.url);
 
 const COUNTERS: readonly (keyof CountDeltas)[] = ['favourites', 'reblogs', 'bookmarks'];
 const ACTION_COUNTER: Readonly<Record<InteractionAction, number>> = { favorite: 0, reblog: 1, bookmark: 2 };
+const ACTIONS: readonly InteractionAction[] = ['favorite', 'reblog', 'bookmark'];
 
 /**
  * Loads interactions made in the past, inside the caller's transaction, with what each live
@@ -73,21 +87,65 @@ export async function bulkLoadInteractions(
   asOfMs: number,
   options: BulkLoadOptions = {},
 ): Promise<void> {
+  const load = await startBulkLoad(trx, interactions, options);
+  await load.finish(asOfMs);
+}
+
+/** A bulk load started by startBulkLoad: `finish` writes it (once), `cancel` drops it. */
+export interface StartedBulkLoad {
+  finish(asOfMs: number): Promise<void>;
+  cancel(): Promise<void>;
+}
+
+/**
+ * bulkLoadInteractions in two steps, for a caller with other rows to write in the same
+ * transaction meanwhile (demo seeding: the posts the interactions refer to): with a staging
+ * file, its worker starts building the interactions table now. The posts must be written
+ * before `finish`; a caller failing before it calls `cancel`.
+ */
+export async function startBulkLoad(
+  trx: Kysely<Database>,
+  interactions: readonly ImportedInteraction[],
+  options: BulkLoadOptions = {},
+): Promise<StartedBulkLoad> {
   const ids = indexed(interactions);
+  const byTime = timeOrder(interactions);
+  const staged = await startStaging(trx, interactions, ids, byTime, options);
+  return {
+    finish: async (asOfMs) => {
+      try {
+        await loadWith(trx, interactions, ids, byTime, staged, asOfMs, options);
+      } finally {
+        await staged?.stop();
+      }
+    },
+    cancel: async () => await staged?.stop(),
+  };
+}
+
+async function loadWith(
+  trx: Kysely<Database>,
+  interactions: readonly ImportedInteraction[],
+  ids: Indexed,
+  byTime: Uint32Array,
+  staged: Staged | undefined,
+  asOfMs: number,
+  options: BulkLoadOptions,
+): Promise<void> {
   const posts = await engagedPosts(trx, ids.postIds);
   const missing = ids.postIds.find((id) => !posts.has(id));
   if (missing !== undefined) throw new NotFoundError(`No post with id ${missing}`);
   const postList = ids.postIds.map((id) => posts.get(id) as EngagedPost);
   const { maxRecent, maxPopular } = DEFAULT_CANDIDATE_INDEX_OPTIONS;
   const weigher = options.weigher ?? candidatePool(await candidatePosts(trx, { recent: maxRecent, popular: maxPopular }));
-  const byTime = timeOrder(interactions);
   const load = interestLoad(interactions, ids, postList, weigher, byTime);
-  const script = workerScriptFor(interactions.length, options.workerScript);
+  const script = workerScriptFor(interactions.length, options.workerScript, DEFAULT_WORKER_SCRIPT);
   const worker = script === null ? undefined : inWorker(script, load);
   try {
-    await loadInteractions(trx, () => insertInTimeOrder(trx, interactions, byTime));
+    if (!staged) await loadInteractions(trx, () => insertInTimeOrder(trx, interactions, byTime));
     await addPostCounts(trx, postCounts(interactions, ids));
     await insertAffinities(trx, affinities(interactions, ids, postList, asOfMs), asOfMs);
+    if (staged) await copyStaged(trx, staged, interactions.length);
     const vectors = worker ? await worker.rows : interestRows(load);
     const stored = new Map<string, StoredDecayedSums>();
     vectors.users.forEach((userId, k) => stored.set(userId, storedInterest(vectors, k)));
@@ -95,6 +153,57 @@ export async function bulkLoadInteractions(
   } finally {
     await worker?.stop();
   }
+}
+
+interface Staged {
+  readonly staging: StagingDatabase;
+  readonly built: Promise<void>;
+  readonly stop: () => Promise<void>;
+}
+
+/**
+ * Starts building the interactions table in the staging file (rows in time order), when the
+ * load has one and the table is empty (SQLite copies whole b-trees only into an empty table).
+ */
+async function startStaging(
+  trx: Kysely<Database>,
+  interactions: readonly ImportedInteraction[],
+  ids: Indexed,
+  byTime: Uint32Array,
+  options: BulkLoadOptions,
+): Promise<Staged | undefined> {
+  const script = workerScriptFor(interactions.length, options.stagingWorkerScript, DEFAULT_STAGING_SCRIPT);
+  if (options.staging === undefined || script === null) return undefined;
+  if ((await trx.selectFrom('interactions').select('id').limit(1).executeTakeFirst()) !== undefined) return undefined;
+  const n = interactions.length;
+  const ends = new Int32Array(n);
+  const action = new Int32Array(n);
+  const ms = new Float64Array(n);
+  let end = 0;
+  for (let k = 0; k < n; k++) {
+    const i = interactions[k] as ImportedInteraction;
+    ends[k] = end += i.id.length;
+    action[k] = ACTION_COUNTER[i.action];
+    ms[k] = i.createdAtMs;
+  }
+  const values: StagedColumn[] = [
+    { kind: 'packed', text: interactions.map((i) => i.id).join(''), ends },
+    { kind: 'strings', dictionary: ids.users, index: ids.user },
+    { kind: 'strings', dictionary: ids.postIds, index: ids.post },
+    { kind: 'strings', dictionary: ACTIONS, index: action },
+    { kind: 'null' },
+    { kind: 'isoTimes', ms },
+    { kind: 'numbers', values: ms },
+  ];
+  const worker = await stageTable(trx, options.staging, script, 'interactions', INTERACTION_COLUMNS, values, byTime);
+  return { staging: options.staging, ...worker };
+}
+
+/** Copies the staged interactions into the table, once the worker has built them. */
+async function copyStaged(trx: Kysely<Database>, staged: Staged, expected: number): Promise<void> {
+  await staged.built;
+  const copied = await insertFromStaging(trx, staged.staging, 'interactions');
+  if (copied !== expected) throw new Error(`bulk load: ${copied} of ${expected} interactions copied from the staging table`);
 }
 
 /** Users and posts as indexes (in order of first appearance), and each interaction's. */
@@ -168,9 +277,9 @@ function interestLoad(
   };
 }
 
-function workerScriptFor(interactions: number, given: URL | null | undefined): URL | null {
+function workerScriptFor(interactions: number, given: URL | null | undefined, byDefault: URL): URL | null {
   if (given !== undefined) return given;
-  return interactions >= WORKER_MIN_INTERACTIONS && existsSync(fileURLToPath(DEFAULT_WORKER_SCRIPT)) ? DEFAULT_WORKER_SCRIPT : null;
+  return interactions >= WORKER_MIN_INTERACTIONS && existsSync(fileURLToPath(byDefault)) ? byDefault : null;
 }
 
 /** The interest vectors computed by a worker thread; `stop` ends it if it still runs. */
@@ -264,29 +373,6 @@ async function insertInTimeOrder(trx: Kysely<Database>, interactions: readonly I
     values[at + 5] = iso(i.createdAtMs);
     values[at + 6] = i.createdAtMs;
   });
-}
-
-/**
- * `(ms) => new Date(ms).toISOString()`, for millions of instants: the date part is made once
- * per day, the time of day by arithmetic.
- */
-function isoStrings(): (ms: number) => string {
-  let day = NaN;
-  let prefix = '';
-  return (ms) => {
-    const d = Math.floor(ms / 86_400_000);
-    const inDay = ms - d * 86_400_000;
-    if (!Number.isInteger(ms) || d < 0 || d > 2_932_896) return new Date(ms).toISOString(); // outside years 1970-9999
-    if (d !== day) {
-      day = d;
-      prefix = new Date(d * 86_400_000).toISOString().slice(0, 11);
-    }
-    const h = Math.floor(inDay / 3_600_000);
-    const m = Math.floor(inDay / 60_000) % 60;
-    const sec = Math.floor(inDay / 1000) % 60;
-    const milli = inDay % 1000;
-    return `${prefix}${h < 10 ? '0' : ''}${h}:${m < 10 ? '0' : ''}${m}:${sec < 10 ? '0' : ''}${sec}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
-  };
 }
 
 /** Each post's counter changes, posts in order of first appearance. */

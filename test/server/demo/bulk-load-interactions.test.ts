@@ -3,9 +3,12 @@
  * interactions feature's importInteractions leaves (which import-interactions.test.ts holds to
  * the live write path): the same rows in the same row order, counters, affinities and interest
  * vectors to the last bit, whether the vectors are computed on the loading thread or in the
- * worker (the built one in dist/, as the checkpointer's test uses).
+ * worker (the built one in dist/, as the checkpointer's test uses), and whether the rows are
+ * inserted on the loading thread or built in a staging file by a worker and copied over.
  */
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { inBulkLoadTransaction } from '../../../server/db/bulk-insert.js';
 import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
 import { migrateToLatest } from '../../../server/db/migrate.js';
 import { generateDemoData, type DemoInteraction } from '../../../server/demo/demo-generator.js';
@@ -16,6 +19,7 @@ import { writeAccounts, writeStatuses } from '../../../server/posts/post.service
 
 const ANCHOR = Date.UTC(2025, 2, 1, 12);
 const workerScript = new URL('../../../dist/server/interactions/interest-vectors.worker.js', import.meta.url);
+const stagingWorkerScript = new URL('../../../dist/server/db/bulk-staging.worker.js', import.meta.url);
 const data = generateDemoData({ authors: 30, posts: 300, users: 120, interactions: 2500, days: 7 }, ANCHOR, 11);
 
 const handles: DatabaseHandle[] = [];
@@ -81,6 +85,63 @@ describe('bulkLoadInteractions', () => {
       await loaded.db.transaction().execute((trx) => bulkLoadInteractions(trx, given, ANCHOR, { workerScript: script }));
       expect(await stored(loaded)).toEqual(expected);
     }
+  });
+
+  it('leaves the same when the interactions table is built in a staging file and copied, its indexes whole', async () => {
+    const given = interactions();
+    const reference = await withPosts();
+    await reference.db.transaction().execute((trx) => importInteractions(trx, given, ANCHOR));
+    const expected = await stored(reference);
+
+    const loaded = await withPosts();
+    await inBulkLoadTransaction(
+      loaded.db,
+      async (trx, staging) => {
+        expect(staging).toBeDefined();
+        await bulkLoadInteractions(trx, given, ANCHOR, { workerScript, stagingWorkerScript, ...(staging ? { staging } : {}) });
+      },
+      { staging: true },
+    );
+    expect(await stored(loaded)).toEqual(expected);
+    // Every index holds every row (the copy moved b-trees built in the staging file), and the
+    // schema is the migrated one: nothing of the staging file's is left.
+    expect((await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(loaded.db)).rows).toEqual([{ integrity_check: 'ok' }]);
+    const schema = (db: DatabaseHandle) =>
+      sql<{ name: string; sql: string | null }>`SELECT name, sql FROM sqlite_master WHERE tbl_name = 'interactions' ORDER BY name`.execute(
+        db.db,
+      );
+    expect((await schema(loaded)).rows).toEqual((await schema(reference)).rows);
+    const byKey = await loaded.db
+      .selectFrom('interactions')
+      .select('id')
+      .where('user_id', '=', (given[0] as ImportedInteraction).userId)
+      .where('post_id', '=', (given[0] as ImportedInteraction).postId)
+      .where('action_type', '=', (given[0] as ImportedInteraction).action)
+      .execute();
+    expect(byKey).toEqual([{ id: (given[0] as ImportedInteraction).id }]);
+  });
+
+  it('a row breaking a unique key fails a staged load, and nothing is written', async () => {
+    const given = interactions();
+    const duplicate = { ...(given[3] as ImportedInteraction), id: 'dup' };
+    const loaded = await withPosts();
+    await expect(
+      inBulkLoadTransaction(
+        loaded.db,
+        (trx, staging) =>
+          bulkLoadInteractions(trx, [...given, duplicate], ANCHOR, {
+            workerScript: null,
+            stagingWorkerScript,
+            ...(staging ? { staging } : {}),
+          }),
+        { staging: true },
+      ),
+    ).rejects.toThrow(/UNIQUE constraint failed: interactions.user_id, interactions.post_id, interactions.action_type/);
+    const n = await loaded.db
+      .selectFrom('interactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(n.n)).toBe(0);
   });
 
   it('inserts rows in time order, ties by id, so row ids follow time', async () => {
