@@ -196,7 +196,9 @@ export async function inBulkLoadTransaction<DB, T>(
 
 /** SQLite: every foreign key of every table but `skipped` holds, or an error naming the first broken one. */
 async function checkForeignKeys(trx: Kysely<any>, skipped: readonly string[]): Promise<void> {
-  const tables = await sql<{ name: string }>`SELECT DISTINCT m.name AS name FROM main.sqlite_master m, pragma_foreign_key_list(m.name, 'main') f
+  const tables = await sql<{
+    name: string;
+  }>`SELECT DISTINCT m.name AS name FROM main.sqlite_master m, pragma_foreign_key_list(m.name, 'main') f
     WHERE m.type = 'table' ORDER BY m.name`.execute(trx);
   for (const { name } of tables.rows) {
     if (skipped.includes(name)) continue;
