@@ -77,18 +77,22 @@ export function interestRows(load: InterestLoad): InterestRows {
 
 /** The signals grouped by user, each user's in time order: user u's are `signals[start[u] .. start[u + 1])`. */
 function signalsByUser(load: InterestLoad): { start: Int32Array; signals: Uint32Array } {
+  const { timeOrder, signalUser } = load;
+  const n = timeOrder.length;
   const start = new Int32Array(load.users.length + 1);
-  for (const k of load.timeOrder) {
-    const at = (load.signalUser[k] as number) + 1;
+  for (let g = 0; g < n; g++) {
+    const at = (signalUser[timeOrder[g] as number] as number) + 1;
     start[at] = (start[at] as number) + 1;
   }
   for (let u = 0; u < load.users.length; u++) start[u + 1] = (start[u + 1] as number) + (start[u] as number);
   const next = start.slice(0, load.users.length);
-  const signals = new Uint32Array(load.timeOrder.length);
-  for (const k of load.timeOrder) {
-    const u = load.signalUser[k] as number;
-    signals[next[u] as number] = k;
-    next[u] = (next[u] as number) + 1;
+  const signals = new Uint32Array(n);
+  for (let g = 0; g < n; g++) {
+    const k = timeOrder[g] as number;
+    const u = signalUser[k] as number;
+    const at = next[u] as number;
+    signals[at] = k;
+    next[u] = at + 1;
   }
   return { start, signals };
 }
