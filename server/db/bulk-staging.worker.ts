@@ -11,18 +11,36 @@ import { isoStrings, type StagedColumn, type StagingJob } from './bulk-staging.j
 /** Bound values per statement (SQLite allows 32,766). */
 const MAX_VALUES = 30_000;
 
-function valueOf(column: StagedColumn, iso: (ms: number) => string): (k: number) => unknown {
+/** Writes column `c` of rows `order[start .. start + rows)` into `values` (rows of `width`), one loop per column kind. */
+function fillColumn(
+  column: StagedColumn,
+  c: number,
+  width: number,
+  order: Uint32Array,
+  start: number,
+  values: unknown[],
+  iso: (ms: number) => string,
+): void {
+  const rows = values.length / width;
   switch (column.kind) {
     case 'null':
-      return () => null;
+      for (let r = 0; r < rows; r++) values[r * width + c] = null;
+      return;
     case 'strings':
-      return (k) => column.dictionary[column.index[k] as number];
+      for (let r = 0; r < rows; r++) values[r * width + c] = column.dictionary[column.index[order[start + r] as number] as number];
+      return;
     case 'packed':
-      return (k) => column.text.slice(k === 0 ? 0 : column.ends[k - 1], column.ends[k]);
+      for (let r = 0; r < rows; r++) {
+        const k = order[start + r] as number;
+        values[r * width + c] = column.text.slice(k === 0 ? 0 : column.ends[k - 1], column.ends[k]);
+      }
+      return;
     case 'numbers':
-      return (k) => column.values[k];
+      for (let r = 0; r < rows; r++) values[r * width + c] = column.values[order[start + r] as number];
+      return;
     case 'isoTimes':
-      return (k) => iso(column.ms[k] as number);
+      for (let r = 0; r < rows; r++) values[r * width + c] = iso(column.ms[order[start + r] as number] as number);
+      return;
   }
 }
 
@@ -41,16 +59,13 @@ function build(job: StagingJob): void {
     const head = `INSERT INTO "${job.table}" (${job.columns.map((c) => `"${c}"`).join(',')}) VALUES `;
     const tuple = `(${job.columns.map(() => '?').join(',')})`;
     const full = db.prepare(head + Array<string>(perStatement).fill(tuple).join(','));
-    const getters = job.values.map((column) => valueOf(column, isoStrings()));
+    const iso = isoStrings();
     const count = job.order.length;
     db.exec('BEGIN');
     for (let start = 0; start < count; start += perStatement) {
       const rows = Math.min(perStatement, count - start);
       const values = new Array<unknown>(rows * width);
-      for (let r = 0; r < rows; r++) {
-        const k = job.order[start + r] as number;
-        for (let c = 0; c < width; c++) values[r * width + c] = (getters[c] as (k: number) => unknown)(k);
-      }
+      job.values.forEach((column, c) => fillColumn(column, c, width, job.order, start, values, iso));
       (rows === perStatement ? full : db.prepare(head + Array<string>(rows).fill(tuple).join(','))).run(values);
     }
     for (const index of plan.constraintIndexes) db.exec(index.create);
