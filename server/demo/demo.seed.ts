@@ -7,7 +7,7 @@
 import { inBulkLoadTransaction } from '../db/bulk-insert.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { lockForTransaction } from '../db/transaction-lock.js';
-import { startBulkLoad } from '../interactions/interaction-bulk-load.js';
+import { startImport } from '../interactions/interaction.service.js';
 import { hasPosts, writeAccounts, writeStatuses } from '../posts/post.service.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoSizes } from './demo-generator.js';
 import { demoAccounts, demoInteractions, demoStatuses } from './demo-statuses.js';
@@ -77,7 +77,7 @@ async function writeDemo(
       await lockForTransaction(trx, 'demo-seed');
       if (options.onlyIfEmpty && (await hasPosts(trx))) return false;
       // With a staging file, a worker builds the interactions table while the posts are written.
-      const interactions = await startBulkLoad(trx, demoInteractions(data), staging ? { staging } : {});
+      const interactions = await startImport(trx, demoInteractions(data), staging);
       try {
         const accounts = demoAccounts(data, anchorMs);
         await writeAccounts(trx, accounts, anchorMs, { keepOriginals: false });

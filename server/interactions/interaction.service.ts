@@ -38,7 +38,8 @@ import { PRE_PERIOD_MS } from '../experiments/experiment-counts.service.js';
 import { addUserCounts, removePreEngagement } from '../experiments/experiment-counts.service.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
-import { bulkLoadInteractions } from './interaction-bulk-load.js';
+import type { StagingDatabase } from '../db/bulk-staging.js';
+import { bulkLoadInteractions, startBulkLoad, type StartedBulkLoad } from './interaction-bulk-load.js';
 import * as repo from './interaction.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
@@ -86,6 +87,21 @@ export async function importInteractions(
   weigher?: TermWeigher,
 ): Promise<void> {
   await bulkLoadInteractions(trx, interactions, asOfMs, weigher === undefined ? {} : { weigher });
+}
+
+export type { StartedBulkLoad } from './interaction-bulk-load.js';
+
+/**
+ * importInteractions in two steps, for a caller writing the posts they refer to in the same
+ * transaction meanwhile (demo seeding): given a staging file (inBulkLoadTransaction's), a worker
+ * builds the interactions table from now on while the caller writes; `finish` loads the rest.
+ */
+export async function startImport(
+  trx: Kysely<Database>,
+  interactions: readonly ImportedInteraction[],
+  staging: StagingDatabase | undefined,
+): Promise<StartedBulkLoad> {
+  return startBulkLoad(trx, interactions, staging ? { staging } : {});
 }
 
 /** One signal's stored interest change (see `InteractionService.addSignal`). */
