@@ -95,6 +95,20 @@ function purgeAgent(ranBy: string[], who: string, extra: Partial<Agent> = {}, fa
   };
 }
 
+/** Instances a and b, each with the purge agent (first run at 60 s and 80 s unless given), both started. */
+function startedPair(
+  ranBy: string[],
+  options: { a?: Partial<Agent>; b?: Partial<Agent>; aFails?: () => boolean } = {},
+): { a: ReturnType<typeof instance>; b: ReturnType<typeof instance> } {
+  const a = instance('a');
+  const b = instance('b');
+  a.runner.register(purgeAgent(ranBy, 'a', { initialDelaySeconds: 60, ...options.a }, options.aFails));
+  b.runner.register(purgeAgent(ranBy, 'b', { initialDelaySeconds: 80, ...options.b }));
+  a.start();
+  b.start();
+  return { a, b };
+}
+
 async function lastRun(): Promise<Record<string, unknown> | undefined> {
   const { rows } = await sql<Record<string, unknown>>`SELECT * FROM agent_runs WHERE name = 'purge'`.execute(opened.database.db);
   return rows[0];
@@ -108,13 +122,8 @@ async function executions(metrics: ServiceMetrics, status: string): Promise<numb
 describe('a cluster agent on two instances sharing the database', () => {
   it('runs about once per interval between them over ten intervals, not twice; the other skips, saying who ran it and when', async () => {
     const ranBy: string[] = [];
-    const a = instance('a');
-    const b = instance('b');
     // Their schedules 20 s apart, as two processes started at different times.
-    a.runner.register(purgeAgent(ranBy, 'a', { initialDelaySeconds: 60 }));
-    b.runner.register(purgeAgent(ranBy, 'b', { initialDelaySeconds: 80 }));
-    a.start();
-    b.start();
+    const { a, b } = startedPair(ranBy);
 
     await clock.advance(10 * INTERVAL_S * 1000, idle);
 
@@ -135,12 +144,7 @@ describe('a cluster agent on two instances sharing the database', () => {
 
   it('takes over within about an interval when the instance that ran it stops', async () => {
     const ranBy: string[] = [];
-    const a = instance('a');
-    const b = instance('b');
-    a.runner.register(purgeAgent(ranBy, 'a', { initialDelaySeconds: 60 }));
-    b.runner.register(purgeAgent(ranBy, 'b', { initialDelaySeconds: 80 }));
-    a.start();
-    b.start();
+    const { a } = startedPair(ranBy);
     await clock.advance(130_000, idle);
     expect(ranBy).toEqual(['a', 'a']);
     await a.stop();
@@ -152,13 +156,8 @@ describe('a cluster agent on two instances sharing the database', () => {
 
   it('lets a run due within the 10% slack go ahead, and the other instance then skips: still one run per interval', async () => {
     const ranBy: string[] = [];
-    const a = instance('a');
-    const b = instance('b');
     // b is due 57 s after each of a's runs: past 90% of the interval, so b runs, and a skips 3 s later.
-    a.runner.register(purgeAgent(ranBy, 'a', { initialDelaySeconds: 60 }));
-    b.runner.register(purgeAgent(ranBy, 'b', { initialDelaySeconds: 117 }));
-    a.start();
-    b.start();
+    const { a } = startedPair(ranBy, { b: { initialDelaySeconds: 117 } });
     await clock.advance(10 * INTERVAL_S * 1000, idle);
     // a at 60; b at 117 and every 60 s after; a skips at 120, 180, … (3 s after b).
     expect(ranBy).toEqual(['a', ...Array<string>(9).fill('b')]);
@@ -167,12 +166,7 @@ describe('a cluster agent on two instances sharing the database', () => {
 
   it('a failed run records nothing: the other instance runs it, and the failing one leaves its backoff for the interval', async () => {
     const ranBy: string[] = [];
-    const a = instance('a');
-    const b = instance('b');
-    a.runner.register(purgeAgent(ranBy, 'a', { initialDelaySeconds: 60 }, () => true));
-    b.runner.register(purgeAgent(ranBy, 'b', { initialDelaySeconds: 80 }));
-    a.start();
-    b.start();
+    const { a } = startedPair(ranBy, { aFails: () => true });
 
     // a fails at 60, 65 and 75 (retries after 5 s, 10 s): nothing is recorded.
     await clock.advance(79_000, idle);
@@ -232,12 +226,7 @@ describe('a cluster agent on two instances sharing the database', () => {
 
   it('an explicit run that joins a scheduled run ending skipped still runs', async () => {
     const ranBy: string[] = [];
-    const a = instance('a');
-    const b = instance('b');
-    a.runner.register(purgeAgent(ranBy, 'a', { initialDelaySeconds: 60 }));
-    b.runner.register(purgeAgent(ranBy, 'b', { initialDelaySeconds: 80 }));
-    a.start();
-    b.start();
+    const { b } = startedPair(ranBy);
     await clock.advance(60_000, idle);
     expect(ranBy).toEqual(['a']);
     // b's scheduled run starts at 80 (and will skip); the operator's run on b joins it.
@@ -308,12 +297,10 @@ describe("the app's runner", () => {
 describe('agents that are not once per cluster', () => {
   it('an instance agent runs on every instance at its own interval, and records nothing', async () => {
     const ranBy: string[] = [];
-    const a = instance('a');
-    const b = instance('b');
-    a.runner.register(purgeAgent(ranBy, 'a', { scope: 'instance', initialDelaySeconds: 60 }));
-    b.runner.register(purgeAgent(ranBy, 'b', { scope: 'instance', initialDelaySeconds: 80 }));
-    a.start();
-    b.start();
+    startedPair(ranBy, {
+      a: { scope: 'instance', initialDelaySeconds: 60 },
+      b: { scope: 'instance', initialDelaySeconds: 80 },
+    });
     await clock.advance(5 * INTERVAL_S * 1000, idle);
     expect(ranBy.filter((who) => who === 'a')).toHaveLength(5);
     expect(ranBy.filter((who) => who === 'b')).toHaveLength(4);
