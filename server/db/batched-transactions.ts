@@ -64,6 +64,12 @@ export class BatchedTransactionRunner<DB> {
   private running = false;
   /** PostgreSQL: batches take the schema's lock, and a lone unit gets a savepoint too (see the file's comment). */
   private readonly lockBatches: boolean;
+  /**
+   * Whether other processes may write the same database (PostgreSQL: instances behind a load
+   * balancer): a unit must then read what it builds on from the database, inside its batch
+   * (which holds the schema's lock), never from this process's memory.
+   */
+  readonly sharedAcrossProcesses: boolean;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -71,6 +77,7 @@ export class BatchedTransactionRunner<DB> {
     private readonly maxBatch = 256,
   ) {
     this.lockBatches = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.sharedAcrossProcesses = this.lockBatches;
   }
 
   /** Runs `work` in a shared transaction; resolves with its result after the commit. */

@@ -270,7 +270,10 @@ export class InteractionService {
   async addSignal(trx: Kysely<Database>, userId: string, post: EngagedPost, amount: number, atMs: number): Promise<SignalWrite> {
     await repo.addAffinities(trx, userId, affinityChanges(post, amount), atMs, AFFINITY_HALF_LIFE_MS);
     const terms = interestTerms(post, amount, this.state);
-    const base = this.state.writtenInterest(userId) ?? interestVector(await repo.findInterest(trx, userId));
+    // With other processes writing the database, this process's memory may be behind their
+    // writes (their invalidations arrive later): the stored vector, read under the batch's lock.
+    const fromMemory = this.writes.sharedAcrossProcesses ? undefined : this.state.writtenInterest(userId);
+    const base = fromMemory ?? interestVector(await repo.findInterest(trx, userId));
     const interest = interestAfter(base, terms, atMs);
     await repo.saveInterest(trx, userId, interest);
     this.state.interestWritten(userId, interest);
@@ -280,6 +283,15 @@ export class InteractionService {
   /** After a signal write was announced, or its transaction failed (see `addSignal`). */
   settled(write: SignalWrite, failed = false): void {
     this.state.interestSettled(write.userId, write.interest, failed);
+  }
+
+  /**
+   * Runs `work` as a unit of the interactions' group commit (see BatchedTransactionRunner): for
+   * other writers of a user's signals (feedback), so that every write of a stored interest
+   * vector is serialised with the others — across instances too, on PostgreSQL.
+   */
+  inSignalBatch<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.writes.run(work);
   }
 
   /**

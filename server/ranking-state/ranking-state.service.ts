@@ -243,8 +243,9 @@ export class RankingState implements RankingEvents, TermWeigher {
    * The user's interest vector as last stored, when memory knows it — from a write not yet
    * announced, else the cached profile's (equal to the stored one, because both add the
    * same terms in the same order) — to read, never to change; undefined when only the
-   * database knows it. With several instances writing one database this must come from
-   * the database instead.
+   * database knows it. With several processes writing one database (PostgreSQL) memory may be
+   * behind their writes, so the writers read the database instead
+   * (BatchedTransactionRunner.sharedAcrossProcesses).
    */
   writtenInterest(userId: string): DecayedSums | undefined {
     const pending = this.unannounced.get(userId);

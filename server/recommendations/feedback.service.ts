@@ -68,7 +68,9 @@ export class FeedbackService {
     let pending: SignalWrite | undefined;
     let done: { post: EngagedPost; written: SignalWrite };
     try {
-      done = await this.db.transaction().execute(async (trx) => {
+      // In the interactions' group commit: every write of the user's stored interest vector is
+      // serialised with the others (on PostgreSQL across instances, under the batch's lock).
+      done = await interactions.inSignalBatch(async (trx) => {
         const engaged = await this.sources.posts.engagedPost(trx, postId);
         if (!engaged) throw new NotFoundError(`No post with id ${postId}`);
         await repo.insertFeedback(trx, row);
