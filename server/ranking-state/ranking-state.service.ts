@@ -90,6 +90,22 @@ export function candidatePool(
   return new CandidateIndex(posts.filter(isPoolable), options);
 }
 
+/** What changes the candidate pool: the post events. */
+type PoolEvent = Extract<RankingEventMessage, { type: 'postsStored' | 'postsDeleted' | 'postCountsChanged' }>;
+
+function applyPoolEvent(pool: CandidateIndex, event: PoolEvent): void {
+  if (event.type === 'postsStored') {
+    for (const post of event.posts) {
+      if (isPoolable(post)) pool.upsert(post);
+      else pool.remove(post.id);
+    }
+  } else if (event.type === 'postsDeleted') {
+    for (const id of event.ids) pool.remove(id);
+  } else {
+    pool.updateCounts(event.postId, event.counts);
+  }
+}
+
 export class RankingState implements RankingEvents, TermWeigher {
   readonly options: RankingStateOptions;
   readonly statuses: StatusCache;
@@ -112,6 +128,13 @@ export class RankingState implements RankingEvents, TermWeigher {
   private readonly localEventListeners: Array<(message: RankingEventMessage) => void> = [];
   /** Set while another instance's event is applied: it is not announced again. */
   private applyingRemote = false;
+  /**
+   * One log per reload in progress of the pool events applied meanwhile: the pool a reload
+   * builds comes from a read that may have missed them (a post stored, deleted or counted
+   * after the read, announced before the new pool replaced the old), so they are applied to
+   * it again, in order. Each is idempotent: the latest state of a post wins.
+   */
+  private readonly reloadLogs = new Set<PoolEvent[]>();
 
   constructor(
     private readonly source: CandidateSource,
@@ -138,25 +161,29 @@ export class RankingState implements RankingEvents, TermWeigher {
   postsStored(posts: readonly StoredPost[]): void {
     for (const post of posts) {
       this.statuses.forget(post.id);
-      if (isPoolable(post)) this.pool.upsert(post);
-      else if (this.pool.remove(post.id)) this.generation += 1;
+      if (!isPoolable(post) && this.pool.get(post.id) !== undefined) this.generation += 1;
     }
+    this.applyToPool({ type: 'postsStored', posts });
     this.announceLocal({ type: 'postsStored', posts });
   }
 
   postsDeleted(ids: readonly string[]): void {
-    for (const id of ids) {
-      this.statuses.forget(id);
-      this.pool.remove(id);
-    }
+    for (const id of ids) this.statuses.forget(id);
+    this.applyToPool({ type: 'postsDeleted', ids });
     this.generation += 1;
     this.announceLocal({ type: 'postsDeleted', ids });
   }
 
   postCountsChanged(postId: string, counts: PostCounts): void {
-    this.pool.updateCounts(postId, counts);
+    this.applyToPool({ type: 'postCountsChanged', postId, counts });
     this.statuses.countsChanged(postId, counts);
     this.announceLocal({ type: 'postCountsChanged', postId, counts });
+  }
+
+  /** Applies a pool event to the pool, and logs it for every reload in progress. */
+  private applyToPool(event: PoolEvent): void {
+    applyPoolEvent(this.pool, event);
+    for (const log of this.reloadLogs) log.push(event);
   }
 
   userSignalsChanged(userId: string, change: UserSignal): void {
@@ -215,8 +242,16 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   async reload(): Promise<void> {
     const { maxRecent, maxPopular } = this.options.index;
-    const posts = await this.source({ recent: maxRecent, popular: maxPopular });
-    this.pool = candidatePool(posts, this.options.index);
+    const log: PoolEvent[] = [];
+    this.reloadLogs.add(log);
+    let pool: CandidateIndex;
+    try {
+      pool = candidatePool(await this.source({ recent: maxRecent, popular: maxPopular }), this.options.index);
+      for (const event of log) applyPoolEvent(pool, event);
+    } finally {
+      this.reloadLogs.delete(log);
+    }
+    this.pool = pool;
     this.epoch += 1;
     this.generation += 1;
     this.profiles.clear();

@@ -19,6 +19,46 @@ const list = (state: RankingState, userId: string): RankedItem[] => {
   return rankCandidates(state.index, profile, DEFAULT_ALGORITHM_CONFIG, { limit: 10, nowMs: NOW });
 };
 
+describe('RankingState.reload', () => {
+  it('keeps the post events announced while it read the database: the new pool is not behind them', async () => {
+    let read: (posts: StoredPost[]) => void = () => undefined;
+    let reads = 0;
+    const state = await loadRankingState(async () => {
+      reads += 1;
+      if (reads === 1) return [stored('old'), stored('gone'), stored('counted')];
+      return new Promise<StoredPost[]>((resolve) => (read = resolve));
+    });
+    const reloading = state.reload();
+    // Committed and announced after the reload's read, before its pool replaced this one.
+    state.postsStored([stored('new')]);
+    state.postsDeleted(['gone']);
+    state.postCountsChanged('counted', { favourites: 7, reblogs: 1, replies: 0 });
+    state.postsStored([stored('old', { visibility: 'private' })]);
+    read([stored('old'), stored('gone'), stored('counted')]);
+    await reloading;
+    expect(state.index.get('new')).toBeDefined();
+    expect(state.index.get('gone')).toBeUndefined();
+    expect(state.index.get('old')).toBeUndefined();
+    expect(state.index.get('counted')).toMatchObject({ favourites: 7, reblogs: 1 });
+    // Events after the reload are not replayed again later.
+    state.postsDeleted(['new']);
+    expect(state.index.get('new')).toBeUndefined();
+  });
+
+  it('a failed read leaves the pool as it was and logs nothing more', async () => {
+    let fail = false;
+    const state = await loadRankingState(async () => {
+      if (fail) throw new Error('database gone');
+      return [stored('a')];
+    });
+    fail = true;
+    await expect(state.reload()).rejects.toThrow('database gone');
+    state.postsStored([stored('b')]);
+    expect(state.index.get('a')).toBeDefined();
+    expect(state.index.get('b')).toBeDefined();
+  });
+});
+
 describe('RankingState events', () => {
   it('postsStored pools recommendable posts, drops their cached statuses, and takes out a post that turned private', async () => {
     const state = await loadRankingState(async () => [stored('a'), stored('hidden', { visibility: 'direct' })]);
