@@ -119,6 +119,8 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
     onPrivacyRowChange: () => undefined,
     // Nor its experiments: another process's change is read at the runtime's 30 s refresh.
     onExperimentsChange: () => undefined,
+    // Nor its users' settings: this process's own writes drop what it cached.
+    onUserSettingsChange: () => undefined,
     connections: () => ({ max: 1, open: sqlite.open ? 1 : 0, idle: sqlite.open ? 1 : 0, waiting: 0 }),
     close: async () => {
       await checkpointer?.stop();

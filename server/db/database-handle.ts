@@ -65,6 +65,13 @@ export interface DatabaseHandle {
    * re-reads the open experiments every 30 s).
    */
   onExperimentsChange: (listener: () => void) => void;
+  /**
+   * Calls `listener` with the user id of each change another process committed to the user's
+   * `user_settings` row (undefined: changes may have been missed, forget them all). PostgreSQL:
+   * migration 0030's notifications, so an experiments opt-out made through one instance applies
+   * on every other at once. SQLite: never called — one process owns the file.
+   */
+  onUserSettingsChange: (listener: (userId: string | undefined) => void) => void;
   /** The connections open now. */
   connections: () => ConnectionCounts;
   close: () => Promise<void>;

@@ -10,7 +10,8 @@
  * The same connection LISTENs on `recsvc_privacy_changed` (migration 0026): each changed user's
  * id is passed on, so every instance's privacy policy re-reads that user's level at once; and on
  * `recsvc_experiments_changed` (migration 0027): every instance's experiments runtime forgets
- * its cached experiments when any process changed one.
+ * its cached experiments when any process changed one; and on `recsvc_user_settings_changed`
+ * (migration 0030): every instance forgets that user's cached settings and enrolment.
  *
  * Whenever the signal cannot be trusted (not yet listening, the trigger not installed yet,
  * the connection lost and being reopened) the version moves on at every read: caches
@@ -27,8 +28,14 @@ export const PRIVACY_CHANGED_CHANNEL = 'recsvc_privacy_changed';
 /** Migration 0027: payload `<schema>` for each statement that changed an experiment, its variants or its periods. */
 export const EXPERIMENTS_CHANGED_CHANNEL = 'recsvc_experiments_changed';
 
+/** Migration 0030: payload `<schema>/<user id>` for each changed row of user_settings. */
+export const USER_SETTINGS_CHANGED_CHANNEL = 'recsvc_user_settings_changed';
+
 /** Told the user whose privacy row changed; `undefined`: changes may have been missed, re-read everyone. */
 export type PrivacyChangeListener = (userId: string | undefined) => void;
+
+/** Told the user whose settings row changed; `undefined`: changes may have been missed, forget everyone's. */
+export type UserSettingsChangeListener = (userId: string | undefined) => void;
 
 export interface ChangeSignal {
   /** Changes after every notified change; at every read while the signal is not trusted. */
@@ -39,6 +46,8 @@ export interface ChangeSignal {
   onPrivacyChange(listener: PrivacyChangeListener): void;
   /** Calls `listener` after each committed change of the experiment tables, and after each (re)connection. */
   onExperimentsChange(listener: () => void): void;
+  /** Calls `listener` for each committed change of a user's settings row, and with undefined after each (re)connection. */
+  onUserSettingsChange(listener: UserSettingsChangeListener): void;
   close(): Promise<void>;
 }
 
@@ -70,6 +79,10 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
   const experimentsListeners: Array<() => void> = [];
   const tellExperiments = (): void => {
     for (const listener of experimentsListeners) listener();
+  };
+  const userSettingsListeners: UserSettingsChangeListener[] = [];
+  const tellUserSettings = (userId: string | undefined): void => {
+    for (const listener of userSettingsListeners) listener(userId);
   };
 
   const later = (work: () => Promise<void>, ms: number): void => {
@@ -114,6 +127,8 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
       if (message.channel === PRIVACY_CHANGED_CHANNEL && message.payload?.startsWith(prefix))
         tellPrivacy(message.payload.slice(prefix.length));
       if (message.channel === EXPERIMENTS_CHANGED_CHANNEL && message.payload === schema) tellExperiments();
+      if (message.channel === USER_SETTINGS_CHANGED_CHANNEL && message.payload?.startsWith(prefix))
+        tellUserSettings(message.payload.slice(prefix.length));
     });
     try {
       await next.connect();
@@ -121,11 +136,13 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
       await next.query(`LISTEN ${TOKENS_CHANGED_CHANNEL}`);
       await next.query(`LISTEN ${PRIVACY_CHANGED_CHANNEL}`);
       await next.query(`LISTEN ${EXPERIMENTS_CHANGED_CHANNEL}`);
+      await next.query(`LISTEN ${USER_SETTINGS_CHANGED_CHANNEL}`);
       const { rows } = await next.query<{ schema: string }>('SELECT current_schema() AS schema');
       schema = rows[0]?.schema;
       // Whatever changed while nobody listened (before this connection, or while it was lost) is re-read.
       tellPrivacy(undefined);
       tellExperiments();
+      tellUserSettings(undefined);
       await confirm();
     } catch {
       lost(next);
@@ -138,6 +155,7 @@ export function listenForTokenChanges(pg: Pg, config: ClientConfig, options: Cha
     trusted: () => trusted,
     onPrivacyChange: (listener) => void privacyListeners.push(listener),
     onExperimentsChange: (listener) => void experimentsListeners.push(listener),
+    onUserSettingsChange: (listener) => void userSettingsListeners.push(listener),
     close: async () => {
       closed = true;
       trusted = false;

@@ -70,6 +70,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     withExclusiveLock: locks.lock,
     onPrivacyRowChange: (listener) => tokenChanges.onPrivacyChange(listener),
     onExperimentsChange: (listener) => tokenChanges.onExperimentsChange(listener),
+    onUserSettingsChange: (listener) => tokenChanges.onUserSettingsChange(listener),
     connections: () => ({ max: pool.options.max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await tokenChanges.close();

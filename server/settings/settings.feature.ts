@@ -61,6 +61,8 @@ export async function registerSettings(
     ...(deps.live ? { live: deps.live } : {}),
   });
   await integration.load();
+  // PostgreSQL: another instance's change of a user's settings reaches this one at once.
+  context.database.onUserSettingsChange((userId) => users.changedElsewhere(userId));
   addReasonLocaliser(app, (userId, acceptLanguage) => users.reasonLanguage(userId, acceptLanguage));
   await app.register(settingsRoutes, { users, integration });
   return { users, integration };

@@ -108,6 +108,19 @@ export class UserSettingsService {
     return this.get(userId, acceptLanguage);
   }
 
+  /**
+   * Another process changed this user's settings (undefined: anyone's may have changed): what
+   * is cached of them is dropped, and so is the user's enrolment (their opt-out may have changed).
+   */
+  changedElsewhere(userId: string | undefined): void {
+    if (userId === undefined) {
+      this.cache.clear();
+      return;
+    }
+    this.cache.delete(userId);
+    this.deps.experiments?.forgetUser(userId);
+  }
+
   /** The language of this user's reasons: their setting, else `Accept-Language`, else English. */
   async reasonLanguage(userId: string | undefined, acceptLanguage: string | undefined): Promise<ReasonLanguage> {
     const setting = userId === undefined ? null : reasonLanguageOf(await this.own(userId));
