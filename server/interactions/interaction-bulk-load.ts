@@ -70,7 +70,10 @@ const DEFAULT_STAGING_SCRIPT = new URL('../db/bulk-staging.worker.js', import.me
 
 const COUNTERS: readonly (keyof CountDeltas)[] = ['favourites', 'reblogs', 'bookmarks'];
 const ACTION_COUNTER: Readonly<Record<InteractionAction, number>> = { favorite: 0, reblog: 1, bookmark: 2 };
-const ACTIONS: readonly InteractionAction[] = ['favorite', 'reblog', 'bookmark'];
+/** Each action at its ACTION_COUNTER index (the staged column's dictionary). */
+const ACTIONS: readonly InteractionAction[] = (Object.keys(ACTION_COUNTER) as InteractionAction[]).sort(
+  (a, b) => ACTION_COUNTER[a] - ACTION_COUNTER[b],
+);
 
 /**
  * Loads interactions made in the past, inside the caller's transaction, with what each live
