@@ -24,6 +24,8 @@ import type { CreateOptions } from './create.js';
 /** A validator for inquirer: true, or the message to show. */
 const check = (issue: string | undefined): true | string => issue ?? true;
 const numeric = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
+/** What a validator is shown: the number typed, or the text itself when it is none ("abc", not NaN). */
+const typed = (text: string): number | string => (Number.isFinite(numeric(text)) ? numeric(text) : text.trim());
 
 /**
  * Asks for every field, the primary metric, guardrails, gate rule and analysis method included;
@@ -43,21 +45,21 @@ export async function promptExperiment(options: CreateOptions, prompts: Prompts 
     await input({
       message: 'Traffic percentage (users enrolled)',
       default: String(options.traffic ?? EXPERIMENT_DEFAULTS.traffic_percentage),
-      validate: (v) => check(validateTrafficPercentage(numeric(v))),
+      validate: (v) => check(validateTrafficPercentage(typed(v))),
     }),
   );
   const minimum = numeric(
     await input({
       message: 'Minimum sample size per variant',
       default: String(options.minSampleSize ?? EXPERIMENT_DEFAULTS.minimum_sample_size),
-      validate: (v) => check(validateMinimumSampleSize(numeric(v))),
+      validate: (v) => check(validateMinimumSampleSize(typed(v))),
     }),
   );
   const confidence = numeric(
     await input({
       message: 'Confidence level',
       default: String(options.confidenceLevel ?? EXPERIMENT_DEFAULTS.confidence_level),
-      validate: (v) => check(validateConfidenceLevel(numeric(v))),
+      validate: (v) => check(validateConfidenceLevel(typed(v))),
     }),
   );
   const roles = await promptRoles(defaults, prompts);
@@ -106,7 +108,7 @@ async function askVariants(prompts: Prompts): Promise<VariantInput[]> {
         default: variants.length >= 1 ? String(left) : String(left / 2),
         validate: (v) =>
           check(
-            validateAllocation(numeric(v)) ?? (numeric(v) > left + 1e-9 ? `only ${left}% is left (allocations add up to 100)` : undefined),
+            validateAllocation(typed(v)) ?? (numeric(v) > left + 1e-9 ? `only ${left}% is left (allocations add up to 100)` : undefined),
           ),
       }),
     );
@@ -117,19 +119,19 @@ async function askVariants(prompts: Prompts): Promise<VariantInput[]> {
   return variants;
 }
 
-/** Four weights; the last defaults to what makes them add up to 1, and the sum is checked. */
+/** Four weights; the last defaults to what is left of 1 (never below 0), and the sum is checked. */
 async function askWeights(variant: string, { input }: Prompts): Promise<Weights> {
   for (;;) {
     const weights = {} as Weights;
     let sum = 0;
     for (const [i, key] of WEIGHT_KEYS.entries()) {
       const last = i === WEIGHT_KEYS.length - 1;
-      const fallback = last ? Math.round((1 - sum) * 1e6) / 1e6 : DEFAULT_ALGORITHM_CONFIG.weights[key];
+      const fallback = last ? Math.max(0, Math.round((1 - sum) * 1e6) / 1e6) : DEFAULT_ALGORITHM_CONFIG.weights[key];
       const value = numeric(
         await input({
           message: `${variant}: weight ${key}`,
           default: String(fallback),
-          validate: (v) => check(validateWeight(numeric(v), `weight ${key}`)),
+          validate: (v) => check(validateWeight(typed(v), `weight ${key}`)),
         }),
       );
       weights[key] = value;

@@ -163,4 +163,35 @@ describe('interactive experiment create: primary metric, guardrails, gate rule a
     expect(error).toBeInstanceOf(CliError);
     expect((error as Error).message).toContain('cancelled');
   });
+
+  it('names the text typed when a number prompt is given letters, never "NaN"', async () => {
+    const { prompts, refused } = scripted([
+      [/^Traffic percentage/, ['abc', '40']],
+      [/^Minimum sample size/, ['lots', '500']],
+      [/^Traffic allocation of control/, ['half', '50']],
+      [/^control: weight recency/, ['x', '0.25']],
+      ...BASICS,
+    ]);
+    await promptExperiment({}, prompts);
+    expect(refused.map((r) => r.answer)).toEqual(['abc', 'lots', 'half', 'x']);
+    for (const r of refused) {
+      expect(r.why).toContain(`(got "${r.answer}")`);
+      expect(r.why).not.toContain('NaN');
+    }
+  });
+
+  it('never offers a negative last weight when the first three already add up to more than 1', async () => {
+    const { prompts, questions, refused } = scripted([
+      ...BASICS,
+      [/^control: weight author_preference/, ['0.6', '0.35']],
+      [/^control: weight content_engagement/, ['0.5', '0.25']],
+      [/^control: weight recency/, ['0.3', '0.25']],
+    ]);
+    await promptExperiment({}, prompts);
+    const lastDefaults = questions.filter((q) => /: weight semantic_similarity/.test(q.message)).map((q) => Number(q.default));
+    // First round (0.6 + 0.5 + 0.3 = 1.4) offers 0, not -0.4; the re-asked round offers what is left: 0.15.
+    expect(lastDefaults.slice(0, 2)).toEqual([0, 0.15]);
+    for (const value of lastDefaults) expect(value).toBeGreaterThanOrEqual(0);
+    expect(refused).toEqual([]);
+  });
 });
