@@ -25,6 +25,20 @@ function formatValue(value: number | null): string {
   return value === null ? '—' : String(Number(value.toPrecision(4)));
 }
 
+/** The singular of a plural unit ("impressions" → "impression"; each term of a sum). */
+function singular(plural: string): string {
+  return plural
+    .split(' + ')
+    .map((word) => (word.endsWith('s') ? word.slice(0, -1) : word))
+    .join(' + ');
+}
+
+/** A number and its noun in agreement as shown: "1 impression", "8.33 impressions", "1,000 users". */
+function quantity(value: number, plural: string, digits = 0): string {
+  const shown = formatCount(value, digits);
+  return `${shown} ${shown === '1' ? singular(plural) : plural}`;
+}
+
 export interface PlanReport extends Plan {
   power_at_minimum_sample_size: { minimum_sample_size: number; power: number };
   duration: Duration | null;
@@ -43,22 +57,23 @@ export function renderPlan(report: PlanReport): string {
   if (report.observed !== null) {
     const o = report.observed;
     lines.push(
-      `Observed in experiment ${o.experiment_id} over ${o.active_days.toFixed(1)} active days: ${formatCount(o.users)} users ` +
+      `Observed in experiment ${o.experiment_id} over ${o.active_days.toFixed(1)} active days: ${quantity(o.users, 'users')} ` +
         `at ${o.traffic_percentage}% traffic (${formatCount(o.daily_users, 1)} new users/day), baseline ${formatValue(o.baseline)}, ` +
-        `${formatValue(o.units_per_user)} ${report.unit} per user, sd ${formatValue(o.sd)} per unit`,
+        `${formatValue(o.units_per_user)} ${formatValue(o.units_per_user) === '1' ? singular(report.unit) : report.unit} per user, ` +
+        `sd ${formatValue(o.sd)} per ${singular(report.unit)}`,
     );
   }
   const correction =
     report.correction === 'bonferroni'
       ? `, ${formatValue(report.comparison_alpha)} per comparison (alpha / treatments, valid for Holm)`
       : '';
-  lines.push(`Plan for ${report.metric} per ${report.unit}: ${effectText(report)}`);
+  lines.push(`Plan for ${report.metric} per ${singular(report.unit)}: ${effectText(report)}`);
   lines.push(`two-sided alpha ${formatValue(report.alpha)}${correction}; power ${formatPercent(report.power, false, 0)}`);
   const sds =
     report.control_sd === report.treatment_sd
       ? formatValue(report.control_sd)
       : `${formatValue(report.control_sd)} (control), ${formatValue(report.treatment_sd)} (treatment)`;
-  lines.push(`standard deviation per ${report.unit}: ${sds}`);
+  lines.push(`standard deviation per ${singular(report.unit)}: ${sds}`);
   lines.push('');
   const rows = report.variants.map((v) => [
     v.is_control && v.name !== 'control' ? `${v.name} (control)` : v.name,
@@ -70,8 +85,8 @@ export function renderPlan(report: PlanReport): string {
   lines.push(renderTable(['variant', 'share', report.unit, 'users'], rows));
   lines.push('');
   lines.push(
-    `minimum_sample_size: ${formatCount(report.minimum_sample_size)} users per variant ` +
-      `(at ${formatCount(report.units_per_user, 2)} ${report.unit} per user)`,
+    `minimum_sample_size: ${quantity(report.minimum_sample_size, 'users')} per variant ` +
+      `(at ${quantity(report.units_per_user, report.unit, 2)} per user)`,
   );
   const current = report.power_at_minimum_sample_size;
   lines.push(`power at minimum_sample_size ${formatCount(current.minimum_sample_size)}: ${formatPercent(current.power, false, 1)}`);
@@ -79,7 +94,7 @@ export function renderPlan(report: PlanReport): string {
   lines.push(
     d === null
       ? 'duration: give --daily-users (or --from-experiment) to estimate it'
-      : `duration: ${d.days} days at ${formatCount(d.daily_users, 1)} new users/day × ${d.traffic_percentage}% traffic ` +
+      : `duration: ${quantity(d.days, 'days')} at ${formatCount(d.daily_users, 1)} new users/day × ${d.traffic_percentage}% traffic ` +
           `(${formatCount(d.enrolled_per_day, 1)} enrolled/day)`,
   );
   return lines.join('\n');
