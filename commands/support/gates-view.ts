@@ -1,18 +1,18 @@
 /** Human output of `gates check`: a table of value / threshold / verdict and a one-line summary. */
-import type { GateResult } from '../../src/experiments/gates.js';
+import { GATE_UNITS, type GateResult } from '../../src/experiments/gates.js';
 import { srmLines } from './analysis-view.js';
 import { formatValue } from './format.js';
 import type { GatesReport } from './gates-report.js';
 import { colours, renderTable } from './output.js';
 
+const unit = (result: GateResult): string => (GATE_UNITS[result.gate] === '' ? '' : ` ${GATE_UNITS[result.gate]}`);
+
 function value(result: GateResult): string {
-  if (result.value === null) return '—';
-  return result.gate === 'max_response_time_p95' ? `${formatValue(result.value)} ms` : formatValue(result.value);
+  return result.value === null ? '—' : `${formatValue(result.value)}${unit(result)}`;
 }
 
 function threshold(result: GateResult): string {
-  const unit = result.gate === 'max_response_time_p95' ? ' ms' : '';
-  return `${result.comparator} ${result.threshold}${unit}`;
+  return `${result.comparator} ${result.threshold}${unit(result)}`;
 }
 
 function verdict(result: GateResult): string {

@@ -6,7 +6,7 @@
  * note saying how many. Pure: the caller writes the text.
  */
 import { formatInterval } from './gate-explain.js';
-import type { GateResult, GateVerdict } from './gates.js';
+import { GATE_UNITS, type GateResult, type GateVerdict } from './gates.js';
 import type { SrmResult } from './srm.js';
 
 /** GitHub's limit on one step's summary. */
@@ -38,10 +38,13 @@ function value(x: number | null): string {
   return x === null ? '—' : String(Number(x.toPrecision(6)));
 }
 
+/** " ms" after a p95 figure; nothing after a rate. */
+const unit = (result: GateResult): string => (GATE_UNITS[result.gate] === '' ? '' : ` ${GATE_UNITS[result.gate]}`);
+
 function intervalCell(result: GateResult): string {
   if (result.ci_low === undefined && result.ci_high === undefined) return '—';
   const round = (x: number | null | undefined) => (x === null || x === undefined ? x : Number(x.toPrecision(6)));
-  return formatInterval(round(result.ci_low), round(result.ci_high));
+  return `${formatInterval(round(result.ci_low), round(result.ci_high))}${unit(result)}`;
 }
 
 function row(variant: GateSummaryInput['variants'][number], result: GateResult): string {
@@ -52,9 +55,9 @@ function row(variant: GateSummaryInput['variants'][number], result: GateResult):
     name,
     variant.users.toLocaleString('en-US'),
     result.gate,
-    value(result.value),
+    result.value === null ? value(null) : `${value(result.value)}${unit(result)}`,
     intervalCell(result),
-    `${comparator} ${result.threshold}`,
+    `${comparator} ${result.threshold}${unit(result)}`,
     `${MARK[result.verdict]}${reason}`,
   ];
   return `| ${cells.join(' | ')} |`;

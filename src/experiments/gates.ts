@@ -42,6 +42,14 @@ export const GATE_DEFINITIONS: Record<GateName, { value: GateFigure; comparator:
   min_user_satisfaction: { value: 'user_satisfaction', comparator: '>=' },
 };
 
+/** The unit a gate's value, interval and threshold are shown in (rates are plain ratios between 0 and 1). */
+export const GATE_UNITS: Record<GateName, string> = {
+  max_response_time_p95: 'ms',
+  min_click_through_rate: '',
+  max_error_rate: '',
+  min_user_satisfaction: '',
+};
+
 /** How a gate is judged: on the figure's interval (default) or its point value (the spec's rule). */
 export const GATE_RULES = ['bounds', 'point'] as const;
 export type GateRule = (typeof GATE_RULES)[number];

@@ -69,7 +69,8 @@ describe('gates check --summary-md', () => {
       for (const gate of variant.gates) {
         const row = rows.find((r) => r.startsWith(`| ${shown} | 1,200 | ${gate.gate} |`));
         expect(row, `${variant.name} ${gate.gate}`).toBeDefined();
-        expect(row).toContain(`| ${gate.value === null ? '—' : String(Number(gate.value.toPrecision(6)))} |`);
+        const unit = gate.gate === 'max_response_time_p95' ? ' ms' : '';
+        expect(row).toContain(`| ${gate.value === null ? '—' : `${Number(gate.value.toPrecision(6))}${unit}`} |`);
         expect(row).toMatch(new RegExp(`\\| (✅|❌|⚠️) ${gate.verdict}( \\([a-z ]+\\))? \\|$`));
       }
     }

@@ -34,6 +34,25 @@ function report(variants: GateSummaryInput['variants'], verdict: GateResult['ver
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
 describe('gateSummaryMarkdown', () => {
+  it('shows the p95 gate in milliseconds in value, interval and threshold, as the terminal does; rates stay plain', () => {
+    const p95: GateResult = {
+      variant: 'treatment',
+      gate: 'max_response_time_p95',
+      value: 182.5,
+      threshold: 200,
+      comparator: '<=',
+      ci_low: 170.25,
+      ci_high: 195,
+      rule: 'bounds',
+      verdict: 'pass',
+    };
+    const md = gateSummaryMarkdown(
+      report([{ name: 'treatment', is_control: false, users: 1180, verdict: 'pass', gates: [p95, ctr('treatment', 'pass')] }]),
+    );
+    expect(md).toContain('| treatment | 1,180 | max_response_time_p95 | 182.5 ms | [170.25, 195] ms | ≤ 200 ms | ✅ pass |');
+    expect(md).toContain('| treatment | 1,180 | min_click_through_rate | 0.0612 | [0.0551, 0.0673] | ≥ 0.05 | ✅ pass |');
+  });
+
   it('writes a heading with the verdict, the sample ratio and one table row per variant x gate', () => {
     const md = gateSummaryMarkdown(
       report(
