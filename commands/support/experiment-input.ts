@@ -40,14 +40,26 @@ export async function readExperimentBody(path: string): Promise<ExperimentCreate
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw usageError(`--file ${path}: expected an object (the creation body)`);
-  const variants = (body as { variants?: unknown }).variants;
-  if (
-    !Array.isArray(variants) ||
-    variants.some((v) => typeof v !== 'object' || v === null || typeof (v as VariantInput).algorithm_config?.weights !== 'object')
-  ) {
-    throw usageError(`--file ${path}: "variants" must be an array of variants, each with algorithm_config.weights`);
-  }
+  const issue = variantsIssue((body as { variants?: unknown }).variants);
+  if (issue !== undefined) throw usageError(`--file ${path}: ${issue}`);
   return body as ExperimentCreate;
+}
+
+const WEIGHTS_EXAMPLE = `algorithm_config: { weights: { ${WEIGHT_KEYS.map((key) => `${key}: ${DEFAULT_ALGORITHM_CONFIG.weights[key]}`).join(', ')} } }`;
+
+/** What is wrong with the file's variants before the creation rules can even be checked: the variant at fault and why. */
+function variantsIssue(variants: unknown): string | undefined {
+  if (variants === undefined) return '"variants" is missing (a list of at least two variants)';
+  if (!Array.isArray(variants)) return '"variants" must be a list of variants';
+  for (const [i, variant] of variants.entries()) {
+    if (typeof variant !== 'object' || variant === null || Array.isArray(variant)) return `variants[${i}] must be an object (a variant)`;
+    const named = typeof (variant as VariantInput).name === 'string' ? ` ("${(variant as VariantInput).name}")` : '';
+    const config = (variant as Partial<VariantInput>).algorithm_config;
+    if (typeof config?.weights === 'object' && config.weights !== null) continue;
+    const misplaced = 'weights' in variant ? '; its "weights" belong under "algorithm_config"' : '';
+    return `variants[${i}]${named} has no algorithm_config.weights${misplaced}; every variant needs its ranking weights, e.g. ${WEIGHTS_EXAMPLE}`;
+  }
+  return undefined;
 }
 
 async function readStdin(): Promise<string> {
