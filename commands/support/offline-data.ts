@@ -7,10 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import type { AnalysisDesign } from '../../src/experiments/analysis.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
+import { assertAnalysable } from '../../src/experiments/analysable.js';
 import {
   createJsonlExportParser,
   createUserCsvParser,
+  createUserIdScan,
   parseChunks,
+  type DuplicateCheckMode,
   type LineParser,
   type PerformanceRecord,
 } from '../../src/experiments/export-format.js';
@@ -59,17 +62,31 @@ export interface OfflineData {
   interleaving?: readonly UserTeamCounts[];
 }
 
-/** Streams the file into accumulators; malformed rows and bad flags are usage errors (exit 2). */
+/**
+ * Streams the file into accumulators; malformed rows, duplicate users, data that cannot be
+ * analysed (no users, or all in one variant) and bad flags are usage errors (exit 2). Duplicate
+ * users: a file sorted by user id (an export) is checked in one pass and O(1) memory; an unsorted
+ * one is read a second time with a table of id hashes (duplicate-users.ts); stdin, which cannot
+ * be read twice, gets the table from the start.
+ */
 export async function loadOfflineData(flags: OfflineFlags): Promise<OfflineData> {
   const csvDesign = await designFromFlags(flags);
-  const source = await openLineSource(flags.file);
-  const parser = new SniffingParser(flags.file, csvDesign, flags);
+  const duplicateCheck: DuplicateCheckMode = flags.file === '-' ? 'table' : 'sorted';
+  const parser = new SniffingParser(flags.file, csvDesign, flags, duplicateCheck);
+  await parseFile(flags.file, parser);
+  const data = parser.result();
+  if (parser.unsortedFrom !== undefined) await parseFile(flags.file, createUserIdScan(flags.file));
+  if (data.interleaving === undefined) assertAnalysable(data.file, data.design.variants, data.accumulators);
+  return data;
+}
+
+async function parseFile(file: string, parser: LineParser<unknown>): Promise<void> {
+  const source = await openLineSource(file);
   try {
     await parseChunks(withProgress(source), parser);
   } finally {
     progressDone();
   }
-  return parser.result();
 }
 
 const CSV_ONLY = ['allocations', 'control', 'experimentFile', 'confidenceLevel', 'minSampleSize'] as const;
@@ -95,7 +112,13 @@ class SniffingParser implements LineParser<void> {
     private readonly file: string,
     private readonly csvDesign: OfflineDesign | undefined,
     private readonly flags: OfflineFlags,
+    private readonly duplicateCheck: DuplicateCheckMode,
   ) {}
+
+  /** The first out-of-order user line, when the file is not sorted by user id. */
+  get unsortedFrom(): number | undefined {
+    return (this.parsed as { unsortedFrom?: number } | undefined)?.unsortedFrom;
+  }
 
   line(text: string): void {
     if (this.inner === undefined) {
@@ -122,12 +145,12 @@ class SniffingParser implements LineParser<void> {
       if (given.length > 0)
         throw usageError(`${given.join(', ')}: only for a CSV; ${this.file} is a JSON Lines export, which carries the experiment`);
       this.format = 'jsonl';
-      return createJsonlExportParser(this.file);
+      return createJsonlExportParser(this.file, this.duplicateCheck);
     }
     if (this.csvDesign === undefined) {
       throw usageError(`${this.file} is a CSV: give --allocations name=pct,... and --control name, or --experiment-file experiment.json`);
     }
-    return createUserCsvParser(this.file, { variants: this.csvDesign.variants.map((v) => v.name) });
+    return createUserCsvParser(this.file, { variants: this.csvDesign.variants.map((v) => v.name), duplicateCheck: this.duplicateCheck });
   }
 
   result(): OfflineData {

@@ -6,9 +6,10 @@
  */
 import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
 import type { AnalysisDesign } from './analysis.js';
-import { validateAllocation, validateConfidenceLevel, validateMinimumSampleSize } from './validate-experiment.js';
+import { validateAllocation, validateAllocationSum, validateConfidenceLevel, validateMinimumSampleSize } from './validate-experiment.js';
 import { COUNT_KEYS, type UserCounts } from './metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, MAX_COUNT } from './count-fields.js';
+import { DuplicateUserCheck, userIdText, type DuplicateCheckMode } from './duplicate-users.js';
 import { InputFileError } from './input-file-error.js';
 import { InstanceAccumulators } from './instance-breakdown.js';
 import { InterleavingLines } from './interleaving/interleaving-export.js';
@@ -19,6 +20,7 @@ import { createAccumulators, type VariantAccumulator } from './variant-accumulat
 
 export { createUserCsvParser, parseUserCsv, USER_CSV_HEADER, type ParsedUsers, type UserCsvOptions } from './user-csv.js';
 export { parseChunks, parseLines, type LineParser } from './line-parser.js';
+export { createUserIdScan, type DuplicateCheckMode } from './duplicate-users.js';
 
 /** One enrolled user's counts. */
 export interface UserRecord extends UserCounts {
@@ -78,6 +80,8 @@ export interface ParsedExport {
   instances?: ReadonlyMap<string, ReadonlyMap<string, VariantAccumulator>>;
   /** Per user, the interleaving lines' team counts: present for an interleaving experiment (interleaving-export.ts). */
   interleaving?: readonly UserTeamCounts[];
+  /** The first user line whose id was out of order (sorted duplicate check): re-check the file with createUserIdScan. */
+  unsortedFrom?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -176,6 +180,8 @@ function parseExperiment(ctx: LineContext, record: Json): ExperimentRecord {
   });
   if (variants.filter((v: Json) => v.is_control === true).length !== 1)
     throw ctx.fail('exactly one variant must have "is_control": true', 'variants');
+  const sumIssue = validateAllocationSum(variants.map((v: Json) => v.traffic_allocation as number));
+  if (sumIssue !== undefined) throw ctx.fail(sumIssue, 'variants');
   const { type: _type, experiment_type: experimentType, ...rest } = record;
   const experiment = {
     ...rest,
@@ -251,8 +257,14 @@ class JsonlExportParser implements LineParser<ParsedExport> {
   private readonly instances = new InstanceAccumulators();
   private everyUserHasInstance = true;
   private interleaving: InterleavingLines | undefined;
+  private readonly duplicates: DuplicateUserCheck;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    duplicateCheck: DuplicateCheckMode = 'sorted',
+  ) {
+    this.duplicates = new DuplicateUserCheck(file, duplicateCheck);
+  }
 
   line(raw: string): void {
     const lineNumber = ++this.lineNumber;
@@ -282,12 +294,15 @@ class JsonlExportParser implements LineParser<ParsedExport> {
   private user(ctx: LineContext, record: Json): void {
     const accumulator = this.accumulators.get(ctx.variant(record, this.accumulators)) as VariantAccumulator;
     if (record.user_id === undefined) throw ctx.fail('missing field "user_id"');
+    const id = userIdText(record.user_id);
+    if (id === undefined) throw ctx.fail('user_id must be a non-empty string or a number', 'user_id');
     COUNT_KEYS.forEach((key, i) => {
       this.counts[i] = ctx.count(record, key, DECIMAL_COUNT_KEYS.has(key));
     });
     const issue = findImpossibleCounts(this.counts);
     if (issue !== undefined) throw ctx.fail(issue.message, issue.key);
     const covariate = record.pre_engagement === undefined ? undefined : ctx.count(record, 'pre_engagement', true);
+    this.duplicates.add(id, ctx.line);
     accumulator.addRow(this.counts, covariate);
     this.instance(ctx, record, accumulator.name);
     this.users++;
@@ -316,6 +331,7 @@ class JsonlExportParser implements LineParser<ParsedExport> {
       users: this.users,
       ...instances,
       ...interleaving,
+      ...(this.duplicates.unsortedFrom === undefined ? {} : { unsortedFrom: this.duplicates.unsortedFrom }),
     };
   }
 }
@@ -328,10 +344,12 @@ class JsonlExportParser implements LineParser<ParsedExport> {
  * non-negative number), counts no user can have
  * (findImpossibleCounts), errors > requests or cache_hits > cache_lookups, a second
  * performance line for a variant, an unknown variant or line type, a bad or repeated interleaving
- * line (interleaving-export.ts). Blank lines are skipped.
+ * line (interleaving-export.ts), allocations not adding up to 100, a user id on two lines
+ * (duplicate-users.ts: at once in a sorted export; an unsorted one is reported in `unsortedFrom`
+ * for a second pass). Blank lines are skipped.
  */
-export function createJsonlExportParser(file: string): LineParser<ParsedExport> {
-  return new JsonlExportParser(file);
+export function createJsonlExportParser(file: string, duplicateCheck: DuplicateCheckMode = 'sorted'): LineParser<ParsedExport> {
+  return new JsonlExportParser(file, duplicateCheck);
 }
 
 /** Parses an export from an async iterable of lines (see createJsonlExportParser for the rules). */

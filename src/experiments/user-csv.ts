@@ -4,6 +4,7 @@
  */
 import { COUNT_KEYS } from './metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, parseCount, parseNonNegativeDecimal } from './count-fields.js';
+import { DuplicateUserCheck, type DuplicateCheckMode } from './duplicate-users.js';
 import { InputFileError } from './input-file-error.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { VariantAccumulator } from './variant-accumulator.js';
@@ -15,12 +16,16 @@ const IS_DECIMAL = COUNT_KEYS.map((key) => DECIMAL_COUNT_KEYS.has(key));
 export interface UserCsvOptions {
   /** The variants the data may contain (from `--allocations`); others are an error. Omitted: any. */
   variants?: readonly string[];
+  /** How duplicate user ids are found (duplicate-users.ts); default `sorted`. */
+  duplicateCheck?: DuplicateCheckMode;
 }
 
 /** What a CSV yields: accumulators per variant (in the given order, else first appearance). */
 export interface ParsedUsers {
   accumulators: Map<string, VariantAccumulator>;
   users: number;
+  /** The first line whose user id was out of order (sorted duplicate check): re-check the file with createUserIdScan. */
+  unsortedFrom?: number;
 }
 
 /** Splits a line with double-quoted fields (RFC 4180, quotes doubled inside); the slow path. */
@@ -92,11 +97,13 @@ class UserCsvParser implements LineParser<ParsedUsers> {
   private sawHeader = false;
   private lineNumber = 0;
   private users = 0;
+  private readonly duplicates: DuplicateUserCheck;
 
   constructor(
     private readonly file: string,
     private readonly options: UserCsvOptions,
   ) {
+    this.duplicates = new DuplicateUserCheck(file, options.duplicateCheck);
     this.allowed = options.variants === undefined ? undefined : new Set(options.variants);
     this.accumulators = new Map((options.variants ?? []).map((name) => [name, new VariantAccumulator(name)]));
   }
@@ -109,6 +116,7 @@ class UserCsvParser implements LineParser<ParsedUsers> {
     const variant = line.includes('"') ? undefined : scanRow(line, this.row);
     const accumulator = variant === undefined ? undefined : this.accumulators.get(variant);
     if (accumulator === undefined || findImpossibleCounts(this.row) !== undefined) return this.slowRow(line, lineNumber);
+    this.duplicates.add(line.slice(0, line.indexOf(',')), lineNumber);
     accumulator.addRow(this.row);
     this.users++;
   }
@@ -141,6 +149,7 @@ class UserCsvParser implements LineParser<ParsedUsers> {
     }
     const issue = findImpossibleCounts(this.row);
     if (issue !== undefined) throw fail(2 + COUNT_KEYS.indexOf(issue.key), issue.message);
+    this.duplicates.add(fields[0] as string, lineNumber);
     let accumulator = this.accumulators.get(variant);
     if (accumulator === undefined) {
       accumulator = new VariantAccumulator(variant);
@@ -154,7 +163,8 @@ class UserCsvParser implements LineParser<ParsedUsers> {
     if (!this.sawHeader) {
       throw new InputFileError(this.file, Math.max(this.lineNumber, 1), 1, `the file is empty; expected the header ${USER_CSV_HEADER}`);
     }
-    return { accumulators: this.accumulators, users: this.users };
+    const unsorted = this.duplicates.unsortedFrom;
+    return { accumulators: this.accumulators, users: this.users, ...(unsorted === undefined ? {} : { unsortedFrom: unsorted }) };
   }
 }
 
@@ -163,8 +173,9 @@ class UserCsvParser implements LineParser<ParsedUsers> {
  * into accumulators; throws InputFileError (`file:line:column: ...`) on a wrong header,
  * wrong field count, empty user id, unknown variant, a count that is not a non-negative
  * whole number of at most 15 digits (session_seconds may have a fraction), or counts no user
- * can have (findImpossibleCounts). Blank lines and CRLF are fine.
- * Duplicate user ids are not detected (that would need memory proportional to the users).
+ * can have (findImpossibleCounts), or a user id on two lines (duplicate-users.ts: in a sorted
+ * file at once; an unsorted one is reported in `unsortedFrom` for a second pass). Blank lines
+ * and CRLF are fine.
  */
 export function createUserCsvParser(file: string, options: UserCsvOptions = {}): LineParser<ParsedUsers> {
   return new UserCsvParser(file, options);
