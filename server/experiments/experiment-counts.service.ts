@@ -4,7 +4,7 @@
  * their own transactions; the privacy backfill rebuilds them once). The SQL stays in the
  * experiments repositories; other features import it from here only.
  */
-export { addUserCounts, removePreEngagement } from './serving.repository.js';
+export { addPreEngagement, addUserCounts, removePreEngagement } from './serving.repository.js';
 export {
   addDayCounts,
   coldUsers,

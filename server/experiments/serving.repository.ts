@@ -100,6 +100,23 @@ export async function removePreEngagement(db: Kysely<Database>, pseudonym: strin
     .execute();
 }
 
+/**
+ * Adds an interaction logged after the fact, made at `createdAtMs`, to the pre-experiment
+ * engagement of the user's experiments whose pre-period holds it (removePreEngagement's
+ * inverse: the baseline taken at assignment could not count it yet).
+ */
+export async function addPreEngagement(db: Kysely<Database>, pseudonym: string, createdAtMs: number, preMs: number): Promise<void> {
+  await db
+    .updateTable('experiment_user_counts')
+    .set((eb) => ({ pre_engagement: eb('pre_engagement', '+', 1) }))
+    .where('user_id', '=', pseudonym)
+    .where(
+      sql<boolean>`(SELECT MIN(p.started_at_ms) FROM experiment_active_periods p WHERE p.experiment_id = experiment_user_counts.experiment_id)
+        BETWEEN ${createdAtMs + 1} AND ${createdAtMs + preMs}`,
+    )
+    .execute();
+}
+
 /** Adds impressions of `limited` users (no impression rows) to their counts, per experiment. */
 export async function addImpressionCounts(
   db: Kysely<Database>,

@@ -4,7 +4,11 @@ import { Type } from '@sinclair/typebox';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
 import {
   DEFAULT_INTERACTIONS_PAGE,
+  InteractionBatchResultSchema,
+  InteractionBatchSchema,
   InteractionInputSchema,
+  type InteractionInput,
+  MAX_BATCH_INTERACTIONS,
   InteractionListQuerySchema,
   InteractionSchema,
   InteractionUndoSchema,
@@ -13,7 +17,18 @@ import {
 import { authorizeUser } from '../plugins/access.js';
 import { envelope } from '../http/envelope.js';
 import { keptQuery, setLinkHeader } from '../http/paging.js';
-import type { InteractionService } from './interaction.service.js';
+import type { InteractionService, RecordInput } from './interaction.service.js';
+
+/** The service's input of a wire interaction (`created_at` parsed: the schema checked it is an instant). */
+function recordInput(body: InteractionInput): RecordInput {
+  return {
+    userId: body.user_id,
+    postId: body.post_id,
+    actionType: body.action_type,
+    ...(body.context !== undefined ? { context: body.context } : {}),
+    ...(body.created_at !== undefined ? { createdAtMs: Date.parse(body.created_at) } : {}),
+  };
+}
 
 export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: InteractionService }> = async (app, { interactions }) => {
   app.post(
@@ -36,14 +51,42 @@ export const interactionRoutes: FastifyPluginAsyncTypebox<{ interactions: Intera
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const { interaction, created, stored } = await interactions.record({
-        userId: body.user_id,
-        postId: body.post_id,
-        actionType: body.action_type,
-        ...(body.context !== undefined ? { context: body.context } : {}),
-      });
+      const { interaction, created, stored } = await interactions.record(recordInput(request.body));
       return reply.code(!stored ? 202 : created ? 201 : 200).send(envelope(request, interaction));
+    },
+  );
+
+  app.post(
+    '/api/v1/interactions/batch',
+    {
+      // Each interaction names its user: every one must be the token's own (or the token an admin's).
+      config: { access: { scope: 'write', user: 'resource', owner: "each interaction's `user_id`" } },
+      schema: {
+        tags: ['interactions'],
+        summary: `Log up to ${MAX_BATCH_INTERACTIONS} interactions in one transaction (history with \`created_at\`: an import)`,
+        description:
+          'All or nothing: a malformed or refused interaction (a `created_at` in the future, before 1990 or before its post) ' +
+          'is 400 naming it, e.g. `interactions[3].created_at`, a missing post 404 naming `interactions[i].post_id`, ' +
+          'and nothing is stored. Each interaction is idempotent per user, post and action like a single write: ' +
+          "`existing` when it was there already (unchanged, its time included), `not_stored` when its user's tracking " +
+          'level is `none`. 201 when the batch stored at least one, else 200. A user token may log its own ' +
+          "user's interactions; an admin token anyone's.",
+        operationId: 'createInteractionsBatch',
+        body: InteractionBatchSchema,
+        response: {
+          200: Envelope(InteractionBatchResultSchema),
+          201: Envelope(InteractionBatchResultSchema),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const list = request.body.interactions;
+      list.forEach((item, i) => authorizeUser(request, item.user_id, `interactions[${i}].user_id`));
+      const results = await interactions.recordMany(list.map(recordInput));
+      const count = (status: string): number => results.filter((r) => r.status === status).length;
+      const data = { created: count('created'), existing: count('existing'), not_stored: count('not_stored'), results };
+      return reply.code(data.created > 0 ? 201 : 200).send(envelope(request, data));
     },
   );
 

@@ -26,7 +26,8 @@ import {
   type StoredDecayedSums,
   type TermWeigher,
 } from '../../src/ranking/index.js';
-import { NotFoundError } from '../../src/errors.js';
+import { AppError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { beforePostProblem, interactionTime } from '../../src/interactions/interaction-time.js';
 import { CONTEXT_BOUNDS, parseWithinBounds, stringifyWithinBounds } from '../../src/schemas/bounded-json.js';
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
 import { BatchedTransactionRunner } from '../db/batched-transactions.js';
@@ -35,7 +36,7 @@ import { generatePostId } from '../../src/post-ids.js';
 import { type AdjustedPost, type CountDeltas, type PostService } from '../posts/post.service.js';
 import { type SignalWriterState } from '../ranking-state/ranking-state.service.js';
 import { PRE_PERIOD_MS } from '../experiments/experiment-counts.service.js';
-import { addUserCounts, removePreEngagement } from '../experiments/experiment-counts.service.js';
+import { addPreEngagement, addUserCounts, removePreEngagement } from '../experiments/experiment-counts.service.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { StagingDatabase } from '../db/bulk-staging.js';
@@ -57,7 +58,26 @@ export interface RecordInput {
   postId: string;
   actionType: InteractionAction;
   context?: Record<string, unknown>;
+  /** When it happened (a parsed `created_at`); default: when it is received. See src/interactions/interaction-time.ts. */
+  createdAtMs?: number;
 }
+
+/** What became of one recorded interaction: new, already there, or acknowledged without storing (tracking level `none`). */
+export type RecordStatus = 'created' | 'existing' | 'not_stored';
+
+/** An interaction ready to write: its row, validated, and whether its time was given. */
+interface PreparedInteraction {
+  readonly input: RecordInput;
+  readonly row: repo.InteractionRow;
+  readonly timeGiven: boolean;
+  /** Where its fields are in the request (`''` for a single write, `interactions[3].` in a batch). */
+  readonly at: string;
+}
+
+/** One interaction's write inside the batch's transaction. */
+type WriteOutcome =
+  | { created: false; existing: repo.InteractionRow | undefined }
+  | { created: true; post: EngagedPost; counts: AdjustedPost['counts']; written: SignalWrite };
 
 /** An interaction of a bulk load (demo data, benchmarks), with the id and time it was made. */
 export interface ImportedInteraction {
@@ -131,54 +151,91 @@ export class InteractionService {
   }
 
   /**
-   * Records an interaction; `created` is false when it already existed (nothing changes then),
-   * `stored` false when the user's tracking level keeps nothing (the post must still exist).
+   * Records an interaction; `created` is false when it already existed (nothing changes then,
+   * its time included), `stored` false when the user's tracking level keeps nothing (the post
+   * must still exist).
    */
   async record(input: RecordInput, nowMs = Date.now()): Promise<{ interaction: Interaction; created: boolean; stored: boolean }> {
-    // Checked before anything is written: a context beyond the bounds is a 400 naming its path,
-    // and nothing stored can later be too deep or too big to serialise in a response.
-    const contextJson = input.context === undefined ? null : stringifyWithinBounds(input.context, CONTEXT_BOUNDS, 'context');
-    const row = {
-      id: generatePostId(nowMs),
-      user_id: input.userId,
-      post_id: input.postId,
-      action_type: input.actionType,
-      context_json: contextJson,
-      created_at: new Date(nowMs).toISOString(),
-      created_at_ms: nowMs,
-    };
+    const prepared = prepare(input, nowMs, '');
     if (!this.privacy.allowanceFor(input.userId).storeInteractions) {
       await this.posts.counts(input.postId);
-      return { interaction: toInteraction(row), created: false, stored: false };
+      return { interaction: toInteraction(prepared.row), created: false, stored: false };
     }
-    // Three statements for a new interaction: the insert (whose foreign key says whether the
-    // post exists), the counters (which return the post's author, tags and text) and the
-    // affinities. The post is never read on its own.
-    const outcome = await this.runSignalWrite(async (trx, track) => {
-      const inserted = await repo.insertInteraction(trx, row);
-      if (inserted === 'no-post') throw new NotFoundError(`No post with id ${input.postId}`);
-      if (inserted === 'exists') {
-        const existing = await repo.findInteraction(trx, input.userId, input.postId, input.actionType);
-        return { created: false as const, existing };
-      }
-      const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
-      if (!adjusted) throw new NotFoundError(`No post with id ${input.postId}`);
-      const { post } = adjusted;
-      const written = track(await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], nowMs));
-      await addUserCounts(trx, this.privacy.pseudonym(input.userId), nowMs, 'interactions', 1);
-      return { created: true as const, post, counts: adjusted.counts, written };
+    const [outcome] = await this.runSignalWrite(async (trx, track) => [await this.writeOne(trx, prepared, nowMs, track)]);
+    if (outcome === undefined || !outcome.created) {
+      return { interaction: toInteraction(outcome?.existing ?? prepared.row), created: false, stored: true };
+    }
+    this.announceRecorded(prepared, outcome);
+    return { interaction: toInteraction(prepared.row), created: true, stored: true };
+  }
+
+  /**
+   * Records a batch as one unit of the group commit: all or nothing. Every interaction is
+   * checked before anything is written (a refused one names its index, e.g.
+   * `interactions[3].created_at`); each has the single write's idempotency and tracking
+   * level. Results in the order given.
+   */
+  async recordMany(inputs: readonly RecordInput[], nowMs = Date.now()): Promise<{ status: RecordStatus; interaction: Interaction }[]> {
+    const prepared = inputs.map((input, i) => prepare(input, nowMs, `interactions[${i}].`));
+    const stored = prepared.filter((p) => this.privacy.allowanceFor(p.input.userId).storeInteractions);
+    const storing = new Set(stored);
+    for (const p of prepared) {
+      if (storing.has(p)) continue;
+      // Nothing is stored for this user, but the post must exist, as for a single write.
+      await this.posts.counts(p.input.postId).catch((error: unknown) => {
+        throw error instanceof NotFoundError ? missingPost(p) : error;
+      });
+    }
+    const outcomes = new Map<PreparedInteraction, WriteOutcome>();
+    if (stored.length > 0) {
+      await this.runSignalWrite(async (trx, track) => {
+        for (const p of stored) outcomes.set(p, await this.writeOne(trx, p, nowMs, track));
+      });
+    }
+    return prepared.map((p) => {
+      const outcome = outcomes.get(p);
+      if (outcome === undefined) return { status: 'not_stored' as const, interaction: toInteraction(p.row) };
+      if (!outcome.created) return { status: 'existing' as const, interaction: toInteraction(outcome.existing ?? p.row) };
+      this.announceRecorded(p, outcome);
+      return { status: 'created' as const, interaction: toInteraction(p.row) };
     });
-    if (!outcome.created) {
-      return { interaction: toInteraction(outcome.existing ?? row), created: false, stored: true };
+  }
+
+  /**
+   * One interaction's statements inside the batch's transaction. Three for a new one: the
+   * insert (whose foreign key says whether the post exists), the counters (which return the
+   * post's author, tags, text and time) and the affinities. The post is never read on its own.
+   * A given time before the post's is refused after the fact: the unit's rollback undoes it.
+   */
+  private async writeOne(
+    trx: Kysely<Database>,
+    p: PreparedInteraction,
+    nowMs: number,
+    track: (write: SignalWrite) => SignalWrite,
+  ): Promise<WriteOutcome> {
+    const { input, row } = p;
+    const inserted = await repo.insertInteraction(trx, row);
+    if (inserted === 'no-post') throw missingPost(p);
+    if (inserted === 'exists') {
+      return { created: false, existing: await repo.findInteraction(trx, input.userId, input.postId, input.actionType) };
     }
-    this.announce(
-      input.userId,
-      outcome.counts,
-      { post: outcome.post, action: input.actionType, createdAtMs: nowMs },
-      outcome.written,
-      false,
-    );
-    return { interaction: toInteraction(row), created: true, stored: true };
+    const adjusted = await this.posts.adjustCounts(trx, input.postId, { [COUNTER[input.actionType]]: 1 });
+    if (!adjusted) throw missingPost(p);
+    const atMs = row.created_at_ms;
+    const problem = p.timeGiven ? beforePostProblem(atMs, adjusted.createdAtMs) : undefined;
+    if (problem !== undefined) throw new ValidationError(`${p.at}created_at: ${problem}`, `${p.at}created_at`);
+    const { post } = adjusted;
+    const written = track(await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], atMs));
+    const pseudonym = this.privacy.pseudonym(input.userId);
+    await addUserCounts(trx, pseudonym, atMs, 'interactions', 1);
+    // Logged after the fact: the pre-period baseline of an experiment already under way may hold it.
+    if (atMs < nowMs) await addPreEngagement(trx, pseudonym, atMs, PRE_PERIOD_MS);
+    return { created: true, post, counts: adjusted.counts, written };
+  }
+
+  private announceRecorded(p: PreparedInteraction, outcome: Extract<WriteOutcome, { created: true }>): void {
+    const interaction = { post: outcome.post, action: p.input.actionType, createdAtMs: p.row.created_at_ms };
+    this.announce(p.input.userId, outcome.counts, interaction, outcome.written, false);
   }
 
   /** Undoes an interaction by id, removing its effect on counts, affinities and ranking. */
@@ -295,15 +352,20 @@ export class InteractionService {
   }
 
   /**
-   * Runs a signal write in the batched transaction; `track` marks the interest write it
-   * made, which is settled as failed if the transaction then fails.
+   * Runs a signal write in the batched transaction; `track` marks each interest write it
+   * made, which are settled as failed if the transaction then fails.
    */
   private async runSignalWrite<T>(work: (trx: Kysely<Database>, track: (write: SignalWrite) => SignalWrite) => Promise<T>): Promise<T> {
-    let written: SignalWrite | undefined;
+    const written: SignalWrite[] = [];
     try {
-      return await this.writes.run((trx) => work(trx, (write) => (written = write)));
+      return await this.writes.run((trx) =>
+        work(trx, (write) => {
+          written.push(write);
+          return write;
+        }),
+      );
     } catch (error) {
-      if (written !== undefined) this.settled(written, true);
+      for (const write of written) this.settled(write, true);
       throw error;
     }
   }
@@ -356,6 +418,35 @@ function toInteraction(row: repo.InteractionRow): Interaction {
     context: row.context_json === null ? null : storedContext(row.context_json),
     created_at: row.created_at,
   };
+}
+
+/**
+ * Checks an interaction before anything is written (its context's bounds, its time) and makes
+ * its row; `at` prefixes the fields named in errors. Its id is made from the receipt time, so
+ * ids (and the list's order) follow the order interactions were logged in.
+ */
+function prepare(input: RecordInput, nowMs: number, at: string): PreparedInteraction {
+  // A context beyond the bounds is a 400 naming its path, and nothing stored can later be too
+  // deep or too big to serialise in a response.
+  const contextJson = input.context === undefined ? null : stringifyWithinBounds(input.context, CONTEXT_BOUNDS, `${at}context`);
+  const time = interactionTime(input.createdAtMs, nowMs);
+  if ('refused' in time) throw new ValidationError(`${at}created_at: ${time.refused}`, `${at}created_at`);
+  const row = {
+    id: generatePostId(nowMs),
+    user_id: input.userId,
+    post_id: input.postId,
+    action_type: input.actionType,
+    context_json: contextJson,
+    created_at: new Date(time.atMs).toISOString(),
+    created_at_ms: time.atMs,
+  };
+  return { input, row, timeGiven: input.createdAtMs !== undefined, at };
+}
+
+/** 404 for an interaction's missing post (naming the field in a batch). */
+function missingPost(p: PreparedInteraction): AppError {
+  const message = `${p.at === '' ? '' : `${p.at}post_id: `}No post with id ${p.input.postId}`;
+  return p.at === '' ? new NotFoundError(message) : new AppError(404, 'Resource not found', message, `${p.at}post_id`);
 }
 
 function storedContext(json: string): Record<string, unknown> | null {

@@ -269,7 +269,15 @@ export interface CountDeltas {
 /** A post's counters after a change, with what an interaction learns from (author, tags, text). */
 export type AdjustedPostRow = Pick<
   PostRow,
-  'id' | 'account_id' | 'plain_text' | 'tag_names' | 'favourites_count' | 'reblogs_count' | 'replies_count' | 'bookmarks_count'
+  | 'id'
+  | 'account_id'
+  | 'plain_text'
+  | 'tag_names'
+  | 'created_at_ms'
+  | 'favourites_count'
+  | 'reblogs_count'
+  | 'replies_count'
+  | 'bookmarks_count'
 >;
 
 /** Arguments: post id, then the favourites, reblogs and bookmarks deltas. */
@@ -282,7 +290,17 @@ const adjustPostCountsQuery = queryTemplate((db: Kysely<Database>, [postId, favo
       bookmarks_count: greatest(eb('bookmarks_count', '+', bookmarks as number), 0),
     }))
     .where('id', '=', postId as string)
-    .returning(['id', 'account_id', 'plain_text', 'tag_names', 'favourites_count', 'reblogs_count', 'replies_count', 'bookmarks_count']),
+    .returning([
+      'id',
+      'account_id',
+      'plain_text',
+      'tag_names',
+      'created_at_ms',
+      'favourites_count',
+      'reblogs_count',
+      'replies_count',
+      'bookmarks_count',
+    ]),
 );
 
 /**

@@ -22,6 +22,8 @@ export type { CountDeltas } from './post.repository.js';
 export interface AdjustedPost {
   post: EngagedPost;
   counts: PostCounts & { id: string };
+  /** When the post was created (an interaction cannot be older). */
+  createdAtMs: number;
 }
 
 export interface PostListOptions {
@@ -230,6 +232,7 @@ export class PostService {
     return {
       post: toEngagedPost(row),
       counts: { id: row.id, favourites: row.favourites_count, reblogs: row.reblogs_count, replies: row.replies_count },
+      createdAtMs: Number(row.created_at_ms),
     };
   }
 

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CONTEXT_BOUNDS } from './bounded-json.js';
 import { StringEnum, UserIdSchema } from './common.schema.js';
+import { EARLIEST_INTERACTION_MS, INTERACTION_FUTURE_SKEW_MS } from '../interactions/interaction-time.js';
 
 export const ACTION_TYPES = ['favorite', 'bookmark', 'reblog'] as const;
 /** What the user did with a post. */
@@ -14,6 +15,17 @@ export const InteractionInputSchema = Type.Object(
     user_id: UserIdSchema,
     post_id: Id,
     action_type: StringEnum(ACTION_TYPES, { description: '`favorite`, `bookmark` or `reblog`' }),
+    created_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When it happened (ISO 8601 with a time zone), for history logged later; default: when it is received. ' +
+          'Every decay of the signal counts from this time. Refused (400 naming `created_at`): more than ' +
+          `${INTERACTION_FUTURE_SKEW_MS / 60_000} minutes ahead of the server's clock (a time ahead by less is taken as now), ` +
+          `before ${new Date(EARLIEST_INTERACTION_MS).toISOString()}, or more than that skew before the post's own \`created_at\`. ` +
+          'An interaction that exists already keeps its time.',
+      }),
+    ),
     context: Type.Optional(
       Type.Object(
         {},
@@ -54,6 +66,31 @@ export const InteractionSchema = Type.Object(
   { title: 'Interaction' },
 );
 export type Interaction = Static<typeof InteractionSchema>;
+
+/** Most interactions in one `POST /api/v1/interactions/batch` (as many as a batch of posts or events). */
+export const MAX_BATCH_INTERACTIONS = 500;
+
+export const InteractionBatchSchema = Type.Object(
+  { interactions: Type.Array(InteractionInputSchema, { minItems: 1, maxItems: MAX_BATCH_INTERACTIONS }) },
+  { additionalProperties: false },
+);
+export type InteractionBatch = Static<typeof InteractionBatchSchema>;
+
+export const INTERACTION_RESULT_STATUSES = ['created', 'existing', 'not_stored'] as const;
+
+export const InteractionBatchResultSchema = Type.Object(
+  {
+    created: Type.Integer({ description: 'Interactions stored by this batch' }),
+    existing: Type.Integer({ description: 'Interactions that existed already (per user, post and action): unchanged' }),
+    not_stored: Type.Integer({ description: "Acknowledged without storing anything: the user's tracking level is `none`" }),
+    results: Type.Array(
+      Type.Object({ status: StringEnum(INTERACTION_RESULT_STATUSES), interaction: InteractionSchema }, { title: 'InteractionResult' }),
+      { description: 'One per interaction given, in the same order' },
+    ),
+  },
+  { title: 'InteractionBatchResult' },
+);
+export type InteractionBatchResult = Static<typeof InteractionBatchResultSchema>;
 
 /**
  * Largest page of `GET /api/v1/interactions`: with contexts bounded by CONTEXT_BOUNDS a

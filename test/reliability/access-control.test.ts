@@ -43,6 +43,9 @@ interface Aimed {
 const TEMPLATES: Record<string, (user: string, w: World) => Aimed> = {
   'GET /api/v1/interactions': (user) => ({ query: [['user_id', user]] }),
   'POST /api/v1/interactions': (user, w) => ({ body: { user_id: user, post_id: w.postIds[15], action_type: 'favorite' } }),
+  'POST /api/v1/interactions/batch': (user, w) => ({
+    body: { interactions: [{ user_id: user, post_id: w.postIds[16], action_type: 'favorite' }] },
+  }),
   'POST /api/v1/interactions/undo': (user, w) => ({
     body: { user_id: user, post_id: w.postIds[w.users.indexOf(user) * 3], action_type: 'favorite' },
   }),

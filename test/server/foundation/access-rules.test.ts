@@ -69,6 +69,10 @@ const USER_REQUESTS: Record<string, (user: string) => Aimed> = {
     url: '/api/v1/interactions',
     payload: { user_id: user, post_id: postId(3), action_type: 'bookmark' },
   }),
+  'POST /api/v1/interactions/batch': (user) => ({
+    url: '/api/v1/interactions/batch',
+    payload: { interactions: [{ user_id: user, post_id: postId(3), action_type: 'reblog' }] },
+  }),
   'POST /api/v1/interactions/undo': (user) => ({
     url: '/api/v1/interactions/undo',
     payload: { user_id: user, post_id: postId(1), action_type: 'reblog' },
