@@ -15,6 +15,7 @@ const HANDLES_SIGINT: ReadonlySet<string> = new Set(['serve']);
 
 /** Parses argv, runs the command, and returns the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe(process.stdout);
   const program = buildProgram();
   program.exitOverride();
   for (const command of allCommands(program)) command.exitOverride();
@@ -53,5 +54,17 @@ function exitOnInterrupt(): void {
   process.on('SIGINT', () => {
     process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}recsvc: interrupted\n`);
     process.exit(EXIT.interrupted);
+  });
+}
+
+/**
+ * A reader that stops early (`recsvc --help | head`) closes the pipe: the next write fails with
+ * EPIPE, which unhandled would print a stack. Nothing more can be shown, so end as a finished
+ * command would (the exit code so far, 0 by default).
+ */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
   });
 }
