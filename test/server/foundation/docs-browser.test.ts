@@ -78,6 +78,17 @@ describe.skipIf(skip)('the /docs explorer in headless Chromium', () => {
     expect(run.dom).not.toMatch(/Failed to load API definition|Resolver error/i);
   });
 
+  it("is titled recsvc, shows recsvc's wordmark instead of fastify's logo, and says how to get a token", () => {
+    expect(run.dom).toContain('<title>recsvc API</title>');
+    const logo = /<img[^>]+src="data:image\/svg\+xml;base64,([^"]+)"/.exec(run.dom)?.[1];
+    expect(logo, 'the top bar logo').toBeDefined();
+    const svg = Buffer.from(logo as string, 'base64').toString('utf8');
+    expect(svg).toContain('>recsvc</text>');
+    expect(svg).not.toMatch(/fastify/i);
+    expect(run.dom).toContain('Getting a token:');
+    expect(run.dom).toContain('recsvc token create --scopes read,write --user alice');
+  });
+
   it('runs under the Content-Security-Policy without a violation', () => {
     // Chromium logs each violation as a console message ("… violates the following Content Security Policy directive …").
     const violations = run.log

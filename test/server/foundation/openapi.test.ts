@@ -66,6 +66,21 @@ describe('the OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
+  it('names every path parameter as linters require: no {*}, and each {name} in a path declared as a path parameter', () => {
+    expect(Object.keys(document.paths).filter((path) => path.includes('{*}'))).toEqual([]);
+    for (const { name, path, operation } of operations) {
+      const declared = (operation.parameters as Array<{ in: string; name: string }> | undefined)
+        ?.filter((p) => p.in === 'path')
+        .map((p) => p.name)
+        .sort();
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string).sort();
+      expect(declared ?? [], name).toEqual(inPath);
+      for (const parameter of inPath) expect(parameter, name).toMatch(/^[A-Za-z_][A-Za-z0-9_]*$/);
+    }
+    const proxied = document.paths['/api/v1/proxy/{path}']?.get?.parameters as Array<{ name: string; description?: string }>;
+    expect(proxied.find((p) => p.name === 'path')?.description).toContain('slashes included');
+  });
+
   it('covers the API', () => {
     expect(operations.length).toBeGreaterThan(20);
     expect(operations.map((o) => o.name)).toEqual(
