@@ -1,6 +1,6 @@
 /**
  * The experiment report as one self-contained HTML document: inline SVG charts and one inline
- * style sheet, no script, nothing fetched at view time — the Content-Security-Policy meta tag
+ * style sheet (a phone scrolls wide tables inside their box, never the page), no script, nothing fetched at view time — the Content-Security-Policy meta tag
  * forbids everything but that style sheet (allowed by its hash). Every string from the data
  * (experiment, variant names) is escaped. Pure: the caller writes the file.
  */
@@ -17,6 +17,8 @@ h3 { font-size: 15px; margin: 20px 0 6px; } .meta { color: #555; margin: 0 0 12p
 table { border-collapse: collapse; margin: 8px 0 16px; } th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; font-variant-numeric: tabular-nums; }
 th { background: #f4f4f6; } .pass { color: #176f2c; font-weight: 600; } .fail { color: #b3261e; font-weight: 600; } .inconclusive { color: #8a6100; font-weight: 600; }
 svg.chart { display: block; max-width: 100%; height: auto; font-size: 11px; } svg.chart text { fill: #333; } .srm-bad { color: #b3261e; font-weight: 700; }
+table { display: block; max-width: 100%; overflow-x: auto; } h1, h2, h3, p { overflow-wrap: anywhere; }
+@media (max-width: 600px) { body { margin: 12px auto; padding: 0 10px; font-size: 13px; } th, td { padding: 2px 5px; } }
 `;
 
 /** `sha256-…` of a text, as a CSP source expression. */
