@@ -10,6 +10,13 @@ import { DEFAULT_DATABASE_POOL_SIZE, DEFAULT_SQLITE_MMAP_BYTES } from './db/conn
 import { readOAuthSettings } from './oauth/oauth.settings.js';
 import { readRagSettings, type RagSettings } from './rag/rag.settings.js';
 import { readRedisSettings, type RedisSettings } from './redis/redis-settings.js';
+import {
+  AGENT_INTERVAL_MAX_SECONDS,
+  AGENT_INTERVAL_MIN_SECONDS,
+  MAX_TIMER_MS,
+  parseDurationSetting,
+  type DurationBounds,
+} from './duration-setting.js';
 import { socialOptionsFromEnv, type SocialOptions } from './social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 
@@ -164,7 +171,12 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const logLevel = parseLogLevel(flags.logLevel ?? env.RECSVC_LOG_LEVEL ?? 'info');
   const rateLimit = parseRateLimit(flags.rateLimit ?? env.RECSVC_RATE_LIMIT ?? 'on', flags.rateLimitScale ?? env.RECSVC_RATE_LIMIT_SCALE);
   const trustProxy = parseTrustProxy(flags.trustProxy ?? env.RECSVC_TRUST_PROXY);
-  const agentIntervalSeconds = parsePositive('RECSVC_AGENT_INTERVAL', env.RECSVC_AGENT_INTERVAL ?? '60');
+  const agentIntervalSeconds = parseDurationSetting('RECSVC_AGENT_INTERVAL', env.RECSVC_AGENT_INTERVAL, 60, {
+    unit: 'seconds',
+    min: AGENT_INTERVAL_MIN_SECONDS,
+    max: AGENT_INTERVAL_MAX_SECONDS,
+    fractional: true,
+  });
   const publicUrl = parsePublicUrl(flags.publicUrl ?? env.RECSVC_PUBLIC_URL);
   const http = parseHttpLimits(env);
   const loadShedding = parseLoadShedding(env);
@@ -214,13 +226,17 @@ function parseCacheLimits(env: Env): CacheLimits {
   };
 }
 
+/** A timeout in milliseconds: at least 1, at most what a Node timer holds. */
+const TIMEOUT_MS: DurationBounds = { unit: 'milliseconds', min: 1, max: MAX_TIMER_MS };
+
 function parseHttpLimits(env: Env): HttpLimits {
   const limit = (name: string, fallback: number): number => parseWholeNumber(name, env[name], fallback, 1);
+  const timeout = (name: string, fallback: number): number => parseDurationSetting(name, env[name], fallback, TIMEOUT_MS);
   const limits: HttpLimits = {
-    requestTimeoutMs: limit('RECSVC_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.requestTimeoutMs),
-    headersTimeoutMs: limit('RECSVC_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.headersTimeoutMs),
-    connectionTimeoutMs: limit('RECSVC_CONNECTION_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.connectionTimeoutMs),
-    keepAliveTimeoutMs: limit('RECSVC_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
+    requestTimeoutMs: timeout('RECSVC_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.requestTimeoutMs),
+    headersTimeoutMs: timeout('RECSVC_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.headersTimeoutMs),
+    connectionTimeoutMs: timeout('RECSVC_CONNECTION_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.connectionTimeoutMs),
+    keepAliveTimeoutMs: timeout('RECSVC_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
     maxConnections: limit('RECSVC_MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
     maxHeaderBytes: parseWholeNumber('RECSVC_MAX_HEADER_BYTES', env.RECSVC_MAX_HEADER_BYTES, DEFAULT_HTTP_LIMITS.maxHeaderBytes, 1024),
   };
@@ -238,11 +254,14 @@ function parseLoadShedding(env: Env): LoadSheddingLimits | null {
   const defaults = defaultLoadShedding(heapSizeLimit());
   const mib = 1024 * 1024;
   return {
-    maxEventLoopDelayMs: parseWholeNumber(
+    maxEventLoopDelayMs: parseDurationSetting(
       'RECSVC_MAX_EVENT_LOOP_DELAY_MS',
       env.RECSVC_MAX_EVENT_LOOP_DELAY_MS,
       defaults.maxEventLoopDelayMs,
-      0,
+      {
+        ...TIMEOUT_MS,
+        min: 0,
+      },
     ),
     maxHeapUsedBytes: parseWholeNumber('RECSVC_MAX_HEAP_MB', env.RECSVC_MAX_HEAP_MB, Math.round(defaults.maxHeapUsedBytes / mib), 0) * mib,
     maxRssBytes: parseWholeNumber('RECSVC_MAX_RSS_MB', env.RECSVC_MAX_RSS_MB, 0, 0) * mib,

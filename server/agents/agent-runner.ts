@@ -35,6 +35,7 @@
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import { MAX_TIMER_MS } from '../duration-setting.js';
 import type { ExclusiveLock } from '../db/database-handle.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Agent, AgentReport, AgentRunOutcome, AgentStatus } from './agent.types.js';
@@ -119,6 +120,10 @@ export class AgentRunner {
   /** Adds an agent; scheduled by `start` (or at once, when the runner has started). */
   register(agent: Agent): void {
     if (this.agents.has(agent.name)) throw new Error(`agent ${agent.name} is registered twice`);
+    for (const seconds of [agent.intervalSeconds, agent.initialDelaySeconds ?? 0]) {
+      // A longer timer fires after 1 ms: the agent would run in a loop (config.ts bounds RECSVC_AGENT_INTERVAL for this).
+      if (!(seconds * 1000 <= MAX_TIMER_MS)) throw new RangeError(`agent ${agent.name}: ${seconds} s is longer than a timer can wait`);
+    }
     const entry: Entry = { agent, status: initialStatus(agent) };
     this.agents.set(agent.name, entry);
     if (this.scheduled) this.schedule(entry, (agent.initialDelaySeconds ?? agent.intervalSeconds) * 1000);

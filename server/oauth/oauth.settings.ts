@@ -1,5 +1,6 @@
 /** The OAuth server's settings: lifetimes and the instance users log in at when they name none. */
 import { InputError } from '../../src/errors.js';
+import { parseDurationSetting, type DurationBounds } from '../duration-setting.js';
 
 export interface OAuthSettings {
   /** Access tokens' lifetime in seconds (`expires_in`); 24 h by default. */
@@ -33,13 +34,11 @@ export const DEFAULT_OAUTH_SETTINGS: OAuthSettings = {
 
 type Env = Record<string, string | undefined>;
 
+/** A token lifetime: at least a minute, at most ten years. */
+const TOKEN_TTL_SECONDS: DurationBounds = { unit: 'seconds', min: 60, max: 10 * 365 * 86_400 };
+
 function seconds(env: Env, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === '') return fallback;
-  if (!/^\d{1,10}$/.test(text) || Number(text) < 60) {
-    throw new InputError(`${name} must be a whole number of seconds, at least 60, got "${text}"`);
-  }
-  return Number(text);
+  return parseDurationSetting(name, env[name], fallback, TOKEN_TTL_SECONDS);
 }
 
 /**

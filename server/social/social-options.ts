@@ -23,6 +23,7 @@
  * long. Below the cache lifetime it counts as the cache lifetime.
  */
 import { InputError } from '../../src/errors.js';
+import { MAX_TIMER_MS, MAX_TIMER_SECONDS, parseDurationSetting } from '../duration-setting.js';
 import { InstanceAddressError, parseInstanceAddress } from './instance-address.js';
 import { DEFAULT_INSTANCE_CLIENT_OPTIONS } from './instance-client.js';
 import { DEFAULT_MASTODON_IDENTITY_OPTIONS } from './mastodon-identity.js';
@@ -62,17 +63,21 @@ export const DEFAULT_SOCIAL_OPTIONS: SocialOptions = {
 export function socialOptionsFromEnv(env: Env): SocialOptions {
   const allowInsecure = parseFlag('RECSVC_ALLOW_INSECURE_INSTANCES', env.RECSVC_ALLOW_INSECURE_INSTANCES);
   const whole = (name: string, fallback: number, min: number): number => parseWholeNumber(name, env[name], fallback, min);
+  const ms = (name: string, fallback: number): number =>
+    parseDurationSetting(name, env[name], fallback, { unit: 'milliseconds', min: 1, max: MAX_TIMER_MS });
+  const seconds = (name: string, fallbackMs: number): number =>
+    parseDurationSetting(name, env[name], fallbackMs / 1000, { unit: 'seconds', min: 0, max: MAX_TIMER_SECONDS }) * 1000;
   const options: SocialOptions = {
     defaultInstance: parseDefaultInstance(env.RECSVC_DEFAULT_INSTANCE, allowInsecure),
     allowInsecure,
-    connectTimeoutMs: whole('RECSVC_INSTANCE_CONNECT_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.connectTimeoutMs, 1),
-    headersTimeoutMs: whole('RECSVC_INSTANCE_HEADERS_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.headersTimeoutMs, 1),
-    bodyTimeoutMs: whole('RECSVC_INSTANCE_BODY_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.bodyTimeoutMs, 1),
-    requestTimeoutMs: whole('RECSVC_INSTANCE_REQUEST_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.requestTimeoutMs, 1),
+    connectTimeoutMs: ms('RECSVC_INSTANCE_CONNECT_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.connectTimeoutMs),
+    headersTimeoutMs: ms('RECSVC_INSTANCE_HEADERS_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.headersTimeoutMs),
+    bodyTimeoutMs: ms('RECSVC_INSTANCE_BODY_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.bodyTimeoutMs),
+    requestTimeoutMs: ms('RECSVC_INSTANCE_REQUEST_TIMEOUT_MS', DEFAULT_SOCIAL_OPTIONS.requestTimeoutMs),
     maxResponseBytes: whole('RECSVC_INSTANCE_MAX_RESPONSE_BYTES', DEFAULT_SOCIAL_OPTIONS.maxResponseBytes, 1024),
-    tokenCacheTtlMs: whole('RECSVC_SOCIAL_TOKEN_CACHE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenCacheTtlMs / 1000, 0) * 1000,
+    tokenCacheTtlMs: seconds('RECSVC_SOCIAL_TOKEN_CACHE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenCacheTtlMs),
     tokenCacheCapacity: whole('RECSVC_SOCIAL_TOKEN_CACHE_SIZE', DEFAULT_SOCIAL_OPTIONS.tokenCacheCapacity, 1),
-    tokenStaleTtlMs: whole('RECSVC_SOCIAL_TOKEN_STALE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenStaleTtlMs / 1000, 0) * 1000,
+    tokenStaleTtlMs: seconds('RECSVC_SOCIAL_TOKEN_STALE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenStaleTtlMs),
   };
   if (options.connectTimeoutMs > options.requestTimeoutMs || options.headersTimeoutMs > options.requestTimeoutMs) {
     throw new InputError(

@@ -24,7 +24,7 @@ let attackerToken: string;
 let operations: Operation[];
 
 beforeAll(async () => {
-  server = await startRecsvc({ args: ['--rate-limit', 'off'], env: { RECSVC_AGENT_INTERVAL: '86400' } });
+  server = await startRecsvc({ args: ['--rate-limit', 'off'], env: { RECSVC_AGENT_INTERVAL: '35791' } });
   const admin = await mintToken(server.dbPath);
   attackerToken = await mintToken(server.dbPath, { scopes: 'read,write', user: ATTACKER });
   world = await seedWorld(server.baseUrl, admin, [VICTIM, ATTACKER]);

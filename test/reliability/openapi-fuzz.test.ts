@@ -31,7 +31,7 @@ let tokens: FuzzTokens;
 let operations: Operation[];
 
 beforeAll(async () => {
-  server = await startRecsvc({ args: ['--rate-limit', 'off'], env: { RECSVC_AGENT_INTERVAL: '86400' } });
+  server = await startRecsvc({ args: ['--rate-limit', 'off'], env: { RECSVC_AGENT_INTERVAL: '35791' } });
   const admin = await mintToken(server.dbPath);
   const user = await mintToken(server.dbPath, { scopes: 'read,write', user: USERS[0]! });
   tokens = { admin, user, userId: USERS[0]! };

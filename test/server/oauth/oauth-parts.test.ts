@@ -83,7 +83,7 @@ describe('settings', () => {
       refreshTokenTtlSeconds: 7200,
     });
     expect(() => readOAuthSettings({ RECSVC_OAUTH_ACCESS_TOKEN_TTL: '1h' })).toThrow(/RECSVC_OAUTH_ACCESS_TOKEN_TTL/);
-    expect(() => readOAuthSettings({ RECSVC_OAUTH_ACCESS_TOKEN_TTL: '30' })).toThrow(/at least 60/);
+    expect(() => readOAuthSettings({ RECSVC_OAUTH_ACCESS_TOKEN_TTL: '30' })).toThrow(/seconds from 60 to 315,360,000/);
     expect(() => readOAuthSettings({ RECSVC_OAUTH_REFRESH_TOKEN_TTL: '3600' })).toThrow(/longer than/);
   });
 });
