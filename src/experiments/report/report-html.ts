@@ -21,6 +21,9 @@ table { display: block; max-width: 100%; overflow-x: auto; } h1, h2, h3, p { ove
 @media (max-width: 600px) { body { margin: 12px auto; padding: 0 10px; font-size: 13px; } th, td { padding: 2px 5px; } }
 `;
 
+/** The report's style sheet, shared by the other self-contained reports (recsvc eval's). */
+export { STYLE as REPORT_STYLE };
+
 /** `sha256-…` of a text, as a CSP source expression. */
 function cspHash(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;

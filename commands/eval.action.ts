@@ -1,0 +1,184 @@
+/**
+ * The work behind `recsvc eval`: data in, a temporal split, the candidates (the shipped
+ * default, files, the tuned weights) and the baselines through one replay, then the
+ * reports: table or JSON on stdout, and the gate, JUnit, Markdown and HTML when asked.
+ */
+import { readFile, writeFile, appendFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { BASELINE_NAMES, baselines, type BaselineName } from '../src/evaluation/baselines.js';
+import { candidatesFromJson, type NamedConfig } from '../src/evaluation/candidate-config.js';
+import { temporalSplit } from '../src/evaluation/dataset.js';
+import { EvalState } from '../src/evaluation/eval-context.js';
+import { evalGate, type EvalGate } from '../src/evaluation/eval-gate.js';
+import { renderEvalHtml } from '../src/evaluation/eval-report-html.js';
+import { evalJunitXml, evalSummaryMarkdown, formatEstimate, STEP_SUMMARY_MAX_BYTES } from '../src/evaluation/eval-text.js';
+import { evaluate, type Evaluation } from '../src/evaluation/evaluate.js';
+import { EVAL_METRICS } from '../src/evaluation/metrics.js';
+import { rankingCandidate } from '../src/evaluation/rankers.js';
+import { tuneWeights, type TunedVariant } from '../src/evaluation/tune.js';
+import { DEFAULT_ALGORITHM_CONFIG } from '../src/ranking/ranking.types.js';
+import { EXIT } from '../src/exit-codes.js';
+import type { EvalCommandOptions } from './eval.js';
+import { usageError } from './support/cli-error.js';
+import { loadEvalData } from './support/eval-data.js';
+import { exitCodeFor } from './support/gates-report.js';
+import { printJson, printLine, progress, progressDone, renderTable, warn } from './support/output.js';
+
+/** Evaluates, reports, and sets the exit code. */
+export async function runEval(options: EvalCommandOptions): Promise<void> {
+  const names = parseBaselines(options.baselines);
+  const files = await candidateFiles(options.candidate);
+  progress('reading the data…');
+  const { dataset, source } = await loadEvalData(options);
+  const split = temporalSplit(dataset, {
+    ...(options.cutoff === undefined ? { testFraction: options.testFraction } : { cutoffMs: parseTime(options.cutoff) }),
+    ...(options.horizonHours === undefined ? {} : { horizonMs: options.horizonHours * 3_600_000 }),
+  });
+  if (split.users.length === 0)
+    throw usageError(
+      `${source}: no user engaged after the cutoff (${new Date(split.cutoffMs).toISOString()}) with a post that existed: nothing to evaluate`,
+    );
+  let tuned: TunedVariant | undefined;
+  if (options.tune) {
+    progress('tuning the weights on a validation split…');
+    tuned = tuneWeights(split, { k: options.k, maxUsers: options.tuneUsers, seed: options.seed });
+  }
+  const candidates: NamedConfig[] = [
+    { name: 'default', config: DEFAULT_ALGORITHM_CONFIG },
+    ...files,
+    ...(tuned ? [{ name: 'tuned', config: tuned.variant.algorithm_config }] : []),
+  ];
+  progress(`ranking for ${split.users.length} test users…`);
+  const state = new EvalState(split);
+  const rankers = [
+    ...candidates.map((c) => rankingCandidate(c.name, c.config, state)),
+    ...baselines(state, names, { easeMaxItems: options.easeMaxItems }),
+  ];
+  const evaluation = evaluate(state, rankers, { k: options.k, samples: options.samples, seed: options.seed, maxUsers: options.maxUsers });
+  progressDone();
+  const gate = options.gate ? evalGate(evaluation, { margin: options.gateMargin, minUsers: options.minUsers }) : undefined;
+  await writeReports(options, evaluation, gate, tuned, source);
+  if (options.json) printJson({ source, ...evaluation, ...(gate ? { gate } : {}), ...(tuned ? { tuned } : {}) });
+  else printLine(renderEvaluation(evaluation, gate, tuned, source));
+  process.exitCode = gate === undefined ? EXIT.ok : exitCodeFor(gate.verdict, options.allowInconclusive === true);
+}
+
+function parseBaselines(text: string | undefined): BaselineName[] {
+  if (text === undefined) return [...BASELINE_NAMES];
+  const names = text
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  for (const name of names)
+    if (!(BASELINE_NAMES as readonly string[]).includes(name))
+      throw usageError(`--baselines: unknown baseline "${name}" (known: ${BASELINE_NAMES.join(', ')})`);
+  return names as BaselineName[];
+}
+
+function parseTime(text: string): number {
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) throw usageError(`--cutoff: expected an ISO 8601 time (got "${text}")`);
+  return ms;
+}
+
+/** `name=file` or `file` (named after the file): each file's candidates. */
+async function candidateFiles(specs: readonly string[]): Promise<NamedConfig[]> {
+  const out: NamedConfig[] = [];
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    const [name, file] = eq > 0 ? [spec.slice(0, eq), spec.slice(eq + 1)] : [basename(spec).replace(/\.[^.]*$/, ''), spec];
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw usageError(`--candidate ${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    try {
+      // A JSON document, or an export (its first line is the experiment).
+      const first = text.trimStart().startsWith('{') && text.includes('\n{') ? (text.split('\n')[0] as string) : text;
+      out.push(...candidatesFromJson(JSON.parse(first), name));
+    } catch (error) {
+      throw usageError(`--candidate ${file}: ${(error as Error).message}`);
+    }
+  }
+  const names = new Set(['default', 'tuned']);
+  for (const c of out) {
+    if (names.has(c.name))
+      throw usageError(`--candidate: the name "${c.name}" is taken (default, tuned and each candidate need their own)`);
+    names.add(c.name);
+  }
+  return out;
+}
+
+async function writeReports(
+  options: EvalCommandOptions,
+  evaluation: Evaluation,
+  gate: EvalGate | undefined,
+  tuned: TunedVariant | undefined,
+  source: string,
+): Promise<void> {
+  const fail = (flag: string, path: string) => (error: unknown) =>
+    usageError(`${flag} ${path}: cannot write the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  if (options.junit !== undefined) {
+    if (gate === undefined) throw usageError('--junit reports the gate: add --gate');
+    await writeFile(options.junit, evalJunitXml(gate)).catch((e: unknown) => Promise.reject(fail('--junit', options.junit as string)(e)));
+  }
+  if (options.html !== undefined) {
+    const html = renderEvalHtml(evaluation, { source, generatedAt: Date.now() }, gate, tuned);
+    await writeFile(options.html, html).catch((e: unknown) => Promise.reject(fail('--html', options.html as string)(e)));
+  }
+  if (options.summaryMd !== undefined) {
+    const path = options.summaryMd;
+    const existing = await stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
+    const budget = STEP_SUMMARY_MAX_BYTES - existing - 1;
+    if (budget < 1024)
+      warn(`--summary-md ${path}: not written, the file already holds ${existing} bytes and a step summary must stay under 1 MiB`);
+    else
+      await appendFile(path, `${existing > 0 ? '\n' : ''}${evalSummaryMarkdown(evaluation, gate, source, budget)}`).catch((e: unknown) =>
+        Promise.reject(fail('--summary-md', path)(e)),
+      );
+  }
+}
+
+const GROUP_TITLE = { with_history: 'Users with history', without_history: 'Users without history', all: 'All users' } as const;
+
+function renderEvaluation(evaluation: Evaluation, gate: EvalGate | undefined, tuned: TunedVariant | undefined, source: string): string {
+  const k = evaluation.k;
+  const out = [
+    `${source}: cutoff ${evaluation.cutoff}, ${evaluation.data.evaluated_users} test users, K = ${k}, ${Math.round(evaluation.confidence * 100)}% bootstrap intervals`,
+  ];
+  for (const group of evaluation.groups) {
+    if (group.group === 'all') continue;
+    out.push('', `${GROUP_TITLE[group.group]} (${group.users})${group.best_baseline ? `, best baseline ${group.best_baseline}` : ''}`);
+    if (group.users === 0) continue;
+    out.push(
+      renderTable(
+        ['ranker', ...EVAL_METRICS.map((m) => `${m}@${k}`)],
+        group.rankers.map((r) => [r.name, ...EVAL_METRICS.map((m) => formatEstimate(r.metrics[m], m))]),
+      ),
+    );
+    const ndcg = group.comparisons.filter((c) => c.metric === 'ndcg');
+    if (ndcg.length > 0)
+      out.push(
+        '',
+        renderTable(
+          ['candidate', 'minus', `nDCG@${k} difference`],
+          ndcg.map((c) => [c.candidate, c.against, formatEstimate(c)]),
+        ),
+      );
+  }
+  if (gate !== undefined) {
+    const bad = gate.cases.filter((c) => c.verdict !== 'pass');
+    out.push('', `Gate: ${gate.verdict} (${gate.cases.length - bad.length} of ${gate.cases.length} comparisons pass)`);
+    for (const c of bad)
+      out.push(
+        `  ${c.verdict}: ${c.candidate} vs ${c.baseline} (${c.group.replace('_', ' ')}): ${formatEstimate({ value: c.difference, ci_low: c.ci_low, ci_high: c.ci_high })}${c.reason ? `, ${c.reason}` : ''}`,
+      );
+  }
+  if (tuned !== undefined)
+    out.push('', tuned.description, 'Variant (recsvc experiment create accepts it in "variants"):', JSON.stringify(tuned.variant, null, 2));
+  return out.join('\n');
+}

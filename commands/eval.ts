@@ -1,0 +1,116 @@
+/** `recsvc eval`: offline evaluation of the ranking against simple baselines, through the server's own ranking code. */
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseFiniteNumber, parsePositiveInt, parseShare } from './support/options.js';
+
+export interface EvalCommandOptions {
+  posts?: string;
+  interactions?: string;
+  database?: string;
+  synthetic?: 'feed' | 'catalogue';
+  dataSeed: number;
+  writeData?: string;
+  candidate: string[];
+  baselines?: string;
+  k: number;
+  testFraction: number;
+  cutoff?: string;
+  horizonHours?: number;
+  samples: number;
+  seed: number;
+  maxUsers?: number;
+  easeMaxItems: number;
+  tune?: boolean;
+  tuneUsers: number;
+  gate?: boolean;
+  gateMargin: number;
+  minUsers: number;
+  allowInconclusive?: boolean;
+  junit?: string;
+  summaryMd?: string;
+  html?: string;
+  json?: boolean;
+}
+
+function parseRegime(text: string): 'feed' | 'catalogue' {
+  if (text !== 'feed' && text !== 'catalogue') throw new InvalidArgumentError('expected feed or catalogue');
+  return text;
+}
+
+function parseSeed(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 0xffffffff) throw new InvalidArgumentError('expected an integer from 0 to 4294967295');
+  return Number(text);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Registers `eval`. */
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description("offline evaluation: the ranking (the server's own code) and baselines on a temporal holdout, with intervals")
+    .option('--posts <file>', 'posts to evaluate on: Mastodon statuses, one JSON object per line (.gz read through gunzip)')
+    .option('--interactions <file>', 'interactions: JSON Lines {user_id, post_id, action, created_at} or a CSV with that header')
+    .option('--database <path>', "the service's SQLite database (opened read-only): its posts and interactions")
+    .option('--synthetic <regime>', 'generated data with a known structure: feed or catalogue', parseRegime)
+    .option('--data-seed <n>', 'seed of --synthetic', parseSeed, 1)
+    .option('--write-data <dir>', 'with --synthetic: also write the data as posts.jsonl and interactions.jsonl in this directory')
+    .option(
+      '--candidate <name=file>',
+      'a candidate ranking: weights, an algorithm_config, a variant or an experiment (JSON); repeatable',
+      collect,
+      [],
+    )
+    .option('--baselines <list>', 'baselines to compare with (default all): popularity,recent_6h,hot,newest,item_knn,ease')
+    .option('-k, --k <n>', 'list length the metrics cut at', parsePositiveInt, 20)
+    .option('--test-fraction <share>', 'share of the interactions after the cutoff', parseShare, 0.1)
+    .option('--cutoff <time>', 'the cutoff instant (ISO 8601) instead of --test-fraction')
+    .option(
+      '--horizon-hours <h>',
+      'targets are what a user engaged with within this many hours of their instant (default: all after it)',
+      parseFiniteNumber,
+    )
+    .option('--samples <n>', 'bootstrap resamples', parsePositiveInt, 1000)
+    .option('--seed <n>', 'seed of the bootstrap and of sampling users', parseSeed, 2026)
+    .option('--max-users <n>', 'evaluate a seeded sample of this many test users', parsePositiveInt)
+    .option('--ease-max-items <n>', 'EASE is fitted on at most this many items (memory 16·n² bytes)', parsePositiveInt, 1000)
+    .option(
+      '--tune',
+      'search the weights on a validation split and add the result as candidate "tuned", printed as a ready-to-create variant',
+    )
+    .option('--tune-users <n>', 'validation users ranked per configuration while tuning', parsePositiveInt, 300)
+    .option('--gate', "exit 1 when a candidate's nDCG is below a baseline's, 4 when undecided (like gates check)")
+    .option('--gate-margin <x>', 'how much below a baseline still passes', parseFiniteNumber, 0)
+    .option('--min-users <n>', 'fewer test users in a group make its gate inconclusive', parsePositiveInt, 30)
+    .option('--allow-inconclusive', 'exit 0 instead of 4 when the gate cannot decide')
+    .option('--junit <file>', 'with --gate: also write JUnit XML (one test case per candidate x group x baseline)')
+    .option('--summary-md <file>', 'also append a Markdown summary (GitHub step-summary format), e.g. "$GITHUB_STEP_SUMMARY"')
+    .option('--html <file>', 'also write a self-contained HTML report with charts')
+    .option('--json', 'print the evaluation as one JSON object')
+    .addHelpText(
+      'after',
+      `
+Data: --posts with --interactions (what "recsvc import" reads), or --database, or --synthetic.
+Protocol: the interactions before the cutoff are the history. Each user active after it is
+evaluated once, at their first interaction after the cutoff: the service as it stood then
+(the candidate pool and counters replayed up to that instant, their profile from their
+history) ranks K posts, scored against the posts they went on to engage with that existed
+at that instant. Users with and without history are reported apart. The ranking is the
+server's own code (src/ranking); "default" is the shipped algorithm_config.
+Metrics (each with a per-user bootstrap interval): nDCG, Recall, HitRate, MRR, catalogue
+coverage and novelty at K; paired differences of every candidate against every baseline.
+Exit codes: 0 done (with --gate: every candidate at least every baseline); 1 a candidate is
+below a baseline; 4 inconclusive (without --allow-inconclusive); 2 bad flags or input.
+
+Examples:
+  $ recsvc eval --synthetic feed
+  $ recsvc eval --posts posts.jsonl --interactions interactions.csv --html eval.html
+  $ recsvc eval --database recsvc.db --candidate mine=weights.json --gate --junit eval.xml
+  $ recsvc eval --database recsvc.db --tune --json`,
+    )
+    .action(async (options: EvalCommandOptions) => {
+      const { runEval } = await import('./eval.action.js');
+      await runEval(options);
+    });
+}

@@ -1,0 +1,166 @@
+/**
+ * The service as it would have stood at each test user's instant, replayed from the data:
+ * the candidate pool the server builds at the cutoff (`new CandidateIndex` of the posts of
+ * then, as a reload builds it), then kept up to date through the test period by the same
+ * calls the server's ranking state makes on each event (`upsert` for a stored post,
+ * `updateCounts` for an interaction), and the counters the simple baselines read. Profiles
+ * are built from each user's history by the engine's own `buildUserProfile`. Models fitted on
+ * the training part (kNN, EASE) are fitted once, at the cutoff, as a nightly batch would be.
+ */
+import { accountIdOfUser } from '../auth/user-account.js';
+import { CandidateIndex, type CandidateIndexOptions } from '../ranking/candidate-index.js';
+import { buildUserProfile, type UserProfile } from '../ranking/profile.js';
+import type { ProfileInteraction } from '../ranking/ranking.types.js';
+import { canonicalId, isRecommendable, type EvalInteraction, type EvalPost, type Split, type TestUser } from './dataset.js';
+
+/** The "recently popular" window. */
+export const RECENT_WINDOW_HOURS = 6;
+const HOUR_MS = 3_600_000;
+
+export class EvalState {
+  /** Recommendable original posts of the whole data, oldest first (newer last; equal times: larger id first). */
+  readonly catalogue: readonly EvalPost[];
+  /** Post id -> position in `catalogue`. */
+  readonly position: ReadonlyMap<string, number>;
+  /** The candidate pool now. */
+  readonly index: CandidateIndex;
+  /** Engagements with each catalogue post before now (a reblog's count towards its original). */
+  readonly engagements: Int32Array;
+  /** Engagements in the RECENT_WINDOW_HOURS before now. */
+  readonly recent: Int32Array;
+  /** Positions with at least one engagement, in the order they got their first. */
+  readonly engaged: number[] = [];
+  /** Distinct training users of each catalogue post (novelty's reference, fixed at the cutoff). */
+  readonly trainUsersOf: Int32Array;
+  /** Users with training interactions. */
+  readonly trainUsers: number;
+  /** Each user's training engagements as catalogue positions. */
+  readonly seen: ReadonlyMap<string, ReadonlySet<number>>;
+  private nowMs: number;
+  private nextPost = 0;
+  private nextInteraction = 0;
+  private recentTail = 0;
+  private readonly byTime: readonly EvalPost[];
+  private readonly counts = new Map<string, { favourites: number; reblogs: number }>();
+  private readonly profiles = new Map<string, UserProfile>();
+
+  constructor(
+    readonly split: Split,
+    poolOptions: Partial<CandidateIndexOptions> = {},
+  ) {
+    const posts = [...split.dataset.posts.values()].filter(isRecommendable);
+    this.byTime = posts.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    this.catalogue = this.byTime.filter((p) => p.reblogOfId === null);
+    this.position = new Map(this.catalogue.map((p, i) => [p.id, i]));
+    this.engagements = new Int32Array(this.catalogue.length);
+    this.recent = new Int32Array(this.catalogue.length);
+    const users = this.catalogue.map(() => new Set<string>());
+    const seen = new Map<string, Set<number>>();
+    for (const i of split.train) {
+      const at = this.position.get(canonicalId(split.dataset, i.postId));
+      if (at === undefined) continue;
+      users[at]!.add(i.userId);
+      let set = seen.get(i.userId);
+      if (set === undefined) seen.set(i.userId, (set = new Set()));
+      set.add(at);
+    }
+    this.trainUsersOf = Int32Array.from(users, (s) => s.size);
+    this.trainUsers = new Set(split.train.map((i) => i.userId)).size;
+    this.seen = seen;
+    // The pool as a reload at the cutoff builds it: the posts of then, with their counts of then.
+    this.nowMs = split.cutoffMs;
+    while (this.nextInteraction < split.dataset.interactions.length && this.interactionAt(this.nextInteraction).atMs < this.nowMs) {
+      this.count(this.interactionAt(this.nextInteraction++));
+    }
+    const pooled: EvalPost[] = [];
+    while (this.nextPost < this.byTime.length && this.byTime[this.nextPost]!.createdAtMs <= this.nowMs)
+      pooled.push(this.withCounts(this.byTime[this.nextPost++]!));
+    this.index = new CandidateIndex(pooled, poolOptions);
+    this.slideRecent();
+  }
+
+  /** The instant the state stands at. */
+  get now(): number {
+    return this.nowMs;
+  }
+
+  /** Whether a catalogue post exists now. */
+  exists(position: number): boolean {
+    return (this.catalogue[position]?.createdAtMs ?? Infinity) <= this.nowMs;
+  }
+
+  /** Replays the posts and interactions up to `atMs` (posts created at it included, interactions at it not). */
+  advanceTo(atMs: number): void {
+    if (atMs < this.nowMs) throw new Error('the evaluation replays forward only');
+    this.nowMs = atMs;
+    const interactions = this.split.dataset.interactions;
+    for (;;) {
+      const post = this.byTime[this.nextPost];
+      const interaction = interactions[this.nextInteraction];
+      const postDue = post !== undefined && post.createdAtMs <= atMs;
+      const interactionDue = interaction !== undefined && interaction.atMs < atMs;
+      if (postDue && (!interactionDue || post.createdAtMs <= interaction.atMs)) {
+        this.index.upsert(this.withCounts(post));
+        this.nextPost += 1;
+      } else if (interactionDue) {
+        this.count(interaction);
+        const counts = this.counts.get(interaction.postId);
+        if (counts !== undefined) this.index.updateCounts(interaction.postId, { ...counts, replies: 0 });
+        this.nextInteraction += 1;
+      } else break;
+    }
+    this.slideRecent();
+  }
+
+  /** The user's profile as the server holds it at their instant (built once, shared by every candidate). */
+  profile(user: TestUser): UserProfile {
+    let profile = this.profiles.get(user.userId);
+    if (profile === undefined) {
+      const interactions: ProfileInteraction[] = user.history.flatMap((i) => {
+        const post = this.split.dataset.posts.get(i.postId);
+        return post === undefined ? [] : [{ post, action: i.action, createdAtMs: i.atMs }];
+      });
+      // Each signal in time order, with the pool's idf, as the server applies them as they come.
+      profile = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions }, this.index);
+      this.profiles.set(user.userId, profile);
+    }
+    return profile;
+  }
+
+  /** Forgets a user's profile (the evaluation asks for each user once). */
+  release(user: TestUser): void {
+    this.profiles.delete(user.userId);
+  }
+
+  private interactionAt(i: number): EvalInteraction {
+    return this.split.dataset.interactions[i] as EvalInteraction;
+  }
+
+  private withCounts(post: EvalPost): EvalPost {
+    const c = this.counts.get(post.id);
+    return { ...post, favourites: c?.favourites ?? 0, reblogs: c?.reblogs ?? 0, replies: 0 };
+  }
+
+  private count(i: EvalInteraction): void {
+    const c = this.counts.get(i.postId) ?? { favourites: 0, reblogs: 0 };
+    if (i.action === 'favorite') c.favourites += 1;
+    else if (i.action === 'reblog') c.reblogs += 1;
+    this.counts.set(i.postId, c);
+    const at = this.position.get(canonicalId(this.split.dataset, i.postId));
+    if (at === undefined) return;
+    if (this.engagements[at] === 0) this.engaged.push(at);
+    this.engagements[at] = (this.engagements[at] as number) + 1;
+  }
+
+  /** Moves the recent window to end now: counts the interactions entering it, uncounts those leaving. */
+  private slideRecent(): void {
+    const interactions = this.split.dataset.interactions;
+    const since = this.nowMs - RECENT_WINDOW_HOURS * HOUR_MS;
+    while (this.recentTail < this.nextInteraction && this.interactionAt(this.recentTail).atMs < since) this.recentTail += 1;
+    this.recent.fill(0);
+    for (let i = this.recentTail; i < this.nextInteraction; i++) {
+      const at = this.position.get(canonicalId(this.split.dataset, (interactions[i] as EvalInteraction).postId));
+      if (at !== undefined) this.recent[at] = (this.recent[at] as number) + 1;
+    }
+  }
+}

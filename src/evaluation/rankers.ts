@@ -1,0 +1,31 @@
+/**
+ * The rankers an evaluation compares: candidates ranked by the server's own ranking code
+ * (`rankCandidates` over the pool with the user's profile, nothing re-implemented), and
+ * the baselines (baselines.ts). Every ranker returns canonical post ids, best first.
+ */
+import { rankCandidates } from '../ranking/rank.js';
+import type { AlgorithmConfig } from '../ranking/ranking.types.js';
+import type { TestUser } from './dataset.js';
+import type { EvalState } from './eval-context.js';
+
+export interface Ranker {
+  readonly name: string;
+  readonly kind: 'candidate' | 'baseline';
+  /** A personal baseline (kNN, EASE) has nothing to say about a user without history: it is not reported for them. */
+  readonly personal: boolean;
+  /** The user's top k at the state's instant (canonical post ids, best first). */
+  rank(user: TestUser, k: number): string[];
+}
+
+/** A candidate ranking: `algorithm_config` through the server's ranking code at the cutoff. */
+export function rankingCandidate(name: string, config: AlgorithmConfig, state: EvalState): Ranker {
+  return {
+    name,
+    kind: 'candidate',
+    personal: false,
+    rank(user, k) {
+      const items = rankCandidates(state.index, state.profile(user), config, { limit: k, nowMs: state.now });
+      return items.map((item) => item.post.reblogOfId ?? item.post.id);
+    },
+  };
+}

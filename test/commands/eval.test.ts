@@ -1,0 +1,163 @@
+/** `recsvc eval` as a child process: import files, a service database, the reports, the gate's exit codes and input errors. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../../server/db/connection.js';
+import { migrateToLatest } from '../../server/db/migrate.js';
+import { accountRow, postRow } from '../../server/posts/post.mapper.js';
+import { generateSynthetic, generatorOptions } from '../../src/evaluation/generate.js';
+import { toJsonLines, type StatusRecord } from '../../src/evaluation/import-format.js';
+import type { StatusInput } from '../../src/schemas/post.schema.js';
+import { runCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'recsvc-eval-'));
+const data = generateSynthetic(generatorOptions('catalogue', { users: 250, authors: 50, posts: 400, seed: 5 }));
+const posts = join(dir, 'posts.jsonl');
+const interactions = join(dir, 'interactions.jsonl');
+const FAST = ['--samples', '50', '--baselines', 'popularity,hot,item_knn'];
+
+interface EvalJson {
+  source: string;
+  k: number;
+  data: { evaluated_users: number };
+  groups: {
+    group: string;
+    users: number;
+    rankers: { name: string; metrics: Record<string, { value: number; ci_low: number; ci_high: number }> }[];
+  }[];
+  gate?: { verdict: string; cases: { candidate: string; baseline: string; verdict: string }[] };
+  tuned?: { variant: { name: string; algorithm_config: { weights: Record<string, number> } } };
+}
+
+beforeAll(() => {
+  writeFileSync(posts, toJsonLines(data.statuses));
+  writeFileSync(interactions, toJsonLines(data.interactions));
+});
+
+describe('recsvc eval', () => {
+  it('evaluates import files with every report, and the gate decides the exit code', async () => {
+    const candidate = join(dir, 'authors.json');
+    writeFileSync(candidate, JSON.stringify({ author_preference: 0.7, content_engagement: 0.1, recency: 0.1, semantic_similarity: 0.1 }));
+    const [html, junit, md] = ['report.html', 'eval.xml', 'summary.md'].map((f) => join(dir, f)) as [string, string, string];
+    const result = await runCli([
+      'eval',
+      '--posts',
+      posts,
+      '--interactions',
+      interactions,
+      ...FAST,
+      '--candidate',
+      `authors=${candidate}`,
+      '--gate',
+      '--html',
+      html,
+      '--junit',
+      junit,
+      '--summary-md',
+      md,
+      '--json',
+    ]);
+    const report = JSON.parse(result.stdout) as EvalJson;
+    expect(report.groups.map((g) => g.group)).toEqual(['with_history', 'without_history', 'all']);
+    const withHistory = report.groups[0]!;
+    expect(withHistory.rankers.map((r) => r.name)).toEqual(['default', 'authors', 'popularity', 'hot', 'item_knn']);
+    expect(Object.keys(withHistory.rankers[0]!.metrics)).toEqual(['ndcg', 'recall', 'hit_rate', 'mrr', 'novelty', 'coverage']);
+    // The gate's verdict is the exit code: 1 on a failure, 4 when only undecided, 0 when all pass.
+    const verdict = report.gate!.verdict;
+    expect(result.code, result.stderr).toBe(verdict === 'fail' ? 1 : verdict === 'inconclusive' ? 4 : 0);
+    expect(report.gate!.cases.some((c) => c.candidate === 'authors' && c.baseline === 'item_knn')).toBe(true);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<testsuites name="recsvc eval"');
+    expect((xml.match(/<testcase /g) ?? []).length).toBe(report.gate!.cases.length);
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain('Content-Security-Policy');
+    expect(page).not.toContain('<script');
+    expect(page).toContain('<svg');
+    expect(readFileSync(md, 'utf8')).toMatch(/^## recsvc eval: /);
+  });
+
+  it('prints tables, and a tuned variant ready to create', async () => {
+    const result = await runCli([
+      'eval',
+      '--posts',
+      posts,
+      '--interactions',
+      interactions,
+      ...FAST,
+      '--tune',
+      '--tune-users',
+      '40',
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as EvalJson;
+    const weights = report.tuned!.variant.algorithm_config.weights;
+    expect(Object.values(weights).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    expect(report.groups[0]!.rankers.map((r) => r.name)).toContain('tuned');
+    const text = await runCli(['eval', '--posts', posts, '--interactions', interactions, ...FAST]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/Users with history \(\d+\), best baseline/);
+    expect(text.stdout).toMatch(/^default +0\.\d{3} \[/m);
+  });
+
+  it("reads the service's database read-only", async () => {
+    const path = join(dir, 'recsvc.db');
+    const database = openSqlite(path);
+    await migrateToLatest(database.db);
+    const now = Date.now();
+    await database.db
+      .insertInto('accounts')
+      .values(data.statuses.map((s) => accountRow(s.account as StatusInput['account'], new Date(now).toISOString())))
+      .onConflict((c) => c.doNothing())
+      .execute();
+    for (let i = 0; i < data.statuses.length; i += 200) {
+      await database.db
+        .insertInto('posts')
+        .values(data.statuses.slice(i, i + 200).map((s: StatusRecord) => postRow(s as unknown as StatusInput, now, null, undefined)))
+        .execute();
+    }
+    for (let i = 0; i < data.interactions.length; i += 500) {
+      await database.db
+        .insertInto('interactions')
+        .values(
+          data.interactions
+            .slice(i, i + 500)
+            .map((x, j) => ({
+              id: `i${i + j}`,
+              user_id: x.user_id,
+              post_id: x.post_id,
+              action_type: x.action,
+              context_json: null,
+              created_at: x.created_at,
+              created_at_ms: Date.parse(x.created_at),
+            })),
+        )
+        .execute();
+    }
+    await database.close();
+    const fromDb = await runCli(['eval', '--database', path, ...FAST, '--json']);
+    const fromFiles = await runCli(['eval', '--posts', posts, '--interactions', interactions, ...FAST, '--json']);
+    expect(fromDb.code, fromDb.stderr).toBe(0);
+    const strip = (r: EvalJson) => ({ ...r, source: '' });
+    // The same data gives the same evaluation, wherever it is read from.
+    expect(strip(JSON.parse(fromDb.stdout) as EvalJson)).toEqual(strip(JSON.parse(fromFiles.stdout) as EvalJson));
+  });
+
+  it('refuses bad input with exit 2 and one line naming the file and line', async () => {
+    const none = await runCli(['eval']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('give one data source');
+    const broken = join(dir, 'broken.jsonl');
+    writeFileSync(
+      broken,
+      `${JSON.stringify(data.interactions[0])}\n{"user_id":"u","post_id":"p","action":"shout","created_at":"2026-01-01T00:00:00Z"}\n`,
+    );
+    const bad = await runCli(['eval', '--posts', posts, '--interactions', broken]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${broken}:2:1: action: expected one of favorite, bookmark, reblog`);
+    const unknown = await runCli(['eval', '--posts', posts, '--interactions', interactions, '--baselines', 'magic']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown baseline "magic"');
+  });
+});

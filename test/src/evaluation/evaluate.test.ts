@@ -1,0 +1,253 @@
+import { describe, expect, it } from 'vitest';
+import { baselines, invertSpd } from '../../../src/evaluation/baselines.js';
+import { buildDataset, temporalSplit, validationSplit, type EvalInteraction, type EvalPost } from '../../../src/evaluation/dataset.js';
+import { EvalState } from '../../../src/evaluation/eval-context.js';
+import { evalGate } from '../../../src/evaluation/eval-gate.js';
+import { evaluate, type Evaluation } from '../../../src/evaluation/evaluate.js';
+import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
+import { postsOfStatus, interactionOf } from '../../../src/evaluation/import-format.js';
+import { rankingCandidate } from '../../../src/evaluation/rankers.js';
+import { tuneWeights, simplex } from '../../../src/evaluation/tune.js';
+import { buildUserProfile, rankCandidates } from '../../../src/ranking/index.js';
+import { DEFAULT_ALGORITHM_CONFIG } from '../../../src/ranking/ranking.types.js';
+import { candidatePool } from '../../../server/ranking-state/ranking-state.service.js';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2026, 0, 1);
+
+function post(id: string, hoursAfter: number, extra: Partial<EvalPost> = {}): EvalPost {
+  return {
+    id,
+    accountId: `a${id}`,
+    accountUsername: `u${id}`,
+    text: `post ${id} about gardening`,
+    tags: ['gardening'],
+    language: 'en',
+    createdAtMs: T0 + hoursAfter * H,
+    favourites: 0,
+    reblogs: 0,
+    replies: 0,
+    reblogOfId: null,
+    sensitive: false,
+    visibility: 'public',
+    ...extra,
+  };
+}
+
+function engage(userId: string, postId: string, hoursAfter: number): EvalInteraction {
+  return { userId, postId, action: 'favorite', atMs: T0 + hoursAfter * H };
+}
+
+describe('temporal split', () => {
+  const posts = [
+    post('1', 0),
+    post('2', 1),
+    post('3', 2),
+    post('4', 11),
+    post('5', 3, { visibility: 'private' }),
+    post('6', 4, { reblogOfId: '3' }),
+  ];
+  const interactions = [
+    engage('ann', '1', 2),
+    engage('bob', '1', 3),
+    engage('bob', '2', 4.5),
+    engage('ann', '1', 5), // a repeat: dropped
+    engage('ann', '9', 6), // unknown post: dropped
+    // The cutoff falls at 10 h (given).
+    engage('ann', '3', 10.5), // ann comes back at 10.5 h
+    engage('ann', '4', 12), // created after her instant: not a target
+    { ...engage('ann', '1', 13), action: 'reblog' as const }, // engaged before: not a target
+    engage('ann', '2', 14),
+    engage('cat', '5', 10.2), // private: not a target; cat's instant is 10.2 h
+    engage('cat', '6', 15), // a reblog of 3: counts as 3
+  ];
+  const dataset = buildDataset(posts, interactions);
+  const split = temporalSplit(dataset, { cutoffMs: T0 + 10 * H });
+
+  it('keeps the first of each (user, post, action) on known posts, in time order', () => {
+    expect(dataset.dropped).toEqual({ unknownPost: 1, duplicate: 1 });
+    expect(dataset.interactions.map((i) => i.atMs)).toEqual([...dataset.interactions.map((i) => i.atMs)].sort((a, b) => a - b));
+  });
+
+  it('asks each user at their first interaction after the cutoff, for posts that existed, may be recommended and are new to them', () => {
+    expect(split.train).toHaveLength(3);
+    expect(split.users.map((u) => [u.userId, (u.atMs - T0) / H, u.history.length, [...u.targets].sort()])).toEqual([
+      ['cat', 10.2, 0, ['3']],
+      ['ann', 10.5, 1, ['2', '3']],
+    ]);
+  });
+
+  it('validates inside the training part only', () => {
+    const val = validationSplit(split, 0.34);
+    expect(val.endMs).toBe(split.cutoffMs);
+    expect(val.train.every((i) => i.atMs < val.cutoffMs)).toBe(true);
+    expect(val.users.every((u) => u.atMs < split.cutoffMs)).toBe(true);
+  });
+
+  it('replays posts and counts up to each instant for the baselines', () => {
+    const state = new EvalState(split);
+    const [popularity, recent, hot, newest] = baselines(state, ['popularity', 'recent_6h', 'hot', 'newest']);
+    const cat = split.users[0]!;
+    state.advanceTo(cat.atMs);
+    // At 10.2 h: post 1 has 2 engagements (2 h, 3 h), post 2 one (4.5 h); 4 does not exist yet.
+    expect(popularity!.rank(cat, 3)).toEqual(['1', '2', '3']);
+    // Only 4.5 h (post 2) is within the 6 hours before 10.2 h.
+    expect(recent!.rank(cat, 1)).toEqual(['2']);
+    // hot: 2/(10.2 + 2)^1.8 = 0.022 vs 1/(9.2 + 2)^1.8 = 0.013.
+    expect(hot!.rank(cat, 2)).toEqual(['1', '2']);
+    expect(newest!.rank(cat, 2)).toEqual(['3', '2']);
+    const ann = split.users[1]!;
+    state.advanceTo(ann.atMs);
+    // ann engaged with 1 before: left out.
+    expect(popularity!.rank(ann, 2)).toEqual(['2', '3']);
+  });
+});
+
+describe('the ranking candidate', () => {
+  const data = generateSynthetic(generatorOptions('feed', { users: 300, authors: 60, posts: 1200, seed: 11 }));
+  const dataset = buildDataset(
+    data.statuses.flatMap((s) => postsOfStatus(s)),
+    data.interactions.map((i) => interactionOf(i)),
+  );
+  const split = temporalSplit(dataset);
+
+  it("ranks exactly what the server's pool and profile rank at the user's instant", () => {
+    const state = new EvalState(split);
+    const candidate = rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, state);
+    const user = split.users.find((u) => u.history.length >= 5)!;
+    state.advanceTo(user.atMs);
+    const got = candidate.rank(user, 20);
+    // The server's own pool builder over the posts of that instant with their counts then.
+    const counts = new Map<string, number>();
+    for (const i of dataset.interactions)
+      if (i.atMs < user.atMs && i.action === 'favorite') counts.set(i.postId, (counts.get(i.postId) ?? 0) + 1);
+    const reblogs = new Map<string, number>();
+    for (const i of dataset.interactions)
+      if (i.atMs < user.atMs && i.action === 'reblog') reblogs.set(i.postId, (reblogs.get(i.postId) ?? 0) + 1);
+    const posts = [...dataset.posts.values()]
+      .filter((p) => p.createdAtMs <= user.atMs)
+      .map((p) => ({ ...p, favourites: counts.get(p.id) ?? 0, reblogs: reblogs.get(p.id) ?? 0 }));
+    const pool = candidatePool(posts);
+    const profile = buildUserProfile(
+      {
+        userId: user.userId,
+        interactions: user.history.map((i) => ({ post: dataset.posts.get(i.postId)!, action: i.action, createdAtMs: i.atMs })),
+      },
+      pool,
+    );
+    const want = rankCandidates(pool, profile, DEFAULT_ALGORITHM_CONFIG, { limit: 20, nowMs: user.atMs }).map((item) => item.post.id);
+    expect(got).toHaveLength(20);
+    expect(got).toEqual(want);
+  });
+
+  it('reports groups, paired comparisons and the same numbers for the same seed', () => {
+    const run = (seed: number): Evaluation => {
+      const state = new EvalState(split);
+      return evaluate(
+        state,
+        [rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, state), ...baselines(state, ['popularity', 'hot', 'item_knn'])],
+        {
+          samples: 100,
+          seed,
+        },
+      );
+    };
+    const a = run(1);
+    expect(a.groups.map((g) => g.group)).toEqual(['with_history', 'without_history', 'all']);
+    const withHistory = a.groups[0]!;
+    const withoutHistory = a.groups[1]!;
+    expect(withHistory.users + withoutHistory.users).toBe(a.data.evaluated_users);
+    expect(withHistory.rankers.map((r) => r.name)).toEqual(['default', 'popularity', 'hot', 'item_knn']);
+    // kNN has nothing to say about users without history: not reported for them.
+    expect(withoutHistory.rankers.map((r) => r.name)).toEqual(['default', 'popularity', 'hot']);
+    for (const r of withHistory.rankers) {
+      for (const e of Object.values(r.metrics)) {
+        expect(e.ci_low).toBeLessThanOrEqual(e.value + 1e-12);
+        expect(e.ci_high).toBeGreaterThanOrEqual(e.value - 1e-12);
+      }
+    }
+    const vsHot = withHistory.comparisons.find((c) => c.against === 'hot' && c.metric === 'ndcg')!;
+    const byName = new Map(withHistory.rankers.map((r) => [r.name, r.metrics.ndcg.value]));
+    expect(vsHot.value).toBeCloseTo(byName.get('default')! - byName.get('hot')!, 12);
+    expect(run(1)).toEqual(a);
+    expect(run(2).groups[0]!.rankers[0]!.metrics.ndcg.ci_low).not.toBe(withHistory.rankers[0]!.metrics.ndcg.ci_low);
+  });
+
+  it('tunes the weights into a variant experiments accept, never worse than the default on validation', () => {
+    const tuned = tuneWeights(split, { maxUsers: 60, minStep: 0.1 });
+    const w = tuned.variant.algorithm_config.weights;
+    expect(Object.values(w).reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
+    expect(Object.keys(w).sort()).toEqual(Object.keys(DEFAULT_ALGORITHM_CONFIG.weights).sort());
+    expect(tuned.validation.tuned_ndcg).toBeGreaterThanOrEqual(tuned.validation.default_ndcg);
+    expect(tuned.variant).toMatchObject({ name: 'tuned', is_control: false, traffic_allocation: 50 });
+  });
+});
+
+describe('search and linear algebra', () => {
+  it('enumerates the simplex grid', () => {
+    const grid = simplex(4, 4);
+    // Compositions of 4 into 4 parts: C(7, 3) = 35.
+    expect(grid).toHaveLength(35);
+    for (const p of grid) expect(p.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+  });
+
+  it('inverts a symmetric positive definite matrix', () => {
+    const n = 6;
+    const a = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j] = (i === j ? n + 2 : 0) + 1 / (1 + i + j);
+    const inv = invertSpd(a, n);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        let sum = 0;
+        for (let k = 0; k < n; k++) sum += a[i * n + k]! * inv[k * n + j]!;
+        expect(sum).toBeCloseTo(i === j ? 1 : 0, 12);
+      }
+    }
+    expect(() => invertSpd(Float64Array.from([1, 2, 2, 1]), 2)).toThrow(/positive definite/);
+  });
+});
+
+describe('the gate', () => {
+  const evaluation = (users: number, diffs: Array<[number, number, number]>): Evaluation =>
+    ({
+      k: 20,
+      groups: [
+        {
+          group: 'with_history',
+          users,
+          best_baseline: 'b0',
+          rankers: diffs.map((_, i) => ({ name: `b${i}`, kind: 'baseline' })),
+          comparisons: diffs.map(([value, low, high], i) => ({
+            candidate: 'default',
+            against: `b${i}`,
+            metric: 'ndcg',
+            value,
+            ci_low: low,
+            ci_high: high,
+          })),
+        },
+        { group: 'without_history', users: 0, best_baseline: null, rankers: [], comparisons: [] },
+      ],
+    }) as unknown as Evaluation;
+
+  it('passes when every interval clears the margin, fails when one is wholly below, else is inconclusive', () => {
+    expect(evalGate(evaluation(100, [[0.05, 0.01, 0.09]])).verdict).toBe('pass');
+    expect(
+      evalGate(
+        evaluation(100, [
+          [0.05, 0.01, 0.09],
+          [-0.05, -0.09, -0.01],
+        ]),
+      ).verdict,
+    ).toBe('fail');
+    expect(evalGate(evaluation(100, [[0.01, -0.02, 0.04]])).cases[0]).toMatchObject({
+      verdict: 'inconclusive',
+      reason: 'interval spans threshold',
+    });
+    expect(evalGate(evaluation(100, [[0.01, -0.02, 0.04]]), { margin: 0.03 }).verdict).toBe('pass');
+    expect(evalGate(evaluation(10, [[0.05, 0.01, 0.09]])).cases[0]).toMatchObject({ verdict: 'inconclusive', reason: 'underpowered' });
+    // The group without users is left out; nothing to compare at all is inconclusive.
+    expect(evalGate(evaluation(100, [[0.05, 0.01, 0.09]])).cases).toHaveLength(1);
+    expect(evalGate(evaluation(100, [])).verdict).toBe('inconclusive');
+  });
+});
