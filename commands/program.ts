@@ -9,6 +9,7 @@ import { registerBucket } from './bucket.js';
 import { registerEval } from './eval.js';
 import { registerExperiment } from './experiment/experiment.js';
 import { registerGates } from './gates/gates.js';
+import { registerImport } from './import/import.js';
 import { registerSelftest } from './selftest.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token/token.js';
@@ -38,6 +39,7 @@ Tables and colours only on a terminal without NO_COLOR; piped output is plain co
   registerServe(program);
   registerToken(program);
   registerAgents(program);
+  registerImport(program);
   program.commandsGroup('Experiments:');
   registerExperiment(program);
   registerGates(program);

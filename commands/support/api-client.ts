@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { EXIT } from '../../src/exit-codes.js';
 import type { ErrorBody } from '../../src/schemas/common.schema.js';
 import { findWireMismatch } from '../../src/schemas/wire-check.js';
-import { CliError } from './cli-error.js';
+import { ApiError, CliError } from './cli-error.js';
 import { DEFAULT_SERVER, type ServerFlags } from './server-options.js';
 
 const EXPERIMENTS = '/api/v1/analytics/experiments';
@@ -57,6 +57,18 @@ export class ApiClient {
   /** POST a JSON body (or none); returns the envelope's `data`, checked against `schema`. */
   async post<S extends TSchema>(path: string, schema: S, body?: unknown): Promise<Static<S>> {
     return (await this.json('POST', path, schema, body)).data;
+  }
+
+  /** POST a JSON body to a route answering a bare body (the Mastodon-shaped posts routes); returns it, checked against `schema`. */
+  async postBare<S extends TSchema>(path: string, schema: S, body: unknown): Promise<Static<S>> {
+    const response = await this.send('POST', path, body, false);
+    const parsed = await this.readJson(response.body, response.statusCode, response.headers);
+    const mismatch = findWireMismatch(schema, parsed);
+    if (mismatch !== undefined) {
+      const where = `${this.describe('POST', path)} answered a body that does not match the API: ${mismatch.field}: ${mismatch.message}`;
+      throw serverError(`${where} (is ${this.baseUrl} a recsvc server of this version?)`, requestIdOf(response.headers));
+    }
+    return parsed;
   }
 
   /** GET a streamed body (the JSON Lines export); the caller consumes it. */
@@ -149,7 +161,11 @@ export class ApiClient {
     const field = body.field === undefined ? '' : ` (field ${body.field})`;
     const name = body.error ?? `HTTP ${status}`;
     const hint = status === 401 ? 'pass an admin token with --token or RECSVC_TOKEN' : undefined;
-    return serverError(`server: ${status} ${name}: ${body.message ?? 'no message'}${field}`, requestId, hint);
+    const message = body.message ?? 'no message';
+    return new ApiError(`server: ${status} ${name}: ${message}${field}`, status, body.field ?? undefined, message, {
+      ...(hint === undefined ? {} : { hint }),
+      ...(requestId === undefined ? {} : { requestId }),
+    });
   }
 
   private connectionError(error: unknown): CliError {

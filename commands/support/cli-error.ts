@@ -13,6 +13,23 @@ export class CliError extends CodedError {
   }
 }
 
+/**
+ * The server answered with an error body (exit 3): its status and the field it named are kept,
+ * for a command that maps a field back to its own input (`recsvc import`: an item to its line).
+ */
+export class ApiError extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly field: string | undefined,
+    /** The body's `message` as the server wrote it. */
+    readonly serverMessage: string,
+    options: { hint?: string; requestId?: string } = {},
+  ) {
+    super(message, EXIT.server, options);
+  }
+}
+
 /** A usage or input error (exit 2). */
 export function usageError(message: string): CliError {
   return new CliError(message, EXIT.usage);

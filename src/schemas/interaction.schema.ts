@@ -1,7 +1,7 @@
 /** Wire schemas of interactions (favourite, bookmark, reblog) and post counts. */
 import { Type, type Static } from '@sinclair/typebox';
 import { CONTEXT_BOUNDS } from './bounded-json.js';
-import { StringEnum, UserIdSchema } from './common.schema.js';
+import { LiteralUnion, StringEnum, UserIdSchema } from './common.schema.js';
 import { EARLIEST_INTERACTION_MS, INTERACTION_FUTURE_SKEW_MS } from '../interactions/interaction-time.js';
 
 export const ACTION_TYPES = ['favorite', 'bookmark', 'reblog'] as const;
@@ -84,7 +84,8 @@ export const InteractionBatchResultSchema = Type.Object(
     existing: Type.Integer({ description: 'Interactions that existed already (per user, post and action): unchanged' }),
     not_stored: Type.Integer({ description: "Acknowledged without storing anything: the user's tracking level is `none`" }),
     results: Type.Array(
-      Type.Object({ status: StringEnum(INTERACTION_RESULT_STATUSES), interaction: InteractionSchema }, { title: 'InteractionResult' }),
+      // A union of literals, not StringEnum: the CLI checks the answer with TypeBox, which knows no `Unsafe` enum.
+      Type.Object({ status: LiteralUnion(INTERACTION_RESULT_STATUSES), interaction: InteractionSchema }, { title: 'InteractionResult' }),
       { description: 'One per interaction given, in the same order' },
     ),
   },
