@@ -4,7 +4,9 @@
  * Register it after every other feature: drop-in mode answers only what no route matched.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { SocialServices } from '../social/social.service.js';
+import { NodeinfoCache, type NodeinfoCacheOptions } from './nodeinfo-cache.js';
 import { dropInRoutes, proxyRoutes, type ProxyRouteOptions } from './proxy.routes.js';
 import { ProxyService } from './proxy.service.js';
 
@@ -13,21 +15,26 @@ export interface ProxyFeatureOptions {
   readonly dropIn?: boolean;
   /** Called after the instance answered a forwarded request. */
   readonly onForwarded?: ProxyRouteOptions['onForwarded'];
+  /** How nodeinfo discovery answers are kept (defaults: DEFAULT_NODEINFO_CACHE_OPTIONS). */
+  readonly nodeinfo?: NodeinfoCacheOptions;
 }
 
 /** The proxy's routes (and drop-in handlers); returns its service. */
 export async function registerProxy(
   app: FastifyInstance,
-  context: { social: Pick<SocialServices, 'client' | 'identityProvider'> },
+  context: { social: Pick<SocialServices, 'client' | 'identityProvider'>; metrics?: Pick<ServiceMetrics, 'watchCaches'> },
   options: ProxyFeatureOptions = {},
-): Promise<{ proxy: ProxyService }> {
+): Promise<{ proxy: ProxyService; nodeinfo: NodeinfoCache }> {
   const proxy = new ProxyService(context.social.client);
+  const nodeinfo = new NodeinfoCache(proxy, options.nodeinfo);
+  context.metrics?.watchCaches(() => [{ cache: 'nodeinfo', entries: nodeinfo.size }]);
   const routeOptions: ProxyRouteOptions = {
     proxy,
     identities: context.social.identityProvider,
+    nodeinfo,
     ...(options.onForwarded ? { onForwarded: options.onForwarded } : {}),
   };
   await app.register(proxyRoutes, routeOptions);
   if (options.dropIn) await app.register(dropInRoutes, routeOptions);
-  return { proxy };
+  return { proxy, nodeinfo };
 }

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticationError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
 import type { InstanceAddress, MastodonIdentityProvider } from '../social/social.service.js';
+import { NODEINFO_PATH, type NodeinfoCache } from './nodeinfo-cache.js';
 import type { ProxyResponse, ProxyService } from './proxy.service.js';
 import { splitProxiedUrl } from './proxy.service.js';
 
@@ -17,8 +18,8 @@ export const PROXY_PREFIX = '/api/v1/proxy';
 
 /** Mastodon API prefixes drop-in mode forwards when no route of the service matches. */
 export const DROP_IN_PREFIXES = ['/api/v1', '/api/v2', '/oauth'] as const;
-/** Exact paths drop-in mode forwards. */
-export const DROP_IN_PATHS = ['/.well-known/nodeinfo'] as const;
+/** Exact paths drop-in mode forwards (nodeinfo discovery, from ./nodeinfo-cache.ts). */
+export const DROP_IN_PATHS = [NODEINFO_PATH] as const;
 
 /**
  * Methods whose routes make a path the service's own in drop-in mode. OPTIONS is not one:
@@ -38,6 +39,8 @@ function ownedByService(app: FastifyInstance, path: string): boolean {
 export interface ProxyRouteOptions {
   readonly proxy: ProxyService;
   readonly identities: Pick<MastodonIdentityProvider, 'instanceFor'>;
+  /** Nodeinfo discovery answers per instance (drop-in mode). */
+  readonly nodeinfo: NodeinfoCache;
   /** Called after the instance answered a forwarded request (interaction logging). */
   readonly onForwarded?: (event: ForwardedEvent) => Promise<void> | void;
 }
@@ -68,6 +71,28 @@ function rawBodies(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 }
 
+/** The instance a request is forwarded to (see `send` for what happens without one). */
+function targetInstance(options: ProxyRouteOptions, request: FastifyRequest, identity: AuthenticatedIdentity | undefined): InstanceAddress {
+  const instance = options.identities.instanceFor(instanceHeader(request));
+  if (instance) return instance;
+  // Drop-in mode without an instance to forward to is the app's own 404 (nothing here serves the path).
+  if (identity === undefined || identity.source !== 'social') {
+    throw new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  }
+  throw new ValidationError('No social instance: send X-Social-Instance (no default instance is configured)', 'X-Social-Instance');
+}
+
+/** Sends the instance's answer on (its status, headers merged into the service's own, body). */
+function relay(reply: FastifyReply, response: ProxyResponse): FastifyReply {
+  reply.code(response.status);
+  for (const [name, value] of Object.entries(response.headers)) {
+    // The service's own Vary (CORS with listed origins: Origin) stays, the instance's added to it.
+    const own = name === 'vary' ? reply.getHeader('vary') : undefined;
+    reply.header(name, own === undefined ? value : [own, value].flat().join(', '));
+  }
+  return reply.send(response.body);
+}
+
 async function send(
   options: ProxyRouteOptions,
   request: FastifyRequest,
@@ -76,14 +101,7 @@ async function send(
   query: string,
   identity: AuthenticatedIdentity | undefined,
 ): Promise<FastifyReply> {
-  const instance = options.identities.instanceFor(instanceHeader(request));
-  if (!instance) {
-    // Drop-in mode without an instance to forward to is the app's own 404 (nothing here serves the path).
-    if (identity === undefined || identity.source !== 'social') {
-      throw new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0] ?? ''}`);
-    }
-    throw new ValidationError('No social instance: send X-Social-Instance (no default instance is configured)', 'X-Social-Instance');
-  }
+  const instance = targetInstance(options, request, identity);
   const token = identity?.source === 'social' ? bearerToken(request) : undefined;
   const response = await options.proxy.forward(instance, {
     method: request.method,
@@ -100,13 +118,7 @@ async function send(
       request.log.warn({ err: error, path }, 'proxy: recording the forwarded request failed');
     }
   }
-  reply.code(response.status);
-  for (const [name, value] of Object.entries(response.headers)) {
-    // The service's own Vary (CORS with listed origins: Origin) stays, the instance's added to it.
-    const own = name === 'vary' ? reply.getHeader('vary') : undefined;
-    reply.header(name, own === undefined ? value : [own, value].flat().join(', '));
-  }
-  return reply.send(response.body);
+  return relay(reply, response);
 }
 
 /** The `/api/v1/proxy/*` routes: GET (read scope) and the writing methods (write scope), social tokens only. */
@@ -190,19 +202,23 @@ export async function dropInRoutes(app: FastifyInstance, options: ProxyRouteOpti
   }
   await app.register(async (scope) => {
     rawBodies(scope);
-    for (const path of DROP_IN_PATHS) {
-      scope.get(
-        path,
-        {
-          config: { access: 'public' },
-          schema: {
-            tags: ['proxy'],
-            summary: 'Drop-in mode: forwarded to the same path on the social instance',
-            operationId: 'proxyNodeinfo',
-          },
+    scope.get(
+      NODEINFO_PATH,
+      {
+        config: { access: 'public' },
+        schema: {
+          tags: ['proxy'],
+          summary: "Drop-in mode: the social instance's nodeinfo discovery document",
+          description:
+            "Asked without the caller's credentials and kept per instance for a few minutes; limited like any anonymous request.",
+          operationId: 'proxyNodeinfo',
         },
-        handler,
-      );
-    }
+      },
+      async (request, reply) => {
+        const identity = request.identity;
+        const instance = targetInstance(options, request, identity.kind === 'authenticated' ? identity : undefined);
+        return relay(reply, await options.nodeinfo.get(instance));
+      },
+    );
   });
 }

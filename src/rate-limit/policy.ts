@@ -63,9 +63,12 @@ const GROUP_PREFIXES: ReadonlyArray<readonly [string, EndpointGroup]> = [
 /** Paths never limited, so monitors are never throttled. */
 const EXEMPT_PATHS = new Set(['/api/v1/health']);
 
-/** True when a request path is subject to rate limits (every /api/v1 route but health). */
+/** Paths outside /api/v1 that are limited: drop-in mode's nodeinfo discovery asks another server for anyone. */
+const LIMITED_PATHS = new Set(['/.well-known/nodeinfo']);
+
+/** True when a request path is subject to rate limits (every /api/v1 route but health, and nodeinfo discovery). */
 export function isRateLimitedPath(path: string): boolean {
-  return (path === '/api/v1' || path.startsWith('/api/v1/')) && !EXEMPT_PATHS.has(path);
+  return ((path === '/api/v1' || path.startsWith('/api/v1/')) && !EXEMPT_PATHS.has(path)) || LIMITED_PATHS.has(path);
 }
 
 /** The endpoint group whose shared limits apply to a path, if any. */
