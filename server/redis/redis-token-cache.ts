@@ -35,6 +35,14 @@ export class RedisTokenCache implements SharedTokenCache {
     }
   }
 
+  async delete(instanceHost: string, token: string): Promise<void> {
+    try {
+      await this.redis.client.unlink(await this.key(instanceHost, token));
+    } catch {
+      // Left behind, the entry expires with its TTL (the token cache's lifetime).
+    }
+  }
+
   async clear(): Promise<void> {
     try {
       let cursor = '0';

@@ -13,6 +13,9 @@
  *   for the caller; unreachable, timed out, 5xx, redirected, oversized or unreadable is
  *   503 `Service unavailable` (InstanceUnavailableError, with a `reason`).
  * - Tokens go in the Authorization header only; no message or error carries them.
+ * - An instance answering 401 to a request made with a token (a timeline, a proxied call,
+ *   any) is told to the `onTokenRejected` listeners, whatever the caller does with the
+ *   answer: the token is no longer good there, and whoever trusts it from a cache forgets it.
  */
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { AppError, AuthenticationError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../src/errors.js';
@@ -187,11 +190,15 @@ const DROPPED_REQUEST_HEADERS = new Set([
 
 const USER_AGENT = `recsvc/${SERVICE_VERSION}`;
 
+/** Told that an instance answered 401 to a request made with `token`. */
+export type TokenRejectedListener = (instance: InstanceAddress, token: string) => void;
+
 /** A pooled client for social instances; one per process, closed on shutdown. */
 export class InstanceClient {
   readonly allowInsecure: boolean;
   private readonly settings: Required<Omit<InstanceClientOptions, 'resolver' | 'allowInsecure'>>;
   private readonly agent: Agent;
+  private readonly tokenRejectedListeners: TokenRejectedListener[] = [];
 
   constructor(options: InstanceClientOptions = {}) {
     this.allowInsecure = options.allowInsecure === true;
@@ -228,6 +235,11 @@ export class InstanceClient {
     return this.exchange(instance, request);
   }
 
+  /** Calls `listener` whenever an instance answers 401 to a request made with a token (see the file's comment). */
+  onTokenRejected(listener: TokenRejectedListener): void {
+    this.tokenRejectedListeners.push(listener);
+  }
+
   /** Closes the pooled connections (waits for requests under way). */
   async close(): Promise<void> {
     await this.agent.close();
@@ -253,6 +265,7 @@ export class InstanceClient {
       throw transportError(instance, error, request.signal, deadline);
     }
     const status = answer.statusCode;
+    if (status === 401 && request.token !== undefined) this.tellTokenRejected(instance, request.token);
     const allHeaders = plainHeaders(answer.headers);
     const headers = forwardedHeaders(allHeaders);
     if (status >= 300 && status < 400 && status !== 304 && request.redirects !== 'return') {
@@ -284,6 +297,16 @@ export class InstanceClient {
       throw statusError(instance, { ...response, body: safeJson(body) });
     }
     return response;
+  }
+
+  private tellTokenRejected(instance: InstanceAddress, token: string): void {
+    for (const listener of this.tokenRejectedListeners) {
+      try {
+        listener(instance, token);
+      } catch {
+        // A listener's failure is its own: the caller still gets the instance's answer.
+      }
+    }
   }
 }
 

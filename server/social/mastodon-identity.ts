@@ -17,6 +17,12 @@
  *   With Redis (`useSharedCache`), verified tokens are also shared by every instance for
  *   the same `cacheTtlMs`, under an HMAC key common to the instances; Redis failing only
  *   means asking the instance again.
+ * - Revoked at its instance: as soon as the instance answers 401 to any request made with
+ *   the token (a timeline, a proxied call: InstanceClient's `onTokenRejected`), the cached
+ *   verification is dropped here and in the shared cache, so the next request asks the
+ *   instance again instead of trusting the token for the rest of `cacheTtlMs`. Another
+ *   process's own copy is not told (docs/federation.md, "Revoked tokens"): it keeps the
+ *   token until its entry expires or the instance answers it 401 too.
  * - Outcomes: the instance refuses the token (401, 403, or 422 for an app token with no
  *   user) → the provider does not vouch →
  *   401 `Authentication required`; the instance unreachable, slow, failing or answering
@@ -120,6 +126,8 @@ export interface MastodonIdentityOptions {
 export interface SharedTokenCache {
   get(instanceHost: string, token: string): Promise<string | undefined>;
   set(instanceHost: string, token: string, value: string, ttlMs: number): Promise<void>;
+  /** Forgets one token's entry (its instance answered 401). */
+  delete(instanceHost: string, token: string): Promise<void>;
   /** Forgets every shared entry (after a revocation the service learns of). */
   clear(): Promise<void>;
 }
@@ -195,6 +203,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
     this.now = options.now ?? Date.now;
     this.shared = options.shared;
     this.cache = new LRUCache({ max: options.cacheCapacity ?? DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheCapacity });
+    this.client.onTokenRejected((instance, token) => this.forgetToken(instance, token));
   }
 
   /** Tokens remembered now (verified or refused). */
@@ -310,6 +319,12 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
   /** From now on, also looks verified tokens up in (and adds them to) a cache shared by every instance. */
   useSharedCache(shared: SharedTokenCache): void {
     this.shared = shared;
+  }
+
+  /** Forgets one token's verification, here and in the shared cache (its instance answered 401 to it). */
+  forgetToken(instance: InstanceAddress, token: string): void {
+    this.cache.delete(this.cacheKey(instance, token));
+    void this.shared?.delete(instance.host, token);
   }
 
   /** Forgets every cached token (after a revocation the service learns of, or in tests). */
