@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
-import { checkCsvHeader, itemFromCsv, itemFromJson, RowError, type ImportKind } from '../../src/import/import-rows.js';
+import { canonicalHeader, checkCsvHeader, itemFromCsv, itemFromJson, RowError, type ImportKind } from '../../src/import/import-rows.js';
 import { usageError, type CliError } from '../support/cli-error.js';
 import { isGzipPath, type LineSource } from '../support/line-source.js';
 
@@ -32,10 +32,10 @@ export function lineError(file: string, line: number, message: string): CliError
 
 /** The records of `source`, in file order. */
 export function readRecords(kind: ImportKind, format: ImportFormat, source: LineSource): AsyncIterable<ImportRecord> {
-  return format === 'csv' ? csvRecords(kind, source) : jsonlRecords(source);
+  return format === 'csv' ? csvRecords(kind, source) : jsonlRecords(kind, source);
 }
 
-async function* jsonlRecords(source: LineSource): AsyncGenerator<ImportRecord> {
+async function* jsonlRecords(kind: ImportKind, source: LineSource): AsyncGenerator<ImportRecord> {
   let line = 0;
   for await (const text of source.lines) {
     line += 1;
@@ -47,7 +47,7 @@ async function* jsonlRecords(source: LineSource): AsyncGenerator<ImportRecord> {
       throw lineError(source.name, line, `not valid JSON (${(error as Error).message})`);
     }
     try {
-      yield { line, item: itemFromJson(value) };
+      yield { line, item: itemFromJson(kind, value) };
     } catch (error) {
       throw asLineError(source.name, line, error);
     }
@@ -61,12 +61,13 @@ async function* csvRecords(kind: ImportKind, source: LineSource): AsyncGenerator
       skip_empty_lines: true,
       info: true,
       columns: (header: string[]) => {
+        const columns = canonicalHeader(kind, header);
         try {
-          checkCsvHeader(kind, header);
+          checkCsvHeader(kind, columns);
         } catch (error) {
           throw asLineError(source.name, 1, error);
         }
-        return header;
+        return columns;
       },
     }),
   );

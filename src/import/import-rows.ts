@@ -27,7 +27,24 @@ export const CSV_COLUMNS: Readonly<Record<ImportKind, ColumnSet>> = {
   interactions: { required: ['user_id', 'post_id', 'action_type'], optional: ['created_at'] },
 };
 
-/** Refuses a CSV header with an unknown column (a typo would drop data silently) or without a required one. */
+/**
+ * Other names a column may have: `action` for `action_type`, as the interactions files
+ * `recsvc eval` reads name it (src/evaluation/import-format.ts), so that one file serves both.
+ */
+const COLUMN_ALIASES: Readonly<Record<ImportKind, Readonly<Record<string, string>>>> = {
+  posts: {},
+  interactions: { action: 'action_type' },
+};
+
+/** The header with each alias replaced by its column's name. */
+export function canonicalHeader(kind: ImportKind, header: readonly string[]): string[] {
+  return header.map((column) => COLUMN_ALIASES[kind][column] ?? column);
+}
+
+/**
+ * Refuses a CSV header (canonicalHeader's) with an unknown column (a typo would drop data
+ * silently), without a required one, or naming one twice.
+ */
 export function checkCsvHeader(kind: ImportKind, header: readonly string[]): void {
   const { required, optional } = CSV_COLUMNS[kind];
   const known = new Set([...required, ...optional]);
@@ -52,12 +69,17 @@ export function itemFromCsv(kind: ImportKind, row: Readonly<Record<string, strin
   return kind === 'posts' ? statusFromCsv(row) : interactionFromCsv(row);
 }
 
-/** The API item of a JSON Lines value: the object as the API takes it (a status, or an interaction). */
-export function itemFromJson(value: unknown): Record<string, unknown> {
+/** The API item of a JSON Lines value: the object as the API takes it (a status, or an interaction; `action` read as `action_type`). */
+export function itemFromJson(kind: ImportKind, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new RowError(`expected a JSON object, found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
   }
-  return value as Record<string, unknown>;
+  const item = value as Record<string, unknown>;
+  if (kind === 'interactions' && 'action' in item && !('action_type' in item)) {
+    const { action, ...rest } = item;
+    return { ...rest, action_type: action };
+  }
+  return item;
 }
 
 function interactionFromCsv(row: Readonly<Record<string, string>>): Record<string, unknown> {

@@ -90,6 +90,12 @@ describe('recsvc import', () => {
     const affinity = Object.fromEntries(learned.map((a: { account_id: string; affinity: number }) => [a.account_id, a.affinity]));
     expect(affinity.acc1).toBeCloseTo(0.25, 3);
     expect(affinity.acc2).toBeCloseTo(1, 3);
+
+    // The interactions file of `recsvc eval` (its `action` column) imports as it is.
+    const evalFile = file('eval.csv', `user_id,post_id,action,created_at\nua2,p3,bookmark,${iso(NOW - DAY)}\n`);
+    const evalRun = await runCli(['import', 'interactions', evalFile], { env: server.env });
+    expect(evalRun.code, evalRun.stderr).toBe(0);
+    expect((await interactionsOf('ua2')).map((i) => i.post_id)).toEqual(['p3']);
   });
 
   it('stops at a refused line with one line naming the file and line, and goes on from the checkpoint once it is fixed', async () => {
@@ -145,10 +151,10 @@ describe('recsvc import', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(new RegExp(`${csv.replace(/[.]/g, '\\.')}:3: `));
 
-    const typo = file('d.csv', 'user_id,post_id,action\nuc,p1,favorite\n');
+    const typo = file('d.csv', 'user_id,post_id,actoin_type\nuc,p1,favorite\n');
     const header = await runCli(['import', 'interactions', typo], { env: server.env });
     expect(header.code).toBe(2);
-    expect(header.stderr).toMatch(/:1: unknown column "action"/);
+    expect(header.stderr).toMatch(/:1: unknown column "actoin_type"/);
 
     const missing = file('e.jsonl', jsonl([fav('uc', 'p1'), fav('uc', 'nope')]));
     const notFound = await runCli(['import', 'interactions', missing], { env: server.env });

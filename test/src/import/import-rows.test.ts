@@ -1,6 +1,6 @@
 /** The records of `recsvc import`: CSV rows and JSON Lines values turned into API items (docs/import.md). */
 import { describe, expect, it } from 'vitest';
-import { checkCsvHeader, itemFromCsv, itemFromJson, RowError } from '../../../src/import/import-rows.js';
+import { canonicalHeader, checkCsvHeader, itemFromCsv, itemFromJson, RowError } from '../../../src/import/import-rows.js';
 import { EARLIEST_INTERACTION_MS, interactionTime } from '../../../src/interactions/interaction-time.js';
 
 describe('CSV headers', () => {
@@ -9,6 +9,15 @@ describe('CSV headers', () => {
     expect(() => checkCsvHeader('interactions', ['user_id', 'post_id', 'action'])).toThrow(/unknown column "action"/);
     expect(() => checkCsvHeader('posts', ['id', 'created_at', 'content'])).toThrow(/missing column "account_id"/);
     expect(() => checkCsvHeader('interactions', ['user_id', 'post_id', 'action_type', 'user_id'])).toThrow(/appears twice/);
+  });
+
+  it('read `action` as `action_type`, as the files of `recsvc eval` name it', () => {
+    const header = canonicalHeader('interactions', ['user_id', 'post_id', 'action', 'created_at']);
+    expect(header).toEqual(['user_id', 'post_id', 'action_type', 'created_at']);
+    expect(() => checkCsvHeader('interactions', header)).not.toThrow();
+    expect(() => checkCsvHeader('interactions', canonicalHeader('interactions', ['user_id', 'post_id', 'action', 'action_type']))).toThrow(
+      /appears twice/,
+    );
   });
 });
 
@@ -48,10 +57,12 @@ describe('CSV rows', () => {
 
 describe('JSON Lines values', () => {
   it('are taken as the API takes them, objects only', () => {
-    expect(itemFromJson({ user_id: 'u' })).toEqual({ user_id: 'u' });
-    expect(() => itemFromJson([1])).toThrow(/an array/);
-    expect(() => itemFromJson(null)).toThrow(/null/);
-    expect(() => itemFromJson('x')).toThrow(/string/);
+    expect(itemFromJson('interactions', { user_id: 'u', action_type: 'favorite' })).toEqual({ user_id: 'u', action_type: 'favorite' });
+    expect(itemFromJson('interactions', { user_id: 'u', action: 'reblog' })).toEqual({ user_id: 'u', action_type: 'reblog' });
+    expect(itemFromJson('posts', { id: 'p', action: 'x' })).toEqual({ id: 'p', action: 'x' });
+    expect(() => itemFromJson('posts', [1])).toThrow(/an array/);
+    expect(() => itemFromJson('posts', null)).toThrow(/null/);
+    expect(() => itemFromJson('interactions', 'x')).toThrow(/string/);
   });
 });
 
