@@ -96,8 +96,30 @@ export async function runImport(kind: ImportKind, file: string, options: ImportO
   else printLine(summaryLine(summary));
 }
 
-/** Sends one batch; a refused item becomes an input error naming its line. */
+/** Times a batch is sent again after the server asked to wait (429 rate limited, 503 shedding load). */
+const MAX_WAITS = 5;
+/** Longest wait, in seconds, whatever the server asks. */
+const MAX_WAIT_SECONDS = 60;
+
+/**
+ * Sends one batch, waiting and sending it again when the server asks (a batch is idempotent,
+ * so sending it twice stores it once); a refused item becomes an input error naming its line.
+ */
 async function sendBatch(client: ApiClient, kind: ImportKind, batch: ImportRecord[], summary: ImportSummary, file: string): Promise<void> {
+  for (let waits = 0; ; waits++) {
+    try {
+      await sendOnce(client, kind, batch, summary, file);
+      return;
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.status !== 429 && error.status !== 503) || waits >= MAX_WAITS) throw error;
+      const seconds = Math.min(MAX_WAIT_SECONDS, Math.max(1, error.retryAfter ?? 2 ** waits));
+      progress(`the server asked to wait (${error.status}): sending again in ${seconds}s`);
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    }
+  }
+}
+
+async function sendOnce(client: ApiClient, kind: ImportKind, batch: ImportRecord[], summary: ImportSummary, file: string): Promise<void> {
   const items = batch.map((record) => record.item);
   try {
     if (kind === 'posts') {

@@ -162,9 +162,11 @@ export class ApiClient {
     const name = body.error ?? `HTTP ${status}`;
     const hint = status === 401 ? 'pass an admin token with --token or RECSVC_TOKEN' : undefined;
     const message = body.message ?? 'no message';
+    const retryAfter = typeof body.retry_after === 'number' ? body.retry_after : undefined;
     return new ApiError(`server: ${status} ${name}: ${message}${field}`, status, body.field ?? undefined, message, {
       ...(hint === undefined ? {} : { hint }),
       ...(requestId === undefined ? {} : { requestId }),
+      ...(retryAfter === undefined ? {} : { retryAfter }),
     });
   }
 

@@ -24,10 +24,14 @@ export class ApiError extends CliError {
     readonly field: string | undefined,
     /** The body's `message` as the server wrote it. */
     readonly serverMessage: string,
-    options: { hint?: string; requestId?: string } = {},
+    options: { hint?: string; requestId?: string; retryAfter?: number } = {},
   ) {
     super(message, EXIT.server, options);
+    this.retryAfter = options.retryAfter;
   }
+
+  /** Seconds the server asked to wait before trying again (429, or a 503 shedding load), when it said. */
+  readonly retryAfter: number | undefined;
 }
 
 /** A usage or input error (exit 2). */
