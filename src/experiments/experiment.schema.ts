@@ -18,6 +18,11 @@ export const WeightsSchema = Type.Object(
     content_engagement: Type.Number(),
     recency: Type.Number(),
     semantic_similarity: Type.Number(),
+    collaborative: Type.Optional(
+      Type.Number({
+        description: 'The fifth weight: posts co-engaged with what the user liked (docs/ranking.md); absent means 0',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Ranking weights, each in [0, 1], summing to 1.0' },
 );

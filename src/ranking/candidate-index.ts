@@ -21,6 +21,11 @@ export interface CandidateIndexOptions {
   readonly trendingTopK: number;
   /** A tag needs at least this many posts in the window to trend (default 3). */
   readonly minTrendCount: number;
+  /**
+   * Collaborative candidates kept beyond those (default 1,000): posts co-engaged with what
+   * users liked, added for them from outside the pool (`addCollaborative`).
+   */
+  readonly maxCollaborative: number;
 }
 
 /** The bounds used when none are given: a pool that ranks in well under a millisecond. */
@@ -30,6 +35,7 @@ export const DEFAULT_CANDIDATE_INDEX_OPTIONS: CandidateIndexOptions = {
   trendWindowHours: 24,
   trendingTopK: 10,
   minTrendCount: 3,
+  maxCollaborative: 1000,
 };
 
 /** One post's precomputed data. Read by the ranker; changed only by the index. */
@@ -54,6 +60,13 @@ export const SLOT_REBLOG = 2;
 export const SLOT_TAGGED = 4;
 /** The post is sensitive: left out for users who do not allow sensitive posts. */
 export const SLOT_SENSITIVE = 8;
+/**
+ * A collaborative candidate (`addCollaborative`): ranked only for users whose collaborative
+ * feature is above 0 for it, and counted in no normaliser of the pool (document
+ * frequencies, the engagement maximum, trends, its size), so rankings without the
+ * collaborative feature are those of the pool without it.
+ */
+export const SLOT_EXTRA = 16;
 
 /**
  * The fields the ranking loop reads, one typed array per field indexed by slot (a struct of
@@ -162,6 +175,8 @@ export class CandidateIndex {
   private readonly freeGroups: number[] = [];
   private groupCount = 0;
   private readonly recencyTables = new Map<number, RecencyTable>();
+  /** Collaborative candidates' ids, least recently added or asked for first. */
+  private readonly extras = new Map<string, true>();
   private live = 0;
   private maxEngagement = 0;
   private maxEngagementStale = false;
@@ -176,9 +191,40 @@ export class CandidateIndex {
     this.reweighAll();
   }
 
-  /** Number of posts in the pool. */
+  /** Number of posts in the pool (collaborative candidates not counted). */
   get size(): number {
     return this.live;
+  }
+
+  /** Number of collaborative candidates held (see `addCollaborative`). */
+  get collaborativeSize(): number {
+    return this.extras.size;
+  }
+
+  /** Whether the post is held, in the pool or as a collaborative candidate. */
+  has(postId: string): boolean {
+    return this.slotById.has(postId);
+  }
+
+  /**
+   * Holds posts from outside the pool as collaborative candidates (SLOT_EXTRA), the least
+   * recently asked for dropped beyond `maxCollaborative`. Posts already held are marked as
+   * asked for; a pool post stays a pool post.
+   */
+  addCollaborative(posts: Iterable<RankablePost>): void {
+    for (const post of posts) {
+      if (this.extras.has(post.id)) {
+        this.extras.delete(post.id);
+        this.extras.set(post.id, true);
+      } else if (!this.slotById.has(post.id)) {
+        this.insert(post, true);
+        this.extras.set(post.id, true);
+      }
+    }
+    for (const id of this.extras.keys()) {
+      if (this.extras.size <= this.options.maxCollaborative) break;
+      this.remove(id);
+    }
   }
 
   /** One past the largest author index in use (the length dense author arrays need). */
@@ -216,6 +262,7 @@ export class CandidateIndex {
     const before = slot.engagement;
     slot.engagement = engagementLog(counts);
     this.columns.engagement[slot.index] = slot.engagement;
+    if (this.isExtra(slot)) return true;
     if (slot.engagement >= this.maxEngagement) this.maxEngagement = slot.engagement;
     else if (before >= this.maxEngagement) this.maxEngagementStale = true;
     return true;
@@ -225,6 +272,7 @@ export class CandidateIndex {
   remove(postId: string): boolean {
     const slot = this.slotById.get(postId);
     if (slot === undefined) return false;
+    const extra = this.isExtra(slot);
     this.slotById.delete(postId);
     const original = slot.post.reblogOfId;
     if (original !== null) {
@@ -232,24 +280,35 @@ export class CandidateIndex {
       group?.delete(slot);
       if (group?.size === 0) this.reblogSlots.delete(original);
     }
-    this.vocabulary.count(slot.termIds, -1);
+    if (extra) this.vocabulary.hold(slot.termIds, -1);
+    else this.vocabulary.count(slot.termIds, -1);
     this.releaseAuthor(slot.post.accountId, slot.authorIdx);
     if (slot.language !== null) release(this.languageIds, this.freeLanguages, slot.language);
     release(this.groupIds, this.freeGroups, original ?? postId);
     this.columns.flags[slot.index] = 0;
     this.slots[slot.index] = undefined;
     this.free.push(slot.index);
+    if (extra) {
+      this.extras.delete(postId);
+      return true;
+    }
     this.live -= 1;
     if (slot.engagement >= this.maxEngagement) this.maxEngagementStale = true;
     this.changed();
     return true;
   }
 
+  private isExtra(slot: Slot): boolean {
+    return (this.columns.flags[slot.index]! & SLOT_EXTRA) !== 0;
+  }
+
   /** The largest raw engagement in the pool (the normaliser of `content_engagement`). */
   engagementMax(): number {
     if (this.maxEngagementStale) {
       this.maxEngagement = 0;
-      for (const slot of this.slots) if (slot !== undefined && slot.engagement > this.maxEngagement) this.maxEngagement = slot.engagement;
+      for (const slot of this.slots) {
+        if (slot !== undefined && slot.engagement > this.maxEngagement && !this.isExtra(slot)) this.maxEngagement = slot.engagement;
+      }
       this.maxEngagementStale = false;
     }
     return this.maxEngagement;
@@ -282,7 +341,7 @@ export class CandidateIndex {
     if (state.bySlot === undefined) {
       const bySlot = new Float64Array(this.slots.length);
       for (const slot of this.slots) {
-        if (slot === undefined) continue;
+        if (slot === undefined || this.isExtra(slot)) continue;
         let best = 0;
         for (let j = 0; j < slot.tagIds.length; j++) {
           const t = state.score[slot.tagIds[j]!] ?? 0;
@@ -345,7 +404,7 @@ export class CandidateIndex {
     return vector;
   }
 
-  private insert(given: RankablePost): void {
+  private insert(given: RankablePost, extra = false): void {
     const post = pooledPost(given, given);
     const counts = termCounts(post.text, post.tags);
     const termIds = new Int32Array(counts.size);
@@ -365,7 +424,8 @@ export class CandidateIndex {
     this.authorPosts[authorIdx] = (this.authorPosts[authorIdx] ?? 0) + 1;
     const index = this.free.pop() ?? this.slots.length;
     const language = post.language === null ? null : primaryLanguage(post.language);
-    this.vocabulary.count(termIds, 1);
+    if (extra) this.vocabulary.hold(termIds, 1);
+    else this.vocabulary.count(termIds, 1);
     const vector = this.vocabulary.weigh(termIds, termTf);
     const slot = new Slot(post, index, authorIdx, termIds, termTf, vector, tagIds, language, engagementLog(post));
     this.slots[index] = slot;
@@ -375,7 +435,8 @@ export class CandidateIndex {
       SLOT_LIVE |
       (post.reblogOfId !== null ? SLOT_REBLOG : 0) |
       (tagIds.length > 0 ? SLOT_TAGGED : 0) |
-      (post.sensitive === true ? SLOT_SENSITIVE : 0);
+      (post.sensitive === true ? SLOT_SENSITIVE : 0) |
+      (extra ? SLOT_EXTRA : 0);
     columns.createdAt[index] = post.createdAtMs;
     columns.engagement[index] = slot.engagement;
     columns.author[index] = authorIdx;
@@ -389,6 +450,7 @@ export class CandidateIndex {
       group.add(slot);
       this.reblogSlots.set(post.reblogOfId, group);
     }
+    if (extra) return;
     this.live += 1;
     if (slot.engagement > this.maxEngagement) this.maxEngagement = slot.engagement;
     this.changed();
@@ -440,8 +502,9 @@ export class CandidateIndex {
   private trimIfOver(slack: number): void {
     const { maxRecent, maxPopular } = this.options;
     if (this.live <= (maxRecent + maxPopular) * slack) return;
-    const kept = new Set(this.selectKept(this.slots.flatMap((s) => (s === undefined ? [] : [s.post]))));
-    for (const slot of this.slots) if (slot !== undefined && !kept.has(slot.post)) this.remove(slot.post.id);
+    const pooled = this.slots.filter((s): s is Slot => s !== undefined && !this.isExtra(s));
+    const kept = new Set(this.selectKept(pooled.map((s) => s.post)));
+    for (const slot of pooled) if (!kept.has(slot.post)) this.remove(slot.post.id);
   }
 
   /** The posts the pool keeps: the `maxRecent` newest, then the `maxPopular` most engaging. */
@@ -459,7 +522,8 @@ export class CandidateIndex {
       return cached;
     }
     const { trendWindowHours, trendingTopK, minTrendCount } = this.options;
-    const tags = computeTrending(this.slots, this.vocabulary, nowMs, trendWindowHours, trendingTopK, minTrendCount);
+    const slots = this.extras.size === 0 ? this.slots : this.slots.map((s) => (s === undefined || this.isExtra(s) ? undefined : s));
+    const tags = computeTrending(slots, this.vocabulary, nowMs, trendWindowHours, trendingTopK, minTrendCount);
     const top = tags[0]?.count ?? 1;
     const score = new Float64Array(this.vocabulary.size);
     for (const t of tags) score[t.termId] = t.count / top;

@@ -48,5 +48,17 @@ export {
 } from './profile.js';
 export { FAVOURED_AUTHOR_AFFINITY, FAVOURED_TAG_INTEREST } from './user-context.js';
 export { rankCandidates, COLD_START_WEIGHTS } from './rank.js';
+export {
+  CoEngagement,
+  CoEngagementReplay,
+  DEFAULT_CO_ENGAGEMENT_OPTIONS,
+  recentOtherPosts,
+  replayCoEngagement,
+  type CoEngagementChange,
+  type CoEngagementEvent,
+  type CoEngagementOptions,
+  type CoEngagementReader,
+} from './co-engagement.js';
+export { collaborativeMatches, MAX_RECENT_POSTS, type CollaborativeMatch } from './collaborative.js';
 export { explainRanking, featureLifts, type Reason, type ReasonContext } from './reasons.js';
 export { planSeamlessInsertions, DEFAULT_INJECTION_RATIO } from './seamless.js';

@@ -17,6 +17,7 @@ import type {
   UserSignal,
 } from './ranking.types.js';
 import { DEFAULT_PREFERENCES } from './ranking.types.js';
+import { MAX_RECENT_POSTS } from './collaborative.js';
 import { normaliseTag } from './text.js';
 
 /** What the profile needs from the index: TF-IDF vectors with the pool's idf. */
@@ -50,6 +51,12 @@ export interface UserProfile {
   readonly interest: DecayedSums;
   /** Post id -> number of live interactions or feedback on it (such posts are excluded). */
   readonly seenPosts: Map<string, number>;
+  /**
+   * The posts of the user's most recent interactions, newest first, distinct, at most
+   * MAX_RECENT_POSTS (the collaborative feature's seeds); undefined until read (only rankings
+   * that weigh the collaborative feature need them), then kept by each interaction.
+   */
+  recentPosts?: string[] | undefined;
   preferences: UserPreferences;
   /** Interactions and feedback applied; 0 means cold start. */
   signals: number;
@@ -93,6 +100,7 @@ export function emptyProfile(userId: string, accountId: string | null = null, in
 /** Builds a profile from a user's whole history (the same as applying each event in turn). */
 export function buildUserProfile(input: UserProfileInput, weigher: TermWeigher): UserProfile {
   const profile = emptyProfile(input.userId, input.accountId ?? null);
+  profile.recentPosts = [];
   if (input.preferences !== undefined) setPreferences(profile, input.preferences);
   for (const interaction of input.interactions ?? []) applyInteraction(profile, interaction, weigher);
   for (const feedback of input.feedback ?? []) applyFeedback(profile, feedback, weigher);
@@ -116,6 +124,15 @@ export function applyInteraction(
   learn(profile, interaction.post, amount, interaction.createdAtMs, terms ?? interestTerms(interaction.post, amount, weigher));
   markSeen(profile, interaction.post.id, sign);
   profile.signals = Math.max(0, profile.signals + sign);
+  if (profile.recentPosts !== undefined) setRecentPosts(profile, interaction.post.id, mode === 'add');
+}
+
+/** Keeps a profile's recent posts: an interaction's post goes first (`add`), an undone one leaves. */
+function setRecentPosts(profile: UserProfile, postId: string, add: boolean): void {
+  const recent = (profile.recentPosts ?? []).filter((id) => id !== postId);
+  if (add) recent.unshift(postId);
+  if (recent.length > MAX_RECENT_POSTS) recent.length = MAX_RECENT_POSTS;
+  profile.recentPosts = recent;
 }
 
 /** Applies one "more"/"less" answer: it moves the post's author, tags and terms up or down. */
@@ -228,7 +245,12 @@ export function setPreferences(profile: UserProfile, preferences: Partial<UserPr
  * Memory), not an exact count.
  */
 export function estimatedProfileBytes(profile: UserProfile): number {
-  const keys = profile.authorAffinity.size + profile.tagAffinity.size + profile.interest.size + profile.seenPosts.size;
+  const keys =
+    profile.authorAffinity.size +
+    profile.tagAffinity.size +
+    profile.interest.size +
+    profile.seenPosts.size +
+    (profile.recentPosts?.length ?? 0);
   const snapshot = profile.authorAffinity.size + profile.interest.size;
   return PROFILE_BASE_BYTES + PROFILE_KEY_BYTES * keys + SNAPSHOT_ENTRY_BYTES * snapshot;
 }

@@ -3,7 +3,9 @@
  * pool's per-slot columns (the cosine only where it can change the outcome), top-k
  * selection, then the diversity rules (one post per reblog group, a cap per author).
  */
-import { SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
+import { SLOT_EXTRA, SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
+import type { CoEngagementReader } from './co-engagement.js';
+import { collaborativeMatches } from './collaborative.js';
 import { recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
 import type { AlgorithmConfig, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
@@ -24,13 +26,21 @@ export const COLD_START_WEIGHTS = { content_engagement: 0.5, recency: 0.3, trend
 interface Pass {
   readonly index: CandidateIndex;
   readonly ctx: UserContext;
-  readonly weights: Weights;
+  readonly weights: Required<Weights>;
   readonly cold: boolean;
   readonly nowMs: number;
   readonly recency: RecencyPass;
   readonly invMaxEngagement: number;
   /** Weight of the cosine when the pass uses it, else 0 (cold start, no interests, weight 0). */
   readonly semanticWeight: number;
+  /** The collaborative feature by slot, when weighed and the user has co-engaged posts (else collaborative candidates stay out). */
+  readonly collab: CollaborativeColumn | undefined;
+}
+
+/** The collaborative feature of one user laid over the pool: the value by slot and the seed post of each slot above 0. */
+interface CollaborativeColumn {
+  readonly values: Float64Array;
+  readonly seeds: Map<number, string>;
 }
 
 /**
@@ -66,6 +76,10 @@ export function rankCandidates(
   try {
     const weights = effectiveWeights(config);
     const cold = isColdStart(profile);
+    const collab =
+      !cold && weights.collaborative > 0 && options.coEngagement !== undefined
+        ? collaborativeColumn(index, options.coEngagement, profile.recentPosts ?? [])
+        : undefined;
     const pass: Pass = {
       index,
       ctx,
@@ -75,6 +89,7 @@ export function rankCandidates(
       recency: recencyPass(index, options.recencyHalfLifeHours ?? DEFAULT_RECENCY_HALF_LIFE_HOURS, options.nowMs),
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
       semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
+      collab,
     };
     const scored = scoreAll(pass, limit);
     const chosen = pickDiverse(pass, scored, limit, options.perAuthorCap ?? DEFAULT_PER_AUTHOR_CAP);
@@ -82,6 +97,26 @@ export function rankCandidates(
   } finally {
     ctx.release();
   }
+}
+
+/** The user's collaborative feature by slot (see ./collaborative.ts); undefined when no pooled post has one. */
+function collaborativeColumn(
+  index: CandidateIndex,
+  state: CoEngagementReader,
+  recentPosts: readonly string[],
+): CollaborativeColumn | undefined {
+  if (recentPosts.length === 0) return undefined;
+  const matches = collaborativeMatches(state, recentPosts);
+  let values: Float64Array | undefined;
+  const seeds = new Map<number, string>();
+  for (const [postId, match] of matches) {
+    const slot = index.slotOf(postId);
+    if (slot === undefined) continue;
+    values ??= new Float64Array(index.slots.length);
+    values[slot.index] = match.value;
+    seeds.set(slot.index, match.seedId);
+  }
+  return values === undefined ? undefined : { values, seeds };
 }
 
 /** How many of the best the diversity walk looks at first (it widens when its rules skipped too many). */
@@ -104,7 +139,10 @@ function firstK(eligible: number, limit: number): number {
 function scoreAll(p: Pass, limit: number): Scored {
   const { scores, excluded, authorBlocked, tagMuted, authorFeature, languageAllowed, eligible: positions } = p.ctx.scratch;
   const { filterLanguages, anyTagMuted } = p.ctx;
-  const skippedFlags = p.ctx.skippedFlags;
+  const collab = p.collab?.values;
+  const wCollab = p.weights.collaborative;
+  // Collaborative candidates are ranked only for a user with a collaborative feature for them.
+  const skippedFlags = collab === undefined ? p.ctx.skippedFlags | SLOT_EXTRA : p.ctx.skippedFlags;
   const { flags, createdAt, engagement, author, language } = p.index.columns;
   const { cold, nowMs, invMaxEngagement, semanticWeight } = p;
   const w = cold ? COLD_AS_WEIGHTS : p.weights;
@@ -129,7 +167,8 @@ function scoreAll(p: Pass, limit: number): Scored {
       authorBlocked[a] === 1 ||
       (f & skippedFlags) !== 0 ||
       (filterLanguages && language[i] !== 0 && languageAllowed[language[i]!] !== 1) ||
-      (anyTagMuted && (f & SLOT_TAGGED) !== 0 && hasMutedTag(slots[i]!.tagIds, tagMuted))
+      (anyTagMuted && (f & SLOT_TAGGED) !== 0 && hasMutedTag(slots[i]!.tagIds, tagMuted)) ||
+      (collab !== undefined && (f & SLOT_EXTRA) !== 0 && collab[i] === 0)
     ) {
       scores[i] = -1;
       continue;
@@ -145,6 +184,7 @@ function scoreAll(p: Pass, limit: number): Scored {
     let total = wEngagement * engagement[i]! * invMaxEngagement + wRecency * fresh;
     if (trend !== undefined) total += wTrending * trend[i]!;
     else total += wAuthor * authorFeature[a]!;
+    if (collab !== undefined) total += wCollab * collab[i]!;
     positions[eligible++] = i;
     const clamped = clamp01(total);
     // With the cosine to come, keep the partial sum (its clamp is the lower bound).
@@ -230,11 +270,12 @@ function recencyAt(r: RecencyPass, i: number, createdAtMs: number, nowMs: number
 }
 
 /** The cold-start weights in the shape of `Weights` (trending is added separately). */
-const COLD_AS_WEIGHTS: Weights = {
+const COLD_AS_WEIGHTS: Required<Weights> = {
   author_preference: 0,
   content_engagement: COLD_START_WEIGHTS.content_engagement,
   recency: COLD_START_WEIGHTS.recency,
   semantic_similarity: 0,
+  collaborative: 0,
 };
 
 function hasMutedTag(tagIds: Int32Array, tagMuted: Uint8Array): boolean {
@@ -307,6 +348,7 @@ function toItem(p: Pass, slot: Slot): RankedItem {
     content_engagement: slot.engagement * p.invMaxEngagement,
     recency: recencyAt(p.recency, i, slot.post.createdAtMs, p.nowMs),
     semantic_similarity: p.cold ? 0 : semantic(p, slot),
+    collaborative: p.collab?.values[i] ?? 0,
   };
   // The tag and term are looked up only when the reason names them (most reasons do not).
   const reason = explainRanking(slot.post, features, p.weights, {
@@ -317,6 +359,9 @@ function toItem(p: Pass, slot: Slot): RankedItem {
     get semanticTerm() {
       return bestMatchingTerm(p, slot);
     },
+    get collaborativeSeed() {
+      return collaborativeSeed(p, slot);
+    },
   });
   return {
     post: slot.post,
@@ -326,6 +371,15 @@ function toItem(p: Pass, slot: Slot): RankedItem {
     reasonText: reason.reasonText,
     coldStart: p.cold,
   };
+}
+
+/** The post the user engaged with that lifted this one most: its author and a tag (one both carry, else its first). */
+function collaborativeSeed(p: Pass, slot: Slot): { username: string; tag: string | undefined } | undefined {
+  const seedId = p.collab?.seeds.get(slot.index);
+  const seed = seedId === undefined ? undefined : p.index.get(seedId);
+  if (seed === undefined) return undefined;
+  const shared = seed.tags.find((tag) => slot.post.tags.includes(tag));
+  return { username: seed.accountUsername, tag: shared ?? seed.tags[0] };
 }
 
 function mostTrendingTag(p: Pass, slot: Slot): string | undefined {

@@ -6,6 +6,7 @@
 import type { AlgorithmConfig, Weights } from '../experiments/experiment.schema.js';
 import type { InteractionAction } from '../schemas/interaction.schema.js';
 import type { ReasonCode } from '../schemas/recommendation.schema.js';
+import type { CoEngagementReader } from './co-engagement.js';
 
 export type { AlgorithmConfig, InteractionAction, ReasonCode, Weights };
 
@@ -32,8 +33,8 @@ export interface RankablePost {
 /** The names of the features, in a fixed order (also the order of `FeatureVector`). */
 export type FeatureName = keyof Weights;
 
-/** One value in [0, 1] per feature. */
-export type FeatureVector = { [K in FeatureName]: number };
+/** One value in [0, 1] per feature (`collaborative` included: 0 when not weighed). */
+export type FeatureVector = { [K in FeatureName]-?: number };
 
 /**
  * The ranking used when no experiment applies. Author affinity leads because it is the
@@ -62,6 +63,11 @@ export interface RankingOptions {
   readonly recencyHalfLifeHours?: number;
   /** Post ids to leave out (the client has them already); a reblog's group goes with it. */
   readonly excludeIds?: Iterable<string>;
+  /**
+   * The co-engagement state the collaborative feature reads (./co-engagement.ts); without
+   * it, or with a collaborative weight of 0, the feature is 0 and ranks nothing.
+   */
+  readonly coEngagement?: CoEngagementReader;
 }
 
 /** Three posts per author keeps one prolific account from filling a 20-item list. */

@@ -28,7 +28,10 @@ export type ReasonMessageKey =
   | 'semantic_match'
   | 'trending'
   | 'popular'
-  | 'fresh';
+  | 'fresh'
+  | 'collaborative_post_about'
+  | 'collaborative_post'
+  | 'collaborative';
 
 /** A reason sentence before it is put into words: the key and its parameters. */
 export interface ReasonMessage {
@@ -53,6 +56,9 @@ export const REASON_TEXTS: Readonly<Record<ReasonLanguage, Readonly<Record<Reaso
     trending: 'Trending now: #{tag}',
     popular: 'Popular across the network',
     fresh: 'Fresh from across the network',
+    collaborative_post_about: "Liked by people who liked @{username}'s post about #{tag}",
+    collaborative_post: "Liked by people who liked @{username}'s post",
+    collaborative: 'Liked by people who like what you like',
   },
   de: {
     trending_cold_start: 'Gerade im Trend: #{tag} — wir lernen noch, was dir gefällt',
@@ -63,6 +69,9 @@ export const REASON_TEXTS: Readonly<Record<ReasonLanguage, Readonly<Record<Reaso
     trending: 'Gerade im Trend: #{tag}',
     popular: 'Beliebt im ganzen Netzwerk',
     fresh: 'Neu aus dem ganzen Netzwerk',
+    collaborative_post_about: 'Gefällt Leuten, denen der Beitrag von @{username} über #{tag} gefallen hat',
+    collaborative_post: 'Gefällt Leuten, denen der Beitrag von @{username} gefallen hat',
+    collaborative: 'Gefällt Leuten, denen gefällt, was dir gefällt',
   },
   fr: {
     trending_cold_start: 'Tendance en ce moment : #{tag} — nous apprenons encore ce que vous aimez',
@@ -73,6 +82,9 @@ export const REASON_TEXTS: Readonly<Record<ReasonLanguage, Readonly<Record<Reaso
     trending: 'Tendance en ce moment : #{tag}',
     popular: 'Populaire sur tout le réseau',
     fresh: 'Nouveau sur tout le réseau',
+    collaborative_post_about: 'Aimé par des personnes qui ont aimé la publication de @{username} sur #{tag}',
+    collaborative_post: 'Aimé par des personnes qui ont aimé la publication de @{username}',
+    collaborative: 'Aimé par des personnes qui aiment ce que vous aimez',
   },
   es: {
     trending_cold_start: 'Tendencia ahora: #{tag} — todavía estamos aprendiendo lo que te gusta',
@@ -83,6 +95,9 @@ export const REASON_TEXTS: Readonly<Record<ReasonLanguage, Readonly<Record<Reaso
     trending: 'Tendencia ahora: #{tag}',
     popular: 'Popular en toda la red',
     fresh: 'Novedad de toda la red',
+    collaborative_post_about: 'Les gustó a quienes les gustó la publicación de @{username} sobre #{tag}',
+    collaborative_post: 'Les gustó a quienes les gustó la publicación de @{username}',
+    collaborative: 'Les gustó a quienes les gusta lo mismo que a ti',
   },
 };
 

@@ -14,6 +14,8 @@ export interface ReasonContext {
   readonly trendingTag: string | undefined;
   /** The term (a word, or `#tag`) that matched the user's interests the most. */
   readonly semanticTerm: string | undefined;
+  /** The post the user engaged with that lifted this one's collaborative feature most: its author and a tag. */
+  readonly collaborativeSeed?: { readonly username: string; readonly tag: string | undefined } | undefined;
 }
 
 /** A reason code and its human text. */
@@ -36,12 +38,13 @@ export function featureLifts(features: FeatureVector, weights: Weights): Feature
     content_engagement: weights.content_engagement * features.content_engagement,
     recency: weights.recency * features.recency,
     semantic_similarity: weights.semantic_similarity * features.semantic_similarity,
+    collaborative: (weights.collaborative ?? 0) * features.collaborative,
   };
 }
 
 /**
- * The reason of a ranked post: AUTHOR_INTERACTION or SEMANTIC_MATCH when that feature
- * lifted the score most; otherwise engagement or recency did, and the post is shown as
+ * The reason of a ranked post: AUTHOR_INTERACTION, SEMANTIC_MATCH or COLLABORATIVE when
+ * that feature lifted the score most; otherwise engagement or recency did, and the post is shown as
  * TRENDING_TAG when it carries a trending tag, else HIGH_ENGAGEMENT.
  */
 export function explainRanking(post: RankablePost, features: FeatureVector, weights: Weights, context: ReasonContext): Reason {
@@ -51,7 +54,7 @@ export function explainRanking(post: RankablePost, features: FeatureVector, weig
       : reason('HIGH_ENGAGEMENT', { key: 'popular_cold_start' });
   }
   const lifts = featureLifts(features, weights);
-  const best = Math.max(lifts.author_preference, lifts.semantic_similarity, lifts.content_engagement, lifts.recency);
+  const best = Math.max(lifts.author_preference, lifts.semantic_similarity, lifts.collaborative, lifts.content_engagement, lifts.recency);
   if (best > 0 && lifts.author_preference === best) {
     return reason('AUTHOR_INTERACTION', { key: 'author_interaction', params: { username: post.accountUsername } });
   }
@@ -61,12 +64,21 @@ export function explainRanking(post: RankablePost, features: FeatureVector, weig
       ? reason('SEMANTIC_MATCH', { key: 'semantic_match' })
       : reason('SEMANTIC_MATCH', { key: 'semantic_match_about', params: { term: quoteTerm(term) } });
   }
+  if (best > 0 && lifts.collaborative === best) return collaborativeReason(context.collaborativeSeed);
   if (context.trendingTag !== undefined) {
     return reason('TRENDING_TAG', { key: 'trending', params: { tag: context.trendingTag } });
   }
   // A fresh post that led on recency has not earned "popular" yet: say what is true.
   const popular = lifts.content_engagement >= lifts.recency || features.content_engagement >= 0.5;
   return reason('HIGH_ENGAGEMENT', { key: popular ? 'popular' : 'fresh' });
+}
+
+/** "Liked by people who liked @ana's post about #rust", as much of it as is known. */
+function collaborativeReason(seed: ReasonContext['collaborativeSeed']): Reason {
+  if (seed === undefined) return reason('COLLABORATIVE', { key: 'collaborative' });
+  return seed.tag === undefined
+    ? reason('COLLABORATIVE', { key: 'collaborative_post', params: { username: seed.username } })
+    : reason('COLLABORATIVE', { key: 'collaborative_post_about', params: { username: seed.username, tag: seed.tag } });
 }
 
 function quoteTerm(term: string): string {

@@ -10,6 +10,8 @@ export class Vocabulary {
   private readonly terms: string[] = [];
   private readonly freeIds: number[] = [];
   private df = new Int32Array(1024);
+  /** Holds by documents not counted in the frequencies (collaborative candidates): a held term keeps its id. */
+  private refs = new Int32Array(1024);
   /** Number of documents counted in the document frequencies. */
   docCount = 0;
 
@@ -35,6 +37,9 @@ export class Vocabulary {
         const grown = new Int32Array(this.df.length * 2);
         grown.set(this.df);
         this.df = grown;
+        const refs = new Int32Array(grown.length);
+        refs.set(this.refs);
+        this.refs = refs;
       }
     }
     return id;
@@ -60,12 +65,22 @@ export class Vocabulary {
     this.docCount += sign;
   }
 
+  /** Holds (+1) or releases (−1) these term ids for a document the frequencies do not count; a term nothing holds is freed. */
+  hold(termIds: Int32Array, sign: 1 | -1): void {
+    for (const id of termIds) {
+      this.refs[id] = (this.refs[id] ?? 0) + sign;
+      if ((this.df[id] ?? 0) <= 0) this.free(id);
+    }
+  }
+
   private free(id: number): void {
+    if ((this.refs[id] ?? 0) > 0) return;
     const term = this.terms[id];
     if (term === undefined || term === '' || this.ids.get(term) !== id) return;
     this.ids.delete(term);
     this.terms[id] = '';
     this.df[id] = 0;
+    this.refs[id] = 0;
     this.freeIds.push(id);
   }
 

@@ -7,8 +7,12 @@ import { StringEnum, UserIdSchema } from './common.schema.js';
 import { RECOMMENDATION_RATIO_BOUNDS } from '../settings/settings.schema.js';
 import { StatusSchema, statusFields, ReblogSchema } from './post.schema.js';
 
-/** The reason codes of the spec's `recommendation_metadata.reason_code`. */
-export const REASON_CODES = ['AUTHOR_INTERACTION', 'HIGH_ENGAGEMENT', 'SEMANTIC_MATCH', 'TRENDING_TAG'] as const;
+/**
+ * The reason codes of `recommendation_metadata.reason_code`: the spec's four and
+ * COLLABORATIVE (posts liked by people who liked what the user liked; docs/ranking.md).
+ * The wire type stays a string: clients treat a code they do not know as a generic reason.
+ */
+export const REASON_CODES = ['AUTHOR_INTERACTION', 'HIGH_ENGAGEMENT', 'SEMANTIC_MATCH', 'TRENDING_TAG', 'COLLABORATIVE'] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** Most ids a caller may exclude from one list (decisions.md). */

@@ -159,6 +159,8 @@ function reference(
       content_engagement: engagementLog(p) * invMax,
       recency: recencyFeature(nowMs - p.createdAtMs, halfLife),
       semantic_similarity: cold ? 0 : cosine,
+      // Without a co-engagement state (as here) the collaborative feature is 0.
+      collaborative: 0,
     };
     let total: number;
     if (cold) {

@@ -64,7 +64,7 @@ describe('reason sentences', () => {
 
   it('the ranker writes its reasons from the table', () => {
     const post = { id: '1', accountId: 'a', accountUsername: 'alice', tags: [], text: '', createdAtMs: 0 } as never;
-    const features = { author_preference: 1, content_engagement: 0, recency: 0, semantic_similarity: 0 };
+    const features = { author_preference: 1, content_engagement: 0, recency: 0, semantic_similarity: 0, collaborative: 0 };
     const weights = { author_preference: 1, content_engagement: 0, recency: 0, semantic_similarity: 0 };
     const reason = explainRanking(post, features, weights, { coldStart: false, trendingTag: undefined, semanticTerm: undefined });
     expect(reason).toEqual({

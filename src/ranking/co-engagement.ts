@@ -1,0 +1,321 @@
+/**
+ * Item-to-item co-engagement, kept up to date at write time: each interaction pairs its post
+ * with the same user's `window` most recent other posts, and each post keeps its strongest
+ * `neighboursPerPost` neighbours with their co-engagement counts. A full list admits a
+ * newcomer in place of its weakest neighbour when that one is no stronger, else the newcomer
+ * wears the weakest down by its weight: neighbours that recur grow out of reach, one-off
+ * pairings churn through the weakest place, and a neighbour that keeps coming displaces a
+ * fading one in time. Bounded by
+ * posts (least recently engaged dropped first) and by bytes, in flat typed arrays so that
+ * 100,000 posts cost tens of megabytes, not hundreds (docs/ranking.md, Memory).
+ *
+ * The state is derivable from the stored interactions: `CoEngagementReplay` replays them in
+ * time order through the same rule the writers apply live, which is how a server builds it
+ * at start and rebuilds it after an erasure.
+ */
+
+/** Bounds and the pairing rule. */
+export interface CoEngagementOptions {
+  /** Posts whose neighbours are kept (least recently engaged dropped first). */
+  readonly maxPosts: number;
+  /** Neighbours kept per post. */
+  readonly neighboursPerPost: number;
+  /** Estimated bytes the state may hold: lowers `maxPosts` when smaller than it needs. */
+  readonly maxBytes: number;
+  /** An interaction is paired with the user's this many most recent other posts. */
+  readonly window: number;
+}
+
+/** 100,000 posts × 20 neighbours ≈ 33 MB (docs/ranking.md, Memory). */
+export const DEFAULT_CO_ENGAGEMENT_OPTIONS: CoEngagementOptions = {
+  maxPosts: 100_000,
+  neighboursPerPost: 20,
+  maxBytes: 48 * 1024 * 1024,
+  window: 16,
+};
+
+/** A change of co-engagement as writers announce it: `postId` paired with each of `withPostIds`, by `weight` (+1, or −1 for an undo). */
+export interface CoEngagementChange {
+  readonly postId: string;
+  readonly withPostIds: readonly string[];
+  readonly weight: number;
+}
+
+/** What ranking reads of the state. */
+export interface CoEngagementReader {
+  /** Calls `visit` for each kept neighbour of a post: its id, co-engagement count, and its own engagement count. */
+  forEachNeighbour(postId: string, visit: (neighbourId: string, count: number, neighbourEngaged: number) => void): void;
+  /** How often the post was engaged with (interactions counted by the state), 0 when unknown. */
+  engaged(postId: string): number;
+}
+
+/** Per-post fixed bytes: id string and map entry (~120), generation, counts, LRU links. */
+const POST_BYTES = 140;
+/** Per-neighbour bytes: index (4), generation (2), count (4). */
+const NEIGHBOUR_BYTES = 10;
+/** Weights at or below this are gone (all weights are whole numbers; this absorbs nothing else). */
+const GONE = 1e-9;
+
+/** Bounded item-to-item co-engagement counts (see the file's comment). */
+export class CoEngagement implements CoEngagementReader {
+  readonly options: CoEngagementOptions;
+  /** `maxPosts`, lowered to what `maxBytes` allows. */
+  readonly capacity: number;
+  private readonly k: number;
+  private readonly indexOf = new Map<string, number>();
+  private ids: string[] = [];
+  private free: number[] = [];
+  private allocated = 0;
+  private gen = new Uint16Array(0);
+  private engagedBy = new Float64Array(0);
+  private used = new Uint8Array(0);
+  private nIdx = new Int32Array(0);
+  private nGen = new Uint16Array(0);
+  private nCount = new Float32Array(0);
+  /** Least recently engaged first: a doubly linked list over post indices (-1 ends it). */
+  private prev = new Int32Array(0);
+  private next = new Int32Array(0);
+  private head = -1;
+  private tail = -1;
+
+  constructor(options: Partial<CoEngagementOptions> = {}) {
+    this.options = { ...DEFAULT_CO_ENGAGEMENT_OPTIONS, ...options };
+    this.k = Math.max(1, Math.min(255, Math.floor(this.options.neighboursPerPost)));
+    const perPost = POST_BYTES + NEIGHBOUR_BYTES * this.k;
+    this.capacity = Math.max(1, Math.min(Math.floor(this.options.maxPosts), Math.floor(this.options.maxBytes / perPost)));
+  }
+
+  /** Posts tracked. */
+  get size(): number {
+    return this.indexOf.size;
+  }
+
+  /** Estimated bytes held (the arrays allocated so far, and the ids). */
+  estimatedBytes(): number {
+    return this.allocated * (POST_BYTES + NEIGHBOUR_BYTES * this.k);
+  }
+
+  /** Applies an announced change (see CoEngagementChange). */
+  apply(change: CoEngagementChange): void {
+    this.record(change.postId, change.withPostIds, change.weight);
+  }
+
+  /**
+   * Pairs `postId` with each of `withPostIds` by `weight`, both ways, and counts `weight`
+   * engagements of `postId`. A negative weight (an undo) only lowers what is kept.
+   */
+  record(postId: string, withPostIds: readonly string[], weight: number): void {
+    if (!(Number.isFinite(weight) && weight !== 0)) return;
+    const p = weight > 0 ? this.touch(postId) : this.indexOf.get(postId);
+    if (p === undefined) return;
+    this.engagedBy[p] = Math.max(0, this.engagedBy[p]! + weight);
+    for (const otherId of withPostIds) {
+      if (otherId === postId) continue;
+      const q = weight > 0 ? this.touch(otherId) : this.indexOf.get(otherId);
+      // Touching `q` may have evicted `p` (a state of one post): then there is nothing to pair.
+      if (q === undefined || this.ids[p] !== postId) continue;
+      this.bump(p, q, weight);
+      this.bump(q, p, weight);
+    }
+  }
+
+  /** Forgets a post (deleted): its list goes, and it leaves the others' lists. */
+  remove(postId: string): void {
+    const p = this.indexOf.get(postId);
+    if (p !== undefined) this.evict(p);
+  }
+
+  forEachNeighbour(postId: string, visit: (neighbourId: string, count: number, neighbourEngaged: number) => void): void {
+    const p = this.indexOf.get(postId);
+    if (p === undefined) return;
+    const base = p * this.k;
+    for (let j = 0; j < this.used[p]!; j++) {
+      const q = this.nIdx[base + j]!;
+      if (this.nGen[base + j] !== this.gen[q]) continue;
+      visit(this.ids[q]!, this.nCount[base + j]!, this.engagedBy[q]!);
+    }
+  }
+
+  engaged(postId: string): number {
+    const p = this.indexOf.get(postId);
+    return p === undefined ? 0 : this.engagedBy[p]!;
+  }
+
+  /** The kept neighbours of a post, strongest first (ties by id): for tests and inspection. */
+  neighbours(postId: string): { id: string; count: number }[] {
+    const out: { id: string; count: number }[] = [];
+    this.forEachNeighbour(postId, (id, count) => out.push({ id, count }));
+    return out.sort((a, b) => b.count - a.count || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Every tracked post id (for tests and inspection). */
+  postIds(): string[] {
+    return [...this.indexOf.keys()];
+  }
+
+  /** Adds `w` to a→b; a newcomer to a full list takes the weakest's place or wears it down (see the file's comment). */
+  private bump(a: number, b: number, w: number): void {
+    const base = a * this.k;
+    let n = this.used[a]!;
+    const bGen = this.gen[b]!;
+    for (let j = 0; j < n; j++) {
+      if (this.nIdx[base + j] !== b || this.nGen[base + j] !== bGen) continue;
+      const count = this.nCount[base + j]! + w;
+      if (count > GONE) this.nCount[base + j] = count;
+      else this.drop(a, j);
+      return;
+    }
+    if (w <= 0) return;
+    n = this.compact(a);
+    let at = n;
+    if (n === this.k) {
+      let weakest = 0;
+      for (let j = 1; j < n; j++) if (this.nCount[base + j]! < this.nCount[base + weakest]!) weakest = j;
+      const count = this.nCount[base + weakest]!;
+      if (count > w) {
+        this.nCount[base + weakest] = count - w;
+        return;
+      }
+      at = weakest;
+    } else this.used[a] = n + 1;
+    this.nIdx[base + at] = b;
+    this.nGen[base + at] = bGen;
+    this.nCount[base + at] = w;
+  }
+
+  /** Removes entry j of a's list (the last one takes its place). */
+  private drop(a: number, j: number): void {
+    const base = a * this.k;
+    const last = this.used[a]! - 1;
+    this.nIdx[base + j] = this.nIdx[base + last]!;
+    this.nGen[base + j] = this.nGen[base + last]!;
+    this.nCount[base + j] = this.nCount[base + last]!;
+    this.used[a] = last;
+  }
+
+  /** Drops entries naming evicted posts; returns the entries left. */
+  private compact(a: number): number {
+    const base = a * this.k;
+    for (let j = this.used[a]! - 1; j >= 0; j--) {
+      if (this.nGen[base + j] !== this.gen[this.nIdx[base + j]!]) this.drop(a, j);
+    }
+    return this.used[a]!;
+  }
+
+  /** The index of a post, created (evicting the least recently engaged when full) or moved to the recent end. */
+  private touch(postId: string): number {
+    let p = this.indexOf.get(postId);
+    if (p !== undefined) {
+      this.unlink(p);
+      this.link(p);
+      return p;
+    }
+    if (this.indexOf.size >= this.capacity && this.head !== -1) this.evict(this.head);
+    p = this.free.pop() ?? this.grow();
+    this.indexOf.set(postId, p);
+    this.ids[p] = postId;
+    this.engagedBy[p] = 0;
+    this.used[p] = 0;
+    this.link(p);
+    return p;
+  }
+
+  private evict(p: number): void {
+    const id = this.ids[p]!;
+    this.indexOf.delete(id);
+    this.ids[p] = '';
+    this.unlink(p);
+    // Entries elsewhere naming p are recognised as stale by the generation.
+    this.gen[p] = (this.gen[p]! + 1) & 0xffff;
+    this.used[p] = 0;
+    this.engagedBy[p] = 0;
+    this.free.push(p);
+  }
+
+  private grow(): number {
+    const p = this.allocated;
+    if (p >= this.gen.length) {
+      const size = Math.min(this.capacity, Math.max(1024, this.gen.length * 2));
+      const k = this.k;
+      this.gen = grown(this.gen, new Uint16Array(size));
+      this.engagedBy = grown(this.engagedBy, new Float64Array(size));
+      this.used = grown(this.used, new Uint8Array(size));
+      this.prev = grown(this.prev, new Int32Array(size));
+      this.next = grown(this.next, new Int32Array(size));
+      this.nIdx = grown(this.nIdx, new Int32Array(size * k));
+      this.nGen = grown(this.nGen, new Uint16Array(size * k));
+      this.nCount = grown(this.nCount, new Float32Array(size * k));
+    }
+    this.allocated += 1;
+    return p;
+  }
+
+  private link(p: number): void {
+    this.prev[p] = this.tail;
+    this.next[p] = -1;
+    if (this.tail !== -1) this.next[this.tail] = p;
+    else this.head = p;
+    this.tail = p;
+  }
+
+  private unlink(p: number): void {
+    const before = this.prev[p]!;
+    const after = this.next[p]!;
+    if (before !== -1) this.next[before] = after;
+    else this.head = after;
+    if (after !== -1) this.prev[after] = before;
+    else this.tail = before;
+  }
+}
+
+function grown<T extends Uint8Array | Uint16Array | Int32Array | Float32Array | Float64Array>(old: T, fresh: T): T {
+  fresh.set(old);
+  return fresh;
+}
+
+/** One stored interaction as the replay reads it (in time order). */
+export interface CoEngagementEvent {
+  readonly userId: string;
+  readonly postId: string;
+}
+
+/**
+ * Replays stored interactions, oldest first, through the writers' rule: each pairs its post
+ * with the user's `window` most recent other posts (as `recentOtherPosts` computes them).
+ */
+export class CoEngagementReplay {
+  private readonly recent = new Map<string, string[]>();
+
+  constructor(private readonly state: CoEngagement) {}
+
+  add(event: CoEngagementEvent): void {
+    const window = this.state.options.window;
+    const before = this.recent.get(event.userId) ?? [];
+    const partners = before.filter((id) => id !== event.postId);
+    this.state.record(event.postId, partners.slice(0, window), 1);
+    partners.unshift(event.postId);
+    if (partners.length > window + 1) partners.length = window + 1;
+    this.recent.set(event.userId, partners);
+  }
+}
+
+/** A state built from stored interactions given oldest first. */
+export function replayCoEngagement(events: Iterable<CoEngagementEvent>, options: Partial<CoEngagementOptions> = {}): CoEngagement {
+  const state = new CoEngagement(options);
+  const replay = new CoEngagementReplay(state);
+  for (const event of events) replay.add(event);
+  return state;
+}
+
+/**
+ * The writers' rule: of a user's posts newest first (one entry per interaction, duplicates
+ * allowed), the `window` most recent distinct ones other than `postId`.
+ */
+export function recentOtherPosts(postIdsNewestFirst: readonly string[], postId: string, window: number): string[] {
+  const out: string[] = [];
+  for (const id of postIdsNewestFirst) {
+    if (out.length >= window) break;
+    if (id !== postId && !out.includes(id)) out.push(id);
+  }
+  return out;
+}

@@ -1,0 +1,152 @@
+/**
+ * The co-engagement state's bookkeeping: planted structure recovered, bounds held, undo and
+ * deletion, and the live writers' rule equal to the replay a server rebuilds from.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  CoEngagement,
+  CoEngagementReplay,
+  collaborativeMatches,
+  recentOtherPosts,
+  replayCoEngagement,
+  type CoEngagementEvent,
+} from '../../../src/ranking/index.js';
+import { createRandom, randomInt } from '../../../src/random.js';
+
+/**
+ * Planted structure: 8 communities of 40 users, each community engaging with its own 25
+ * posts (community c owns posts c·25 … c·25+24) 85% of the time and any post otherwise.
+ */
+function plantedEvents(seed = 1): CoEngagementEvent[] {
+  const random = createRandom(seed);
+  const events: CoEngagementEvent[] = [];
+  for (let round = 0; round < 30; round++) {
+    for (let u = 0; u < 320; u++) {
+      const community = u % 8;
+      const post = random() < 0.85 ? community * 25 + randomInt(random, 25) : randomInt(random, 200);
+      events.push({ userId: `u${u}`, postId: `p${post}` });
+    }
+  }
+  return events;
+}
+
+const communityOf = (postId: string): number => Math.floor(Number(postId.slice(1)) / 25);
+
+describe('CoEngagement', () => {
+  it("recovers planted communities: a post's strongest neighbours are its community's", () => {
+    const state = replayCoEngagement(plantedEvents(), { neighboursPerPost: 10 });
+    let same = 0;
+    let total = 0;
+    for (let p = 0; p < 200; p++) {
+      const top = state.neighbours(`p${p}`).slice(0, 5);
+      expect(top.length).toBe(5);
+      for (const n of top) {
+        total += 1;
+        if (communityOf(n.id) === communityOf(`p${p}`)) same += 1;
+      }
+    }
+    // By chance alone 1 in 8 would be.
+    expect(same / total).toBeGreaterThan(0.95);
+  });
+
+  it("scores a user's co-engaged posts from their community highest", () => {
+    const state = replayCoEngagement(plantedEvents(2));
+    const matches = collaborativeMatches(state, ['p50', 'p51', 'p52']);
+    const best = [...matches].sort((a, b) => b[1].value - a[1].value).slice(0, 10);
+    expect(best.every(([id]) => communityOf(id) === 2)).toBe(true);
+    expect(best[0]![1].value).toBe(1);
+    expect(['p50', 'p51', 'p52']).toContain(best[0]![1].seedId);
+    for (const own of ['p50', 'p51', 'p52']) expect(matches.has(own)).toBe(false);
+  });
+
+  it('keeps at most neighboursPerPost neighbours and at most maxPosts posts, dropping the least recently engaged', () => {
+    const state = new CoEngagement({ maxPosts: 3, neighboursPerPost: 2 });
+    state.record('a', ['b', 'c', 'd'], 1);
+    expect(state.size).toBe(3);
+    expect(state.postIds()).not.toContain('a');
+    state.record('e', ['d'], 1);
+    expect(state.size).toBe(3);
+    const wide = new CoEngagement({ neighboursPerPost: 2 });
+    wide.record('a', ['b', 'c', 'd', 'e'], 1);
+    expect(wide.neighbours('a').length).toBeLessThanOrEqual(2);
+  });
+
+  it('lowers its post capacity to what maxBytes allows', () => {
+    const state = new CoEngagement({ maxPosts: 1_000_000, neighboursPerPost: 20, maxBytes: 1024 * 1024 });
+    expect(state.capacity).toBeLessThan(10_000);
+    for (let i = 0; i < 20_000; i++) state.record(`p${i}`, [`p${i + 1}`], 1);
+    expect(state.size).toBeLessThanOrEqual(state.capacity);
+    expect(state.estimatedBytes()).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  it('keeps a neighbour that recurs, however many one-off pairings pass through the list', () => {
+    const state = new CoEngagement({ neighboursPerPost: 4 });
+    for (let i = 0; i < 1000; i++) {
+      state.record('hub', [`noise${i}`], 1);
+      if (i % 3 === 0) state.record('hub', ['friend'], 1);
+    }
+    expect(state.neighbours('hub')[0]?.id).toBe('friend');
+  });
+
+  it('lets a neighbour that keeps coming displace old ones in a full list', () => {
+    const state = new CoEngagement({ neighboursPerPost: 3 });
+    for (const old of ['o1', 'o2', 'o3']) for (let i = 0; i < 2; i++) state.record('a', [old], 1);
+    for (let i = 0; i < 12; i++) state.record('a', ['rising'], 1);
+    expect(state.neighbours('a').map((n) => n.id)).toContain('rising');
+    expect(state.neighbours('a')).toHaveLength(3);
+  });
+
+  it('an undo takes back its pairs; a deleted post leaves every list', () => {
+    const state = new CoEngagement();
+    state.record('a', ['b', 'c'], 1);
+    state.record('a', ['b'], 1);
+    state.record('a', ['b', 'c'], -1);
+    expect(state.neighbours('a')).toEqual([{ id: 'b', count: 1 }]);
+    expect(state.neighbours('c')).toEqual([]);
+    state.remove('b');
+    expect(state.neighbours('a')).toEqual([]);
+    expect(state.engaged('b')).toBe(0);
+    // The freed slot is reused without the old references coming back.
+    state.record('z', ['y'], 1);
+    expect(state.neighbours('a')).toEqual([]);
+  });
+
+  it("the writers' rule (each interaction paired with the user's window most recent other posts) equals the replay", () => {
+    const events = plantedEvents(3).slice(0, 3000);
+    const replayed = replayCoEngagement(events, { window: 5 });
+    const live = new CoEngagement({ window: 5 });
+    const history = new Map<string, string[]>();
+    for (const { userId, postId } of events) {
+      const newestFirst = history.get(userId) ?? [];
+      live.apply({ postId, withPostIds: recentOtherPosts(newestFirst, postId, 5), weight: 1 });
+      history.set(userId, [postId, ...newestFirst]);
+    }
+    for (const id of replayed.postIds()) expect(live.neighbours(id)).toEqual(replayed.neighbours(id));
+  });
+
+  it('rebuilt without a user, nothing of their contribution remains', () => {
+    const events = plantedEvents(4).slice(0, 2000);
+    // The erased user alone engaged with two posts nobody else did.
+    const erased = [
+      { userId: 'erased', postId: 'p1' },
+      { userId: 'erased', postId: 'secret-a' },
+      { userId: 'erased', postId: 'secret-b' },
+    ];
+    const withUser = replayCoEngagement([...events.slice(0, 1000), ...erased, ...events.slice(1000)]);
+    expect(withUser.neighbours('secret-a').map((n) => n.id)).toContain('secret-b');
+    const rebuilt = replayCoEngagement([...events.slice(0, 1000), ...events.slice(1000)]);
+    expect(rebuilt.postIds()).not.toContain('secret-a');
+    expect(rebuilt.neighbours('p1').map((n) => n.id)).not.toContain('secret-a');
+    expect(rebuilt.engaged('p1')).toBe(withUser.engaged('p1') - 1);
+  });
+
+  it('replays users independently: another user between two of one user pairs nothing across them', () => {
+    const state = new CoEngagement();
+    const replay = new CoEngagementReplay(state);
+    replay.add({ userId: 'a', postId: 'x' });
+    replay.add({ userId: 'b', postId: 'y' });
+    replay.add({ userId: 'a', postId: 'z' });
+    expect(state.neighbours('z')).toEqual([{ id: 'x', count: 1 }]);
+    expect(state.neighbours('y')).toEqual([]);
+  });
+});
