@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { ExperimentCreate, VariantInput } from '../../src/experiments/experiment.schema.js';
-import { WEIGHT_KEYS, validateExperiment } from '../../src/experiments/validate-experiment.js';
+import { OPTIONAL_WEIGHT_KEYS, WEIGHT_KEYS, validateExperiment } from '../../src/experiments/validate-experiment.js';
 import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
 import { usageError } from './cli-error.js';
 
@@ -93,8 +93,11 @@ export function parseVariantSpec(spec: string, isControl: boolean): VariantInput
 
 function parseWeights(text: string, spec: string): VariantInput['algorithm_config']['weights'] {
   const values = text.split(',').map((part) => (part.trim() === '' ? Number.NaN : Number(part)));
-  if (values.length !== WEIGHT_KEYS.length) throw usageError(`--variant "${spec}": give four weights (${WEIGHT_KEYS.join(',')})`);
-  return Object.fromEntries(WEIGHT_KEYS.map((key, i) => [key, values[i]])) as VariantInput['algorithm_config']['weights'];
+  const keys = [...WEIGHT_KEYS, ...OPTIONAL_WEIGHT_KEYS];
+  if (values.length !== WEIGHT_KEYS.length && values.length !== keys.length) {
+    throw usageError(`--variant "${spec}": give four weights (${WEIGHT_KEYS.join(',')}), or five with ${OPTIONAL_WEIGHT_KEYS.join(',')}`);
+  }
+  return Object.fromEntries(values.map((value, i) => [keys[i], value])) as VariantInput['algorithm_config']['weights'];
 }
 
 /** The body from flags (all needed flags present). */

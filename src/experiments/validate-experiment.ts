@@ -15,7 +15,15 @@ export interface FieldIssue {
   message: string;
 }
 
+/** The spec's four weights, each required. */
 export const WEIGHT_KEYS = ['author_preference', 'content_engagement', 'recency', 'semantic_similarity'] as const;
+/** The fifth weight (decisions.md): optional, absent means 0. */
+export const OPTIONAL_WEIGHT_KEYS = ['collaborative'] as const;
+
+/** The weights a config carries: the four, and the fifth when given. */
+function presentWeightKeys(weights: Weights): Array<keyof Weights> {
+  return [...WEIGHT_KEYS, ...OPTIONAL_WEIGHT_KEYS.filter((key) => weights[key] !== undefined)];
+}
 const ALLOCATION_SUM_TOLERANCE = 1e-9;
 const WEIGHT_SUM_TOLERANCE = 1e-6;
 
@@ -45,9 +53,9 @@ export function validateWeight(value: unknown, name = 'weight'): string | undefi
   return undefined;
 }
 
-/** A variant's four weights: each in [0, 1], summing to 1.0 (within 1e-6). */
+/** A variant's four (or five) weights: each in [0, 1], summing to 1.0 (within 1e-6). */
 export function validateWeights(weights: Weights): string | undefined {
-  for (const key of WEIGHT_KEYS) {
+  for (const key of presentWeightKeys(weights)) {
     const issue = validateWeight(weights[key], `weight ${key}`);
     if (issue !== undefined) return issue;
   }
@@ -55,9 +63,10 @@ export function validateWeights(weights: Weights): string | undefined {
 }
 
 function validateWeightSum(weights: Weights): string | undefined {
-  const sum = WEIGHT_KEYS.reduce((total, key) => total + weights[key], 0);
+  const keys = presentWeightKeys(weights);
+  const sum = keys.reduce((total, key) => total + (weights[key] ?? 0), 0);
   if (Math.abs(sum - 1) > WEIGHT_SUM_TOLERANCE) {
-    const terms = WEIGHT_KEYS.map((key) => `${key} ${weights[key]}`).join(' + ');
+    const terms = keys.map((key) => `${key} ${weights[key]}`).join(' + ');
     return `weights must add up to 1.0 (they add up to ${sum}: ${terms})`;
   }
   return undefined;
@@ -113,7 +122,7 @@ function variantChecks(input: ExperimentCreate): Check[] {
     seen.add(variant.name);
     checks.push([`${at}.traffic_allocation`, own(validateAllocation(variant.traffic_allocation))]);
     const config = variant.algorithm_config;
-    const weightIssues = WEIGHT_KEYS.map((key): Check => [
+    const weightIssues = presentWeightKeys(config.weights).map((key): Check => [
       `${at}.algorithm_config.weights.${key}`,
       own(validateWeight(config.weights[key], `weight ${key}`)),
     ]);

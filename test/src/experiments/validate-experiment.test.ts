@@ -42,6 +42,20 @@ describe('ExperimentCreateSchema', () => {
   });
 });
 
+describe('the fifth weight, collaborative', () => {
+  it('is optional: four weights summing to 1 stay valid, five must sum to 1 with it', () => {
+    const five = valid();
+    five.variants[1]!.algorithm_config.weights = { ...weights, recency: 0.1, collaborative: 0.1 };
+    expect(Value.Check(ExperimentCreateSchema, five)).toBe(true);
+    expect(validateExperiment(five)).toEqual([]);
+    five.variants[1]!.algorithm_config.weights.collaborative = 0.3;
+    expect(fieldsOf(five)).toEqual(['variants[1].algorithm_config.weights']);
+    five.variants[1]!.algorithm_config.weights.collaborative = -0.1;
+    expect(fieldsOf(five)).toEqual(['variants[1].algorithm_config.weights.collaborative']);
+    expect(validateWeights({ ...weights, collaborative: 0 })).toBeUndefined();
+  });
+});
+
 describe('validateExperiment', () => {
   it('accepts a valid experiment, including allocations summing to 100 up to rounding', () => {
     expect(validateExperiment(valid())).toEqual([]);
