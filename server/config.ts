@@ -19,6 +19,7 @@ import {
 } from './duration-setting.js';
 import { socialOptionsFromEnv, type SocialOptions } from './social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
+import type { CoEngagementOptions } from '../src/ranking/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -77,6 +78,12 @@ export interface CacheLimits {
   resultMaxBytes: number;
   statusCapacity: number;
   jsonMaxChars: number;
+  /** The co-engagement state's bounds and pairing window (docs/ranking.md). */
+  coEngagement: CoEngagementOptions;
+  /** Stored interactions the co-engagement state is rebuilt from (the newest). */
+  coEngagementHistory: number;
+  /** Collaborative candidates held beside the candidate pool. */
+  collaborativeCandidates: number;
 }
 
 const MB = 1024 * 1024;
@@ -89,6 +96,9 @@ export const DEFAULT_CACHE_LIMITS: CacheLimits = {
   resultMaxBytes: DEFAULT_RANKING_STATE_OPTIONS.resultMaxBytes,
   statusCapacity: DEFAULT_RANKING_STATE_OPTIONS.statusCapacity,
   jsonMaxChars: DEFAULT_RANKING_STATE_OPTIONS.jsonMaxChars,
+  coEngagement: DEFAULT_RANKING_STATE_OPTIONS.coEngagement,
+  coEngagementHistory: DEFAULT_RANKING_STATE_OPTIONS.coEngagementHistory,
+  collaborativeCandidates: DEFAULT_RANKING_STATE_OPTIONS.index.maxCollaborative,
 };
 
 /** The HTTP server's protections (README, Configuration). */
@@ -223,6 +233,20 @@ function parseCacheLimits(env: Env): CacheLimits {
     resultMaxBytes: megabytes('RECSVC_RESULT_CACHE_MB', DEFAULT_CACHE_LIMITS.resultMaxBytes),
     statusCapacity: limit('RECSVC_STATUS_CACHE', DEFAULT_CACHE_LIMITS.statusCapacity),
     jsonMaxChars: limit('RECSVC_STATUS_JSON_MAX_CHARS', DEFAULT_CACHE_LIMITS.jsonMaxChars),
+    coEngagement: {
+      maxPosts: limit('RECSVC_COENGAGEMENT_POSTS', DEFAULT_CACHE_LIMITS.coEngagement.maxPosts),
+      // At most 255 (a byte per post counts them).
+      neighboursPerPost: Math.min(255, limit('RECSVC_COENGAGEMENT_NEIGHBOURS', DEFAULT_CACHE_LIMITS.coEngagement.neighboursPerPost)),
+      maxBytes: megabytes('RECSVC_COENGAGEMENT_MB', DEFAULT_CACHE_LIMITS.coEngagement.maxBytes),
+      window: limit('RECSVC_COENGAGEMENT_WINDOW', DEFAULT_CACHE_LIMITS.coEngagement.window),
+    },
+    coEngagementHistory: parseWholeNumber('RECSVC_COENGAGEMENT_HISTORY', env.RECSVC_COENGAGEMENT_HISTORY, DEFAULT_CACHE_LIMITS.coEngagementHistory, 0),
+    collaborativeCandidates: parseWholeNumber(
+      'RECSVC_COLLABORATIVE_CANDIDATES',
+      env.RECSVC_COLLABORATIVE_CANDIDATES,
+      DEFAULT_CACHE_LIMITS.collaborativeCandidates,
+      0,
+    ),
   };
 }
 

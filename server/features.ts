@@ -7,6 +7,7 @@ import { registerPrivacy } from './privacy/privacy.feature.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './app.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
+import { newestInteractions } from './interactions/co-engagement.repository.js';
 import { registerAnalytics } from './analytics/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
 import { candidatePosts } from './posts/post.service.js';
@@ -28,7 +29,11 @@ import { DEFAULT_INTEGRATION_VALUES } from '../src/settings/settings.schema.js';
 export async function registerFeatures(app: FastifyInstance, context: AppContext): Promise<void> {
   // The one owner of the in-memory ranking state; features announce their writes to it.
   const db = context.database.db;
-  const ranking = await loadRankingState((limits) => candidatePosts(db, limits), context.caches);
+  const ranking = await loadRankingState(
+    (limits) => candidatePosts(db, limits),
+    context.caches,
+    (limit) => newestInteractions(db, limit),
+  );
   context.metrics.watchCaches(() => ranking.cacheSizes());
   // Other instances' invalidations reach this state, and its own reach them (server/redis/ranking-fanout.ts).
   if (context.redis) await context.redis.attachRankingState(ranking);

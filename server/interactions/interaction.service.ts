@@ -18,6 +18,7 @@ import {
   interestAfter,
   interestTerms,
   interestVector,
+  recentOtherPosts,
   type EngagedPost,
   type InteractionAction,
   type InterestTerms,
@@ -42,6 +43,7 @@ import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { StagingDatabase } from '../db/bulk-staging.js';
 import { bulkLoadInteractions, startBulkLoad, type StartedBulkLoad } from './interaction-bulk-load.js';
 import * as repo from './interaction.repository.js';
+import { newestPostIds, postsBefore } from './co-engagement.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
 function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange[] {
@@ -77,7 +79,7 @@ interface PreparedInteraction {
 /** One interaction's write inside the batch's transaction. */
 type WriteOutcome =
   | { created: false; existing: repo.InteractionRow | undefined }
-  | { created: true; post: EngagedPost; counts: AdjustedPost['counts']; written: SignalWrite };
+  | { created: true; post: EngagedPost; counts: AdjustedPost['counts']; written: SignalWrite; partners: string[] };
 
 /** An interaction of a bulk load (demo data, benchmarks), with the id and time it was made. */
 export interface ImportedInteraction {
@@ -230,12 +232,12 @@ export class InteractionService {
     await addUserCounts(trx, pseudonym, atMs, 'interactions', 1);
     // Logged after the fact: the pre-period baseline of an experiment already under way may hold it.
     if (atMs < nowMs) await addPreEngagement(trx, pseudonym, atMs, PRE_PERIOD_MS);
-    return { created: true, post, counts: adjusted.counts, written };
+    return { created: true, post, counts: adjusted.counts, written, partners: await this.coEngagementPartners(trx, row) };
   }
 
   private announceRecorded(p: PreparedInteraction, outcome: Extract<WriteOutcome, { created: true }>): void {
     const interaction = { post: outcome.post, action: p.input.actionType, createdAtMs: p.row.created_at_ms };
-    this.announce(p.input.userId, outcome.counts, interaction, outcome.written, false);
+    this.announce(p.input.userId, outcome.counts, interaction, outcome.written, false, outcome.partners);
   }
 
   /** Undoes an interaction by id, removing its effect on counts, affinities and ranking. */
@@ -270,6 +272,11 @@ export class InteractionService {
       action: row.action_type as InteractionAction,
       createdAtMs: row.created_at_ms,
     }));
+  }
+
+  /** The posts of the user's most recent interactions, newest first, distinct, at most `limit` (a post has at most three rows). */
+  async recentPosts(userId: string, limit: number): Promise<string[]> {
+    return recentOtherPosts(await newestPostIds(this.db, userId, 3 * limit), '', limit);
   }
 
   /** The post of each of a user's live interactions (one id per interaction). */
@@ -381,25 +388,42 @@ export class InteractionService {
       const pseudonym = this.privacy.pseudonym(row.user_id);
       await addUserCounts(trx, pseudonym, row.created_at_ms, 'interactions', -1);
       await removePreEngagement(trx, pseudonym, row.created_at_ms, PRE_PERIOD_MS);
-      return { post, counts, written };
+      return { post, counts, written, partners: await this.coEngagementPartners(trx, row) };
     });
     if (outcome) {
-      this.announce(row.user_id, outcome.counts, { post: outcome.post, action, createdAtMs: row.created_at_ms }, outcome.written, true);
+      const interaction = { post: outcome.post, action, createdAtMs: row.created_at_ms };
+      this.announce(row.user_id, outcome.counts, interaction, outcome.written, true, outcome.partners);
     }
     return toInteraction(row);
   }
 
-  /** After the commit: the post's new counts and the user's signal, as events. */
+  /**
+   * The co-engagement writers' rule (docs/ranking.md): an interaction pairs its post with the
+   * user's `coEngagementWindow` most recent other posts before it (one row per action: a post
+   * has at most three). An undo takes back the same pairs.
+   */
+  private async coEngagementPartners(
+    trx: Kysely<Database>,
+    row: Pick<repo.InteractionRow, 'user_id' | 'post_id' | 'created_at_ms' | 'id'>,
+  ): Promise<string[]> {
+    const window = this.state.coEngagementWindow;
+    const before = await postsBefore(trx, row.user_id, row.post_id, row.created_at_ms, row.id, 3 * window);
+    return recentOtherPosts(before, row.post_id, window);
+  }
+
+  /** After the commit: the post's new counts, the user's signal and the co-engagement change, as events. */
   private announce(
     userId: string,
     counts: AdjustedPost['counts'],
     interaction: ProfileInteraction,
     written: SignalWrite,
     undo: boolean,
+    partners: readonly string[],
   ): void {
     const { id, ...postCounts } = counts;
     this.state.postCountsChanged(id, postCounts);
     this.state.userSignalsChanged(userId, { kind: 'interaction', interaction, terms: written.terms, ...(undo ? { undo: true } : {}) });
+    this.state.coEngaged({ postId: interaction.post.id, withPostIds: partners, weight: undo ? -1 : 1 });
     this.settled(written);
   }
 }

@@ -12,7 +12,8 @@
  *    erased admin's name on integration settings. A full erasure then empties the token
  *    caches (the user's deleted tokens are refused from then on) and does 2-3 again, for
  *    writes that do not ask the policy (settings) and began meanwhile;
- * 4. memory is told: the ranking state's `userErased` (profiles, lists), the RAG index
+ * 4. memory is told: the ranking state's `userErased` (profiles, lists; the co-engagement
+ *    state is rebuilt from what is left, and the erasure waits for it), the RAG index
  *    (chunks of the user's posts), the policy's level cache; then the hold is released.
  * Erasures and level changes of one user run one at a time. Repeating one finds nothing: counts 0.
  *
@@ -56,8 +57,8 @@ export interface ErasureDeps {
   db: Kysely<Database>;
   policy: PrivacyPolicyService;
   inFlight: InFlightRequests;
-  /** The ranking state: its erasure event drops profiles and cached lists. */
-  ranking: Pick<RankingEvents, 'userErased'>;
+  /** The ranking state: its erasure event drops profiles and cached lists; `erasureApplied` resolves once what it recomputes is done. */
+  ranking: Pick<RankingEvents, 'userErased'> & { erasureApplied?(): Promise<void> };
   /** Caches of verified tokens, emptied after credentials are deleted. */
   tokenCaches: ReadonlyArray<{ forget(): void }>;
   /** The RAG index, when there is one. */
@@ -109,6 +110,7 @@ export class PrivacyErasureService {
         for (const cache of this.deps.tokenCaches) cache.forget();
         const report = mergeReports(first, second);
         this.deps.ranking.userErased(userId);
+        await this.deps.ranking.erasureApplied?.();
         report.rag_chunks_removed = await this.removeChunks(userId);
         this.deps.policy.forgetUser(userId);
         return report;
@@ -126,6 +128,7 @@ export class PrivacyErasureService {
     const report = await this.drainAndDelete(userId, scope);
     if (scope === 'tracking') {
       this.deps.ranking.userErased(userId);
+      await this.deps.ranking.erasureApplied?.();
       report.rag_chunks_removed = await this.removeChunks(userId);
     }
     return report;

@@ -39,7 +39,7 @@ export interface PrivacyContext {
 
 export interface PrivacyDeps {
   /** The ranking state: erasure announces `userErased` to it. */
-  ranking: Pick<RankingEvents, 'userErased'>;
+  ranking: Pick<RankingEvents, 'userErased'> & { erasureApplied?(): Promise<void> };
   /** Other caches of verified tokens (the Mastodon token cache). */
   tokenCaches?: ReadonlyArray<{ forget(): void }>;
 }

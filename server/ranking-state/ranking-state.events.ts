@@ -4,9 +4,9 @@
  * over Redis pub/sub); the state's owner decides what to recompute or drop. Nothing
  * else changes the candidate pool, the profiles, the result lists or the status caches.
  */
-import type { PostCounts, RankablePost, UserSignal } from '../../src/ranking/index.js';
+import type { CoEngagementChange, PostCounts, RankablePost, UserSignal } from '../../src/ranking/index.js';
 
-export type { PostCounts, UserSignal } from '../../src/ranking/index.js';
+export type { CoEngagementChange, PostCounts, UserSignal } from '../../src/ranking/index.js';
 
 /** A stored post as announced: its ranking view and whether it may be recommended at all. */
 export interface StoredPost extends RankablePost {
@@ -23,6 +23,8 @@ export interface RankingEvents {
   postCountsChanged(postId: string, counts: PostCounts): void;
   /** A user's signals changed: an interaction, its undo, feedback, or explicit preferences. */
   userSignalsChanged(userId: string, change: UserSignal): void;
+  /** An interaction (or its undo) paired its post with the user's recent other posts (no user named). */
+  coEngaged(change: CoEngagementChange): void;
   /** Everything known about a user was erased: nothing of theirs may stay in memory. */
   userErased(userId: string): void;
   /** The database changed under the state (a restore, a bulk import): start again from it. */
@@ -39,4 +41,5 @@ export type RankingEventMessage =
   | { readonly type: 'postsDeleted'; readonly ids: readonly string[] }
   | { readonly type: 'postCountsChanged'; readonly postId: string; readonly counts: PostCounts }
   | { readonly type: 'userSignalsChanged'; readonly userId: string }
+  | { readonly type: 'coEngaged'; readonly change: CoEngagementChange }
   | { readonly type: 'userErased'; readonly userId: string };

@@ -14,7 +14,11 @@ import {
   type DecayedSums,
   type StoredDecayedSums,
   DEFAULT_CANDIDATE_INDEX_OPTIONS,
+  DEFAULT_CO_ENGAGEMENT_OPTIONS,
   type CandidateIndexOptions,
+  type CoEngagementChange,
+  type CoEngagementOptions,
+  type CoEngagementReader,
   type RankedItem,
   type RankablePost,
   type TermWeigher,
@@ -22,6 +26,8 @@ import {
 } from '../../src/ranking/index.js';
 import type { PostCounts, RankingEventMessage, RankingEvents, StoredPost, UserSignal } from './ranking-state.events.js';
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
+import { CoEngagementHolder, DEFAULT_CO_ENGAGEMENT_HISTORY, type CoEngagementSource } from './co-engagement.state.js';
+import { CollaborativeCandidates } from './collaborative-candidates.js';
 
 export interface RankingStateOptions extends StatusCacheOptions {
   /** Profiles kept in memory (least recently used dropped first). */
@@ -34,8 +40,14 @@ export interface RankingStateOptions extends StatusCacheOptions {
   resultMaxBytes: number;
   /** How long a cached list may be served. */
   resultTtlMs: number;
-  /** Bounds of the candidate pool. */
+  /** Bounds of the candidate pool (collaborative candidates included). */
   index: CandidateIndexOptions;
+  /** Bounds of the co-engagement state and its pairing window. */
+  coEngagement: CoEngagementOptions;
+  /** Stored interactions (the newest) the co-engagement state is rebuilt from. */
+  coEngagementHistory: number;
+  /** Collaborative candidates held beside the pool (`index.maxCollaborative` when unset). */
+  collaborativeCandidates?: number;
 }
 
 export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
@@ -45,6 +57,8 @@ export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   resultMaxBytes: 32 * 1024 * 1024,
   resultTtlMs: 30_000,
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
+  coEngagement: DEFAULT_CO_ENGAGEMENT_OPTIONS,
+  coEngagementHistory: DEFAULT_CO_ENGAGEMENT_HISTORY,
   ...DEFAULT_STATUS_CACHE_OPTIONS,
 };
 
@@ -135,13 +149,32 @@ export class RankingState implements RankingEvents, TermWeigher {
    * it again, in order. Each is idempotent: the latest state of a post wins.
    */
   private readonly reloadLogs = new Set<PoolEvent[]>();
+  /** Item-to-item co-engagement (the collaborative feature), rebuilt from the stored interactions. */
+  private readonly co: CoEngagementHolder;
+  /** The co-engagement rebuild of the last erasure (see `erasureApplied`). */
+  private erasureRebuild: Promise<void> = Promise.resolve();
+  /** Which co-engaged posts from outside the pool are fetched, and which cannot be. */
+  readonly collaborative: CollaborativeCandidates;
 
+  /** @param history the stored interactions the co-engagement state is rebuilt from (none: it starts empty). */
   constructor(
     private readonly source: CandidateSource,
     options: Partial<RankingStateOptions> = {},
+    history?: CoEngagementSource,
   ) {
-    this.options = { ...DEFAULT_RANKING_STATE_OPTIONS, ...options, index: { ...DEFAULT_CANDIDATE_INDEX_OPTIONS, ...options.index } };
+    this.options = {
+      ...DEFAULT_RANKING_STATE_OPTIONS,
+      ...options,
+      index: {
+        ...DEFAULT_CANDIDATE_INDEX_OPTIONS,
+        ...options.index,
+        ...(options.collaborativeCandidates === undefined ? {} : { maxCollaborative: options.collaborativeCandidates }),
+      },
+      coEngagement: { ...DEFAULT_CO_ENGAGEMENT_OPTIONS, ...options.coEngagement },
+    };
     this.pool = new CandidateIndex([], this.options.index);
+    this.co = new CoEngagementHolder(history, this.options.coEngagement, this.options.coEngagementHistory);
+    this.collaborative = new CollaborativeCandidates(this);
     this.statuses = new StatusCache(this.options);
     this.profiles = new LRUCache({
       max: this.options.profileCapacity,
@@ -169,6 +202,7 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   postsDeleted(ids: readonly string[]): void {
     for (const id of ids) this.statuses.forget(id);
+    this.co.remove(ids);
     this.applyToPool({ type: 'postsDeleted', ids });
     this.generation += 1;
     this.announceLocal({ type: 'postsDeleted', ids });
@@ -199,8 +233,21 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.announceLocal({ type: 'userSignalsChanged', userId });
   }
 
+  coEngaged(change: CoEngagementChange): void {
+    this.co.apply(change);
+    this.announceLocal({ type: 'coEngaged', change });
+  }
+
   userErased(userId: string): void {
     this.userErasedFromMemory(userId);
+    // The user's interactions are gone from the database: the co-engagement state replays what
+    // is left, and lists cached meanwhile (which it may have ranked) are dropped once it has.
+    this.erasureRebuild = this.co
+      .rebuild()
+      .then(() => {
+        this.generation += 1;
+      })
+      .catch(() => undefined);
     for (const listener of this.erasureListeners) listener(userId);
     this.announceLocal({ type: 'userErased', userId });
   }
@@ -221,6 +268,7 @@ export class RankingState implements RankingEvents, TermWeigher {
       else if (message.type === 'postsDeleted') this.postsDeleted(message.ids);
       else if (message.type === 'postCountsChanged') this.postCountsChanged(message.postId, message.counts);
       else if (message.type === 'userSignalsChanged') this.userErasedFromMemory(message.userId);
+      else if (message.type === 'coEngaged') this.coEngaged(message.change);
       else this.userErased(message.userId);
     } finally {
       this.applyingRemote = false;
@@ -257,9 +305,34 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.profiles.clear();
     this.results.clear();
     this.statuses.clear();
+    await this.co.rebuild();
+  }
+
+  /**
+   * Resolves when the co-engagement rebuild the last erasure started is done: an erasure waits
+   * for it before it answers. A failed rebuild (the database unreachable) leaves the state as it
+   * was until the next rebuild (the next erasure, reload or start).
+   */
+  erasureApplied(): Promise<void> {
+    return this.erasureRebuild;
+  }
+
+  /** Rebuilds the co-engagement state from the stored interactions (also done by reload and each erasure). */
+  rebuildCoEngagement(): Promise<void> {
+    return this.co.rebuild();
   }
 
   // --- Reads. ---
+
+  /** The co-engagement state (replaced by each rebuild: read it per request, do not keep it). */
+  get coEngagement(): CoEngagementReader {
+    return this.co.state;
+  }
+
+  /** How many of a user's most recent other posts each interaction is paired with (the writers' rule). */
+  get coEngagementWindow(): number {
+    return this.options.coEngagement.window;
+  }
 
   /** The candidate pool (replaced by `reload`: read it per request, do not keep it). */
   get index(): CandidateIndex {
@@ -345,6 +418,8 @@ export class RankingState implements RankingEvents, TermWeigher {
     const statuses = this.statuses.sizes();
     return [
       { cache: 'candidate_pool', entries: this.pool.size },
+      { cache: 'collaborative_candidates', entries: this.pool.collaborativeSize },
+      { cache: 'co_engagement', entries: this.co.state.size, bytes: this.co.state.estimatedBytes() },
       { cache: 'vocabulary', entries: this.pool.vocabulary.liveTerms },
       { cache: 'profiles', entries: this.profiles.size, bytes: this.profiles.calculatedSize },
       { cache: 'results', entries: this.results.size, bytes: this.results.calculatedSize },
@@ -365,11 +440,17 @@ export class RankingState implements RankingEvents, TermWeigher {
 }
 
 /** What the writers of signals use of the state: events, the pool's idf, and the interest vectors memory knows. */
-export type SignalWriterState = RankingEvents & TermWeigher & Pick<RankingState, 'writtenInterest' | 'interestWritten' | 'interestSettled'>;
+export type SignalWriterState = RankingEvents &
+  TermWeigher &
+  Pick<RankingState, 'writtenInterest' | 'interestWritten' | 'interestSettled' | 'coEngagementWindow'>;
 
 /** A state with its candidate pool loaded from `source`. */
-export async function loadRankingState(source: CandidateSource, options: Partial<RankingStateOptions> = {}): Promise<RankingState> {
-  const state = new RankingState(source, options);
+export async function loadRankingState(
+  source: CandidateSource,
+  options: Partial<RankingStateOptions> = {},
+  history?: CoEngagementSource,
+): Promise<RankingState> {
+  const state = new RankingState(source, options, history);
   await state.reload();
   return state;
 }

@@ -16,6 +16,7 @@ import { sortKeyOf } from '../../src/post-ids.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { loadProfile, type ProfileSources } from './profile-loader.js';
+import { prepareCollaborative, weighsCollaborative } from './collaborative-preparation.js';
 import type { RankingChoice, RankingPolicy } from './ranking-policy.types.js';
 
 export interface RecommendOptions {
@@ -231,9 +232,12 @@ export class RecommendationService {
     nowMs: number,
   ): Promise<RankedItem[]> {
     const profile = await loadProfile(this.sources, userId);
+    if (weighsCollaborative(choice)) await prepareCollaborative(this.sources, profile);
     const index = this.state.index;
+    const coEngagement = this.state.coEngagement;
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
-    const rankWith = (config: AlgorithmConfig): RankedItem[] => rankCandidates(index, profile, config, { limit, nowMs, excludeIds });
+    const rankWith = (config: AlgorithmConfig): RankedItem[] =>
+      rankCandidates(index, profile, config, { limit, nowMs, excludeIds, coEngagement });
     // An interleaving experiment: both rankers' lists merged by team draft, each item tagged with its team.
     const items = choice.interleave ? interleaveRanked(choice.interleave, rankWith, limit) : rankWith(choice.config);
     this.metrics.modelPredictions.inc({ model_name: choice.algorithm }, index.size);

@@ -81,8 +81,8 @@ export function tuneWeights(
       const moves: Weights[] = [];
       for (const from of names) {
         for (const to of names) {
-          if (from !== to && best[from] >= step - 1e-12)
-            moves.push({ ...best, [from]: round(best[from] - step), [to]: round(best[to] + step) });
+          if (from !== to && (best[from] ?? 0) >= step - 1e-12)
+            moves.push({ ...best, [from]: round((best[from] ?? 0) - step), [to]: round((best[to] ?? 0) + step) });
         }
       }
       scoreAll(moves);
@@ -144,7 +144,8 @@ function weightsOf(names: readonly WeightName[], point: readonly number[]): Weig
 }
 
 function keyOf(names: readonly WeightName[], w: Weights): string {
-  return names.map((n) => w[n].toFixed(4)).join(',');
+  // `collaborative` is optional (absent: 0).
+  return names.map((n) => (w[n] ?? 0).toFixed(4)).join(',');
 }
 
 function round(x: number): number {

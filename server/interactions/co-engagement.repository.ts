@@ -1,0 +1,72 @@
+/**
+ * The reads of `interactions` the co-engagement state needs (docs/ranking.md): the partners a
+ * new interaction is paired with, the newest interactions a rebuild replays, and a user's
+ * most recent posts (the collaborative feature's seeds).
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { queryTemplate } from '../db/precompiled-query.js';
+
+/** Arguments: user, post, instant, interaction id, row limit. */
+const partnersQuery = queryTemplate((db: Kysely<Database>, args) =>
+  db
+    .selectFrom('interactions')
+    .select('post_id')
+    .where('user_id', '=', args[0] as string)
+    .where('post_id', '<>', args[1] as string)
+    .where((eb) =>
+      eb.or([
+        eb('created_at_ms', '<', args[2] as number),
+        eb.and([eb('created_at_ms', '=', args[2] as number), eb('id', '<', args[3] as string)]),
+      ]),
+    )
+    .orderBy('created_at_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(args[4] as number),
+);
+
+/**
+ * The posts of the user's interactions made before (`atMs`, `id`) on other posts than
+ * `postId`, newest first, at most `limit` rows (a post may come more than once: one row per action).
+ */
+export async function postsBefore(
+  db: Kysely<Database>,
+  userId: string,
+  postId: string,
+  atMs: number,
+  id: string,
+  limit: number,
+): Promise<string[]> {
+  const { rows } = await partnersQuery(db, [userId, postId, atMs, id, limit]);
+  return rows.map((row) => row.post_id);
+}
+
+/** The posts of the user's newest interactions, newest first, at most `limit` rows. */
+export async function newestPostIds(db: Kysely<Database>, userId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('interactions')
+    .select('post_id')
+    .where('user_id', '=', userId)
+    .orderBy('created_at_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.post_id);
+}
+
+/** The newest `limit` interactions (user and post), oldest first: what a rebuild of the co-engagement state replays. */
+export async function newestInteractions(db: Kysely<Database>, limit: number): Promise<{ userId: string; postId: string }[]> {
+  const rows = await db
+    .selectFrom('interactions')
+    .select(['user_id', 'post_id'])
+    .orderBy('created_at_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  const out = new Array<{ userId: string; postId: string }>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[rows.length - 1 - i]!;
+    out[i] = { userId: row.user_id, postId: row.post_id };
+  }
+  return out;
+}
