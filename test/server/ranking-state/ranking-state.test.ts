@@ -149,7 +149,16 @@ describe('RankingState events', () => {
     expect(sizes.profiles?.entries).toBe(2);
     expect(sizes.profiles?.bytes).toBeGreaterThan(0);
     expect(sizes.status_json).toEqual({ cache: 'status_json', entries: 1, bytes: 100 });
-    expect(Object.keys(sizes).sort()).toEqual(['candidate_pool', 'profiles', 'results', 'status_json', 'statuses', 'vocabulary']);
+    expect(Object.keys(sizes).sort()).toEqual([
+      'candidate_pool',
+      'co_engagement',
+      'collaborative_candidates',
+      'profiles',
+      'results',
+      'status_json',
+      'statuses',
+      'vocabulary',
+    ]);
   });
 });
 
