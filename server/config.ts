@@ -240,7 +240,12 @@ function parseCacheLimits(env: Env): CacheLimits {
       maxBytes: megabytes('RECSVC_COENGAGEMENT_MB', DEFAULT_CACHE_LIMITS.coEngagement.maxBytes),
       window: limit('RECSVC_COENGAGEMENT_WINDOW', DEFAULT_CACHE_LIMITS.coEngagement.window),
     },
-    coEngagementHistory: parseWholeNumber('RECSVC_COENGAGEMENT_HISTORY', env.RECSVC_COENGAGEMENT_HISTORY, DEFAULT_CACHE_LIMITS.coEngagementHistory, 0),
+    coEngagementHistory: parseWholeNumber(
+      'RECSVC_COENGAGEMENT_HISTORY',
+      env.RECSVC_COENGAGEMENT_HISTORY,
+      DEFAULT_CACHE_LIMITS.coEngagementHistory,
+      0,
+    ),
     collaborativeCandidates: parseWholeNumber(
       'RECSVC_COLLABORATIVE_CANDIDATES',
       env.RECSVC_COLLABORATIVE_CANDIDATES,

@@ -39,7 +39,7 @@ async function seedPosts(): Promise<void> {
 async function store(statuses: ReturnType<typeof makeStatus>[]): Promise<void> {
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await t.adminHeaders(), payload: { statuses } });
   expect(res.statusCode).toBe(201);
-  for (const status of res.json() as { id: string; content: string }[]) {
+  for (const status of res.json<{ id: string; content: string }[]>()) {
     if (status.content.includes('borrow checker')) ids.set('seed', status.id);
     else if (status.content.includes('lifetimes')) ids.set('old', status.id);
     else ids.set(`news${ids.size}`, status.id);
@@ -64,7 +64,7 @@ async function recommend(userId: string, query = '', headers: Record<string, str
     headers: { ...(await t.userHeaders(userId)), ...headers },
   });
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as Item[];
+  return res.json<Item[]>();
 }
 
 async function startCollaborativeExperiment(): Promise<void> {
@@ -142,7 +142,7 @@ describe('the collaborative signal over HTTP', () => {
     expect((await recommend('u', '&limit=40')).some((i) => i.recommendation_metadata.reason_code === 'COLLABORATIVE')).toBe(false);
   });
 
-  it("erasing the people who co-engaged removes their contribution before the erasure answers", async () => {
+  it('erasing the people who co-engaged removes their contribution before the erasure answers', async () => {
     await startCollaborativeExperiment();
     expect((await recommend('u'))[0]?.id).toBe(ids.get('old'));
     for (const v of CO_ENGAGERS) {
