@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -185,6 +186,24 @@ describe('recsvc import', () => {
     expect(await interactionsOf('ue')).toEqual([]);
     const learned = (await api('/api/v1/recommendations/preferences?user_id=ue')).body.data.learned;
     expect(learned).toEqual({ authors: [], tags: [] });
+  });
+
+  it('reads gzipped files, and stdin with --format', async () => {
+    const gz = join(server.dir, 'i.jsonl.gz');
+    writeFileSync(gz, gzipSync(jsonl([fav('uz', 'p1'), fav('uz', 'p2')])));
+    const zipped = await runCli(['import', 'interactions', gz, '--json'], { env: server.env });
+    expect(zipped.code, zipped.stderr).toBe(0);
+    expect(JSON.parse(zipped.stdout)).toMatchObject({ format: 'jsonl', created: 2 });
+    const piped = await runCli(['import', 'interactions', '-', '--format', 'csv', '--json'], {
+      env: server.env,
+      input: 'user_id,post_id,action_type\nuz,p3,reblog\n',
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(JSON.parse(piped.stdout)).toMatchObject({ created: 1, checkpoint: null });
+    expect((await interactionsOf('uz')).map((i) => i.post_id).sort()).toEqual(['p1', 'p2', 'p3']);
+    const unnamed = await runCli(['import', 'interactions', '-'], { env: server.env, input: '' });
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toMatch(/--format/);
   });
 
   it('draws progress only on a terminal', async () => {
