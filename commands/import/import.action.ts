@@ -10,7 +10,7 @@ import type { ImportKind } from '../../src/import/import-rows.js';
 import { ApiClient } from '../support/api-client.js';
 import { ApiError, CliError, usageError } from '../support/cli-error.js';
 import { openLineSource, type LineSource } from '../support/line-source.js';
-import { formatCount, printJson, printLine, progress, progressDone } from '../support/output.js';
+import { formatCount, printJson, printLine, progress, progressDone, warn } from '../support/output.js';
 import { readCheckpoint, writeCheckpoint } from './import-checkpoint.js';
 import { formatOfPath, lineError, readRecords, type ImportRecord } from './import-records.js';
 import { MAX_IMPORT_BATCH, type ImportOptions } from './import.js';
@@ -36,6 +36,8 @@ export interface ImportSummary {
   created?: number;
   existing?: number;
   not_stored?: number;
+  /** Interactions dated before the record sent before them (the collaborative signal wants the file oldest first). */
+  out_of_order?: number;
 }
 
 const PATHS: Record<ImportKind, string> = { posts: '/api/v1/posts/batch', interactions: '/api/v1/interactions/batch' };
@@ -63,8 +65,9 @@ export async function runImport(kind: ImportKind, file: string, options: ImportO
     resumed_after_line: resumeAfter,
     last_line: resumeAfter,
     checkpoint: checkpointPath ?? null,
-    ...(kind === 'interactions' ? { created: 0, existing: 0, not_stored: 0 } : {}),
+    ...(kind === 'interactions' ? { created: 0, existing: 0, not_stored: 0, out_of_order: 0 } : {}),
   };
+  let previousMs = -Infinity;
   const send = async (batch: ImportRecord[]): Promise<void> => {
     await sendBatch(client, kind, batch, summary, source.name);
     summary.last_line = batch.at(-1)!.line;
@@ -80,6 +83,11 @@ export async function runImport(kind: ImportKind, file: string, options: ImportO
         continue;
       }
       batch.push(record);
+      if (kind === 'interactions') {
+        const atMs = typeof record.item.created_at === 'string' ? Date.parse(record.item.created_at) : Number.NaN;
+        if (atMs < previousMs) summary.out_of_order! += 1;
+        if (!Number.isNaN(atMs)) previousMs = atMs;
+      }
       if (batch.length >= options.batchSize) {
         await send(batch);
         batch = [];
@@ -91,6 +99,13 @@ export async function runImport(kind: ImportKind, file: string, options: ImportO
     throw withResumeHint(error, summary);
   } finally {
     progressDone();
+  }
+  if ((summary.out_of_order ?? 0) > 0) {
+    warn(
+      `${formatCount(summary.out_of_order!)} interactions of ${file} are older than the one before them: every decay counts from ` +
+        "each one's own time, but the collaborative signal pairs an interaction only with the user's earlier ones, so import " +
+        'interactions sorted oldest first (docs/import.md)',
+    );
   }
   if (options.json === true) printJson(summary);
   else printLine(summaryLine(summary));

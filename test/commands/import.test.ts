@@ -118,6 +118,8 @@ describe('recsvc import', () => {
     writeFileSync(path, jsonl(items));
     const resumed = await runCli(['import', 'interactions', path, '--batch-size', '2', '--json'], { env: server.env });
     expect(resumed.code, resumed.stderr).toBe(0);
+    // The file is newest first: the collaborative signal wants it the other way round, and it says so.
+    expect(resumed.stderr).toMatch(/warning: 2 interactions .* older than the one before them/);
     expect(JSON.parse(resumed.stdout)).toMatchObject({
       records: 7,
       skipped: 4,
@@ -193,7 +195,8 @@ describe('recsvc import', () => {
     writeFileSync(gz, gzipSync(jsonl([fav('uz', 'p1'), fav('uz', 'p2')])));
     const zipped = await runCli(['import', 'interactions', gz, '--json'], { env: server.env });
     expect(zipped.code, zipped.stderr).toBe(0);
-    expect(JSON.parse(zipped.stdout)).toMatchObject({ format: 'jsonl', created: 2 });
+    expect(JSON.parse(zipped.stdout)).toMatchObject({ format: 'jsonl', created: 2, out_of_order: 0 });
+    expect(zipped.stderr).toBe('');
     const piped = await runCli(['import', 'interactions', '-', '--format', 'csv', '--json'], {
       env: server.env,
       input: 'user_id,post_id,action_type\nuz,p3,reblog\n',
