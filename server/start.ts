@@ -11,6 +11,7 @@ import { createRagRuntime } from './rag/rag.feature.js';
 import { storedIntegrationValues, type IntegrationValues } from './settings/settings.feature.js';
 import type { ServerConfig } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connection.js';
+import { connectionDrainer, type ConnectionDrainer } from './http/connection-drainer.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
 import { createRedisServices, type RedisServices } from './redis/redis-services.js';
@@ -105,6 +106,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   for (const message of backgroundErrors.splice(0)) log(message);
   if (config.rateLimit === null) app.log.warn('rate limiting is OFF (--rate-limit off / RECSVC_RATE_LIMIT=off)');
   let address: string;
+  const drainer = connectionDrainer(app.server);
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -118,7 +120,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await closeGracefully(app);
+      await closeGracefully(app, drainer);
       await redis?.close();
       await database.close();
     })();
@@ -131,20 +133,20 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * Stops accepting, lets in-flight requests finish, then closes. A keep-alive
- * connection becomes idle only after its request is answered, and the HTTP
- * server closes idle connections once, at the start; so keep closing the ones
- * that fall idle (otherwise the process waits out the keep-alive timeout), and
- * cut whatever is left after the grace period.
+ * Stops accepting, answers every request that arrived (in-flight ones finish, later ones get
+ * the 503 of a closing server, each with `Connection: close`), closes keep-alive connections
+ * once nothing is on its way in them (./http/connection-drainer.ts), then closes; whatever is
+ * left after the grace period is cut.
  */
-async function closeGracefully(app: FastifyInstance): Promise<void> {
+async function closeGracefully(app: FastifyInstance, drainer: ConnectionDrainer): Promise<void> {
+  drainer.start();
+  await drainer.acceptWaiting();
   const closing = app.close();
-  const sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
   const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
   try {
     await closing;
   } finally {
-    clearInterval(sweeper);
+    drainer.stop();
     clearTimeout(deadline);
   }
 }
