@@ -22,6 +22,7 @@ import { healthRoutes } from './health/health.routes.js';
 import { createRagRuntime, type RagRuntime } from './rag/rag.feature.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { DEFAULT_HTTP_LIMITS, type CacheLimits, type HttpLimits } from './config.js';
+import { capConnectionsPerClient } from './http/client-connection-cap.js';
 import { authPlugin } from './plugins/auth.js';
 import { clientErrorHandler, expectationFailed, frameworkErrorHandler, requestSanityPlugin } from './plugins/client-errors.js';
 import { corsPluginFp } from './plugins/cors.js';
@@ -138,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.maxConnections = limits.maxConnections;
+  capConnectionsPerClient(app.server, limits.maxConnectionsPerClient);
   app.server.on('checkExpectation', expectationFailed);
   app.setValidatorCompiler(validatorCompiler);
 

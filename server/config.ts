@@ -113,6 +113,8 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Connections beyond this are refused at accept (keep it below `ulimit -n`). */
   maxConnections: number;
+  /** Connections one remote address may hold; its oldest idle one is recycled beyond (server/http/client-connection-cap.ts). */
+  maxConnectionsPerClient: number;
   /** Request line plus headers, bytes; more is 431. */
   maxHeaderBytes: number;
 }
@@ -132,8 +134,12 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   connectionTimeoutMs: 30_000,
   keepAliveTimeoutMs: 10_000,
   maxConnections: 8_192,
+  maxConnectionsPerClient: 1_024,
   maxHeaderBytes: 16_384,
 };
+
+/** One client may hold an eighth of the server's connections unless RECSVC_MAX_CONNECTIONS_PER_CLIENT says otherwise. */
+const PER_CLIENT_SHARE = 8;
 
 /** Shed at 1 s of event-loop delay or when the heap holds 90% of V8's limit. */
 export function defaultLoadShedding(heapLimitBytes: number): LoadSheddingLimits {
@@ -267,8 +273,14 @@ function parseHttpLimits(env: Env): HttpLimits {
     connectionTimeoutMs: timeout('RECSVC_CONNECTION_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.connectionTimeoutMs),
     keepAliveTimeoutMs: timeout('RECSVC_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
     maxConnections: limit('RECSVC_MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
+    maxConnectionsPerClient: 0,
     maxHeaderBytes: parseWholeNumber('RECSVC_MAX_HEADER_BYTES', env.RECSVC_MAX_HEADER_BYTES, DEFAULT_HTTP_LIMITS.maxHeaderBytes, 1024),
   };
+  const share = Math.max(1, Math.floor(limits.maxConnections / PER_CLIENT_SHARE));
+  limits.maxConnectionsPerClient = limit('RECSVC_MAX_CONNECTIONS_PER_CLIENT', share);
+  if (limits.maxConnectionsPerClient > limits.maxConnections) {
+    throw new ConfigError('RECSVC_MAX_CONNECTIONS_PER_CLIENT must not exceed RECSVC_MAX_CONNECTIONS');
+  }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
     throw new ConfigError('RECSVC_HEADERS_TIMEOUT_MS must not exceed RECSVC_REQUEST_TIMEOUT_MS');
   }
