@@ -39,6 +39,7 @@ const ACCESS_HOOK = Symbol('access-hook');
 function requireAuthenticated(request: FastifyRequest): AuthenticatedIdentity {
   const identity = request.identity;
   if (identity.kind === 'anonymous') {
+    if (identity.rejectedToken && request.tokenRejection) throw request.tokenRejection;
     throw new AuthenticationError(
       identity.rejectedToken ? 'The bearer token is invalid, expired or revoked' : 'A bearer token is required',
     );

@@ -14,9 +14,15 @@
  * identity last verified for the token when the provider kept one (`degradedIdentity`
  * 'stale'), else as an unverified caller with no user and only `read`
  * (`degradedIdentity` 'unverified'). A token the issuer refused is never degraded: 401.
+ *
+ * A provider may refuse a token with its own 401 saying why (a Mastodon token sent without
+ * `X-Social-Instance`): the caller is then anonymous with a rejected token, as for any token
+ * no provider vouched for (public routes still answer), and `tokenRejection` keeps that
+ * 401, which the routes needing credentials answer instead of the generic one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { AppError } from '../../src/errors.js';
 import {
   ANONYMOUS,
   REJECTED,
@@ -37,6 +43,8 @@ declare module 'fastify' {
     identity: Identity;
     /** Set when the identity could not be verified now (issuer down) on a route that degrades. */
     degradedIdentity: DegradedIdentity | undefined;
+    /** A provider's own 401 for the token (why it was refused), when it gave one. */
+    tokenRejection: AppError | undefined;
   }
   interface FastifyInstance {
     /** Charges a client for a token check that asks another server (set by the rate limiter; null without one). */
@@ -77,6 +85,7 @@ function unverifiedIdentity(request: FastifyRequest, source: TokenSource): Authe
 async function auth(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   app.decorateRequest('identity', null as unknown as AnonymousIdentity);
   app.decorateRequest('degradedIdentity', undefined);
+  app.decorateRequest('tokenRejection', undefined);
   app.decorate('tokenCheckLimiter', null);
   // Routes added from here on get their declared rule enforced.
   registerAccessRules(app);
@@ -95,6 +104,11 @@ async function auth(app: FastifyInstance, options: AuthPluginOptions): Promise<v
     try {
       request.identity = (await resolveToken(options.providers, token, context)) ?? REJECTED;
     } catch (error) {
+      if (error instanceof AppError && error.statusCode === 401) {
+        request.identity = REJECTED;
+        request.tokenRejection = error;
+        return;
+      }
       if (!(error instanceof IdentityOutageError)) throw error;
       if (request.routeOptions.config.identityOutage !== 'degrade') throw error.failure;
       const { lastVerified, source } = error.outage;

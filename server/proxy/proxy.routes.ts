@@ -181,7 +181,7 @@ export async function dropInRoutes(app: FastifyInstance, options: ProxyRouteOpti
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const identity = request.identity;
     if (identity.kind === 'anonymous' && identity.rejectedToken) {
-      throw new AuthenticationError('The bearer token is invalid, expired or revoked');
+      throw request.tokenRejection ?? new AuthenticationError('The bearer token is invalid, expired or revoked');
     }
     const { path, query } = splitProxiedUrl(request.url, '');
     return send(options, request, reply, path, query, identity.kind === 'authenticated' ? identity : undefined);

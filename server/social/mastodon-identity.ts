@@ -28,7 +28,8 @@
  *   401 `Authentication required`; the instance unreachable, slow, failing or answering
  *   nonsense → 503 `Service unavailable` (thrown, not cached); a header naming an address
  *   the service will not connect to → 400 on `X-Social-Instance`; no instance named and
- *   no default → the provider does not vouch (401).
+ *   no default → 401 `Authentication required` naming `X-Social-Instance` in `field`
+ *   (SocialInstanceMissingError: the token may well be good, the request does not say where).
  * - Tokens shaped like the service's own (`looksLikeServiceToken`) are never sent to an
  *   instance: an expired or revoked service token must not leak to a third party.
  */
@@ -37,8 +38,9 @@ import { LRUCache } from 'lru-cache';
 import type { AuthenticatedIdentity, Scope } from '../../src/auth/identity.js';
 import { SOCIAL_ACCOUNT_ID } from '../../src/auth/user-account.js';
 import { MAX_USER_ID_LENGTH } from '../../src/schemas/common.schema.js';
+import { AppError } from '../../src/errors.js';
 import { looksLikeServiceToken } from '../auth/token.service.js';
-import { InstanceAddressError, parseInstanceAddress, type InstanceAddress } from './instance-address.js';
+import { INSTANCE_HEADER, InstanceAddressError, parseInstanceAddress, type InstanceAddress } from './instance-address.js';
 import {
   InstanceForbiddenError,
   InstanceNotFoundError,
@@ -69,6 +71,22 @@ export interface SocialTokenContext {
 export interface SocialTokenOutage {
   readonly lastVerified: AuthenticatedIdentity | undefined;
   readonly source: 'social';
+}
+
+/**
+ * 401 `Authentication required` with `field: X-Social-Instance`: a token that is not the
+ * service's own, sent without an instance to check it with (and no default instance).
+ */
+export class SocialInstanceMissingError extends AppError {
+  constructor() {
+    super(
+      401,
+      'Authentication required',
+      `This bearer token is not one of the service's own, and no ${INSTANCE_HEADER} header names the Mastodon instance ` +
+        'to check it with (no default instance is configured)',
+      INSTANCE_HEADER,
+    );
+  }
 }
 
 /** The fields of the instance's account the service keeps (not the whole CredentialAccount). */
@@ -256,8 +274,9 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
 
   /**
    * The verified account behind a token (cached), or undefined when the provider does not
-   * vouch for it. Throws 400 for a bad instance header and 503 when the instance cannot say;
-   * `beforeRemoteCheck` runs (and may throw) before an instance is asked.
+   * vouch for it. Throws 400 for a bad instance header, 401 naming the header when there is
+   * no instance to ask, and 503 when the instance cannot say; `beforeRemoteCheck` runs (and
+   * may throw) before an instance is asked.
    */
   async verify(
     token: string,
@@ -266,7 +285,7 @@ export class MastodonIdentityProvider implements SocialTokenProvider {
   ): Promise<VerifiedSocialToken | undefined> {
     if (!BEARER_TOKEN.test(token) || looksLikeServiceToken(token)) return undefined;
     const instance = this.instanceFor(instanceHeader);
-    if (!instance) return undefined;
+    if (!instance) throw new SocialInstanceMissingError();
     const key = this.cacheKey(instance, token);
     const nowMs = this.now();
     const cached = this.cache.get(key);
