@@ -4,6 +4,7 @@
  * what a batch stored exactly as it removes live interactions.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { purgeExpiredRows } from '../../../server/privacy/retention.agent.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 
@@ -183,6 +184,23 @@ describe('POST /api/v1/interactions/batch', () => {
     }
     const prefs = await t.app.inject({ url: '/api/v1/recommendations/preferences?user_id=u1', headers: await t.adminHeaders() });
     expect(prefs.json().data.learned).toEqual({ authors: [], tags: [] });
+  });
+
+  it("is purged by retention by each interaction's own time, as live rows that age are; the affinities stay", async () => {
+    const admin = await t.adminHeaders();
+    await t.app.inject({ method: 'PATCH', url: '/api/v1/privacy?user_id=lu', headers: admin, payload: { tracking_level: 'limited' } });
+    // Posts 1-4 are 30 days old: interactions 20 and 2 days old; `limited` keeps 90 days, so
+    // a cutoff taken 80 days from now is 10 days back in the rows' history.
+    const res = await batch([item('lu', 1, { created_at: ago(20 * DAY) }), item('lu', 2, { created_at: ago(2 * DAY) })]);
+    expect(res.statusCode).toBe(201);
+    const purged = await purgeExpiredRows(
+      { db: t.database.db, policy: { defaultLevel: 'full', pseudonym: (userId: string) => userId }, intervalSeconds: 60 },
+      Date.now() + 80 * DAY,
+    );
+    expect(purged.interactions).toBe(1);
+    const left = await t.database.db.selectFrom('interactions').select('post_id').where('user_id', '=', 'lu').execute();
+    expect(left.map((r) => r.post_id)).toEqual([postId(2)]);
+    expect(await rows('user_affinities', 'lu')).toBeGreaterThan(0);
   });
 
   it('is declared in the OpenAPI document with its schemas', async () => {
