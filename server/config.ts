@@ -244,7 +244,8 @@ function parseCacheLimits(env: Env): CacheLimits {
       // At most 255 (a byte per post counts them).
       neighboursPerPost: Math.min(255, limit('RECSVC_COENGAGEMENT_NEIGHBOURS', DEFAULT_CACHE_LIMITS.coEngagement.neighboursPerPost)),
       maxBytes: megabytes('RECSVC_COENGAGEMENT_MB', DEFAULT_CACHE_LIMITS.coEngagement.maxBytes),
-      window: limit('RECSVC_COENGAGEMENT_WINDOW', DEFAULT_CACHE_LIMITS.coEngagement.window),
+      // 0 turns the pairing off: no read per interaction, nothing co-engaged.
+      window: parseWholeNumber('RECSVC_COENGAGEMENT_WINDOW', env.RECSVC_COENGAGEMENT_WINDOW, DEFAULT_CACHE_LIMITS.coEngagement.window, 0),
     },
     coEngagementHistory: parseWholeNumber(
       'RECSVC_COENGAGEMENT_HISTORY',

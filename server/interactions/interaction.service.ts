@@ -407,6 +407,8 @@ export class InteractionService {
     row: Pick<repo.InteractionRow, 'user_id' | 'post_id' | 'created_at_ms' | 'id'>,
   ): Promise<string[]> {
     const window = this.state.coEngagementWindow;
+    // A window of 0 turns the pairing off (the collaborative feature then has nothing to read).
+    if (window === 0) return [];
     const before = await postsBefore(trx, row.user_id, row.post_id, row.created_at_ms, row.id, 3 * window);
     return recentOtherPosts(before, row.post_id, window);
   }

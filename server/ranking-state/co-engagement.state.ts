@@ -5,10 +5,11 @@
  * user stays: the rebuild replays only what is stored). Changes announced while a rebuild
  * reads are applied to the rebuilt state too.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   CoEngagement,
+  CoEngagementReplay,
   DEFAULT_CO_ENGAGEMENT_OPTIONS,
-  replayCoEngagement,
   type CoEngagementChange,
   type CoEngagementEvent,
   type CoEngagementOptions,
@@ -19,6 +20,9 @@ export type CoEngagementSource = (limit: number) => Promise<CoEngagementEvent[]>
 
 /** Interactions a rebuild replays by default: the newest 200,000 (docs/ranking.md). */
 export const DEFAULT_CO_ENGAGEMENT_HISTORY = 200_000;
+
+/** Interactions replayed between two turns of the event loop: a rebuild never holds it for long. */
+const REPLAY_SLICE = 10_000;
 
 type Logged = { readonly change: CoEngagementChange } | { readonly removed: string };
 
@@ -77,7 +81,13 @@ export class CoEngagementHolder {
     this.logs.add(log);
     try {
       const events = await this.source!(this.historyLimit);
-      const fresh = replayCoEngagement(events, this.options);
+      const fresh = new CoEngagement(this.options);
+      const replay = new CoEngagementReplay(fresh);
+      for (let i = 0; i < events.length; i++) {
+        replay.add(events[i]!);
+        // Changes announced meanwhile are logged, and applied below.
+        if (i % REPLAY_SLICE === REPLAY_SLICE - 1) await nextTurn();
+      }
       for (const entry of log) {
         if ('change' in entry) fresh.apply(entry.change);
         else fresh.remove(entry.removed);

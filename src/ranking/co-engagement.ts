@@ -156,7 +156,7 @@ export class CoEngagement implements CoEngagementReader {
   /** Adds `w` to a→b; a newcomer to a full list takes the weakest's place or wears it down (see the file's comment). */
   private bump(a: number, b: number, w: number): void {
     const base = a * this.k;
-    let n = this.used[a]!;
+    const n = this.used[a]!;
     const bGen = this.gen[b]!;
     for (let j = 0; j < n; j++) {
       if (this.nIdx[base + j] !== b || this.nGen[base + j] !== bGen) continue;
@@ -166,17 +166,24 @@ export class CoEngagement implements CoEngagementReader {
       return;
     }
     if (w <= 0) return;
-    n = this.compact(a);
     let at = n;
     if (n === this.k) {
+      // Full: the weakest live entry, or a stale one (naming an evicted post), takes the newcomer.
       let weakest = 0;
-      for (let j = 1; j < n; j++) if (this.nCount[base + j]! < this.nCount[base + weakest]!) weakest = j;
-      const count = this.nCount[base + weakest]!;
-      if (count > w) {
-        this.nCount[base + weakest] = count - w;
-        return;
+      let stale = -1;
+      for (let j = 0; j < n && stale === -1; j++) {
+        if (this.nGen[base + j] !== this.gen[this.nIdx[base + j]!]) stale = j;
+        else if (this.nCount[base + j]! < this.nCount[base + weakest]!) weakest = j;
       }
-      at = weakest;
+      if (stale !== -1) at = stale;
+      else {
+        const count = this.nCount[base + weakest]!;
+        if (count > w) {
+          this.nCount[base + weakest] = count - w;
+          return;
+        }
+        at = weakest;
+      }
     } else this.used[a] = n + 1;
     this.nIdx[base + at] = b;
     this.nGen[base + at] = bGen;
@@ -191,15 +198,6 @@ export class CoEngagement implements CoEngagementReader {
     this.nGen[base + j] = this.nGen[base + last]!;
     this.nCount[base + j] = this.nCount[base + last]!;
     this.used[a] = last;
-  }
-
-  /** Drops entries naming evicted posts; returns the entries left. */
-  private compact(a: number): number {
-    const base = a * this.k;
-    for (let j = this.used[a]! - 1; j >= 0; j--) {
-      if (this.nGen[base + j] !== this.gen[this.nIdx[base + j]!]) this.drop(a, j);
-    }
-    return this.used[a]!;
   }
 
   /** The index of a post, created (evicting the least recently engaged when full) or moved to the recent end. */
@@ -290,12 +288,14 @@ export class CoEngagementReplay {
 
   add(event: CoEngagementEvent): void {
     const window = this.state.options.window;
-    const before = this.recent.get(event.userId) ?? [];
-    const partners = before.filter((id) => id !== event.postId);
-    this.state.record(event.postId, partners.slice(0, window), 1);
-    partners.unshift(event.postId);
-    if (partners.length > window + 1) partners.length = window + 1;
-    this.recent.set(event.userId, partners);
+    let recent = this.recent.get(event.userId);
+    if (recent === undefined) this.recent.set(event.userId, (recent = []));
+    const at = recent.indexOf(event.postId);
+    if (at !== -1) recent.splice(at, 1);
+    this.state.record(event.postId, recent.length > window ? recent.slice(0, window) : recent, 1);
+    recent.unshift(event.postId);
+    // One more than the window: when the next post is one of them, `window` others remain.
+    if (recent.length > window + 1) recent.length = window + 1;
   }
 }
 
