@@ -1,7 +1,7 @@
 /**
  * The ranking state's invalidations reach every instance through Redis pub/sub: two states
  * (two instances over one database) each with their own Redis connections. A post deleted
- * or stored (a sensitive one staying sensitive), a user's signals changed or a user erased on A is applied to B's memory; B
+ * or stored (a sensitive one staying sensitive), a user's signals changed, co-engagement or a user erased on A is applied to B's memory; B
  * does not send it back; and when B's subscription drops, B drops every cache (events sent
  * meanwhile are lost, so memory is read again from the database).
  */
@@ -93,6 +93,18 @@ describe.skipIf(unavailable !== undefined)(suiteTitle('ranking invalidation fan-
     expect(b.cachedProfile('v')).toBeDefined();
     a.userSignalsChanged('v', { kind: 'preferences', preferences: {} });
     await until(() => b.cachedProfile('v') === undefined);
+  });
+
+  it('co-engagement announced on A reaches B’s co-engagement state (the collaborative feature), with no user named', async () => {
+    a.coEngaged({ postId: 'p1', withPostIds: ['p2', 'p3'], weight: 1 });
+    const neighboursOnB = (): string[] => {
+      const out: string[] = [];
+      b.coEngagement.forEachNeighbour('p1', (id) => out.push(id));
+      return out.sort();
+    };
+    await until(() => neighboursOnB().length === 2);
+    expect(neighboursOnB()).toEqual(['p2', 'p3']);
+    expect(b.coEngagement.engaged('p1')).toBe(1);
   });
 
   it('a user erased on A is erased from B’s memory, listeners included, and not sent back', async () => {
