@@ -12,6 +12,7 @@ import { storedIntegrationValues, type IntegrationValues } from './settings/sett
 import type { ServerConfig } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { connectionDrainer, type ConnectionDrainer } from './http/connection-drainer.js';
+import { serializeRequest } from './http/request-log.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createServiceMetrics } from './metrics/service-metrics.js';
 import { createRedisServices, type RedisServices } from './redis/redis-services.js';
@@ -74,6 +75,8 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
       logger: {
         level: config.logLevel,
         redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+        // Query values (user ids, OAuth codes) never reach the log: ./http/request-log.ts.
+        serializers: { req: serializeRequest },
       },
       trustProxy: config.trustProxy,
       ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),

@@ -90,6 +90,9 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
     // With a background checkpointer this is only its backstop (64 MB).
     sqlite.pragma(`wal_autocheckpoint = ${background ? BACKSTOP_AUTOCHECKPOINT_PAGES : AUTOCHECKPOINT_PAGES}`);
     sqlite.pragma('foreign_keys = ON');
+    // Deleted rows are overwritten with zeros (b-tree cells and freed pages), so an erased user's
+    // bytes do not linger in the file until SQLite happens to reuse the space (scrubDeletedData).
+    sqlite.pragma('secure_delete = ON');
     sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (error) {
     throw new DatabaseOpenError(`cannot open database ${path}: ${(error as Error).message}`);

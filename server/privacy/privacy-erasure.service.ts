@@ -65,6 +65,8 @@ export interface ErasureDeps {
   rag?: { removeAuthor(accountId: string): number };
   /** Longest wait for a request in flight (default 15 s). */
   drainTimeoutMs?: number;
+  /** After the rows are deleted: leaves none of their bytes in the database files (db/maintenance.ts scrubDeletedData). */
+  scrubDeleted?: () => Promise<unknown>;
   now?: () => number;
 }
 
@@ -113,6 +115,7 @@ export class PrivacyErasureService {
         await this.deps.ranking.erasureApplied?.();
         report.rag_chunks_removed = await this.removeChunks(userId);
         this.deps.policy.forgetUser(userId);
+        await this.deps.scrubDeleted?.();
         return report;
       } finally {
         release();
@@ -131,6 +134,7 @@ export class PrivacyErasureService {
       await this.deps.ranking.erasureApplied?.();
       report.rag_chunks_removed = await this.removeChunks(userId);
     }
+    if (report.rows_deleted > 0) await this.deps.scrubDeleted?.();
     return report;
   }
 

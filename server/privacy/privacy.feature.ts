@@ -19,6 +19,7 @@ import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import { privacyRoutes } from './privacy.routes.js';
 import { PrivacyService } from './privacy.service.js';
 import { hostOf } from './user-data.repository.js';
+import { scrubDeletedData } from '../db/maintenance.js';
 
 export { createPrivacyPolicy, PrivacyPolicyService, type PrivacyPolicyOptions } from './privacy-policy.service.js';
 export { readPrivacySettings, type PrivacySettings } from './privacy.settings.js';
@@ -71,6 +72,9 @@ export async function registerPrivacy(app: FastifyInstance, context: PrivacyCont
     ranking: deps.ranking,
     tokenCaches: [context.tokens, ...(deps.tokenCaches ?? [])],
     rag: context.rag.index,
+    // The rows are gone either way: a scrub that fails (a statement still open) is logged, and the next erasure redoes it.
+    scrubDeleted: () =>
+      scrubDeletedData(db).catch((error: unknown) => app.log.warn({ err: error }, 'erasure: scrubbing the database files failed')),
   });
   // Another instance's erasure or lowered level: this one deletes what its own requests wrote meanwhile.
   followOutsideLevelChanges(policy, erasure, (error, userId) =>
