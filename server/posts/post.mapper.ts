@@ -8,6 +8,7 @@ import { parseWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json
 import type { Account, AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import { generatePostId, sortKeyOf } from '../../src/post-ids.js';
 import { renderAccount, renderStatus } from '../../src/mastodon/entities.js';
+import { originHostOf } from '../../src/mastodon/status-origin.js';
 import type { PostRow, PostWithAccountRow, PostWrite, RankableRow } from './post.repository.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 
@@ -80,11 +81,14 @@ export function postRow(input: StatusCore, nowMs: number, reblogOfId: string | n
   const record = input as Record<string, unknown>;
   const base = origin(input.account.url ?? input.account.uri);
   const tags = statusTags(input);
+  const uri = input.uri ?? `${base}/users/${input.account.username}/statuses/${id}`;
   return {
     id,
     sort_key: sortKeyOf(id),
     account_id: input.account.id,
-    uri: input.uri ?? `${base}/users/${input.account.username}/statuses/${id}`,
+    uri,
+    origin_host: originHostOf(uri),
+    source_instance: '',
     url: input.url === undefined ? `${base}/@${input.account.username}/${id}` : input.url,
     content: input.content,
     plain_text: htmlToText(input.content),

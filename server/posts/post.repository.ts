@@ -1,6 +1,6 @@
 /** SQL for accounts, posts and their tags. */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
-import { ENGAGEMENT_WEIGHTS } from '../../src/ranking/index.js';
+import { DEFAULT_SOURCE_SHARES, ENGAGEMENT_WEIGHTS, takeWithinShares, type SourceShares } from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
 import { bulkInsert, rowsPerStatement } from '../db/bulk-insert.js';
 import { greatest } from '../db/portable-sql.js';
@@ -66,6 +66,8 @@ const RENDERED_POST: Record<RenderedPostColumn, true> = {
   bookmarks_count: true,
   extras_json: true,
   ingested_at: true,
+  origin_host: true,
+  source_instance: true,
 };
 const RENDERED_ACCOUNT: Record<RenderedAccountColumn, true> = {
   id: true,
@@ -225,33 +227,55 @@ function rankable(db: Kysely<Database>) {
     .select(RANKABLE);
 }
 
-/** The candidate pool: the `recent` newest public posts and the `popular` most engaging ones. */
-export async function loadCandidateRows(db: Kysely<Database>, recent: number, popular: number): Promise<RankableRow[]> {
-  const newest = await rankable(db)
-    .where('posts.visibility', 'in', ['public', 'unlisted'])
-    .orderBy('posts.created_at_ms', 'desc')
-    .limit(recent)
-    .execute();
-  const engaging = await rankable(db)
-    .where('posts.visibility', 'in', ['public', 'unlisted'])
-    .orderBy(
+/** Rows read per place in the pool before the shares apply: a flood of one source is passed over, not read to its end. */
+const POOL_READ_FACTOR = 20;
+
+/**
+ * The candidate pool: the `recent` newest public posts and the `popular` most engaging ones,
+ * each list under the source shares (src/ranking/source-shares.ts: no instance or author takes
+ * more than its share while other posts are available).
+ */
+export async function loadCandidateRows(
+  db: Kysely<Database>,
+  recent: number,
+  popular: number,
+  shares: SourceShares = DEFAULT_SOURCE_SHARES,
+): Promise<RankableRow[]> {
+  const sourced = (query: ReturnType<typeof sources>, n: number) =>
+    query
+      .limit(n * POOL_READ_FACTOR)
+      .execute()
+      .then((rows) =>
+        takeWithinShares(
+          rows.map((row) => ({ id: row.id, sourceInstance: row.source_instance, accountId: row.account_id })),
+          n,
+          shares,
+        ),
+      );
+  const newest = await sourced(sources(db).orderBy('created_at_ms', 'desc'), recent);
+  const engaging = await sourced(
+    sources(db).orderBy(
       (eb) =>
         eb(
-          eb(
-            eb('posts.favourites_count', '*', ENGAGEMENT_WEIGHTS.favourites),
-            '+',
-            eb('posts.reblogs_count', '*', ENGAGEMENT_WEIGHTS.reblogs),
-          ),
+          eb(eb('favourites_count', '*', ENGAGEMENT_WEIGHTS.favourites), '+', eb('reblogs_count', '*', ENGAGEMENT_WEIGHTS.reblogs)),
           '+',
-          eb('posts.replies_count', '*', ENGAGEMENT_WEIGHTS.replies),
+          eb('replies_count', '*', ENGAGEMENT_WEIGHTS.replies),
         ),
       'desc',
-    )
-    .limit(popular)
-    .execute();
+    ),
+    popular,
+  );
+  const ids = [...new Set([...newest, ...engaging].map((item) => item.id))];
   const byId = new Map<string, RankableRow>();
-  for (const row of [...newest, ...engaging]) byId.set(row.id, row);
-  return [...byId.values()];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    for (const row of await findRankableRows(db, ids.slice(i, i + ID_CHUNK))) byId.set(row.id, row);
+  }
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** What the shares read of the recommendable posts. */
+function sources(db: Kysely<Database>) {
+  return db.selectFrom('posts').select(['id', 'source_instance', 'account_id']).where('visibility', 'in', ['public', 'unlisted']);
 }
 
 /** Rankable columns of posts by id (for building profiles from history). */

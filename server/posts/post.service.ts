@@ -5,7 +5,7 @@
  * features read posts through this service, never through its repository.
  */
 import type { Kysely } from 'kysely';
-import { NotFoundError } from '../../src/errors.js';
+import { ConflictError, NotFoundError } from '../../src/errors.js';
 import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../db/database.js';
@@ -15,6 +15,8 @@ import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { sortKeyOf } from '../../src/post-ids.js';
 import { accountRow, statusRows, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
 import * as repo from './post.repository.js';
+import * as identity from './post-identity.repository.js';
+import { writeInstanceStatuses } from './instance-statuses.js';
 
 export type { CountDeltas } from './post.repository.js';
 
@@ -129,12 +131,58 @@ export class PostService {
     return status;
   }
 
+  /**
+   * Stores statuses an instance sent (its canonical host), by uri under the origin's word only
+   * (./instance-statuses.ts); statuses beyond STATUS_BOUNDS or without a usable uri are not
+   * stored. Returns, per input, the service's id of the status (undefined when not stored).
+   */
+  async ingestFromInstance(instance: string, inputs: readonly StatusInput[], nowMs = Date.now()): Promise<(string | undefined)[]> {
+    if (inputs.length === 0) return [];
+    const { written, ids } = await this.db.transaction().execute((trx) => writeInstanceStatuses(trx, instance, inputs, nowMs));
+    if (written.length > 0) {
+      this.state.postsStored((await repo.findRankableRows(this.db, written)).map(toStoredPost));
+    }
+    return ids;
+  }
+
+  /** The service's id of the post an instance names by its own id; undefined when the instance never showed it. */
+  async postIdFor(instance: string, localId: string): Promise<string | undefined> {
+    return (await identity.postIdsForLocal(this.db, instance, [localId])).get(localId);
+  }
+
+  /** An instance's own ids for the service's posts and accounts (those it never showed absent). */
+  async localIds(
+    instance: string,
+    postIds: readonly string[],
+    accountIds: readonly string[],
+  ): Promise<{ posts: Map<string, string>; accounts: Map<string, string> }> {
+    return {
+      posts: await identity.localPostIds(this.db, instance, postIds),
+      accounts: await identity.localAccountIds(this.db, instance, accountIds),
+    };
+  }
+
   /** Statuses already checked against STATUS_BOUNDS: only then is serialising them safe. */
   private async store(inputs: readonly StatusInput[], nowMs: number): Promise<Status[]> {
+    await this.assertUrisFree(inputs);
     const { stored, top } = await this.db.transaction().execute((trx) => writeStatuses(trx, inputs, nowMs, { keepOriginals: true }));
     this.state.postsStored((await repo.findRankableRows(this.db, stored)).map(toStoredPost));
     const byId = await this.statusesByIds(stored);
     return top.map((id) => byId.get(id)).filter((s): s is Status => s !== undefined);
+  }
+
+  /** A ConflictError when a status's uri is already another post's (a post is its uri). */
+  private async assertUrisFree(inputs: readonly StatusInput[]): Promise<void> {
+    const wanted = new Map<string, string>();
+    for (const input of inputs) {
+      for (const status of input.reblog ? [input.reblog, input] : [input]) {
+        if (status.uri !== undefined && status.id !== undefined) wanted.set(status.uri, status.id);
+      }
+    }
+    if (wanted.size === 0) return;
+    for (const [uri, stored] of await identity.postsByUri(this.db, [...wanted.keys()])) {
+      if (stored.id !== wanted.get(uri)) throw new ConflictError(`The uri ${uri} is already post ${stored.id}: a post is its uri`);
+    }
   }
 
   /** One status; NotFoundError when absent. */

@@ -1,4 +1,4 @@
-/** Table types of the posts feature (accounts, posts, post_tags). */
+/** Table types of the posts feature (accounts, posts, post_tags, and each instance's ids for them). */
 export interface AccountsTable {
   id: string;
   username: string;
@@ -50,6 +50,10 @@ export interface PostsTable {
   extras_json: string;
   original_json: string | null;
   ingested_at: string;
+  /** The host of `uri`: the instance whose word the post's content is ('' when `uri` is not a URL). */
+  origin_host: string;
+  /** The instance whose copy the stored content is ('' for the service's own posts API, and rows stored before identity by URI). */
+  source_instance: string;
 }
 
 export interface PostTagsTable {
@@ -58,8 +62,25 @@ export interface PostTagsTable {
   sort_key: string;
 }
 
+/** An instance's own id for a post (Mastodon ids are unique only within one instance). */
+export interface PostInstanceIdsTable {
+  /** Canonical `host[:port]` (InstanceAddress.host). */
+  instance: string;
+  local_id: string;
+  post_id: string;
+}
+
+/** An instance's own id for an account. */
+export interface AccountInstanceIdsTable {
+  instance: string;
+  local_id: string;
+  account_id: string;
+}
+
 export interface PostTables {
   accounts: AccountsTable;
   posts: PostsTable;
   post_tags: PostTagsTable;
+  post_instance_ids: PostInstanceIdsTable;
+  account_instance_ids: AccountInstanceIdsTable;
 }
