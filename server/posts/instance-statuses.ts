@@ -59,7 +59,7 @@ export async function writeInstanceStatuses(
     const { reblog, ...core } = input;
     const original: Item | undefined = reblog && usable(reblog) ? { core: reblog, uri: reblog.uri!, original: undefined } : undefined;
     if (original) items.push(original);
-    const top = (reblog === undefined || original !== undefined) && usable(core) ? { core, uri: core.uri!, original } : undefined;
+    const top = (!reblog || original !== undefined) && usable(core) ? { core, uri: core.uri!, original } : undefined;
     if (top) items.push(top);
     tops.push(top);
   }

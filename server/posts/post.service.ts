@@ -134,15 +134,21 @@ export class PostService {
   /**
    * Stores statuses an instance sent (its canonical host), by uri under the origin's word only
    * (./instance-statuses.ts); statuses beyond STATUS_BOUNDS or without a usable uri are not
-   * stored. Returns, per input, the service's id of the status (undefined when not stored).
+   * stored, nor new ones beyond `maxNew`. Returns, per input, the service's id of the status
+   * (undefined when not stored), and how many posts are new.
    */
-  async ingestFromInstance(instance: string, inputs: readonly StatusInput[], nowMs = Date.now()): Promise<(string | undefined)[]> {
-    if (inputs.length === 0) return [];
-    const { written, ids } = await this.db.transaction().execute((trx) => writeInstanceStatuses(trx, instance, inputs, nowMs));
-    if (written.length > 0) {
-      this.state.postsStored((await repo.findRankableRows(this.db, written)).map(toStoredPost));
-    }
-    return ids;
+  async ingestFromInstance(
+    instance: string,
+    inputs: readonly StatusInput[],
+    options: { nowMs?: number; maxNew?: number } = {},
+  ): Promise<{ ids: (string | undefined)[]; created: number }> {
+    if (inputs.length === 0) return { ids: [], created: 0 };
+    const nowMs = options.nowMs ?? Date.now();
+    const { written, ids, created } = await this.db
+      .transaction()
+      .execute((trx) => writeInstanceStatuses(trx, instance, inputs, nowMs, options.maxNew));
+    if (written.length > 0) this.state.postsStored((await repo.findRankableRows(this.db, written)).map(toStoredPost));
+    return { ids, created };
   }
 
   /** The service's id of the post an instance names by its own id; undefined when the instance never showed it. */

@@ -46,6 +46,9 @@ import { ShownMemory } from './shown-memory.js';
 import { PreferenceRatios, type RatioSource, type UserVersions } from './preference-ratios.js';
 import { InstancePages, type ParsedPage, type UpstreamStatus } from './instance-pages.js';
 import { StoredStatuses } from './stored-statuses.js';
+import { InstanceQuota } from './instance-quota.js';
+import { idsNeeded, readerStatus } from './reader-statuses.js';
+import { StatusResolver } from './status-resolver.js';
 import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
 
 export { SHOWN_MEMORY_PER_USER, SHOWN_MEMORY_USERS } from './shown-memory.js';
@@ -133,7 +136,15 @@ export interface TimelineDeps {
   readonly engagementRate?: (userId: string) => Promise<number | undefined>;
   /** Told the ids of the recommendations injected into each page sent (feeds the engagement rate). */
   readonly onInjected?: (userId: string, postIds: readonly string[]) => void;
+  /** New posts one instance's pages may add per hour (./instance-quota.ts). */
+  readonly newPostsPerHour?: number;
   readonly log?: FastifyBaseLogger;
+}
+
+/** Who a page is for: the reader's instance and token (the resolver asks that instance with it). */
+interface Reader {
+  readonly instance: InstanceAddress;
+  readonly token: string;
 }
 
 const checkStatusInput = validatorCompiler({ schema: StatusInputSchema, httpPart: 'body', method: 'POST', url: '/' }) as (
@@ -195,9 +206,18 @@ export class TimelineService {
   private readonly instancePages = new InstancePages();
   private readonly windows: RecommendationWindows;
   private readonly ratios: RatioSource | undefined;
+  private readonly quota: InstanceQuota;
+  /** Looks up, at a reader's instance, its ids of recommendations it has not shown the service. */
+  readonly resolver: StatusResolver;
 
   constructor(private readonly deps: TimelineDeps) {
     this.windows = new RecommendationWindows(deps.recommendations);
+    this.quota = new InstanceQuota(deps.newPostsPerHour);
+    this.resolver = new StatusResolver({
+      client: deps.client,
+      store: (instance, statuses) => deps.posts.ingestFromInstance(instance, statuses, { maxNew: this.quota.available(instance) }),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
     const source = deps.preferences;
     this.ratios = source && deps.ranking ? new PreferenceRatios(source, deps.ranking) : source;
   }
@@ -222,8 +242,9 @@ export class TimelineService {
       page = undefined; // not JSON: the instance is not usable, as for the client's own parsing
     }
     if (page === undefined) return this.degraded(request, limit);
-    const { stored, written } = await this.store(page.statuses);
-    const { ids, body } = await this.blend(request.userId, page);
+    // A Mastodon page holds at most `limit` statuses: an instance sending more has the rest ignored, not stored.
+    const { stored, written } = await this.store(request.instance.host, page.statuses.slice(0, limit));
+    const { ids, body } = await this.blend(request.userId, page, { instance: request.instance, token: request.token });
     const rateLimitHeaders: Record<string, string> = {};
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const) {
       const value = response.headers[name];
@@ -239,24 +260,35 @@ export class TimelineService {
    * reply all the same, so that a page answered means its statuses are stored; re-read pages
    * store nothing, so only new or changed statuses cost the reply anything.
    */
-  private async store(upstream: readonly UpstreamStatus[]): Promise<{ stored: number; written: number }> {
+  private async store(instance: string, upstream: readonly UpstreamStatus[]): Promise<{ stored: number; written: number }> {
     let stored = 0;
-    const changed: { status: StatusJson; id: string; fingerprint: string }[] = [];
+    const changed: { status: StatusJson; key: string; fingerprint: string }[] = [];
     for (const { status, fingerprint, consents } of upstream) {
       if (!consents) continue;
-      // A status without an id (no instance sends one) is stored each time: it gets a new id each time.
-      const id = typeof status.id === 'string' ? status.id : '';
-      if (id !== '' && this.storedStatuses.isStored(id, fingerprint)) stored++;
-      else if (isStorable(status)) changed.push({ status, id, fingerprint });
+      // The instance's id names the status only on that instance.
+      const key = typeof status.id === 'string' && status.id !== '' ? `${instance} ${status.id}` : '';
+      if (key !== '' && this.storedStatuses.isStored(key, fingerprint)) stored++;
+      else if (isStorable(status)) changed.push({ status, key, fingerprint });
     }
     if (changed.length === 0) return { stored, written: 0 };
-    for (const { id, fingerprint } of changed) if (id !== '') this.storedStatuses.storing(id, fingerprint);
+    for (const { key, fingerprint } of changed) if (key !== '') this.storedStatuses.storing(key, fingerprint);
     try {
-      await this.deps.posts.ingest(changed.map(({ status }) => status) as unknown as StatusInput[]);
-      return { stored: stored + changed.length, written: changed.length };
+      const { ids, created } = await this.deps.posts.ingestFromInstance(
+        instance,
+        changed.map(({ status }) => status) as unknown as StatusInput[],
+        { maxNew: this.quota.available(instance) },
+      );
+this.quota.spend(instance, created);
+      // A status over the instance's quota was not stored: the next page showing it tries again.
+      ids.forEach((id, i) => {
+        const { key, fingerprint } = changed[i]!;
+        if (id === undefined && key !== '') this.storedStatuses.failed(key, fingerprint);
+      });
+      const kept = ids.filter((id) => id !== undefined).length;
+      return { stored: stored + kept, written: kept };
     } catch (error) {
-      for (const { id, fingerprint } of changed) this.storedStatuses.failed(id, fingerprint);
-      this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as candidates');
+      for (const { key, fingerprint } of changed) this.storedStatuses.failed(key, fingerprint);
+this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as candidates');
       return { stored, written: 0 };
     }
   }
@@ -274,24 +306,50 @@ export class TimelineService {
    * `count`), with their JSON. Sensitive posts come only to users who allow them: their ranking
    * leaves them out for everyone else.
    */
-  private async candidates(userId: string, keys: PageKeys, count: number): Promise<InjectedStatus[]> {
+  private async candidates(userId: string, keys: PageKeys, count: number, reader?: Reader): Promise<InjectedStatus[]> {
     if (count <= 0) return [];
     const shown = this.shown.of(userId);
     const ranked = await this.windows.recommend(userId, keys.ids, shown, count + 10);
     const chosen: Recommendation[] = [];
     for (const recommendation of ranked) {
-      if (chosen.length >= count) break;
       const post = recommendation.status;
       if (keys.has(post) || shown.has(post.id) || !storedStatusConsents(post)) continue;
-      keys.add(post);
       chosen.push(recommendation);
     }
     if (chosen.length === 0) return [];
-    const prefixes = await this.deps.posts.statusJsonPrefixes(chosen.map((recommendation) => recommendation.status.id));
-    return chosen.flatMap((recommendation) => {
+    if (reader !== undefined) return this.forReader(chosen, keys, count, reader);
+    const used = chosen.slice(0, count);
+    for (const recommendation of used) keys.add(recommendation.status);
+    const prefixes = await this.deps.posts.statusJsonPrefixes(used.map((recommendation) => recommendation.status.id));
+    return used.flatMap((recommendation) => {
       const prefix = prefixes.get(recommendation.status.id);
       return prefix === undefined ? [] : [injectedStatus(recommendation, prefix)];
     });
+  }
+
+  /**
+   * The first `count` of `chosen` that the reader's instance has ids for, as that instance's
+   * reader sees them (./reader-statuses.ts); the others are handed to the resolver.
+   */
+  private async forReader(chosen: readonly Recommendation[], keys: PageKeys, count: number, reader: Reader): Promise<InjectedStatus[]> {
+    const needed = chosen.map((recommendation) => idsNeeded(recommendation.status));
+    const ids = await this.deps.posts.localIds(
+      reader.instance.host,
+      needed.flatMap((n) => n.posts),
+      needed.flatMap((n) => n.accounts),
+    );
+    const out: InjectedStatus[] = [];
+    for (const recommendation of chosen) {
+      if (out.length >= count) break;
+      const local = readerStatus(recommendation.status, reader.instance.host, ids);
+      if (local === undefined) {
+        this.resolver.resolve(reader.instance, reader.token, (recommendation.status.reblog ?? recommendation.status).uri);
+        continue;
+      }
+      keys.add(recommendation.status);
+      out.push(injectedStatus(recommendation, JSON.stringify(local).slice(0, -1)));
+    }
+    return out;
   }
 
   /** The user was sent these ids (real and injected): never injected while remembered. */
@@ -301,13 +359,13 @@ export class TimelineService {
   }
 
   /** The page with recommendations at their insertion points: its ids and JSON bytes. */
-  private async blend(userId: string, page: ParsedPage): Promise<{ ids: string[]; body: Buffer }> {
+  private async blend(userId: string, page: ParsedPage, reader: Reader): Promise<{ ids: string[]; body: Buffer }> {
     const upstream = page.statuses;
     const length = upstream.length;
     const ratio = await this.ratioFor(userId);
     const wanted = planSeamlessInsertions(length, length, length, ratio).length;
     const keys = page.keys.copy();
-    const injected = await this.candidates(userId, keys, wanted);
+    const injected = await this.candidates(userId, keys, wanted, reader);
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
     this.remember(userId, keys.ids);
     const used = injected.slice(0, points.length);

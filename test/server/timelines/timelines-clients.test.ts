@@ -36,7 +36,7 @@ beforeAll(async () => {
       account: { ...(status.account as Json), id: `c${a}`, username: `copy${a}`, acct: `copy${a}@copies.example`, note: '' },
     })),
   ).flat();
-  await h.seed(copies);
+  await h.seed(copies, instance);
 });
 
 afterAll(async () => {

@@ -86,7 +86,7 @@ describe('an injected recommendation is never a status already on the page', () 
       url: null,
       account: elsewhereAccount(onPage.account as Json, 'twin'),
     };
-    await h.seed([duplicate, ...others]);
+    await h.seed([duplicate, ...others], instance);
     const { body } = await homeInjects(onPage);
     expect(body.filter((status) => status.id === onPage.id)).toHaveLength(1);
   });
@@ -100,7 +100,7 @@ describe('an injected recommendation is never a status already on the page', () 
       url: null,
       account: { ...(onPage.account as Json), id: 'bob-elsewhere-id', acct: `bob@${instance.host}` },
     };
-    await h.seed([duplicate, ...others]);
+    await h.seed([duplicate, ...others], instance);
     const { body } = await homeInjects(onPage);
     expect(body.map((status) => status.id)).not.toContain(duplicate.id);
     expect(body.filter((status) => status.uri === onPage.uri)).toHaveLength(1);
@@ -112,7 +112,7 @@ describe('an injected recommendation is never a status already on the page', () 
     '(c) by reblogged original: the page holds %s’s reblog of a stored candidate, which is not injected',
     async (booster) => {
       const original = instance.postStatus({ account: 'ivan', text: 'ivan on lighthouses' });
-      await h.seed([original, ...others]);
+      await h.seed([original, ...others], instance);
       const reblog = await reblogOn(instance, original.id as string, instance.issueToken(booster));
       const { body, injected } = await homeInjects(reblog);
       expect(injected.map((status) => status.id)).not.toContain(original.id);
@@ -137,21 +137,21 @@ describe('an injected recommendation is never a status already on the page', () 
     // Ivan (whom alice does not follow) reblogs it; his reblog is stored (with the original),
     // well liked, so that the ranking keeps it rather than the original (one per reblog group).
     const reblog = await reblogOn(instance, original.id as string, instance.issueToken('ivan'));
-    await h.seed([{ ...(instance.status(reblog.id as string) as Json), favourites_count: 10 }, ...others]);
+    await h.seed([{ ...(instance.status(reblog.id as string) as Json), favourites_count: 10 }, ...others], instance);
     // Two newer, better liked candidates (by authors of their own: each author is capped per
     // list), what the first page takes.
     const firsts = [0, 1].map((i) => {
       const status = instance.postStatus({ account: 'newsbot', text: `breaking headline ${i}` });
       return { ...status, account: elsewhereAccount(status.account as Json, `breaking${i}`), favourites_count: 20 };
     });
-    await h.seed(firsts);
+    await h.seed(firsts, instance);
     // Older candidates by authors the instance does not know, ranked last: they keep the
     // window's list long enough that the second page takes from it instead of ranking anew
     // (which would leave out the original's whole reblog group: RecommendationWindows).
     const old = [0, 1, 2, 3, 4].map((i) =>
       instance.postStatus({ account: 'newsbot', text: `old news ${i}`, createdMs: Date.now() - 60 * 3_600_000 + i }),
     );
-    await h.seed(copiedStatuses(old, 8, { id: 'o', name: 'older', idDigit: '4' }));
+    await h.seed(copiedStatuses(old, 8, { id: 'o', name: 'older', idDigit: '4' }), instance);
 
     // The first page opens the window: the original is not on it, so neither it nor its
     // reblog is left out of the ranked list; the page takes the two best.
@@ -188,7 +188,7 @@ describe('an injected recommendation is never a status already on the page', () 
         account: { ...(onPage.account as Json), id: 'bob-elsewhere-id', acct: `bob@${instance.host}` },
       },
     };
-    await h.seed([reblog, ...others]);
+    await h.seed([reblog, ...others], instance);
     const { body, injected } = await homeInjects(onPage);
     expect(injected.map((status) => status.id)).not.toContain(reblog.id);
     expect(body.filter((status) => status.uri === onPage.uri || (status.reblog as Json | null)?.uri === onPage.uri)).toHaveLength(1);
@@ -226,7 +226,7 @@ describe('the timeline request fails after the token was verified: 200 from the 
     });
     const own = unfollowedStatuses(instance);
     const candidates = [...own, ...copiedStatuses(own, 4, { id: 'd', name: 'degraded', idDigit: '8' })];
-    await h.seed(candidates);
+    await h.seed(candidates, instance);
     for (const status of candidates) storedIds.add(status.id as string);
   });
 

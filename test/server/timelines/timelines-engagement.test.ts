@@ -51,7 +51,7 @@ describe('the engaged ratio end to end', () => {
       instance.postStatus({ account: 'alice', text: `alice writes ${i}`, createdMs: Date.now() - 7_200_000 + i });
     h = await timelinesHarness();
     const own = unfollowedStatuses(instance);
-    await h.seed([...own, ...copiedStatuses(own, 20, { id: 'e', name: 'engaged', idDigit: '8' })]);
+    await h.seed([...own, ...copiedStatuses(own, 20, { id: 'e', name: 'engaged', idDigit: '8' })], instance);
   });
 
   afterAll(async () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
   instance = await startMastodonInstance();
   h = await timelinesHarness();
   const candidates = unfollowedStatuses(instance);
-  await h.seed(candidates);
+  await h.seed(candidates, instance);
 });
 
 afterAll(async () => {

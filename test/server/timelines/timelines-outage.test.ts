@@ -26,7 +26,7 @@ beforeAll(async () => {
   h = await timelinesHarness({ tokenCacheTtlMs: 0, connectTimeoutMs: 2_500, headersTimeoutMs: 2_500, bodyTimeoutMs: 2_500 });
   // Candidates: statuses of accounts alice does not follow, stored before any timeline is read.
   const candidates = unfollowedStatuses(instance);
-  await h.seed(candidates);
+  await h.seed(candidates, instance);
 });
 
 afterAll(async () => {

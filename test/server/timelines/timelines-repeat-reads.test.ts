@@ -22,7 +22,7 @@ beforeAll(async () => {
   // Candidates: 60 statuses by authors alice does not follow (never on her home page).
   const own = unfollowedStatuses(instance);
   const copies = copiedStatuses(own, 12, { id: 'r', name: 'repeat', idDigit: '8' });
-  await h.seed(copies);
+  await h.seed(copies, instance);
 });
 
 afterAll(async () => {
@@ -43,16 +43,25 @@ function serveHomePage(page: readonly Json[]): void {
   instance.fault({ kind: 'status', status: 200, body: page, path: HOME });
 }
 
-async function row(id: string) {
+/** The stored row of a status of the page (a post is its uri: the service's id is its own). */
+async function row(status: Json) {
   return h.database.db
     .selectFrom('posts')
     .select(['content', 'favourites_count', 'edited_at'])
-    .where('id', '=', id)
+    .where('uri', '=', status.uri as string)
     .executeTakeFirstOrThrow();
 }
 
-async function markRows(ids: readonly string[]): Promise<void> {
-  await h.database.db.updateTable('posts').set({ content: MARKER }).where('id', 'in', ids).execute();
+async function markRows(statuses: readonly Json[]): Promise<void> {
+  await h.database.db
+    .updateTable('posts')
+    .set({ content: MARKER })
+    .where(
+      'uri',
+      'in',
+      statuses.map((status) => status.uri as string),
+    )
+    .execute();
 }
 
 describe('storing the page', () => {
@@ -66,13 +75,13 @@ describe('storing the page', () => {
     const [counted, edited, same] = page as [Json, Json, Json];
     serveHomePage(page);
     expect((await get(`${HOME}?limit=3`, token)).statusCode).toBe(200);
-    for (const status of page) expect((await row(status.id as string)).content).toBe(status.content);
+    for (const status of page) expect((await row(status)).content).toBe(status.content);
 
     // Read again, unchanged: nothing is written (the rows changed behind the service stay as they are).
-    await markRows(page.map((status) => status.id as string));
+    await markRows(page);
     const again = await get(`${HOME}?limit=3`, token);
     expect(again.statusCode).toBe(200);
-    for (const status of page) expect((await row(status.id as string)).content).toBe(MARKER);
+    for (const status of page) expect((await row(status)).content).toBe(MARKER);
     const real = again.json<Json[]>().filter((status) => status.is_recommendation === false);
     expect(real).toEqual(page.map((status) => ({ ...status, is_recommendation: false })));
 
@@ -86,12 +95,10 @@ describe('storing the page', () => {
     serveHomePage(changed);
     const response = await get(`${HOME}?limit=3`, token);
     expect(response.statusCode).toBe(200);
-    expect(await row(counted.id as string)).toMatchObject({
-      content: counted.content,
-      favourites_count: (counted.favourites_count as number) + 1,
-    });
-    expect(await row(edited.id as string)).toMatchObject({ content: '<p>edited on the instance</p>', edited_at: editedAt });
-    expect((await row(same.id as string)).content).toBe(MARKER);
+    // Written again, but the counters stay the service's own (no interaction stored: 0), never the instance's claim.
+    expect(await row(counted)).toMatchObject({ content: counted.content, favourites_count: 0 });
+    expect(await row(edited)).toMatchObject({ content: '<p>edited on the instance</p>', edited_at: editedAt });
+    expect((await row(same)).content).toBe(MARKER);
     // The reply is the changed page (not a page kept from before).
     const shown = response.json<Json[]>().filter((status) => status.is_recommendation === false);
     expect(shown).toEqual(changed.map((status) => ({ ...status, is_recommendation: false })));
@@ -106,25 +113,25 @@ describe('storing the page', () => {
     if (status === undefined) throw new Error('the instance has too few storable statuses');
     serveHomePage([status]);
     await get(`${HOME}?limit=1`, token);
-    await h.database.db
-      .deleteFrom('post_tags')
-      .where('post_id', '=', status.id as string)
-      .execute();
-    await h.database.db
-      .deleteFrom('posts')
-      .where('id', '=', status.id as string)
-      .execute();
+    const { id } = await h.database.db
+      .selectFrom('posts')
+      .select('id')
+      .where('uri', '=', status.uri as string)
+      .executeTakeFirstOrThrow();
+    await h.database.db.deleteFrom('post_tags').where('post_id', '=', id).execute();
+    await h.database.db.deleteFrom('post_instance_ids').where('post_id', '=', id).execute();
+    await h.database.db.deleteFrom('posts').where('id', '=', id).execute();
     await get(`${HOME}?limit=1`, token);
     expect(
       await h.database.db
         .selectFrom('posts')
         .select('id')
-        .where('id', '=', status.id as string)
+        .where('uri', '=', status.uri as string)
         .executeTakeFirst(),
     ).toBeUndefined();
     serveHomePage([{ ...status, replies_count: (status.replies_count as number) + 1 }]);
     await get(`${HOME}?limit=1`, token);
-    expect((await row(status.id as string)).content).toBe(status.content);
+    expect((await row(status)).content).toBe(status.content);
   });
 });
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { startMastodonInstance, withSocial, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { timelinesHarness, type TimelinesHarness } from './timelines-test-app.js';
+import { serviceIdOf } from './timelines-test-app.js';
 
 let instance: MastodonTestInstance;
 let h: TimelinesHarness;
@@ -47,7 +48,7 @@ beforeAll(async () => {
     account: { ...(original.account as Json), id: 'booster-1', username: 'booster', acct: 'booster@booster.example' },
     reblog: original,
   };
-  await h.seed([sensitiveReblog]);
+  await h.seed([sensitiveReblog], instance);
 });
 
 afterAll(async () => {
@@ -67,7 +68,15 @@ async function homePage(token: string, limit = 40): Promise<Json[]> {
 async function recommendedIds(token: string, app: FastifyInstance = h.app): Promise<string[]> {
   const response = await app.inject({ url: `/api/v1/recommendations?user_id=${userIdOf(token)}&limit=40`, headers: asUser(token) });
   expect(response.statusCode, response.body).toBe(200);
-  return response.json<Json[]>().map((status) => status.id as string);
+  // The recommendations endpoint names posts by the service's ids: as the instance's own, to compare with its statuses.
+  const ids = response.json<Json[]>().map((status) => status.id as string);
+  const local = await h.database.db
+    .selectFrom('post_instance_ids')
+    .select(['post_id', 'local_id'])
+    .where('instance', '=', instance.host)
+    .execute();
+  const byService = new Map(local.map((row) => [row.post_id, row.local_id]));
+  return ids.map((id) => byService.get(id) ?? id);
 }
 
 async function setPreferences(token: string, preferences: Json): Promise<Json> {
@@ -89,9 +98,10 @@ describe('sensitive statuses', () => {
     const direct = instance.homeTimeline(0).find((status) => status.id === cw.id);
     expect(direct?.sensitive).toBe(true);
     expect(page.find((status) => status.id === cw.id)).toEqual({ ...direct, is_recommendation: false });
-    const stored = await h.app.inject({ url: `/api/v1/posts/${cw.id as string}` });
+    const id = await serviceIdOf(h.database, instance.host, cw.id as string);
+    const stored = await h.app.inject({ url: `/api/v1/posts/${String(id)}` });
     expect(stored.statusCode, stored.body).toBe(200);
-    expect(stored.json()).toMatchObject({ id: cw.id, sensitive: true, spoiler_text: 'content warning' });
+    expect(stored.json()).toMatchObject({ uri: cw.uri, sensitive: true, spoiler_text: 'content warning' });
   });
 
   it('are recommended and injected only to users who set allow_sensitive, from the change on', async () => {

@@ -30,8 +30,13 @@ export interface TimelinesHarness {
   posts: PostService | undefined;
   feedback: FeedbackService | undefined;
   interactions: InteractionService | undefined;
-  /** Stores statuses as candidates where the timelines' recommendations see them. */
-  seed(statuses: readonly Record<string, unknown>[]): Promise<void>;
+  /**
+   * Stores statuses as candidates where the timelines' recommendations see them (through the
+   * service's own posts API, so under the ids given). With `shownBy`, that instance is taken to
+   * have shown them under the same ids (its mappings are written): a reader there can be
+   * injected them without a lookup.
+   */
+  seed(statuses: readonly Record<string, unknown>[], shownBy?: { host: string }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,9 +66,10 @@ export async function timelinesHarness(options: Partial<SocialOptions> = {}): Pr
     posts,
     feedback,
     interactions,
-    async seed(statuses) {
+    async seed(statuses, shownBy) {
       if (posts) {
         await posts.ingest(statuses as unknown as StatusInput[]);
+        if (shownBy) await mapAsShown(database, shownBy.host, statuses);
         return;
       }
       const admin = await createToken(database.db, { scopes: ['admin'], tier: 'authenticated', userId: null, ttlSeconds: 600 });
@@ -74,6 +80,7 @@ export async function timelinesHarness(options: Partial<SocialOptions> = {}): Pr
         payload: { statuses },
       });
       if (response.statusCode >= 300) throw new Error(`seeding failed: ${response.body}`);
+      if (shownBy) await mapAsShown(database, shownBy.host, statuses);
     },
     async close() {
       await app.close();
@@ -81,6 +88,38 @@ export async function timelinesHarness(options: Partial<SocialOptions> = {}): Pr
       await opened.close();
     },
   };
+}
+
+/** The service's id of a status an instance showed under `localId` (undefined when it never stored it). */
+export async function serviceIdOf(database: DatabaseHandle, instance: string, localId: string): Promise<string | undefined> {
+  const row = await database.db
+    .selectFrom('post_instance_ids')
+    .select('post_id')
+    .where('instance', '=', instance)
+    .where('local_id', '=', localId)
+    .executeTakeFirst();
+  return row?.post_id;
+}
+
+/** Writes `instance`'s mappings of seeded statuses and their accounts (their ids as the instance's own); rows not stored are skipped. */
+async function mapAsShown(database: DatabaseHandle, instance: string, statuses: readonly Record<string, unknown>[]): Promise<void> {
+  const all = statuses.flatMap((status) => (status.reblog ? [status.reblog as Json, status] : [status]));
+  for (const status of all) {
+    const id = status.id as string;
+    const accountId = (status.account as Json).id as string;
+    const post = await database.db.selectFrom('posts').select('id').where('id', '=', id).executeTakeFirst();
+    if (post === undefined) continue;
+    await database.db
+      .insertInto('post_instance_ids')
+      .values({ instance, local_id: id, post_id: id })
+      .onConflict((oc) => oc.columns(['instance', 'local_id']).doNothing())
+      .execute();
+    await database.db
+      .insertInto('account_instance_ids')
+      .values({ instance, local_id: accountId, account_id: accountId })
+      .onConflict((oc) => oc.columns(['instance', 'local_id']).doNothing())
+      .execute();
+  }
 }
 
 /** Statuses of the test instance's accounts alice does not follow (ivan, newsbot): never on her home page. */

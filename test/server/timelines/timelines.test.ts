@@ -23,7 +23,7 @@ beforeAll(async () => {
   const own = unfollowedStatuses(instance);
   const copies = copiedStatuses(own, 15, { id: 'c', name: 'copy', idDigit: '9' });
   for (const status of [...own, ...copies]) seeded.set(status.id as string, status);
-  await h.seed([...own, ...copies]);
+  await h.seed([...own, ...copies], instance);
 });
 
 afterAll(async () => {
@@ -39,8 +39,16 @@ function get(url: string, token = instance.token) {
   return h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}`, 'x-social-instance': instance.host } });
 }
 
-async function stored(id: string): Promise<boolean> {
-  const response = await h.app.inject({ method: 'GET', url: `/api/v1/posts/${id}` });
+/** Whether the instance's status (its own id) is stored: through the instance's mapping to the service's id. */
+async function stored(localId: string): Promise<boolean> {
+  const mapped = await h.database.db
+    .selectFrom('post_instance_ids')
+    .select('post_id')
+    .where('instance', '=', instance.host)
+    .where('local_id', '=', localId)
+    .executeTakeFirst();
+  if (mapped === undefined) return false;
+  const response = await h.app.inject({ method: 'GET', url: `/api/v1/posts/${mapped.post_id}` });
   return response.statusCode === 200;
 }
 
@@ -215,7 +223,7 @@ describe('consent', () => {
   it('never injects a non-consenting stored post, nor a sensitive one to a user who did not allow them', async () => {
     const sensitive = instance.postStatus({ account: 'ivan', text: 'spoilers', sensitive: true });
     const hidden = instance.postStatus({ account: 'newsbot', text: 'hidden' });
-    await h.seed([sensitive, { ...hidden, account: { ...(hidden.account as Json), discoverable: false } }]);
+    await h.seed([sensitive, { ...hidden, account: { ...(hidden.account as Json), discoverable: false } }], instance);
     let injectedCount = 0;
     for (let i = 0; i < 3; i++) {
       const body = (await get('/api/v1/timelines/home?limit=40', instance.issueToken(0))).json<Json[]>();
