@@ -156,6 +156,11 @@ export class PostService {
     return (await identity.postIdsForLocal(this.db, instance, [localId])).get(localId);
   }
 
+  /** The service's id of the account an instance names by its own id; undefined when the instance never showed it. */
+  async accountIdFor(instance: string, localId: string): Promise<string | undefined> {
+    return (await identity.accountIdsForLocal(this.db, instance, [localId])).get(localId);
+  }
+
   /** An instance's own ids for the service's posts and accounts (those it never showed absent). */
   async localIds(
     instance: string,

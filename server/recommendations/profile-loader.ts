@@ -7,7 +7,7 @@
  * preferences: five indexed reads whose cost does not grow with the posts' text.
  */
 import type { Kysely } from 'kysely';
-import { accountIdOfUser } from '../../src/auth/user-account.js';
+import { accountOfUser } from '../../src/auth/user-account.js';
 import {
   buildProfileFromStored,
   FEEDBACK_STRENGTH,
@@ -53,12 +53,13 @@ export async function loadProfile(sources: ProfileSources, userId: string): Prom
   const cached = state.cachedProfile(userId);
   if (cached) return cached;
   const version = state.userVersion(userId);
+  const accountId = await ownAccountId(sources.posts, userId);
   if (sources.privacy && !sources.privacy.allowanceFor(userId).storeInteractions) {
     // Tracking level `none`: nothing about the user is read (nor kept): the same list as an
     // anonymous reader's, except that their own posts stay out of it.
     const anonymous = buildProfileFromStored({
       userId,
-      accountId: accountIdOfUser(userId),
+      accountId,
       affinities: [],
       interest: undefined,
       seenPostIds: [],
@@ -75,8 +76,8 @@ export async function loadProfile(sources: ProfileSources, userId: string): Prom
   ]);
   const profile = buildProfileFromStored({
     userId,
-    // The account the user id stands for (as its instance's posts carry it): their own posts are never recommended.
-    accountId: accountIdOfUser(userId),
+    // The account the user id stands for: their own posts are never recommended.
+    accountId,
     affinities,
     interest,
     seenPostIds: feedback.length === 0 ? interacted : [...interacted, ...feedback],
@@ -84,6 +85,18 @@ export async function loadProfile(sources: ProfileSources, userId: string): Prom
   });
   state.storeProfile(profile, version);
   return profile;
+}
+
+/**
+ * The service's id of the account a user id stands for: `<account id>@<host>` is that
+ * instance's account, which its mapping names (posts carry the service's account ids); an
+ * account the instance never showed has no posts stored, and any other user id is an account
+ * id as it is.
+ */
+async function ownAccountId(posts: Pick<PostService, 'accountIdFor'>, userId: string): Promise<string> {
+  const account = accountOfUser(userId);
+  if (account === undefined) return userId;
+  return (await posts.accountIdFor(account.host, account.accountId)) ?? account.accountId;
 }
 
 /** Users whose interest vectors one backfill transaction rebuilds. */

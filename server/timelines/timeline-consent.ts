@@ -91,6 +91,11 @@ export class PageKeys {
     return [...this.keys].filter((key) => key.startsWith('id:')).map((key) => key.slice(3));
   }
 
+  /** Every uri the page holds: the same status has another id on each instance, one uri everywhere. */
+  get uris(): string[] {
+    return [...this.keys].filter((key) => key.startsWith('uri:'));
+  }
+
   add(status: unknown): void {
     for (const key of statusKeys(status)) this.keys.add(key);
   }

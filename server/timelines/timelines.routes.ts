@@ -111,16 +111,14 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     if (identity.kind !== 'authenticated') throw new AuthenticationError('A bearer token is required');
     if (identity.source !== 'social') throw new ForbiddenError(MASTODON_TOKEN_NEEDED);
     const degraded = request.degradedIdentity;
-    if (degraded !== undefined) {
-      return sendPage(
-        request,
-        reply,
-        await timelines.fromStore({ timeline, query, userId: degraded === 'stale' ? identity.userId : null }),
-      );
-    }
-    if (identity.userId === null) throw new ForbiddenError(MASTODON_TOKEN_NEEDED);
     const header = request.headers[INSTANCE_HEADER_NAME];
     const instance = identityProvider.instanceFor(Array.isArray(header) ? header[0] : header);
+    if (degraded !== undefined) {
+      const userId = degraded === 'stale' ? identity.userId : null;
+      const reader = instance === undefined ? undefined : { instance, token: bearerToken(request) };
+      return sendPage(request, reply, await timelines.fromStore({ timeline, query, userId, ...(reader ? { reader } : {}) }));
+    }
+    if (identity.userId === null) throw new ForbiddenError(MASTODON_TOKEN_NEEDED);
     if (instance === undefined) throw new ForbiddenError(`No instance: send ${INSTANCE_HEADER} or configure a default instance`);
     const page = await timelines.page({ timeline, query, userId: identity.userId, token: bearerToken(request), instance });
     return sendPage(request, reply, page);

@@ -81,6 +81,8 @@ export interface StoreTimelineRequest {
   readonly timeline: TimelineKind;
   readonly query: TimelineQuery;
   readonly userId: string | null;
+  /** The reader's instance, when known: statuses are then served with its ids, and only those it has ids for. */
+  readonly reader?: Reader;
 }
 
 export interface TimelineRequest {
@@ -142,7 +144,7 @@ export interface TimelineDeps {
 }
 
 /** Who a page is for: the reader's instance and token (the resolver asks that instance with it). */
-interface Reader {
+export interface Reader {
   readonly instance: InstanceAddress;
   readonly token: string;
 }
@@ -232,7 +234,7 @@ export class TimelineService {
         token: request.token,
       });
     } catch (error) {
-      if (error instanceof InstanceUnavailableError) return this.degraded(request, limit);
+      if (error instanceof InstanceUnavailableError) return this.degraded(request, limit, request);
       throw error;
     }
     let page;
@@ -241,7 +243,7 @@ export class TimelineService {
     } catch {
       page = undefined; // not JSON: the instance is not usable, as for the client's own parsing
     }
-    if (page === undefined) return this.degraded(request, limit);
+    if (page === undefined) return this.degraded(request, limit, request);
     // A Mastodon page holds at most `limit` statuses: an instance sending more has the rest ignored, not stored.
     const { stored, written } = await this.store(request.instance.host, page.statuses.slice(0, limit));
     const { ids, body } = await this.blend(request.userId, page, { instance: request.instance, token: request.token });
@@ -278,7 +280,7 @@ export class TimelineService {
         changed.map(({ status }) => status) as unknown as StatusInput[],
         { maxNew: this.quota.available(instance) },
       );
-this.quota.spend(instance, created);
+      this.quota.spend(instance, created);
       // A status over the instance's quota was not stored: the next page showing it tries again.
       ids.forEach((id, i) => {
         const { key, fingerprint } = changed[i]!;
@@ -288,7 +290,7 @@ this.quota.spend(instance, created);
       return { stored: stored + kept, written: kept };
     } catch (error) {
       for (const { key, fingerprint } of changed) this.storedStatuses.failed(key, fingerprint);
-this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as candidates');
+      this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as candidates');
       return { stored, written: 0 };
     }
   }
@@ -313,7 +315,7 @@ this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as ca
     const chosen: Recommendation[] = [];
     for (const recommendation of ranked) {
       const post = recommendation.status;
-      if (keys.has(post) || shown.has(post.id) || !storedStatusConsents(post)) continue;
+      if (keys.has(post) || shown.has(post.id) || shown.has(`uri:${post.uri}`) || !storedStatusConsents(post)) continue;
       chosen.push(recommendation);
     }
     if (chosen.length === 0) return [];
@@ -353,8 +355,10 @@ this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as ca
   }
 
   /** The user was sent these ids (real and injected): never injected while remembered. */
-  private remember(userId: string, ids: readonly string[]): void {
-    this.shown.remember(userId, ids);
+  private remember(userId: string, keys: PageKeys): void {
+    const ids = keys.ids;
+    // By uri too: a status on the reader's page has the reader's instance's id, its stored post the service's.
+    this.shown.remember(userId, [...ids, ...keys.uris]);
     this.windows.shown(userId, ids);
   }
 
@@ -367,7 +371,7 @@ this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as ca
     const keys = page.keys.copy();
     const injected = await this.candidates(userId, keys, wanted, reader);
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
-    this.remember(userId, keys.ids);
+    this.remember(userId, keys);
     const used = injected.slice(0, points.length);
     this.deps.onInjected?.(
       userId,
@@ -397,16 +401,16 @@ this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as ca
   /** A page from the store alone, the instance not asked (its token could not be verified: it is down). */
   async fromStore(request: StoreTimelineRequest): Promise<TimelinePage> {
     const limit = limitOf(request.query);
-    if (request.userId !== null) return this.degraded({ ...request, userId: request.userId }, limit);
-    return storePage(await this.recentStored(request.timeline, limit), 'instance-unavailable-unverified');
+    if (request.userId !== null) return this.degraded({ ...request, userId: request.userId }, limit, request.reader);
+    return storePage(await this.recentStored(request.timeline, limit, request.reader), 'instance-unavailable-unverified');
   }
 
   /** The page from the service's own store: recommendations, else recent stored posts. */
-  private async degraded(request: Pick<TimelineRequest, 'timeline' | 'userId'>, limit: number): Promise<TimelinePage> {
+  private async degraded(request: Pick<TimelineRequest, 'timeline' | 'userId'>, limit: number, reader?: Reader): Promise<TimelinePage> {
     const keys = new PageKeys([]);
-    let page: InjectedStatus[] = await this.candidates(request.userId, keys, limit);
-    this.remember(request.userId, keys.ids);
-    if (page.length === 0) page = await this.recentStored(request.timeline, limit);
+    let page: InjectedStatus[] = await this.candidates(request.userId, keys, limit, reader);
+    this.remember(request.userId, keys);
+    if (page.length === 0) page = await this.recentStored(request.timeline, limit, reader);
     return storePage(page, 'instance-unavailable');
   }
 
@@ -414,11 +418,21 @@ this.deps.log?.warn({ err: error }, 'timeline statuses could not be stored as ca
    * Recent stored posts whose authors consent (for the tag's timeline, with the tag): for nobody
    * in particular, so never sensitive ones (no preference allows them).
    */
-  private async recentStored(timeline: TimelineKind, limit: number): Promise<InjectedStatus[]> {
-    const recent = await this.deps.posts.list({ limit, ...(timeline.kind === 'tag' ? { tag: timeline.hashtag } : {}) });
-    return recent
-      .filter((status) => storedStatusConsentsForAnyone(status))
-      .map((status) => ({ status, json: JSON.stringify({ ...status, is_recommendation: false }) }));
+  private async recentStored(timeline: TimelineKind, limit: number, reader?: Reader): Promise<InjectedStatus[]> {
+    const recent = (await this.deps.posts.list({ limit, ...(timeline.kind === 'tag' ? { tag: timeline.hashtag } : {}) })).filter((status) =>
+      storedStatusConsentsForAnyone(status),
+    );
+    if (reader === undefined) return recent.map((status) => ({ status, json: JSON.stringify({ ...status, is_recommendation: false }) }));
+    const needed = recent.map(idsNeeded);
+    const ids = await this.deps.posts.localIds(
+      reader.instance.host,
+      needed.flatMap((n) => n.posts),
+      needed.flatMap((n) => n.accounts),
+    );
+    return recent.flatMap((status) => {
+      const local = readerStatus(status, reader.instance.host, ids);
+      return local === undefined ? [] : [{ status, json: JSON.stringify({ ...local, is_recommendation: false }) }];
+    });
   }
 }
 

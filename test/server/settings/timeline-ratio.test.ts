@@ -14,7 +14,7 @@ import {
   type MastodonTestInstance,
 } from '../../helpers/mastodon-instance.js';
 import { settingsHarness, type SettingsHarness } from './settings-test-app.js';
-import { copiedStatuses, unfollowedStatuses } from '../timelines/timelines-test-app.js';
+import { copiedStatuses, mapAsShown, unfollowedStatuses } from '../timelines/timelines-test-app.js';
 
 let instance: MastodonTestInstance;
 let social: SocialServices;
@@ -34,6 +34,8 @@ beforeAll(async () => {
     payload: { statuses: [...own, ...copies] },
   });
   expect(seeded.statusCode, seeded.body).toBe(201);
+  // As if alice's instance had shown them under these ids: injected without a lookup.
+  await mapAsShown(h.database, instance.host, [...own, ...copies]);
 });
 
 afterAll(async () => {

@@ -102,7 +102,7 @@ export async function serviceIdOf(database: DatabaseHandle, instance: string, lo
 }
 
 /** Writes `instance`'s mappings of seeded statuses and their accounts (their ids as the instance's own); rows not stored are skipped. */
-async function mapAsShown(database: DatabaseHandle, instance: string, statuses: readonly Record<string, unknown>[]): Promise<void> {
+export async function mapAsShown(database: DatabaseHandle, instance: string, statuses: readonly Record<string, unknown>[]): Promise<void> {
   const all = statuses.flatMap((status) => (status.reblog ? [status.reblog as Json, status] : [status]));
   for (const status of all) {
     const id = status.id as string;
