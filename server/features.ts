@@ -76,9 +76,8 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
       dropIn: true,
       onForwarded: interactionLogger({
         interactions,
-        storeStatus: async (status) => {
-          await posts.ingest([status as unknown as StatusInput]);
-        },
+        postIdFor: (instance, localId) => posts.postIdFor(instance, localId),
+        storeStatus: async (instance, status) => (await posts.ingestFromInstance(instance, [status as unknown as StatusInput])).ids[0],
         mayStore: mayStoreStatus,
         privacy: context.privacy,
       }),

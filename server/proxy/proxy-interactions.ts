@@ -5,12 +5,12 @@
  * - Only for a social identity (the user id is `<account id>@<instance>`), only
  *   `POST /api/v1/statuses/:id/{favourite,unfavourite,reblog,unreblog,bookmark,unbookmark}`.
  * - The post acted on is the status the instance answered with, or the original it
- *   reblogs (Mastodon acts on the original when given a reblog's id); its id is the
- *   instance's status id, as timelines store it.
- * - Recording needs the post stored locally: when it is not, and the status may be stored
- *   (`mayStore`: the timelines' consent rule), it is stored first with the counter of this
- *   action taken back by one (the instance's count already includes it; recording adds it),
- *   then recorded. A status that may not be stored is not logged.
+ *   reblogs (Mastodon acts on the original when given a reblog's id). The instance names it by
+ *   its own id: the post is found by that instance's mapping (a post is its uri; the service's
+ *   id is its own), and when the instance never showed it, and it may be stored (`mayStore`:
+ *   the timelines' consent rule), the answer is stored as the instance's copy first (which adds
+ *   the mapping; counters are the service's own, so recording adds the one this action made).
+ *   A status that may not be stored is not logged.
  * - An undo without a recorded interaction changes nothing. Failures are logged by the
  *   caller and never change the answer the client gets.
  * - A caller at tracking level `none` is not logged: no interaction, and no status stored on
@@ -31,8 +31,10 @@ export interface ProxyInteractionDeps {
     record(input: { userId: string; postId: string; actionType: LoggedAction; context?: Record<string, unknown> }): Promise<unknown>;
     undo(userId: string, postId: string, actionType: LoggedAction): Promise<unknown>;
   };
-  /** Stores a status as a candidate post (PostService.ingest, i.e. writeStatuses, announced to the ranking state). */
-  storeStatus(status: Record<string, unknown>): Promise<void>;
+  /** The service's id of the post the instance names by its own id (undefined when it never showed it). */
+  postIdFor(instance: string, localId: string): Promise<string | undefined>;
+  /** Stores a status as the instance's copy (PostService.ingestFromInstance); returns the service's id, undefined when not stored. */
+  storeStatus(instance: string, status: Record<string, unknown>): Promise<string | undefined>;
   /** Whether the status may be stored (the timelines' consent and shape checks). */
   mayStore(status: Record<string, unknown>): boolean;
   /** Whether the caller's tracking level lets their interactions be stored (default: the transitional UNWIRED_PRIVACY). */
@@ -41,19 +43,19 @@ export interface ProxyInteractionDeps {
 
 const ACTION_PATH = /^\/api\/v1\/statuses\/([^/]{1,64})\/(favourite|unfavourite|reblog|unreblog|bookmark|unbookmark)$/;
 
-const ACTIONS: Record<string, { action: LoggedAction; undo: boolean; counter: string | undefined }> = {
-  favourite: { action: 'favorite', undo: false, counter: 'favourites_count' },
-  unfavourite: { action: 'favorite', undo: true, counter: undefined },
-  reblog: { action: 'reblog', undo: false, counter: 'reblogs_count' },
-  unreblog: { action: 'reblog', undo: true, counter: undefined },
-  bookmark: { action: 'bookmark', undo: false, counter: undefined },
-  unbookmark: { action: 'bookmark', undo: true, counter: undefined },
+const ACTIONS: Record<string, { action: LoggedAction; undo: boolean }> = {
+  favourite: { action: 'favorite', undo: false },
+  unfavourite: { action: 'favorite', undo: true },
+  reblog: { action: 'reblog', undo: false },
+  unreblog: { action: 'reblog', undo: true },
+  bookmark: { action: 'bookmark', undo: false },
+  unbookmark: { action: 'bookmark', undo: true },
 };
 
 /** The interaction a forwarded request confirmed, if it is one (see the file's comment). */
 export function confirmedInteraction(
   event: Pick<ForwardedEvent, 'method' | 'path' | 'identity' | 'response'>,
-): { userId: string; action: LoggedAction; undo: boolean; counter: string | undefined; status: Record<string, unknown> } | undefined {
+): { userId: string; action: LoggedAction; undo: boolean; status: Record<string, unknown> } | undefined {
   if (event.method !== 'POST') return undefined;
   const identity: AuthenticatedIdentity | undefined = event.identity;
   if (identity?.source !== 'social' || identity.userId === null) return undefined;
@@ -73,7 +75,7 @@ export function confirmedInteraction(
   const status =
     typeof reblogged === 'object' && reblogged !== null && !Array.isArray(reblogged) ? (reblogged as Record<string, unknown>) : record;
   if (typeof status.id !== 'string' || status.id === '') return undefined;
-  return { userId: identity.userId, ...kind, status };
+  return { userId: identity.userId, action: kind.action, undo: kind.undo, status };
 }
 
 /** The proxy's `onForwarded` hook that logs confirmed interactions. */
@@ -81,11 +83,13 @@ export function interactionLogger(deps: ProxyInteractionDeps): (event: Forwarded
   return async (event) => {
     const confirmed = confirmedInteraction(event);
     if (!confirmed) return;
-    const { userId, action, undo, counter, status } = confirmed;
-    const postId = status.id as string;
+    const { userId, action, undo, status } = confirmed;
+    const instance = event.instance.host;
+    const known = await deps.postIdFor(instance, status.id as string);
     if (undo) {
+      if (known === undefined) return;
       try {
-        await deps.interactions.undo(userId, postId, action);
+        await deps.interactions.undo(userId, known, action);
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
       }
@@ -93,17 +97,8 @@ export function interactionLogger(deps: ProxyInteractionDeps): (event: Forwarded
     }
     // An undo goes through whatever the level (it removes what an earlier level stored).
     if (!(deps.privacy ?? UNWIRED_PRIVACY).allowanceFor(userId).storeInteractions) return;
-    const input = { userId, postId, actionType: action, context: { source: 'proxy' } };
-    try {
-      await deps.interactions.record(input);
-      return;
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-    if (!deps.mayStore(status)) return;
-    const before = { ...status };
-    if (counter !== undefined && typeof before[counter] === 'number' && before[counter] > 0) before[counter] = before[counter] - 1;
-    await deps.storeStatus(before);
-    await deps.interactions.record(input);
+    const postId = known ?? (deps.mayStore(status) ? await deps.storeStatus(instance, status) : undefined);
+    if (postId === undefined) return;
+    await deps.interactions.record({ userId, postId, actionType: action, context: { source: 'proxy' } });
   };
 }

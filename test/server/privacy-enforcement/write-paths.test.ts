@@ -113,9 +113,12 @@ describe('proxied interactions', () => {
     const storedStatuses: string[] = [];
     const log = interactionLogger({
       interactions: e.interactions,
-      storeStatus: async (status) => {
+      // The instance's ids are taken as the service's own here (stored through the posts API).
+      postIdFor: async (_instance, localId) => ((await e.posts.statusesByIds([localId])).has(localId) ? localId : undefined),
+      storeStatus: async (_instance, status) => {
         storedStatuses.push(status.id as string);
         await e.posts.ingest([status as unknown as StatusInput]);
+        return status.id as string;
       },
       mayStore: () => true,
       privacy: e.privacy,
