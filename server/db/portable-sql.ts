@@ -4,7 +4,7 @@
  * SUM over a boolean, pow(), CAST AS REAL/INTEGER), so a PostgreSQL dialect is an
  * addition in server/db, not a rewrite of the queries.
  */
-import { sql, type Expression, type RawBuilder } from 'kysely';
+import { SqliteAdapter, sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 
 type Operand = Expression<unknown> | number;
 
@@ -36,4 +36,16 @@ export function asFloat(value: Operand): RawBuilder<number> {
 /** The largest integer not above the value. */
 export function floor(value: Operand): RawBuilder<number> {
   return sql<number>`floor(${value})`;
+}
+
+/**
+ * The 1-based position of the first `needle` in `text`, 0 when absent (SQLite's instr,
+ * PostgreSQL's strpos). The needle is written into the SQL as a literal, so the expression is
+ * the same wherever it appears (a GROUP BY repeating it matches its SELECT on PostgreSQL).
+ */
+export function positionOf<DB>(db: Kysely<DB>, text: Expression<unknown>, needle: string): RawBuilder<number> {
+  const literal = sql.lit(needle);
+  return db.getExecutor().adapter instanceof SqliteAdapter
+    ? sql<number>`instr(${text}, ${literal})`
+    : sql<number>`strpos(${text}, ${literal})`;
 }

@@ -5,7 +5,7 @@ import { bulkInsert, bulkInsertObjects } from '../db/bulk-insert.js';
 import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { jsonRows, jsonValues, parseJsonRows } from '../db/json-rows.js';
-import { asFloat, greatest, power } from '../db/portable-sql.js';
+import { asFloat, greatest, positionOf, power } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { StoredDecayedSums } from '../../src/ranking/index.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
@@ -190,6 +190,36 @@ const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
       }),
     );
 });
+
+/**
+ * Per post created since `sinceMs` and per engagers' instance (the text after the first '@' of
+ * the user id; '' for ids without one), the distinct users who favourited and who reblogged it.
+ * Reads the window's posts by their creation time and their interactions by post.
+ */
+export async function engagerGroupRows(
+  db: Kysely<Database>,
+  sinceMs: number,
+): Promise<{ post_id: string; instance: string; favourites: number | string; reblogs: number | string }[]> {
+  const at = positionOf(db, sql.ref('interactions.user_id'), '@');
+  const instance = sql<string>`(CASE WHEN ${at} > 0 THEN substr(${sql.ref('interactions.user_id')}, ${at} + 1) ELSE '' END)`;
+  const distinctUsers = (action: string) =>
+    sql<
+      number | string
+    >`COUNT(DISTINCT CASE WHEN ${sql.ref('interactions.action_type')} = ${action} THEN ${sql.ref('interactions.user_id')} END)`;
+  return db
+    .selectFrom('posts')
+    .innerJoin('interactions', 'interactions.post_id', 'posts.id')
+    .select([
+      'interactions.post_id',
+      instance.as('instance'),
+      distinctUsers('favorite').as('favourites'),
+      distinctUsers('reblog').as('reblogs'),
+    ])
+    .where('posts.created_at_ms', '>=', sinceMs)
+    .where('interactions.action_type', 'in', ['favorite', 'reblog'])
+    .groupBy(['interactions.post_id', instance])
+    .execute();
+}
 
 /** The posts of a user's live interactions (a covering read of the (user, post, action) key: no table rows), as one JSON value. */
 export async function userInteractionPostIds(db: Kysely<Database>, userId: string): Promise<string[]> {

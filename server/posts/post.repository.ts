@@ -363,17 +363,17 @@ export async function adjustManyPostCounts(db: Kysely<Database>, deltas: Readonl
 }
 
 /**
- * Engagement counts of the original public posts created since `sinceMs` (for trending). Not
- * sensitive ones: trending is read by nobody in particular, so no reader's `allow_sensitive`
- * applies (Mastodon's own trends leave them out too).
+ * The original public posts created since `sinceMs` that may trend, with their source and
+ * author (for the shares). Not sensitive ones: trending is read by nobody in particular, so no
+ * reader's `allow_sensitive` applies (Mastodon's own trends leave them out too).
  */
-export async function recentEngagementRows(
+export async function trendablePostRows(
   db: Kysely<Database>,
   sinceMs: number,
-): Promise<Pick<PostRow, 'id' | 'created_at_ms' | 'favourites_count' | 'reblogs_count' | 'replies_count'>[]> {
+): Promise<Pick<PostRow, 'id' | 'created_at_ms' | 'source_instance' | 'account_id'>[]> {
   return db
     .selectFrom('posts')
-    .select(['id', 'created_at_ms', 'favourites_count', 'reblogs_count', 'replies_count'])
+    .select(['id', 'created_at_ms', 'source_instance', 'account_id'])
     .where('created_at_ms', '>=', sinceMs)
     .where('visibility', '=', 'public')
     .where('reblog_of_id', 'is', null)

@@ -93,7 +93,8 @@ export const postRoutes: FastifyPluginAsyncTypebox<PostRoutesOptions> = async (a
       config: PUBLIC,
       schema: {
         tags: ['posts'],
-        summary: 'Posts trending now: engagement decayed with a 12-hour half-life; paged by offset with a Link header',
+        summary:
+          'Posts trending now: distinct engagers (grouped by instance) decayed with a 12-hour half-life, diverse across instances and authors; paged by offset with a Link header',
         operationId: 'listTrendingPosts',
         querystring: TrendingQuerySchema,
         response: { 200: Type.Array(StatusSchema), ...errorResponses(400) },

@@ -1,6 +1,7 @@
 /** Registers the posts feature: routes, the trending agent; returns its services. */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
+import { postEngagerGroups } from '../interactions/engagers.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { postRoutes } from './post.routes.js';
 import { PostService } from './post.service.js';
@@ -16,7 +17,7 @@ export interface PostsFeature {
 /** Posts routes and the `trending_refresh` and `candidate_pool_refresh` agents. */
 export async function registerPosts(app: FastifyInstance, context: AppContext, ranking: RankingState): Promise<PostsFeature> {
   const posts = new PostService(context.database.db, ranking);
-  const trending = new TrendingService(context.database.db);
+  const trending = new TrendingService(context.database.db, (sinceMs) => postEngagerGroups(context.database.db, sinceMs));
   context.agents.register(trendingRefreshAgent(trending, context.agentIntervalSeconds));
   context.agents.register(candidatePoolRefreshAgent(ranking, context.database.db, context.agentIntervalSeconds * 15));
   await app.register(postRoutes, { posts, trending });

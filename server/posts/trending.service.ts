@@ -1,12 +1,17 @@
 /**
- * Trending posts (the formula is `computeTrendingPosts` in src/ranking/trending.ts),
- * recomputed by the trending agent and served from a snapshot so that a read is a slice
- * of an array.
+ * Trending posts (the formula is `computeTrendingPosts` in src/ranking/trending.ts: distinct
+ * engagers grouped by instance, decayed with age, under the source shares), recomputed by the
+ * trending agent and served from a snapshot so that a read is a slice of an array. Who engaged
+ * is the interactions feature's to say (`postEngagerGroups`, handed in by posts.feature.ts),
+ * never a post's stored counters, which an instance's page could once claim.
  */
 import type { Kysely } from 'kysely';
-import { computeTrendingPosts, TRENDING_WINDOW_HOURS } from '../../src/ranking/index.js';
+import { computeTrendingPosts, distinctEngagement, TRENDING_WINDOW_HOURS, type EngagerGroup } from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
-import { recentEngagementRows } from './post.repository.js';
+import { trendablePostRows } from './post.repository.js';
+
+/** The distinct engagers, per post and instance, of the posts created since `sinceMs`. */
+export type EngagerSource = (sinceMs: number) => Promise<readonly (EngagerGroup & { readonly postId: string })[]>;
 
 /** The snapshot keeps this many posts. */
 export const TRENDING_SNAPSHOT_SIZE = 400;
@@ -26,18 +31,27 @@ export function trendingPage(snapshot: TrendingSnapshot, offset: number, limit: 
 export class TrendingService {
   private snapshot: TrendingSnapshot | undefined;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engagers: EngagerSource,
+  ) {}
 
   /** Recomputes the snapshot. */
   async refresh(nowMs = Date.now()): Promise<TrendingSnapshot> {
-    const rows = await recentEngagementRows(this.db, nowMs - TRENDING_WINDOW_HOURS * 3_600_000);
-    const candidates = rows.map((row) => ({
-      id: row.id,
-      createdAtMs: row.created_at_ms,
-      favourites: row.favourites_count,
-      reblogs: row.reblogs_count,
-      replies: row.replies_count,
-    }));
+    const sinceMs = nowMs - TRENDING_WINDOW_HOURS * 3_600_000;
+    const groups = new Map<string, EngagerGroup[]>();
+    for (const group of await this.engagers(sinceMs)) {
+      const list = groups.get(group.postId);
+      if (list === undefined) groups.set(group.postId, [group]);
+      else list.push(group);
+    }
+    const rows = await trendablePostRows(this.db, sinceMs);
+    const candidates = rows.flatMap((row) => {
+      const engaged = groups.get(row.id);
+      if (engaged === undefined) return [];
+      const engagement = distinctEngagement(engaged);
+      return [{ id: row.id, createdAtMs: row.created_at_ms, engagement, sourceInstance: row.source_instance, accountId: row.account_id }];
+    });
     this.snapshot = { computedAtMs: nowMs, posts: computeTrendingPosts(candidates, nowMs, TRENDING_SNAPSHOT_SIZE) };
     return this.snapshot;
   }

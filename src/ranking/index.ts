@@ -19,8 +19,11 @@ export { DecayedSums, type StoredDecayedSums } from './decayed-sums.js';
 export { CandidateIndex, DEFAULT_CANDIDATE_INDEX_OPTIONS, primaryLanguage, type CandidateIndexOptions } from './candidate-index.js';
 export {
   computeTrendingPosts,
+  distinctEngagement,
   TRENDING_HALF_LIFE_HOURS,
+  TRENDING_PAGE_SIZE,
   TRENDING_WINDOW_HOURS,
+  type EngagerGroup,
   type TrendCandidate,
   type TrendingTag,
 } from './trending.js';

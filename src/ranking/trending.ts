@@ -1,10 +1,11 @@
 /**
  * What "trending" means, once: trending tags (the tags carried by the most pooled posts in
  * a recent window; they drive the `TRENDING_TAG` reason and the cold-start ranking) and
- * trending posts (engagement decayed with age; the trending endpoint).
+ * trending posts (distinct engagers, grouped by instance, decayed with age, under the source
+ * shares; the trending endpoint).
  */
-import { engagementScore } from './features.js';
-import type { PostCounts } from './ranking.types.js';
+import { ENGAGEMENT_WEIGHTS } from './features.js';
+import { DEFAULT_SOURCE_SHARES, takeWithinShares, type SourcedItem, type SourceShares } from './source-shares.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /** A trending tag, with the number of window posts carrying it. */
@@ -51,24 +52,78 @@ export const TRENDING_HALF_LIFE_HOURS = 12;
 /** Only posts of the last three days can trend. */
 export const TRENDING_WINDOW_HOURS = 72;
 
-/** A post as trending posts read it. */
-export interface TrendCandidate extends PostCounts {
-  readonly id: string;
-  readonly createdAtMs: number;
+/**
+ * Trending is listed under the source shares one page at a time: within each run of this many
+ * posts (Mastodon's default trends page), no instance or author takes more than its share
+ * while other trending posts are left.
+ */
+export const TRENDING_PAGE_SIZE = 20;
+
+/** The distinct users of one group who favourited, and who reblogged, one post. */
+export interface EngagerGroup {
+  /** The users' instance (`host[:port]`), or '' for the service's own API users (ids without '@'), each counted plainly. */
+  readonly instance: string;
+  readonly favourites: number;
+  readonly reblogs: number;
 }
 
 /**
- * Trending posts: trend_score = engagementScore · 2^(−age_hours / TRENDING_HALF_LIFE_HOURS),
- * the `size` highest first (ties: newer id first), posts scoring 0 left out. The caller
- * passes the original public posts of the last TRENDING_WINDOW_HOURS.
+ * A post's engagement from its distinct engagers: each API user counts plainly, and the n
+ * distinct users of one instance who took an action count log2(1 + n) (1 → 1, 3 → 2, 7 → 3,
+ * 1,000 → ≈ 10), so that one instance's mass-created accounts add little:
+ * engagement = Σ_actions w_a · (n_{'',a} + Σ_{instances i} log2(1 + n_{i,a})), w = ENGAGEMENT_WEIGHTS
+ * (favourite 1, reblog 2). Increasing in every count, so within one instance more engagers
+ * always mean more engagement.
  */
-export function computeTrendingPosts(posts: Iterable<TrendCandidate>, nowMs: number, size: number): { id: string; score: number }[] {
-  const scored: { id: string; score: number }[] = [];
+export function distinctEngagement(groups: Iterable<EngagerGroup>): number {
+  const counted = (n: number, plain: boolean): number => {
+    const count = Number.isFinite(n) && n > 0 ? n : 0;
+    return plain ? count : Math.log2(1 + count);
+  };
+  let total = 0;
+  for (const group of groups) {
+    const plain = group.instance === '';
+    total += ENGAGEMENT_WEIGHTS.favourites * counted(group.favourites, plain) + ENGAGEMENT_WEIGHTS.reblogs * counted(group.reblogs, plain);
+  }
+  return total;
+}
+
+/** A post as trending posts read it. */
+export interface TrendCandidate extends SourcedItem {
+  readonly id: string;
+  readonly createdAtMs: number;
+  /** `distinctEngagement` of its engagers. */
+  readonly engagement: number;
+}
+
+/**
+ * Trending posts: trend_score = engagement · 2^(−age_hours / TRENDING_HALF_LIFE_HOURS), posts
+ * scoring 0 left out, highest first (ties: newer id first); then, page by page of
+ * TRENDING_PAGE_SIZE, `takeWithinShares` (no instance or author beyond its share of a page
+ * while other posts are left); the first `size`. The caller passes the original public posts
+ * of the last TRENDING_WINDOW_HOURS.
+ */
+export function computeTrendingPosts(
+  posts: Iterable<TrendCandidate>,
+  nowMs: number,
+  size: number,
+  shares: SourceShares = DEFAULT_SOURCE_SHARES,
+): { id: string; score: number }[] {
+  const scored: (SourcedItem & { id: string; score: number })[] = [];
   for (const post of posts) {
     const ageHours = Math.max(0, nowMs - post.createdAtMs) / 3_600_000;
-    const score = engagementScore(post) * Math.pow(2, -ageHours / TRENDING_HALF_LIFE_HOURS);
-    if (score > 0) scored.push({ id: post.id, score });
+    const engagement = Number.isFinite(post.engagement) && post.engagement > 0 ? post.engagement : 0;
+    const score = engagement * Math.pow(2, -ageHours / TRENDING_HALF_LIFE_HOURS);
+    if (score > 0) scored.push({ id: post.id, score, sourceInstance: post.sourceInstance, accountId: post.accountId });
   }
-  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : -1));
-  return scored.slice(0, size);
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const listed: { id: string; score: number }[] = [];
+  let rest = scored;
+  while (listed.length < size && rest.length > 0) {
+    const page = takeWithinShares(rest, Math.min(TRENDING_PAGE_SIZE, size - listed.length), shares);
+    const onPage = new Set(page);
+    for (const item of page) listed.push({ id: item.id, score: item.score });
+    rest = rest.filter((item) => !onPage.has(item));
+  }
+  return listed;
 }

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../server/db/connection.js';
+import { postEngagerGroups } from '../../../server/interactions/engagers.service.js';
 import { InteractionService } from '../../../server/interactions/interaction.service.js';
 import { candidatePoolRefreshAgent } from '../../../server/posts/candidate-pool.agent.js';
 import { candidatePosts, PostService, writeStatuses } from '../../../server/posts/post.service.js';
@@ -14,6 +15,7 @@ import { loadRankingState, type RankingState } from '../../../server/ranking-sta
 import { cacheWarmerAgent, mostActiveRecentUsers } from '../../../server/recommendations/cache-warmer.agent.js';
 import { loadProfile } from '../../../server/recommendations/profile-loader.js';
 import type { AgentRunContext } from '../../../server/agents/agent-runner.js';
+import { insertEngagements } from '../../helpers/engagements.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
@@ -81,12 +83,17 @@ describe('candidate_pool_refresh', () => {
 });
 
 describe('trending_refresh', () => {
-  it('recomputes the snapshot from the stored engagement', async () => {
-    await writeBehindTheState([1, 2, 3]);
-    const trending = new TrendingService(database.db);
+  it('recomputes the snapshot from the stored interactions', async () => {
+    await writeBehindTheState([1, 2, 3, 4]);
+    // Post n favourited by n readers, written as rows (another process's); post 4 by none.
+    await insertEngagements(
+      database.db,
+      [1, 2, 3].map((n) => ({ postId: postId(n), userIds: Array.from({ length: n }, (_, k) => `reader${k}`) })),
+    );
+    const trending = new TrendingService(database.db, (sinceMs) => postEngagerGroups(database.db, sinceMs));
     const report = await trendingRefreshAgent(trending, 60).run(context());
     expect(report).toMatchObject({ details: { trending_posts: 3 } });
-    expect((await trending.current()).posts.map((p) => p.id)).toContain(postId(3));
+    expect((await trending.current()).posts.map((p) => p.id)).toEqual([postId(3), postId(2), postId(1)]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestAppOptions } from '../../helpers/test-app.js';
+import { insertEngagements } from '../../helpers/engagements.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 import { followNext, linkUrl } from './link-paginator.js';
 
@@ -10,14 +11,17 @@ afterEach(async () => {
   t = undefined;
 });
 
-/** An app with `count` posts (n = 1..count, newer with n, favourites so that they all trend). */
+/** An app with `count` posts (n = 1..count, newer with n, favourited so that they all trend). */
 async function appWithPosts(count: number, options: TestAppOptions = {}): Promise<TestApp> {
   t = await createTestApp(options);
-  const statuses = Array.from({ length: count }, (_, i) =>
-    makeStatus({ n: i + 1, ageHours: count - i, favourites: 3 + ((i * 7) % 11), tags: ['cats'] }),
-  );
+  const statuses = Array.from({ length: count }, (_, i) => makeStatus({ n: i + 1, ageHours: count - i, tags: ['cats'] }));
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await t.adminHeaders(), payload: { statuses } });
   expect(res.statusCode).toBe(201);
+  const engagers = (i: number) => Array.from({ length: 3 + ((i * 7) % 11) }, (_, k) => `reader${k}`);
+  await insertEngagements(
+    t.database.db,
+    statuses.map((_, i) => ({ postId: postId(i + 1), userIds: engagers(i) })),
+  );
   return t;
 }
 

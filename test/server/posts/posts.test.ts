@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
+import { insertEngagements } from '../../helpers/engagements.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 
 let t: TestApp;
@@ -161,15 +162,20 @@ describe('DELETE /api/v1/posts/:id', () => {
 });
 
 describe('GET /api/v1/posts/trending', () => {
-  it('ranks by engagement decayed with age', async () => {
+  it('ranks by distinct engagers decayed with age, never by the counters a status claims', async () => {
     const headers = await t.adminHeaders();
     const statuses = [
-      makeStatus({ n: 1, ageHours: 48, favourites: 100 }), // 100 · 2^-4 = 6.25
-      makeStatus({ n: 2, ageHours: 1, favourites: 10 }), // ≈ 9.4
-      makeStatus({ n: 3, ageHours: 2, favourites: 0 }),
+      makeStatus({ n: 1, ageHours: 48, favourites: 100 }), // 32 engagers · 2^-4 = 2
+      makeStatus({ n: 2, ageHours: 1, favourites: 10 }), // 3 engagers · 2^(-1/12) ≈ 2.83
+      makeStatus({ n: 3, ageHours: 2, favourites: 5000 }), // claimed, no engager
       makeStatus({ n: 4, ageHours: 100, favourites: 1000 }), // outside the window
     ];
     await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers, payload: { statuses } });
+    await insertEngagements(t.database.db, [
+      { postId: postId(1), userIds: Array.from({ length: 32 }, (_, i) => `reader${i}`) },
+      { postId: postId(2), userIds: ['reader1', 'reader2', 'reader3'] },
+      { postId: postId(4), userIds: Array.from({ length: 40 }, (_, i) => `reader${i}`) },
+    ]);
     const res = await t.app.inject({ url: '/api/v1/posts/trending' });
     expect(res.statusCode).toBe(200);
     expect(res.json().map((s: { id: string }) => s.id)).toEqual([postId(2), postId(1)]);
@@ -177,11 +183,12 @@ describe('GET /api/v1/posts/trending', () => {
 
   it('never lists a sensitive post: trending is read by nobody in particular, so no allow_sensitive applies', async () => {
     const headers = await t.adminHeaders();
-    const statuses = [
-      { ...makeStatus({ n: 1, ageHours: 1, favourites: 50 }), sensitive: true },
-      makeStatus({ n: 2, ageHours: 1, favourites: 5 }),
-    ];
+    const statuses = [{ ...makeStatus({ n: 1, ageHours: 1 }), sensitive: true }, makeStatus({ n: 2, ageHours: 1 })];
     await t.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers, payload: { statuses } });
+    await insertEngagements(t.database.db, [
+      { postId: postId(1), userIds: ['reader1', 'reader2', 'reader3', 'reader4', 'reader5'] },
+      { postId: postId(2), userIds: ['reader1'] },
+    ]);
     expect((await t.app.inject({ url: `/api/v1/posts/${postId(1)}` })).json().sensitive).toBe(true);
     const res = await t.app.inject({ url: '/api/v1/posts/trending' });
     expect(res.statusCode).toBe(200);
