@@ -5,7 +5,7 @@ import { bulkInsert, bulkInsertObjects } from '../db/bulk-insert.js';
 import type { Database } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { jsonRows, jsonValues, parseJsonRows } from '../db/json-rows.js';
-import { asFloat, greatest, positionOf, power } from '../db/portable-sql.js';
+import { asFloat, countWhere, greatest, positionOf, power } from '../db/portable-sql.js';
 import { queryTemplate } from '../db/precompiled-query.js';
 import type { StoredDecayedSums } from '../../src/ranking/index.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
@@ -193,8 +193,9 @@ const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
 
 /**
  * Per post created since `sinceMs` and per engagers' instance (the text after the first '@' of
- * the user id; '' for ids without one), the distinct users who favourited and who reblogged it.
- * Reads the window's posts by their creation time and their interactions by post.
+ * the user id; '' for ids without one), the distinct users who favourited and who reblogged it:
+ * rows, as (user, post, action) is unique. Reads the window's posts by their creation time and
+ * their interactions by post (never the interactions of older posts, however many).
  */
 export async function engagerGroupRows(
   db: Kysely<Database>,
@@ -202,20 +203,15 @@ export async function engagerGroupRows(
 ): Promise<{ post_id: string; instance: string; favourites: number | string; reblogs: number | string }[]> {
   const at = positionOf(db, sql.ref('interactions.user_id'), '@');
   const instance = sql<string>`(CASE WHEN ${at} > 0 THEN substr(${sql.ref('interactions.user_id')}, ${at} + 1) ELSE '' END)`;
-  const distinctUsers = (action: string) =>
-    sql<
-      number | string
-    >`COUNT(DISTINCT CASE WHEN ${sql.ref('interactions.action_type')} = ${action} THEN ${sql.ref('interactions.user_id')} END)`;
   return db
-    .selectFrom('posts')
-    .innerJoin('interactions', 'interactions.post_id', 'posts.id')
-    .select([
+    .selectFrom('interactions')
+    .select((eb) => [
       'interactions.post_id',
       instance.as('instance'),
-      distinctUsers('favorite').as('favourites'),
-      distinctUsers('reblog').as('reblogs'),
+      countWhere(eb('interactions.action_type', '=', sql.lit('favorite'))).as('favourites'),
+      countWhere(eb('interactions.action_type', '=', sql.lit('reblog'))).as('reblogs'),
     ])
-    .where('posts.created_at_ms', '>=', sinceMs)
+    .where('interactions.post_id', 'in', (eb) => eb.selectFrom('posts').select('posts.id').where('posts.created_at_ms', '>=', sinceMs))
     .where('interactions.action_type', 'in', ['favorite', 'reblog'])
     .groupBy(['interactions.post_id', instance])
     .execute();
