@@ -149,7 +149,7 @@ function storedAccount(account: AccountInput, id: string, uri: string): AccountI
     acct: acct.includes('@') ? acct : `${acct}@${accountDomain(acct, uri)}`,
     ...(account.note === undefined ? {} : { note: sanitizeStatusHtml(account.note) }),
     ...(fields === undefined ? {} : { fields }),
-  } as AccountInput;
+  };
 }
 
 /** The service's id of each item by uri, and the ids written (new posts, and posts whose origin sent them). */

@@ -14,6 +14,7 @@
  * | RECSVC_SOCIAL_TOKEN_CACHE_SECONDS | 300 | how long a verified Mastodon token is trusted |
  * | RECSVC_SOCIAL_TOKEN_CACHE_SIZE | 10000 | Mastodon tokens remembered |
  * | RECSVC_SOCIAL_TOKEN_STALE_SECONDS | 3600 | how long after its verification a token still opens its timelines while its instance is down |
+ * | RECSVC_INSTANCE_NEW_POSTS_PER_HOUR | 3000 | new posts one instance's pages may add to the shared store per hour (docs/federation.md) |
  *
  * The stale bound: while an instance is down nobody can say whether a token was revoked
  * meanwhile, so its last verified identity is used only by the timelines (which then
@@ -41,6 +42,8 @@ export interface SocialOptions {
   readonly tokenCacheCapacity: number;
   /** How long after its verification a Mastodon token's identity may serve degraded timelines. */
   readonly tokenStaleTtlMs: number;
+  /** New posts one instance's pages may add per hour. */
+  readonly newPostsPerHour: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -57,6 +60,7 @@ export const DEFAULT_SOCIAL_OPTIONS: SocialOptions = {
   tokenCacheTtlMs: DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheTtlMs,
   tokenCacheCapacity: DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheCapacity,
   tokenStaleTtlMs: DEFAULT_MASTODON_IDENTITY_OPTIONS.staleTtlMs,
+  newPostsPerHour: 3_000,
 };
 
 /** Reads and validates the social settings; throws InputError naming the bad variable. */
@@ -78,6 +82,7 @@ export function socialOptionsFromEnv(env: Env): SocialOptions {
     tokenCacheTtlMs: seconds('RECSVC_SOCIAL_TOKEN_CACHE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenCacheTtlMs),
     tokenCacheCapacity: whole('RECSVC_SOCIAL_TOKEN_CACHE_SIZE', DEFAULT_SOCIAL_OPTIONS.tokenCacheCapacity, 1),
     tokenStaleTtlMs: seconds('RECSVC_SOCIAL_TOKEN_STALE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenStaleTtlMs),
+    newPostsPerHour: whole('RECSVC_INSTANCE_NEW_POSTS_PER_HOUR', DEFAULT_SOCIAL_OPTIONS.newPostsPerHour, 1),
   };
   if (options.connectTimeoutMs > options.requestTimeoutMs || options.headersTimeoutMs > options.requestTimeoutMs) {
     throw new InputError(

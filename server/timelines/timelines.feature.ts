@@ -37,6 +37,7 @@ export async function registerTimelines(
     ...(engagement
       ? { engagementRate: (userId: string) => engagement.rate(userId), onInjected: engagement.noteServed.bind(engagement) }
       : {}),
+    newPostsPerHour: context.social.options.newPostsPerHour,
     log: app.log,
   });
   await app.register(timelineRoutes, { timelines, identityProvider: context.social.identityProvider });
