@@ -7,7 +7,8 @@
  * megalodon to decode what it sends: verify_credentials, apps, OAuth authorize (approves
  * at once as `authorizingAccount`) and token (PKCE S256), home/public/tag timelines with
  * Mastodon's paging (max_id, since_id, min_id, limit; Link with absolute next/prev URLs;
- * snowflake ids), one status, favourite/reblog/bookmark and their undo, v1/v2 instance,
+ * snowflake ids), one status, one account, search (resolving peers' statuses: `federate`),
+ * favourite/reblog/bookmark and their undo, v1/v2 instance,
  * X-RateLimit-* headers. Faults on demand (`fault`): a status (401 for one token, 500),
  * slow or hanging answers, a stalled or huge body, a redirect, bad JSON, a dropped socket.
  * Every request is recorded (`count`, `requests`) so tests can prove what reached it.
@@ -112,6 +113,14 @@ export interface MastodonTestInstance {
   resetCounts(): void;
   fault(fault: Fault): void;
   clearFaults(): void;
+  /**
+   * Federates with `peer`: `GET /api/v2/search?q=<uri>&resolve=true` finds a public status of the
+   * peer by its uri and keeps a copy of it under an id of this instance (as Mastodon does when it
+   * fetches a remote status), its author a remote account of the peer's host.
+   */
+  federate(peer: MastodonTestInstance): void;
+  /** A public status of this instance's own by its uri, as nobody in particular sees it. */
+  statusByUri(uri: string): Json | undefined;
   close(): Promise<void>;
 }
 
@@ -133,6 +142,8 @@ export interface NewStatus {
 interface AccountData {
   id: string;
   username: string;
+  /** A federated copy's account: its origin (`http://host:port`), whose uri and url it keeps. */
+  remoteOrigin?: string;
   /** null for local accounts. */
   domain: string | null;
   displayName: string;
@@ -147,6 +158,8 @@ interface AccountData {
 
 interface StatusData {
   id: string;
+  /** A federated copy: the origin's uri, url and HTML, kept as fetched. */
+  remote?: { uri: string; url: string | null; content: string };
   createdMs: number;
   accountId: string;
   /** Set for reblogs: the original's id. */
@@ -463,7 +476,7 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
   };
   const renderAccountNow = (account: AccountData): Json => {
     const local = account.domain === null;
-    const base = local ? origin : `https://${account.domain}`;
+    const base = local ? origin : (account.remoteOrigin ?? `https://${account.domain}`);
     const authored = [...statuses.values()].filter((status) => status.accountId === account.id);
     const last = authored.reduce((max, status) => Math.max(max, status.createdMs), 0);
     return {
@@ -524,6 +537,7 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
   });
 
   const statusUrls = (status: StatusData): { uri: string; url: string } => {
+    if (status.remote) return { uri: status.remote.uri, url: status.remote.url ?? status.remote.uri };
     const author = byId.get(status.accountId) as AccountData;
     const base = author.domain === null ? origin : `https://${author.domain}`;
     return status.reblogOf
@@ -566,7 +580,11 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
       muted: false,
       bookmarked: viewer ? status.bookmarks.has(viewer.id) : false,
       pinned: own ? false : undefined,
-      content: status.reblogOf ? '' : `<p>${mention}${escapeHtml(status.text)}${tagLinks.length > 0 ? ` ${tagLinks.join(' ')}` : ''}</p>`,
+      content: status.remote
+        ? status.remote.content
+        : status.reblogOf
+          ? ''
+          : `<p>${mention}${escapeHtml(status.text)}${tagLinks.length > 0 ? ` ${tagLinks.join(' ')}` : ''}</p>`,
       filtered: [],
       reblog: original ? renderStatus(original, viewer) : null,
       application: author.domain === null && !status.reblogOf ? { name: 'Web', website: null } : null,
@@ -841,6 +859,86 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
       tag: request.params.hashtag,
     });
     return sendPage(request, reply, list, viewer, ['local', 'remote', 'only_media', 'limit']);
+  });
+
+  // ---- federation: search with resolve, as Mastodon's does for a status uri
+  const peers: MastodonTestInstance[] = [];
+  const ownByUri = (uri: string): StatusData | undefined =>
+    [...statuses.values()].find((status) => status.visibility === 'public' && statusUrls(status).uri === uri);
+  /** A copy of a peer's public status under an id of this instance (its author a remote account), made once. */
+  const fetchRemote = (uri: string): StatusData | undefined => {
+    for (const peer of peers) {
+      const remote = peer.statusByUri(uri);
+      if (remote === undefined) continue;
+      const author = remote.account as Json;
+      const accountUri = author.uri as string;
+      let account = accounts.find((candidate) => candidate.remoteOrigin !== undefined && renderAccount(candidate).uri === accountUri);
+      if (account === undefined) {
+        const createdMs = Date.parse(author.created_at as string);
+        account = {
+          id: snowflake(createdMs, sequence++),
+          username: author.username as string,
+          domain: peer.host,
+          remoteOrigin: peer.origin,
+          displayName: author.display_name as string,
+          note: author.note as string,
+          bot: author.bot as boolean,
+          locked: author.locked as boolean,
+          discoverable: author.discoverable as boolean | null,
+          indexable: author.indexable as boolean,
+          createdMs,
+          follows: new Set(),
+        };
+        accounts.push(account);
+        byId.set(account.id, account);
+        byUsername.set(`${account.username}@${peer.host}`, account);
+      }
+      const createdMs = Date.parse(remote.created_at as string);
+      const copy: StatusData = {
+        id: snowflake(Date.now(), sequence++),
+        remote: { uri, url: remote.url as string | null, content: remote.content as string },
+        createdMs,
+        accountId: account.id,
+        reblogOf: null,
+        text: '',
+        tags: ((remote.tags as Json[]) ?? []).map((tag) => tag.name as string),
+        visibility: 'public',
+        sensitive: remote.sensitive as boolean,
+        spoiler: remote.spoiler_text as string,
+        media: false,
+        language: remote.language as string | null,
+        inReplyTo: null,
+        card: false,
+        poll: false,
+        editedMs: null,
+        favourites: new Set(),
+        reblogs: new Set(),
+        bookmarks: new Set(),
+        repliesCount: 0,
+        quotesCount: 0,
+      };
+      storeStatus(copy);
+      return copy;
+    }
+    return undefined;
+  };
+
+  app.get<{ Params: { id: string } }>('/api/v1/accounts/:id', async (request, reply) => {
+    const account = byId.get(request.params.id);
+    if (!account) return reply.code(404).send({ error: 'Record not found' });
+    return reply.send(renderAccount(account));
+  });
+
+  app.get('/api/v2/search', async (request, reply) => {
+    const viewer = viewerOf(request, reply, false);
+    if (viewer === 'answered') return reply;
+    const query = new URL(request.url, origin).searchParams;
+    const q = query.get('q') ?? '';
+    const resolve = truthy(query.get('resolve'));
+    if (resolve && viewer === null) return unauthorized(reply);
+    let found = ownByUri(q) ?? [...statuses.values()].find((status) => status.remote?.uri === q);
+    if (found === undefined && resolve) found = fetchRemote(q);
+    return reply.send({ accounts: [], statuses: found ? [clean(renderStatus(found, viewer))] : [], hashtags: [] });
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/statuses/:id', async (request, reply) => {
@@ -1147,6 +1245,13 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
     },
     setAuthorizingAccount(account) {
       authorizing = accountRef(account, alice);
+    },
+    federate(peer) {
+      peers.push(peer);
+    },
+    statusByUri(uri) {
+      const found = ownByUri(uri);
+      return found ? clean(renderStatus(found, null)) : undefined;
     },
     postStatus(spec) {
       const author = accountRef(spec.account, byUsername.get('bob') as AccountData);
