@@ -38,7 +38,7 @@ export function readerStatus(status: Status, readerInstance: string, ids: LocalI
   if (core === undefined) return undefined;
   if (!status.reblog) return core as Status;
   const original = readerCore(status.reblog, readerInstance, ids);
-  return original === undefined ? undefined : ({ ...core, reblog: original });
+  return original === undefined ? undefined : { ...core, reblog: original };
 }
 
 type StatusCore = Omit<Status, 'reblog'>;
