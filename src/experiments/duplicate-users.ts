@@ -14,6 +14,7 @@
  *   (3·10⁻⁸ for a million users); such a pair would be reported as a duplicate.
  */
 import { InputFileError } from './input-file-error.js';
+import { splitQuotedCsvLine, userCsvHeaderKind } from './user-csv-header.js';
 
 export type DuplicateCheckMode = 'sorted' | 'table';
 
@@ -136,12 +137,13 @@ export function userIdText(value: unknown): string | undefined {
 /**
  * The second pass over a file whose first pass found it unsorted: each user line's id into a
  * `table`-mode check (JSON Lines: lines with "type":"user"; CSV: the first field after the
- * header). Malformed lines were already reported by the first pass, so they are skipped here.
+ * header, the second after R's row names). Malformed lines were already reported by the first pass, so they are skipped here.
  */
 export function createUserIdScan(file: string): { line(text: string): void; finish(): void } {
   const check = new DuplicateUserCheck(file, 'table');
   let lineNumber = 0;
   let format: 'jsonl' | 'csv' | undefined;
+  let rowNames = false;
   return {
     line(text: string) {
       lineNumber++;
@@ -150,9 +152,12 @@ export function createUserIdScan(file: string): { line(text: string): void; fini
       if (trimmed.trim() === '') return;
       if (format === undefined) {
         format = trimmed.trimStart().startsWith('{') ? 'jsonl' : 'csv';
-        if (format === 'csv') return; // the header
+        if (format === 'csv') {
+          rowNames = userCsvHeaderKind(trimmed) === 'row-names';
+          return; // the header
+        }
       }
-      const id = format === 'jsonl' ? jsonUserId(trimmed) : csvUserId(trimmed);
+      const id = format === 'jsonl' ? jsonUserId(trimmed) : rowNames ? splitQuotedCsvLine(trimmed)[1] : csvUserId(trimmed);
       if (id !== undefined) check.add(id, lineNumber);
     },
     finish() {},

@@ -6,10 +6,11 @@ import { COUNT_KEYS } from './metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, parseCount, parseNonNegativeDecimal } from './count-fields.js';
 import { DuplicateUserCheck, type DuplicateCheckMode } from './duplicate-users.js';
 import { InputFileError } from './input-file-error.js';
+import { splitQuotedCsvLine, userCsvHeaderKind, USER_CSV_HEADER } from './user-csv-header.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { VariantAccumulator } from './variant-accumulator.js';
 
-export const USER_CSV_HEADER = ['user_id', 'variant', ...COUNT_KEYS].join(',');
+export { USER_CSV_HEADER, splitQuotedCsvLine, userCsvHeaderKind } from './user-csv-header.js';
 const FIELD_COUNT = 2 + COUNT_KEYS.length;
 const IS_DECIMAL = COUNT_KEYS.map((key) => DECIMAL_COUNT_KEYS.has(key));
 
@@ -26,29 +27,6 @@ export interface ParsedUsers {
   users: number;
   /** The first line whose user id was out of order (sorted duplicate check): re-check the file with createUserIdScan. */
   unsortedFrom?: number;
-}
-
-/** Splits a line with double-quoted fields (RFC 4180, quotes doubled inside); the slow path. */
-export function splitQuotedCsvLine(line: string): string[] {
-  const fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i] as string;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      fields.push(field);
-      field = '';
-    } else field += ch;
-  }
-  fields.push(field);
-  return fields;
 }
 
 /** 1-based character column where field `index` starts (for unquoted lines). */
@@ -95,6 +73,8 @@ class UserCsvParser implements LineParser<ParsedUsers> {
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly row = new Float64Array(COUNT_KEYS.length);
   private sawHeader = false;
+  /** The file has R's leading row-names column: dropped from every row. */
+  private rowNames = false;
   private lineNumber = 0;
   private users = 0;
   private readonly duplicates: DuplicateUserCheck;
@@ -113,7 +93,7 @@ class UserCsvParser implements LineParser<ParsedUsers> {
     const line = text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text;
     if (line.length === 0 || line.trim() === '') return;
     if (!this.sawHeader) return this.header(line, lineNumber);
-    const variant = line.includes('"') ? undefined : scanRow(line, this.row);
+    const variant = line.includes('"') || this.rowNames ? undefined : scanRow(line, this.row);
     const accumulator = variant === undefined ? undefined : this.accumulators.get(variant);
     if (accumulator === undefined || findImpossibleCounts(this.row) !== undefined) return this.slowRow(line, lineNumber);
     this.duplicates.add(line.slice(0, line.indexOf(',')), lineNumber);
@@ -123,17 +103,21 @@ class UserCsvParser implements LineParser<ParsedUsers> {
 
   private header(line: string, lineNumber: number): void {
     const header = lineNumber === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
-    if (header.trim() !== USER_CSV_HEADER) {
+    const kind = userCsvHeaderKind(header);
+    if (kind === undefined) {
       throw new InputFileError(this.file, lineNumber, 1, `expected the header ${USER_CSV_HEADER}, got ${JSON.stringify(header)}`);
     }
+    this.rowNames = kind === 'row-names';
     this.sawHeader = true;
   }
 
   /** Quoted fields, a first row of a new variant, or an error: field by field, with messages. */
   private slowRow(line: string, lineNumber: number): void {
-    const fields = line.includes('"') ? splitQuotedCsvLine(line) : line.split(',');
+    const all = line.includes('"') ? splitQuotedCsvLine(line) : line.split(',');
+    const skipped = this.rowNames ? 1 : 0;
+    const fields = all.slice(skipped);
     const fail = (index: number, message: string): InputFileError =>
-      new InputFileError(this.file, lineNumber, index < 0 ? 1 : columnOf(fields, index), message);
+      new InputFileError(this.file, lineNumber, index < 0 ? 1 : columnOf(all, index + skipped), message);
     if (fields.length !== FIELD_COUNT) throw fail(-1, `expected ${FIELD_COUNT} comma-separated fields, found ${fields.length}`);
     if ((fields[0] as string).length === 0) throw fail(0, 'user_id is empty');
     const variant = fields[1] as string;
@@ -169,7 +153,8 @@ class UserCsvParser implements LineParser<ParsedUsers> {
 }
 
 /**
- * A push parser of the per-user CSV (`user_id,variant,<8 counts>` after the exact header)
+ * A push parser of the per-user CSV (`user_id,variant,<8 counts>` after the exact header,
+ * whose names may be quoted and follow R's unnamed row-names column, which is then ignored)
  * into accumulators; throws InputFileError (`file:line:column: ...`) on a wrong header,
  * wrong field count, empty user id, unknown variant, a count that is not a non-negative
  * whole number of at most 15 digits (session_seconds may have a fraction), or counts no user
