@@ -16,7 +16,18 @@ const samples = process.env.BENCH_SAMPLES ?? '1000';
 const tune = process.env.BENCH_TUNE === '1';
 
 function evalJson(regime, seed) {
-  const args = [BIN, 'eval', '--synthetic', regime, '--data-seed', String(seed), '--samples', samples, '--json', ...(tune ? ['--tune'] : [])];
+  const args = [
+    BIN,
+    'eval',
+    '--synthetic',
+    regime,
+    '--data-seed',
+    String(seed),
+    '--samples',
+    samples,
+    '--json',
+    ...(tune ? ['--tune'] : []),
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';

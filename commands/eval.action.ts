@@ -16,7 +16,7 @@ import { evaluate, type Evaluation } from '../src/evaluation/evaluate.js';
 import { EVAL_METRICS } from '../src/evaluation/metrics.js';
 import { rankingCandidate } from '../src/evaluation/rankers.js';
 import { tuneWeights, type TunedVariant } from '../src/evaluation/tune.js';
-import { DEFAULT_ALGORITHM_CONFIG } from '../src/ranking/ranking.types.js';
+import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../src/ranking/ranking.types.js';
 import { EXIT } from '../src/exit-codes.js';
 import type { EvalCommandOptions } from './eval.js';
 import { usageError } from './support/cli-error.js';
@@ -51,7 +51,7 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
   progress(`ranking for ${split.users.length} test users…`);
   const state = new EvalState(split);
   const rankers = [
-    ...candidates.map((c) => rankingCandidate(c.name, c.config, state)),
+    ...candidates.map((c) => rankingCandidate(c.name, c.config, state, c.name === 'default' ? SHIPPED_RANKING_OPTIONS : {})),
     ...baselines(state, names, { easeMaxItems: options.easeMaxItems }),
   ];
   const evaluation = evaluate(state, rankers, { k: options.k, samples: options.samples, seed: options.seed, maxUsers: options.maxUsers });

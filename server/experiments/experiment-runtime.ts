@@ -26,7 +26,7 @@
 import type { Kysely } from 'kysely';
 import { createAssigner, type Assignment } from '../../src/experiments/assignment.js';
 import type { AlgorithmConfig } from '../../src/ranking/ranking.types.js';
-import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
+import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../src/ranking/ranking.types.js';
 import type { Database } from '../db/database.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
@@ -68,7 +68,11 @@ export interface ExperimentRuntimeOptions {
 }
 
 /** The ranking everyone outside experiments gets. */
-export const DEFAULT_CHOICE: RankingChoice = Object.freeze({ config: DEFAULT_ALGORITHM_CONFIG, algorithm: 'default' });
+export const DEFAULT_CHOICE: RankingChoice = Object.freeze({
+  config: DEFAULT_ALGORITHM_CONFIG,
+  options: SHIPPED_RANKING_OPTIONS,
+  algorithm: 'default',
+});
 
 export class ExperimentRuntime {
   private open: { loadedAt: number; experiments: Promise<OpenExperiment[]> } | undefined;

@@ -8,11 +8,13 @@
  */
 import type { InterleaveSpec } from '../../src/experiments/interleaving/interleave-ranked.js';
 import type { Team } from '../../src/experiments/interleaving/team-draft.js';
-import type { AlgorithmConfig } from '../../src/ranking/ranking.types.js';
+import type { AlgorithmConfig, RankingKnobs } from '../../src/ranking/ranking.types.js';
 
 export interface RankingChoice {
   /** The config that ranks this list. */
   readonly config: AlgorithmConfig;
+  /** Knobs beyond the config: the shipped default ranking's (SHIPPED_RANKING_OPTIONS); absent, the engine's defaults (experiments). */
+  readonly options?: RankingKnobs;
   /** Label for `service_recommendation_generation_seconds{algorithm}`, e.g. `default` or `exp3:treatment`. */
   readonly algorithm: string;
   /** Present when the user is enrolled in an ACTIVE experiment. */

@@ -237,7 +237,7 @@ export class RecommendationService {
     const coEngagement = this.state.coEngagement;
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
     const rankWith = (config: AlgorithmConfig): RankedItem[] =>
-      rankCandidates(index, profile, config, { limit, nowMs, excludeIds, coEngagement });
+      rankCandidates(index, profile, config, { ...choice.options, limit, nowMs, excludeIds, coEngagement });
     // An interleaving experiment: both rankers' lists merged by team draft, each item tagged with its team.
     const items = choice.interleave ? interleaveRanked(choice.interleave, rankWith, limit) : rankWith(choice.config);
     this.metrics.modelPredictions.inc({ model_name: choice.algorithm }, index.size);

@@ -4,11 +4,15 @@
  * then, as a reload builds it), then kept up to date through the test period by the same
  * calls the server's ranking state makes on each event (`upsert` for a stored post,
  * `updateCounts` for an interaction), and the counters the simple baselines read. Profiles
- * are built from each user's history by the engine's own `buildUserProfile`. Models fitted on
+ * are built from each user's history by the engine's own `buildUserProfile`; the co-engagement
+ * state the collaborative feature reads is kept by the writers' own rule (`CoEngagementReplay`)
+ * over every interaction replayed. Models fitted on
  * the training part (kNN, EASE) are fitted once, at the cutoff, as a nightly batch would be.
  */
 import { accountIdOfUser } from '../auth/user-account.js';
 import { CandidateIndex, type CandidateIndexOptions } from '../ranking/candidate-index.js';
+import { CoEngagement, CoEngagementReplay } from '../ranking/co-engagement.js';
+import { MAX_RECENT_POSTS } from '../ranking/collaborative.js';
 import { buildUserProfile, type UserProfile } from '../ranking/profile.js';
 import type { ProfileInteraction } from '../ranking/ranking.types.js';
 import { canonicalId, isRecommendable, type EvalInteraction, type EvalPost, type Split, type TestUser } from './dataset.js';
@@ -24,6 +28,9 @@ export class EvalState {
   readonly position: ReadonlyMap<string, number>;
   /** The candidate pool now. */
   readonly index: CandidateIndex;
+  /** The item-to-item co-engagement state now (the collaborative feature's). */
+  readonly coEngagement = new CoEngagement();
+  private readonly coEngagementReplay = new CoEngagementReplay(this.coEngagement);
   /** Engagements with each catalogue post before now (a reblog's count towards its original). */
   readonly engagements: Int32Array;
   /** Engagements in the RECENT_WINDOW_HOURS before now. */
@@ -122,6 +129,8 @@ export class EvalState {
       });
       // Each signal in time order, with the pool's idf, as the server applies them as they come.
       profile = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions }, this.index);
+      // The recent posts the collaborative feature starts from, newest first, as the server reads them.
+      profile.recentPosts = [...new Set(user.history.map((i) => i.postId).reverse())].slice(0, MAX_RECENT_POSTS);
       this.profiles.set(user.userId, profile);
     }
     return profile;
@@ -142,6 +151,7 @@ export class EvalState {
   }
 
   private count(i: EvalInteraction): void {
+    this.coEngagementReplay.add({ userId: i.userId, postId: i.postId });
     const c = this.counts.get(i.postId) ?? { favourites: 0, reblogs: 0 };
     if (i.action === 'favorite') c.favourites += 1;
     else if (i.action === 'reblog') c.reblogs += 1;

@@ -4,7 +4,7 @@
  * the baselines (baselines.ts). Every ranker returns canonical post ids, best first.
  */
 import { rankCandidates } from '../ranking/rank.js';
-import type { AlgorithmConfig } from '../ranking/ranking.types.js';
+import type { AlgorithmConfig, RankingKnobs } from '../ranking/ranking.types.js';
 import type { TestUser } from './dataset.js';
 import type { EvalState } from './eval-context.js';
 
@@ -17,14 +17,22 @@ export interface Ranker {
   rank(user: TestUser, k: number): string[];
 }
 
-/** A candidate ranking: `algorithm_config` through the server's ranking code at the cutoff. */
-export function rankingCandidate(name: string, config: AlgorithmConfig, state: EvalState): Ranker {
+/**
+ * A candidate ranking: `algorithm_config` (and knobs: the shipped default's, or none for an
+ * experiment variant, as the server ranks each) through the server's ranking code at the user's instant.
+ */
+export function rankingCandidate(name: string, config: AlgorithmConfig, state: EvalState, knobs: RankingKnobs = {}): Ranker {
   return {
     name,
     kind: 'candidate',
     personal: false,
     rank(user, k) {
-      const items = rankCandidates(state.index, state.profile(user), config, { limit: k, nowMs: state.now });
+      const items = rankCandidates(state.index, state.profile(user), config, {
+        ...knobs,
+        limit: k,
+        nowMs: state.now,
+        coEngagement: state.coEngagement,
+      });
       return items.map((item) => item.post.reblogOfId ?? item.post.id);
     },
   };

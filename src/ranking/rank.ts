@@ -8,7 +8,7 @@ import type { CoEngagementReader } from './co-engagement.js';
 import { collaborativeMatches } from './collaborative.js';
 import { recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
-import type { AlgorithmConfig, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
+import type { AlgorithmConfig, ColdStartWeights, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
 import { DEFAULT_PER_AUTHOR_CAP, DEFAULT_RECENCY_HALF_LIFE_HOURS } from './ranking.types.js';
 import { explainRanking } from './reasons.js';
 import { scoreAtLeast, scoreBucket, selectTopK } from './top-k.js';
@@ -21,7 +21,7 @@ import { effectiveWeights } from './weights.js';
  * variant's weights and ranks by what the community engages with now: engagement, then
  * recency, then how strongly the post's tags trend.
  */
-export const COLD_START_WEIGHTS = { content_engagement: 0.5, recency: 0.3, trending: 0.2 } as const;
+export const COLD_START_WEIGHTS: ColdStartWeights = { content_engagement: 0.5, recency: 0.3, trending: 0.2 };
 
 interface Pass {
   readonly index: CandidateIndex;
@@ -35,6 +35,10 @@ interface Pass {
   readonly semanticWeight: number;
   /** The collaborative feature by slot, when weighed and the user has co-engaged posts (else collaborative candidates stay out). */
   readonly collab: CollaborativeColumn | undefined;
+  /** The cold-start mix (RankingOptions.coldStartWeights). */
+  readonly coldStart: ColdStartWeights;
+  /** RankingOptions.personalReasonShare. */
+  readonly personalReasonShare: number;
 }
 
 /** The collaborative feature of one user laid over the pool: the value by slot and the seed post of each slot above 0. */
@@ -90,6 +94,8 @@ export function rankCandidates(
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
       semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
       collab,
+      coldStart: options.coldStartWeights ?? COLD_START_WEIGHTS,
+      personalReasonShare: options.personalReasonShare ?? 1,
     };
     const scored = scoreAll(pass, limit);
     const chosen = pickDiverse(pass, scored, limit, options.perAuthorCap ?? DEFAULT_PER_AUTHOR_CAP);
@@ -145,12 +151,13 @@ function scoreAll(p: Pass, limit: number): Scored {
   const skippedFlags = collab === undefined ? p.ctx.skippedFlags | SLOT_EXTRA : p.ctx.skippedFlags;
   const { flags, createdAt, engagement, author, language } = p.index.columns;
   const { cold, nowMs, invMaxEngagement, semanticWeight } = p;
-  const w = cold ? COLD_AS_WEIGHTS : p.weights;
+  const w = cold ? coldAsWeights(p.coldStart) : p.weights;
   const wEngagement = w.content_engagement;
   const wRecency = w.recency;
   const wAuthor = w.author_preference;
-  const wTrending = COLD_START_WEIGHTS.trending;
-  const trend = cold ? p.index.slotTrendScores(nowMs) : undefined;
+  const wTrending = p.coldStart.trending;
+  // Without a trending weight its scores are not even computed.
+  const trend = cold && wTrending > 0 ? p.index.slotTrendScores(nowMs) : undefined;
   const { values: recencyValues, factor: recencyFactor, halfLifeHours } = p.recency;
   const slots = p.index.slots;
   const n = slots.length;
@@ -270,13 +277,15 @@ function recencyAt(r: RecencyPass, i: number, createdAtMs: number, nowMs: number
 }
 
 /** The cold-start weights in the shape of `Weights` (trending is added separately). */
-const COLD_AS_WEIGHTS: Required<Weights> = {
-  author_preference: 0,
-  content_engagement: COLD_START_WEIGHTS.content_engagement,
-  recency: COLD_START_WEIGHTS.recency,
-  semantic_similarity: 0,
-  collaborative: 0,
-};
+function coldAsWeights(cold: ColdStartWeights): Required<Weights> {
+  return {
+    author_preference: 0,
+    content_engagement: cold.content_engagement,
+    recency: cold.recency,
+    semantic_similarity: 0,
+    collaborative: 0,
+  };
+}
 
 function hasMutedTag(tagIds: Int32Array, tagMuted: Uint8Array): boolean {
   for (let j = 0; j < tagIds.length; j++) if (tagMuted[tagIds[j] ?? 0] === 1) return true;
@@ -351,18 +360,24 @@ function toItem(p: Pass, slot: Slot): RankedItem {
     collaborative: p.collab?.values[i] ?? 0,
   };
   // The tag and term are looked up only when the reason names them (most reasons do not).
-  const reason = explainRanking(slot.post, features, p.weights, {
-    coldStart: p.cold,
-    get trendingTag() {
-      return mostTrendingTag(p, slot);
+  const reason = explainRanking(
+    slot.post,
+    features,
+    p.weights,
+    {
+      coldStart: p.cold,
+      get trendingTag() {
+        return mostTrendingTag(p, slot);
+      },
+      get semanticTerm() {
+        return bestMatchingTerm(p, slot);
+      },
+      get collaborativeSeed() {
+        return collaborativeSeed(p, slot);
+      },
     },
-    get semanticTerm() {
-      return bestMatchingTerm(p, slot);
-    },
-    get collaborativeSeed() {
-      return collaborativeSeed(p, slot);
-    },
-  });
+    p.personalReasonShare,
+  );
   return {
     post: slot.post,
     score: p.ctx.scratch.scores[i] ?? 0,

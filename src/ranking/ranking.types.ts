@@ -37,19 +37,33 @@ export type FeatureName = keyof Weights;
 export type FeatureVector = { [K in FeatureName]-?: number };
 
 /**
- * The ranking used when no experiment applies. Author affinity leads because it is the
- * strongest personal signal; engagement and recency share the middle; the semantic
- * match is a tie-breaker among otherwise similar posts.
+ * The ranking used when no experiment applies, chosen by offline evaluation (`recsvc eval`,
+ * bench/README.md "Ranking quality") on both kinds of community, a fast feed and a slow
+ * catalogue, with SHIPPED_RANKING_OPTIONS. Engagement and recency lead: on a feed they are
+ * most of what predicts the next engagement, and on a catalogue recency is about 0 for every
+ * post older than a few half-lives (almost all of them), so its weight costs little there.
+ * Author affinity and the semantic match personalise on top. The previous default (0.35
+ * author, 0.25 engagement, 0.25 recency, 0.15 semantic, 24-hour recency, the cold start 0.5
+ * engagement, 0.3 recency, 0.2 trending tags) lost to the "hot" formula on a feed, for users
+ * with history and without.
  */
 export const DEFAULT_ALGORITHM_CONFIG: AlgorithmConfig = {
   weights: {
-    author_preference: 0.35,
-    content_engagement: 0.25,
-    recency: 0.25,
-    semantic_similarity: 0.15,
+    author_preference: 0.2,
+    content_engagement: 0.35,
+    recency: 0.35,
+    semantic_similarity: 0.1,
   },
   use_semantic_scoring: true,
 };
+
+/** How the cold-start ranking mixes its signals (summing to 1). */
+export interface ColdStartWeights {
+  readonly content_engagement: number;
+  readonly recency: number;
+  /** How strongly the post's tags trend. */
+  readonly trending: number;
+}
 
 /** Per-request knobs of one ranking. */
 export interface RankingOptions {
@@ -61,6 +75,10 @@ export interface RankingOptions {
   readonly perAuthorCap?: number;
   /** Half-life of the recency feature in hours (default `DEFAULT_RECENCY_HALF_LIFE_HOURS`). */
   readonly recencyHalfLifeHours?: number;
+  /** The cold-start mix (default `COLD_START_WEIGHTS`). */
+  readonly coldStartWeights?: ColdStartWeights;
+  /** Share of the largest feature lift a personal feature needs to be the reason (default 1: see `explainRanking`). */
+  readonly personalReasonShare?: number;
   /** Post ids to leave out (the client has them already); a reblog's group goes with it. */
   readonly excludeIds?: Iterable<string>;
   /**
@@ -73,8 +91,34 @@ export interface RankingOptions {
 /** Three posts per author keeps one prolific account from filling a 20-item list. */
 export const DEFAULT_PER_AUTHOR_CAP = 3;
 
-/** A day: a post loses half its recency score every 24 hours. */
+/** A day: a post loses half its recency score every 24 hours (the engine's default: experiments rank with it). */
 export const DEFAULT_RECENCY_HALF_LIFE_HOURS = 24;
+
+/** The knobs of a ranking beyond its `algorithm_config`. */
+export type RankingKnobs = Pick<RankingOptions, 'recencyHalfLifeHours' | 'coldStartWeights' | 'personalReasonShare'>;
+
+/**
+ * The knobs of the shipped default ranking (with DEFAULT_ALGORITHM_CONFIG, for users outside
+ * experiments), chosen by offline evaluation on a feed and a catalogue (bench/README.md,
+ * "Ranking quality"). Experiments keep the engine's defaults, so that every experiment ranks
+ * as it did when it was created.
+ * - Recency halves every 8 hours: on a feed attention to a post fades within hours (24 h
+ *   ranked day-old posts with new ones); on a catalogue every post is many half-lives old,
+ *   so recency stays out of the way.
+ * - Cold start: engagement and recency in equal parts, as good as "hot" (engagement /
+ *   (age + 2)^1.8) on a feed and about plain popularity on a catalogue; trending tags are not
+ *   scored (they lowered both), and still name the reason when they apply.
+ * - A liked author, a matching topic or co-engagement is named as the reason when it lifted
+ *   the score at least a third as much as engagement or recency did: the author weighs 0.57
+ *   of recency, and an author liked three times reaches 0.76 of the feature's range, so its
+ *   lift is about 0.43 of a brand-new post's recency lift; by the largest lift alone a
+ *   personal reason would hardly ever be named.
+ */
+export const SHIPPED_RANKING_OPTIONS: Readonly<Required<RankingKnobs>> = {
+  recencyHalfLifeHours: 8,
+  coldStartWeights: { content_engagement: 0.5, recency: 0.5, trending: 0 },
+  personalReasonShare: 1 / 3,
+};
 
 /** One ranked post, with the numbers behind its score and the reason shown to the user. */
 export interface RankedItem {

@@ -44,10 +44,18 @@ export function featureLifts(features: FeatureVector, weights: Weights): Feature
 
 /**
  * The reason of a ranked post: AUTHOR_INTERACTION, SEMANTIC_MATCH or COLLABORATIVE when
- * that feature lifted the score most; otherwise engagement or recency did, and the post is shown as
- * TRENDING_TAG when it carries a trending tag, else HIGH_ENGAGEMENT.
+ * that personal feature lifted the score the most of the three and at least
+ * `personalShare` of the most any feature did (1, the default: it lifted it most of all);
+ * otherwise engagement or recency did, and the post is shown as TRENDING_TAG when it carries
+ * a trending tag, else HIGH_ENGAGEMENT. Ties go to the author, then the semantic match.
  */
-export function explainRanking(post: RankablePost, features: FeatureVector, weights: Weights, context: ReasonContext): Reason {
+export function explainRanking(
+  post: RankablePost,
+  features: FeatureVector,
+  weights: Weights,
+  context: ReasonContext,
+  personalShare = 1,
+): Reason {
   if (context.coldStart) {
     return context.trendingTag !== undefined
       ? reason('TRENDING_TAG', { key: 'trending_cold_start', params: { tag: context.trendingTag } })
@@ -55,16 +63,19 @@ export function explainRanking(post: RankablePost, features: FeatureVector, weig
   }
   const lifts = featureLifts(features, weights);
   const best = Math.max(lifts.author_preference, lifts.semantic_similarity, lifts.collaborative, lifts.content_engagement, lifts.recency);
-  if (best > 0 && lifts.author_preference === best) {
-    return reason('AUTHOR_INTERACTION', { key: 'author_interaction', params: { username: post.accountUsername } });
+  const personal = Math.max(lifts.author_preference, lifts.semantic_similarity, lifts.collaborative);
+  if (best > 0 && personal > 0 && personal >= personalShare * best) {
+    if (lifts.author_preference === personal) {
+      return reason('AUTHOR_INTERACTION', { key: 'author_interaction', params: { username: post.accountUsername } });
+    }
+    if (lifts.semantic_similarity === personal) {
+      const term = context.semanticTerm;
+      return term === undefined
+        ? reason('SEMANTIC_MATCH', { key: 'semantic_match' })
+        : reason('SEMANTIC_MATCH', { key: 'semantic_match_about', params: { term: quoteTerm(term) } });
+    }
+    return collaborativeReason(context.collaborativeSeed);
   }
-  if (best > 0 && lifts.semantic_similarity === best) {
-    const term = context.semanticTerm;
-    return term === undefined
-      ? reason('SEMANTIC_MATCH', { key: 'semantic_match' })
-      : reason('SEMANTIC_MATCH', { key: 'semantic_match_about', params: { term: quoteTerm(term) } });
-  }
-  if (best > 0 && lifts.collaborative === best) return collaborativeReason(context.collaborativeSeed);
   if (context.trendingTag !== undefined) {
     return reason('TRENDING_TAG', { key: 'trending', params: { tag: context.trendingTag } });
   }

@@ -31,7 +31,7 @@ describe('experiment create --file', () => {
     );
     const message = await failure(path);
     expect(message).toContain(`--file ${path}: variants[1] ("fresh") has no algorithm_config.weights`);
-    expect(message).toContain('e.g. algorithm_config: { weights: { author_preference: 0.35,');
+    expect(message).toContain('e.g. algorithm_config: { weights: { author_preference: 0.2,');
     expect(message).not.toContain('must be an array');
   });
 

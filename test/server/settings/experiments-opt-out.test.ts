@@ -5,7 +5,7 @@
  * opting back in restores the same variant.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_ALGORITHM_CONFIG } from '../../../src/ranking/ranking.types.js';
+import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
 import { experimentBody } from '../experiments/experiment-bodies.js';
 import { settingsHarness, type SettingsHarness } from './settings-test-app.js';
 
@@ -53,7 +53,11 @@ describe('experiments_opt_out', () => {
       expect(recommended.statusCode).toBe(200);
     }
     for (const user of users.slice(0, 10)) {
-      expect(await h.app.experiments.rankingPolicy.choose(user)).toEqual({ config: DEFAULT_ALGORITHM_CONFIG, algorithm: 'default' });
+      expect(await h.app.experiments.rankingPolicy.choose(user)).toEqual({
+        config: DEFAULT_ALGORITHM_CONFIG,
+        options: SHIPPED_RANKING_OPTIONS,
+        algorithm: 'default',
+      });
       expect(await assignments(user)).toEqual([]);
     }
     for (const user of users.slice(10)) expect(await assignments(user)).toHaveLength(1);

@@ -9,7 +9,7 @@ import { postsOfStatus, interactionOf } from '../../../src/evaluation/import-for
 import { rankingCandidate } from '../../../src/evaluation/rankers.js';
 import { tuneWeights, simplex } from '../../../src/evaluation/tune.js';
 import { buildUserProfile, rankCandidates } from '../../../src/ranking/index.js';
-import { DEFAULT_ALGORITHM_CONFIG } from '../../../src/ranking/ranking.types.js';
+import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
 import { candidatePool } from '../../../server/ranking-state/ranking-state.service.js';
 
 const H = 3_600_000;
@@ -113,7 +113,7 @@ describe('the ranking candidate', () => {
 
   it("ranks exactly what the server's pool and profile rank at the user's instant", () => {
     const state = new EvalState(split);
-    const candidate = rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, state);
+    const candidate = rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, state, SHIPPED_RANKING_OPTIONS);
     const user = split.users.find((u) => u.history.length >= 5)!;
     state.advanceTo(user.atMs);
     const got = candidate.rank(user, 20);
@@ -135,7 +135,9 @@ describe('the ranking candidate', () => {
       },
       pool,
     );
-    const want = rankCandidates(pool, profile, DEFAULT_ALGORITHM_CONFIG, { limit: 20, nowMs: user.atMs }).map((item) => item.post.id);
+    const want = rankCandidates(pool, profile, DEFAULT_ALGORITHM_CONFIG, { ...SHIPPED_RANKING_OPTIONS, limit: 20, nowMs: user.atMs }).map(
+      (item) => item.post.id,
+    );
     expect(got).toHaveLength(20);
     expect(got).toEqual(want);
   });

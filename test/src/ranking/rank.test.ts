@@ -75,7 +75,7 @@ describe('rankCandidates: every weight is used', () => {
     const { index, profile } = setup();
     for (const item of rankCandidates(index, profile, DEFAULT_ALGORITHM_CONFIG, { limit: 10, nowMs: NOW })) {
       const f = item.features;
-      const expected = 0.35 * f.author_preference + 0.25 * f.content_engagement + 0.25 * f.recency + 0.15 * f.semantic_similarity;
+      const expected = 0.2 * f.author_preference + 0.35 * f.content_engagement + 0.35 * f.recency + 0.1 * f.semantic_similarity;
       expect(item.score).toBeCloseTo(expected, 12);
     }
   });

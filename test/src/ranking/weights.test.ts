@@ -7,23 +7,23 @@ describe('effectiveWeights', () => {
   it('keeps the documented defaults, which sum to 1', () => {
     const w = effectiveWeights(DEFAULT_ALGORITHM_CONFIG);
     // A config of the spec's four weights means collaborative 0.
-    expect(w).toEqual({ author_preference: 0.35, content_engagement: 0.25, recency: 0.25, semantic_similarity: 0.15, collaborative: 0 });
+    expect(w).toEqual({ author_preference: 0.2, content_engagement: 0.35, recency: 0.35, semantic_similarity: 0.1, collaborative: 0 });
     expect(sum(w)).toBeCloseTo(1, 12);
   });
 
   it('drops the semantic weight and renormalises the others when use_semantic_scoring is false', () => {
     const w = effectiveWeights({ ...DEFAULT_ALGORITHM_CONFIG, use_semantic_scoring: false });
     expect(w.semantic_similarity).toBe(0);
-    expect(w.author_preference).toBeCloseTo(0.35 / 0.85, 12);
-    expect(w.content_engagement).toBeCloseTo(0.25 / 0.85, 12);
-    expect(w.recency).toBeCloseTo(0.25 / 0.85, 12);
+    expect(w.author_preference).toBeCloseTo(0.2 / 0.9, 12);
+    expect(w.content_engagement).toBeCloseTo(0.35 / 0.9, 12);
+    expect(w.recency).toBeCloseTo(0.35 / 0.9, 12);
     expect(sum(w)).toBeCloseTo(1, 12);
   });
 
   it('lets semantic_weight replace the semantic weight and scales the others to fill the rest', () => {
     const w = effectiveWeights({ ...DEFAULT_ALGORITHM_CONFIG, semantic_weight: 0.4 });
     expect(w.semantic_similarity).toBe(0.4);
-    expect(w.author_preference).toBeCloseTo((0.35 / 0.85) * 0.6, 12);
+    expect(w.author_preference).toBeCloseTo((0.2 / 0.9) * 0.6, 12);
     expect(w.recency / w.content_engagement).toBeCloseTo(1, 12);
     expect(sum(w)).toBeCloseTo(1, 12);
   });
