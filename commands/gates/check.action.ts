@@ -135,7 +135,11 @@ async function online(id: number | undefined, options: GatesCheckOptions, judgin
       const figure = GATE_DEFINITIONS[gate].value;
       input[figure] = result.value;
       const served = result.ci_low !== undefined && result.ci_high !== undefined;
-      (input.intervals ?? {})[figure] = served ? { low: result.ci_low ?? null, high: result.ci_high ?? null } : null;
+      const interval = served ? { low: result.ci_low ?? null, high: result.ci_high ?? null } : null;
+      // A decisive failure before the minimum is served with its always-valid interval; re-judged as such.
+      if (result.early === true) (input.early_intervals ??= {})[figure] = interval;
+      else (input.intervals ?? {})[figure] = interval;
+      if (result.units !== undefined) (input.units ??= {})[figure] = result.units;
     }
     return input;
   });

@@ -11,6 +11,11 @@
  * stay valid under repeated looks: with the bounds rule and the experiment's sequential method
  * the intervals are confidence sequences (gate-intervals.ts), and a variant whose true figure
  * clears the threshold is blocked with probability at most γ/2 per gate however often it looks.
+ * A decisive failure — the always-valid (sequential) interval wholly on the wrong side — fails
+ * a gate before minimum_sample_size users, whatever the experiment's method, so a broken
+ * variant does not keep its traffic until the minimum; that early block has the same γ/2 bound
+ * (gates.ts, docs/statistics.md). A pass always waits for the minimum, and no gate decides on
+ * fewer than MINIMUM_METRIC_UNITS of its own units (impressions, answers, requests).
  * Each variant's verdict is logged when it changes (not every minute), and a block records
  * the failing gates with their intervals as the variant's blocked_reason.
  */

@@ -14,6 +14,7 @@ import {
   DEFAULT_PRIMARY_METRIC,
   HARM_DIRECTIONS,
   METRIC_NAMES,
+  MINIMUM_METRIC_UNITS,
   isMetricName,
   type MetricName,
 } from './metrics.js';
@@ -71,6 +72,11 @@ export interface Comparison extends RatioTest {
   adjusted_ci_low: number | null;
   adjusted_ci_high: number | null;
   significant: boolean;
+  /**
+   * An arm has fewer than MINIMUM_METRIC_UNITS of the metric's denominator (answers, impressions,
+   * sessions): reported, never significant, no adjusted interval (like underpowered, per metric).
+   */
+  sparse: boolean;
   /** primary (decides), guardrail (tested one-sided for harm in `guardrails`) or exploratory (reported, decides nothing). */
   role: MetricRole;
   /** The CUPED-adjusted comparison (cuped.ts), reported beside this one; present only when every user has a covariate. */
@@ -235,16 +241,19 @@ function metricComparisons(
     .filter((variant) => variant.name !== control)
     .map((variant) => {
       const estimate = estimates.get(variant.name)?.get(metric) as RatioEstimate;
-      return { variant: variant.name, estimate, ...compareRatios(estimate, controlEstimate, design.confidence_level, method) };
+      const test = compareRatios(estimate, controlEstimate, design.confidence_level, method);
+      return { variant: variant.name, estimate, ...test };
     });
   const pValues = raw.map((entry) => entry.p_value);
   const adjusted = holmAdjust(pValues);
   const gammas = holmIntervalAlphas(pValues, alpha);
   return raw.map(({ variant, estimate, ...test }, i) => {
     const adjustedP = adjusted[i] ?? null;
-    const significant = !underpowered && adjustedP !== null && adjustedP < alpha;
+    const sparse = isSparse(estimate, controlEstimate);
+    const undecided = underpowered || sparse;
+    const significant = !undecided && adjustedP !== null && adjustedP < alpha;
     const n = estimate.n + controlEstimate.n;
-    const interval = adjustedInterval(test.difference, test.standard_error, gammas[i] ?? null, significant, underpowered, (se, gamma) =>
+    const interval = adjustedInterval(test.difference, test.standard_error, gammas[i] ?? null, significant, undecided, (se, gamma) =>
       method.halfWidth(se, n, gamma),
     );
     const treatmentCuped = cuped?.get(variant);
@@ -264,10 +273,16 @@ function metricComparisons(
       adjusted_ci_low: interval?.[0] ?? null,
       adjusted_ci_high: interval?.[1] ?? null,
       significant,
+      sparse,
       role,
       ...adjustedForCovariate,
     };
   });
+}
+
+/** Whether either arm has fewer than MINIMUM_METRIC_UNITS of the metric's denominator. */
+function isSparse(treatment: RatioEstimate, control: RatioEstimate): boolean {
+  return (treatment.sumY ?? 0) < MINIMUM_METRIC_UNITS || (control.sumY ?? 0) < MINIMUM_METRIC_UNITS;
 }
 
 function significanceShapes(comparisons: readonly Comparison[], primary: MetricName, underpowered: boolean) {
@@ -405,7 +420,7 @@ export function analyzeExperiment(
   const guardrails = guardrailResults(
     guardrailMetrics
       .flatMap((metric) => comparisons.filter((c) => c.metric === metric))
-      .map((c) => ({ ...c, n: (sampleSizes[c.variant] ?? 0) + (sampleSizes[control] ?? 0) })),
+      .map((c) => ({ ...c, n: (sampleSizes[c.variant] ?? 0) + (sampleSizes[control] ?? 0), sparse: c.sparse })),
     1 - design.confidence_level,
     tuning === null ? FIXED_ONE_SIDED : sequentialOneSided(method),
     underpowered,

@@ -9,6 +9,9 @@ export interface RatioEstimate {
   n: number;
   value: number | null;
   variance: number | null;
+  /** Σx and Σy: what the score-type (binomial) variances of proportion metrics need. */
+  sumX?: number;
+  sumY?: number;
 }
 
 /** R = Σx/Σy (null when Σy = 0). */
@@ -34,5 +37,5 @@ export function ratioVariance(m: RatioMoments): number | null {
 
 /** The ratio and its delta-method variance for one metric of one variant. */
 export function ratioEstimate(m: RatioMoments): RatioEstimate {
-  return { n: m.n, value: ratioValue(m), variance: ratioVariance(m) };
+  return { n: m.n, value: ratioValue(m), variance: ratioVariance(m), sumX: m.sumX, sumY: m.sumY };
 }

@@ -97,6 +97,9 @@ export const ComparisonSchema = Type.Object({
   adjusted_ci_low: NullableNumber(),
   adjusted_ci_high: NullableNumber(),
   significant: Type.Boolean(),
+  sparse: Type.Boolean({
+    description: "An arm has fewer than MINIMUM_METRIC_UNITS (30) of the metric's denominator units: reported, never significant",
+  }),
   role: MetricRoleSchema(),
   cuped: Type.Optional(CupedComparisonSchema),
 });

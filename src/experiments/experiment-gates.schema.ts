@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LiteralUnion } from '../schemas/common.schema.js';
 import { ResolvedGateThresholdsSchema, SrmSchema } from './experiment-response.schema.js';
 import { COMPARATORS, GATE_RULES, GATE_VERDICTS, INCONCLUSIVE_REASONS } from './gates.js';
+import { MINIMUM_METRIC_UNITS } from './metrics.js';
 import { ANALYSIS_METHODS } from './sequential.js';
 
 const Verdict = LiteralUnion(GATE_VERDICTS);
@@ -27,6 +28,17 @@ export const GateResultSchema = Type.Object({
   rule: Type.Optional(GateRuleSchema),
   verdict: Verdict,
   reason: Type.Optional(LiteralUnion(INCONCLUSIVE_REASONS)),
+  units: Type.Optional(
+    Type.Number({
+      description: `The figure's denominator units (impressions, answers, requests); below ${MINIMUM_METRIC_UNITS} the gate is inconclusive`,
+    }),
+  ),
+  early: Type.Optional(
+    Type.Boolean({
+      description:
+        'A decisive failure before minimum_sample_size users: the always-valid interval (ci_low, ci_high) lies wholly on the wrong side',
+    }),
+  ),
 });
 
 export const VariantGatesSchema = Type.Object({

@@ -6,9 +6,10 @@
 import { ratioEstimate } from './delta-method.js';
 import type { PerformanceRecord } from './export-format.js';
 import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
-import { histogramQuantileInterval, proportionInterval, ratioInterval, type GateIntervalSettings } from './gate-intervals.js';
+import { histogramQuantileInterval, proportionInterval, type GateInterval, type GateIntervalSettings } from './gate-intervals.js';
 import type { GateVariantInput } from './gates.js';
 import type { MetricName } from './metrics.js';
+import { designEffect } from './proportions.js';
 import { DEFAULT_ANALYSIS_METHOD, UNRECORDED_ANALYSIS_METHOD, isAnalysisMethod } from './sequential.js';
 import type { VariantAccumulator } from './variant-accumulator.js';
 
@@ -60,9 +61,12 @@ function histogramOfRecord(perf: GatePerformanceRecord | undefined): Map<number,
 /**
  * Per variant: users and click_through_rate, user_satisfaction (ratios of sums) from the
  * accumulator; response_time_p95 = latency_ms_p95 and error_rate = errors / requests from its
- * performance record (null without a record or with 0 requests: no data). Intervals: the ratios'
- * by the delta method over users, the error rate's over requests, p95's from the histogram
- * (options.latencyHistograms, else the record's latency_histogram; neither: no interval).
+ * performance record (null without a record or with 0 requests: no data). Intervals (by the
+ * experiment's method; `early_intervals` the same by the sequential method, always valid): CTR,
+ * satisfaction and the error rate as proportions (proportionInterval: clicks of impressions and
+ * positive answers of answers with their design effect, errors of independent requests), p95's from the
+ * histogram (options.latencyHistograms, else the record's latency_histogram; neither: no
+ * interval). `units`: impressions, answers, requests, and the histogram's requests.
  */
 export function gateInputsFromData(
   variantNames: readonly string[],
@@ -70,31 +74,47 @@ export function gateInputsFromData(
   performance: readonly GatePerformanceRecord[],
   options: GateInputOptions = DEFAULT_GATE_INPUT_OPTIONS,
 ): GateVariantInput[] {
+  const early: GateInputOptions = { ...options, method: 'sequential' };
   return variantNames.map((name) => {
     const accumulator = accumulators.get(name);
     const perf = performance.find((p) => p.variant === name);
-    const ratio = (metric: MetricName) => {
-      if (accumulator === undefined) return { value: null, interval: null };
-      const estimate = ratioEstimate(accumulator.moments(metric));
-      return { value: estimate.value, interval: ratioInterval(estimate.value, estimate.variance, estimate.n, options) };
-    };
-    const ctr = ratio('click_through_rate');
-    const satisfaction = ratio('user_satisfaction');
     const histogram = options.latencyHistograms?.get(name) ?? histogramOfRecord(perf);
     const hasRequests = perf !== undefined && perf.requests > 0;
+    const intervalsBy = (settings: GateInputOptions) => ({
+      click_through_rate: shareInterval(accumulator, 'click_through_rate', settings),
+      user_satisfaction: shareInterval(accumulator, 'user_satisfaction', settings),
+      error_rate: hasRequests ? proportionInterval(perf.errors, perf.requests, settings) : null,
+      response_time_p95: histogram === undefined ? null : histogramQuantileInterval(histogram, LATENCY_GATE_QUANTILE, settings),
+    });
+    const intervals = intervalsBy(options);
+    const ratioValue = (metric: MetricName) => (accumulator === undefined ? null : ratioEstimate(accumulator.moments(metric)).value);
     return {
       name,
       users: accumulator?.users ?? 0,
-      click_through_rate: ctr.value,
-      user_satisfaction: satisfaction.value,
+      click_through_rate: ratioValue('click_through_rate'),
+      user_satisfaction: ratioValue('user_satisfaction'),
       response_time_p95: perf?.latency_ms_p95 ?? null,
       error_rate: hasRequests ? perf.errors / perf.requests : null,
-      intervals: {
-        click_through_rate: ctr.interval,
-        user_satisfaction: satisfaction.interval,
-        error_rate: hasRequests ? proportionInterval(perf.errors, perf.requests, options) : null,
-        response_time_p95: histogram === undefined ? null : histogramQuantileInterval(histogram, LATENCY_GATE_QUANTILE, options),
+      intervals,
+      early_intervals: options.method === 'sequential' ? intervals : intervalsBy(early),
+      units: {
+        click_through_rate: accumulator?.moments('click_through_rate').sumY ?? 0,
+        user_satisfaction: accumulator?.moments('user_satisfaction').sumY ?? 0,
+        ...(perf === undefined ? {} : { error_rate: perf.requests }),
+        ...(histogram === undefined ? {} : { response_time_p95: [...histogram.values()].reduce((a, b) => a + b, 0) }),
       },
     };
   });
+}
+
+/**
+ * A proportion metric's interval: clicks of impressions or positive answers of answers, with the
+ * design effect of users who contribute several units (proportions.ts).
+ */
+function shareInterval(accumulator: VariantAccumulator | undefined, metric: MetricName, settings: GateInputOptions): GateInterval | null {
+  if (accumulator === undefined) return null;
+  const moments = accumulator.moments(metric);
+  if (!(moments.sumY > 0)) return null;
+  const sumY2 = moments.m2y + moments.n * moments.meanY ** 2;
+  return proportionInterval(moments.sumX, moments.sumY, settings, designEffect(ratioEstimate(moments), sumY2), moments.n);
 }

@@ -13,12 +13,19 @@
  *   the first `fail` without raising the false-block rate above γ/2 per gate.
  *
  * The intervals (n the units behind the figure):
- * - click_through_rate, user_satisfaction (ratios of sums over users, decisions.md):
- *   R ± c(n)·SE, SE² the delta-method variance (delta-method.ts), n users; clamped to [0, 1].
- * - error_rate (errors / requests, requests independent): the score (Wilson) form
- *   {p : |p̂ − p| ≤ c(n)·√(p(1 − p)/n)}, n requests, i.e.
- *   (p̂ + c²/2n ± c·√(p̂(1 − p̂)/n + c²/4n²)) / (1 + c²/n): the variance is the one under each
- *   hypothesised p, so 0 errors still give an upper bound above 0.
+ * - ratios of sums over users (decisions.md) in general: R ± c(n)·SE, SE² the delta-method
+ *   variance (delta-method.ts), n users; clamped to [0, 1].
+ * - click_through_rate: R ± c(n)·SE as above, the delta method over users.
+ * - click_through_rate, user_satisfaction, error_rate (proportions: clicks of impressions,
+ *   positive answers of answers, errors of requests): the score (Wilson) form, which stays honest
+ *   when every unit so far agrees (issue 30: the delta method's variance is then 0 and the
+ *   interval [0, 0] or [1, 1]), over the effective units N' = N/D, D the design effect
+ *   (proportions.ts: 1 for requests, which are independent; for impressions and answers the
+ *   delta-method variance over the binomial one, in [1, Σy²/Σy], the worst case when p̂ is 0 or 1):
+ *     {p : |p̂ − p| ≤ c·√(p(1 − p)/N')}, i.e. (p̂ + c²/2N' ± c·√(p̂(1 − p̂)/N' + c²/4N'²)) / (1 + c²/N'),
+ *   with c = Φ⁻¹(1 − γ/2) (fixed) or c(n) (sequential: the normal-mixture boundary with the
+ *   variance under each hypothesised p, n the variant's users, or its requests for the error
+ *   rate). So 0 errors, or 5 positive answers of 5, still give a proper interval.
  * - response_time_p95 from the latency histogram (order statistics, N requests): the number B
  *   of latencies below the true quantile ξ_q is Binomial(N, q), so X_(l) ≤ ξ_q ≤ X_(u) with the
  *   ranks (1-based)
@@ -69,10 +76,25 @@ export function ratioInterval(
   return { low: clampRate(value - half), high: clampRate(value + half) };
 }
 
-/** The score (Wilson) form of the interval for `successes` of `n` independent trials; null for n = 0. */
-export function proportionInterval(successes: number, n: number, settings: GateIntervalSettings): GateInterval | null {
+/**
+ * The score-form interval of a proportion: `successes` of `n` units with design effect D (1:
+ * independent units), i.e. S/D of N/D effective units, {p : |p̂ − p| ≤ c·√(p(1 − p)·D/N)} with
+ * c = c(m) the method's multiplier (intervalMultiplier) at m = `mixtureN` (the sequential
+ * method's count: users for a per-user metric, requests for the error rate). Null for n = 0.
+ */
+export function proportionInterval(
+  successes: number,
+  n: number,
+  settings: GateIntervalSettings,
+  designEffect = 1,
+  mixtureN = n,
+): GateInterval | null {
   if (!(n > 0)) return null;
-  const c = intervalMultiplier(settings, n);
+  return wilsonInterval(successes / designEffect, n / designEffect, intervalMultiplier(settings, mixtureN));
+}
+
+/** Wilson's score interval at multiplier z for `successes` of `n` (not necessarily whole). */
+export function wilsonInterval(successes: number, n: number, c: number): GateInterval {
   const p = successes / n;
   const c2n = (c * c) / n;
   const center = (p + c2n / 2) / (1 + c2n);

@@ -9,11 +9,14 @@
  *   otherwise the gate is inconclusive ('interval spans threshold'). A figure without an
  *   interval (too few units to estimate one) is inconclusive ('no interval').
  * - `point`: the spec's rule, the point value against the threshold.
- * Both need minimum_sample_size users in the variant to decide at all.
+ * Both need minimum_sample_size users in the variant to pass, and MINIMUM_METRIC_UNITS of the
+ * figure's own units to decide at all; a decisive failure on the always-valid interval fails
+ * before the users minimum (evaluateGate).
  */
 import { DEFAULT_GATE_THRESHOLDS } from './experiment-defaults.js';
 import type { GateThresholds } from './experiment.schema.js';
 import type { GateInterval } from './gate-intervals.js';
+import { MINIMUM_METRIC_UNITS } from './metrics.js';
 
 /** Threshold overrides as callers hold them: a field that is undefined keeps its default. */
 export type GateThresholdOverrides = { [K in keyof GateThresholds]?: GateThresholds[K] | undefined };
@@ -72,16 +75,24 @@ export interface GateVariantInput {
   user_satisfaction?: number | null | undefined;
   /** Each figure's interval (gate-intervals.ts), which the bounds rule judges; missing: no interval. */
   intervals?: Partial<Record<GateFigure, GateInterval | null>> | undefined;
+  /**
+   * Each figure's always-valid interval (the sequential method's, whatever the experiment's),
+   * which may fail a gate before minimum_sample_size users (a decisive failure); missing: none.
+   */
+  early_intervals?: Partial<Record<GateFigure, GateInterval | null>> | undefined;
+  /** Each figure's denominator units (impressions, answers, requests); below MINIMUM_METRIC_UNITS no verdict. Missing: not checked. */
+  units?: Partial<Record<GateFigure, number>> | undefined;
 }
 
 export const GATE_VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
 export type GateVerdict = (typeof GATE_VERDICTS)[number];
 
 /**
- * Why a gate is inconclusive: no figure for it, fewer users than minimum_sample_size, or (bounds
- * rule) no interval for the figure or an interval with the threshold inside it.
+ * Why a gate is inconclusive: no figure for it, fewer users than minimum_sample_size, fewer of
+ * the figure's own units than MINIMUM_METRIC_UNITS (answers for satisfaction, impressions,
+ * requests), or (bounds rule) no interval for the figure or an interval with the threshold inside it.
  */
-export const INCONCLUSIVE_REASONS = ['no data', 'underpowered', 'no interval', 'interval spans threshold'] as const;
+export const INCONCLUSIVE_REASONS = ['no data', 'underpowered', 'too few units', 'no interval', 'interval spans threshold'] as const;
 export type InconclusiveReason = (typeof INCONCLUSIVE_REASONS)[number];
 
 export interface GateResult {
@@ -96,6 +107,10 @@ export interface GateResult {
   rule: GateRule;
   verdict: GateVerdict;
   reason?: InconclusiveReason;
+  /** The figure's denominator units, when known. */
+  units?: number;
+  /** A decisive failure before minimum_sample_size users, on the always-valid interval (ci_low/ci_high are that interval). */
+  early?: boolean;
 }
 
 export interface GateEvaluation {
@@ -127,8 +142,11 @@ export function resolveThresholds(thresholds: GateThresholdOverrides = {}): Requ
 }
 
 /**
- * One gate on one variant: no data ⇒ inconclusive; users < minimum ⇒ inconclusive; else the
- * rule: point compares the value, bounds the interval (judgeInterval).
+ * One gate on one variant: no data ⇒ inconclusive; fewer than minimum_sample_size users ⇒
+ * inconclusive, unless (bounds rule) the figure's always-valid interval already lies wholly on
+ * the wrong side: a decisive failure, `fail` with `early` (a pass always waits for the minimum);
+ * fewer than MINIMUM_METRIC_UNITS of the figure's units ⇒ inconclusive, early failure included;
+ * else the rule: point compares the value, bounds the interval (judgeInterval).
  */
 export function evaluateGate(
   variant: GateVariantInput,
@@ -142,9 +160,17 @@ export function evaluateGate(
   const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
   const interval = rule === 'bounds' ? variant.intervals?.[field] : undefined;
   const bounds = interval ? { ci_low: interval.low, ci_high: interval.high } : {};
-  const base = { variant: variant.name, gate, value, threshold, comparator, ...bounds, rule };
+  const units = variant.units?.[field];
+  const base = { variant: variant.name, gate, value, threshold, comparator, ...bounds, rule, ...(units === undefined ? {} : { units }) };
   if (value === null) return { ...base, verdict: 'inconclusive', reason: 'no data' };
-  if (variant.users < minimumSampleSize) return { ...base, verdict: 'inconclusive', reason: 'underpowered' };
+  const sparse = units !== undefined && units < MINIMUM_METRIC_UNITS;
+  if (variant.users < minimumSampleSize) {
+    const early = rule === 'bounds' && !sparse ? variant.early_intervals?.[field] : undefined;
+    if (early && judgeInterval(early, threshold, comparator) === 'fail')
+      return { ...base, ci_low: early.low, ci_high: early.high, verdict: 'fail', early: true };
+    return { ...base, verdict: 'inconclusive', reason: 'underpowered' };
+  }
+  if (sparse) return { ...base, verdict: 'inconclusive', reason: 'too few units' };
   if (rule === 'point') {
     const passes = comparator === '<=' ? value <= threshold : value >= threshold;
     return { ...base, verdict: passes ? 'pass' : 'fail' };

@@ -56,6 +56,8 @@ export interface GuardrailInput {
   standard_error: number | null;
   /** Users in the two variants compared (the sequential method's n). */
   n: number;
+  /** An arm has fewer than MINIMUM_METRIC_UNITS of the metric's denominator: no verdict (like underpowered). */
+  sparse?: boolean;
 }
 
 /** One guardrail metric for one treatment: the one-sided harm test, corrected across the guardrail family. */
@@ -84,7 +86,8 @@ export function harmSign(direction: HarmDirection): 1 | -1 {
 
 /**
  * The guardrail family's one-sided harm tests, Holm-corrected across all of them; nothing is
- * flagged when underpowered (decisions.md: no verdicts below the minimum), the p-values stay.
+ * flagged when underpowered (decisions.md: no verdicts below the minimum) or for a sparse
+ * input (too few of the metric's units), the p-values stay.
  */
 export function guardrailResults(
   inputs: readonly GuardrailInput[],
@@ -102,7 +105,8 @@ export function guardrailResults(
     const direction = HARM_DIRECTIONS[input.metric];
     const adjustedP = adjusted[i] ?? null;
     const gamma = gammas[i] ?? null;
-    const detected = !underpowered && adjustedP !== null && adjustedP < alpha;
+    const undecided = underpowered || input.sparse === true;
+    const detected = !undecided && adjustedP !== null && adjustedP < alpha;
     return {
       metric: input.metric,
       variant: input.variant,
@@ -111,8 +115,8 @@ export function guardrailResults(
       difference: input.difference,
       p_value: pValues[i] ?? null,
       adjusted_p_value: adjustedP,
-      harm_bound: underpowered ? null : harmBound(input, direction, gamma, detected, test),
-      bound_level: underpowered ? null : gamma,
+      harm_bound: undecided ? null : harmBound(input, direction, gamma, detected, test),
+      bound_level: undecided ? null : gamma,
       correction: GUARDRAIL_CORRECTION,
       harm_detected: detected,
     };

@@ -25,15 +25,10 @@
  * (conservative by at most the gap between Holm and Bonferroni). One treatment: γ = α.
  */
 import { normalCdf, normalQuantile } from './distributions.js';
-import { DEFAULT_PRIMARY_METRIC, METRICS, isMetricName, type MetricName } from './metrics.js';
+import { DEFAULT_PRIMARY_METRIC, METRICS, PROPORTION_METRICS, isMetricName, type MetricName } from './metrics.js';
 
 /** Metrics whose numerator counts events out of the denominator's units (a share between 0 and 1). */
-export const RATE_METRICS: ReadonlySet<MetricName> = new Set([
-  'click_through_rate',
-  'interaction_rate',
-  'bounce_rate',
-  'user_satisfaction',
-]);
+export const RATE_METRICS: ReadonlySet<MetricName> = PROPORTION_METRICS;
 
 /** The minimum detectable effect: relative to the baseline (0.1 = +10%) or in the metric's units. */
 export interface MinimumEffect {

@@ -27,6 +27,7 @@ describe('2,000 runs of a variant 10% better than the CTR gate (true CTR 0.055)'
     console.log(`true CTR 0.055, blocked within 14 days: ${percent(outcome)}`);
     expect(outcome.blocked['bounds-sequential'].minute / RUNS).toBeLessThanOrEqual(0.01);
     expect(outcome.blocked['bounds-sequential'].daily / RUNS).toBeLessThanOrEqual(0.01);
+    expect(outcome.blocked['bounds-early'].minute / RUNS).toBeLessThanOrEqual(0.01);
     expect(outcome.blocked.point.daily).toBeGreaterThan(binomialUpperBound(RUNS, 0.01, 0.001));
   });
 });
@@ -37,6 +38,7 @@ describe('2,000 runs of a variant 20% worse than the CTR gate (true CTR 0.04)', 
     console.log(`true CTR 0.04, blocked within 14 days: ${percent(outcome)}`);
     expect(outcome.blocked['bounds-sequential'].minute / RUNS).toBeGreaterThanOrEqual(0.8);
     expect(outcome.blocked['bounds-sequential'].daily / RUNS).toBeGreaterThanOrEqual(0.8);
+    expect(outcome.blocked['bounds-early'].minute / RUNS).toBeGreaterThanOrEqual(0.8);
   });
 });
 
@@ -45,6 +47,27 @@ describe('2,000 runs of a variant exactly at the CTR gate (true CTR 0.05)', () =
   it('is blocked in at most 2.5% of runs by the sequential bounds however often it is checked; fixed intervals checked every minute exceed it', () => {
     console.log(`true CTR 0.05, blocked within 14 days: ${percent(outcome)}`);
     expect(outcome.blocked['bounds-sequential'].minute / RUNS).toBeLessThanOrEqual(0.025);
+    expect(outcome.blocked['bounds-early'].minute / RUNS).toBeLessThanOrEqual(0.025);
     expect(outcome.blocked['bounds-fixed'].minute).toBeGreaterThan(binomialUpperBound(RUNS, 0.025, 0.001));
+  });
+});
+
+describe('2,000 runs with 100 users a day against a minimum of 2,000 (never reached in 14 days; issue 30)', () => {
+  const EARLY = {
+    ...TRAFFIC,
+    usersPerDay: 100,
+    minimumSampleSize: 2000,
+    runs: RUNS,
+    judges: ['bounds-sequential', 'bounds-early'] as const,
+  };
+  it('blocks a variant 20% below the gate in at least 75% of runs by a decisive failure; waiting for the minimum blocks none', () => {
+    const outcome = simulateGateChecks({ ...EARLY, trueCtr: 0.04, seed: 20261204 });
+    console.log(`true CTR 0.04, minimum never reached: ${percent(outcome)}`);
+    expect(outcome.blocked['bounds-sequential'].minute).toBe(0);
+    expect(outcome.blocked['bounds-early'].minute / RUNS).toBeGreaterThanOrEqual(0.75);
+  });
+  it('blocks a variant exactly at the gate in at most 2.5% of runs, checked after every user', () => {
+    const outcome = simulateGateChecks({ ...EARLY, trueCtr: 0.05, seed: 20261205 });
+    expect(outcome.blocked['bounds-early'].minute / RUNS).toBeLessThanOrEqual(0.025);
   });
 });

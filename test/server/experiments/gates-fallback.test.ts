@@ -26,8 +26,8 @@ afterEach(async () => t.close());
 
 const body = experimentBody({ minimum_sample_size: 1 });
 
-async function startExperiment(): Promise<number> {
-  const id = (await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload: body })).json().data.id;
+async function startExperiment(payload = body): Promise<number> {
+  const id = (await t.app.inject({ method: 'POST', url: BASE, headers: admin, payload })).json().data.id;
   await t.app.inject({ method: 'POST', url: `${BASE}/${id}/start`, headers: admin });
   return id;
 }
@@ -75,17 +75,21 @@ describe('variant rankings', () => {
   });
 
   it('blocks a treatment failing a gate (agent) and then serves its users the control ranking', async () => {
-    const id = await startExperiment();
+    // A CTR gate of 0.5, so that a handful of users can fail it decisively (below).
+    const id = await startExperiment(experimentBody({ minimum_sample_size: 1, gates: { min_click_through_rate: 0.5 } }));
     const { control, treatment } = await twins(id);
     const controlList = await ranking(control);
     const before = await ranking(treatment);
     expect(before).not.toEqual(controlList);
-    // The control clicks, the treatment's two users never do: CTR 0 with no spread between users, so
-    // (bounds rule) the whole interval [0, 0] lies below 0.05 and min_click_through_rate fails.
-    const second = Array.from({ length: 60 }, (_, i) => `other${i}`).find(
-      (u) => assignVariant(u, id, body.variants).variant?.name === 'treatment',
-    ) as string;
-    await ranking(second);
+    // The control clicks, the treatment's 25 users never do: CTR 0. With 0 clicks the delta method's
+    // spread says nothing (it would give [0, 0], issue 30), so the score interval counts each user's
+    // 6 impressions as one (the worst-case design effect): 25 effective units, the interval's upper
+    // end about 0.3, below 0.5: min_click_through_rate fails.
+    const others = Array.from({ length: 120 }, (_, i) => `other${i}`)
+      .filter((u) => assignVariant(u, id, body.variants).variant?.name === 'treatment')
+      .slice(0, 24);
+    expect(others).toHaveLength(24);
+    for (const user of others) await ranking(user);
     const events = [
       { type: 'click', user_id: control, post_id: controlList[0] },
       { type: 'click', user_id: control, post_id: controlList[1] },
@@ -100,8 +104,8 @@ describe('variant rankings', () => {
     expect(treatmentGates.gates.find((g: { gate: string }) => g.gate === 'min_click_through_rate')).toMatchObject({
       value: 0,
       ci_low: 0,
-      ci_high: 0,
-      threshold: 0.05,
+      ci_high: expect.closeTo(0.3, 1),
+      threshold: 0.5,
       rule: 'bounds',
       verdict: 'fail',
     });
@@ -113,13 +117,13 @@ describe('variant rankings', () => {
       ['control', false],
       ['treatment', true],
     ]);
-    expect(experiment.variants[1].blocked_reason).toContain('min_click_through_rate: 0 [0, 0] vs >= 0.05');
+    expect(experiment.variants[1].blocked_reason).toMatch(/min_click_through_rate: 0 \[0, 0\.\d+\] vs >= 0\.5/);
     expect(await ranking(treatment)).toEqual(controlList);
 
     const status = (await t.app.inject({ method: 'GET', url: `${BASE}/${id}/status`, headers: admin })).json().data;
-    expect(status.variants.find((v: { name: string }) => v.name === 'treatment')).toMatchObject({ users_assigned: 2, blocked: true });
+    expect(status.variants.find((v: { name: string }) => v.name === 'treatment')).toMatchObject({ users_assigned: 25, blocked: true });
     const metrics = (await t.app.inject({ method: 'GET', url: `${BASE}/${id}/metrics`, headers: admin })).json().data;
-    expect(metrics.variants[1].performance.requests).toBe(3);
+    expect(metrics.variants[1].performance.requests).toBe(26);
 
     const agents = (await t.app.inject({ method: 'GET', url: '/api/v1/agents/status' })).json().agents;
     expect(agents.find((a: { name: string }) => a.name === 'experiment_gates')).toMatchObject({ executions: 1, last_error: null });

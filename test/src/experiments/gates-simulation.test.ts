@@ -8,7 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { simulateGateChecks } from './gates-simulation.js';
 import { binomialLowerBound, binomialUpperBound } from './peeking-simulation.js';
 
-const TRAFFIC = { days: 14, usersPerDay: 200, meanImpressions: 5, minimumSampleSize: 1000, confidenceLevel: 0.95 };
+const TRAFFIC = {
+  days: 14,
+  usersPerDay: 200,
+  meanImpressions: 5,
+  minimumSampleSize: 1000,
+  confidenceLevel: 0.95,
+  judges: ['point', 'bounds-fixed', 'bounds-sequential'] as const,
+};
 const RUNS = 200;
 
 describe('a variant 10% better than the CTR gate (true CTR 0.055), checked every minute for 14 days', () => {
@@ -37,5 +44,34 @@ describe('a variant 20% worse than the CTR gate (true CTR 0.04)', () => {
     );
     expect(outcome.blocked['bounds-sequential'].minute).toBeGreaterThanOrEqual(floor);
     expect(outcome.blocked['bounds-sequential'].daily).toBeGreaterThanOrEqual(floor);
+  });
+});
+
+/**
+ * Issue 30: a broken variant should not keep its traffic until the minimum. 100 users a day for
+ * 14 days against a minimum of 2,000: the minimum is never reached. Waiting for it (as before)
+ * blocks nothing; the service's decisive failure on the always-valid interval blocks a variant 20%
+ * below the gate in most runs, and one exactly at the gate in at most γ/2 = 2.5% of runs, checked
+ * after every user from the first.
+ */
+describe('a decisive failure before a minimum that is never reached (100 users a day, minimum 2,000)', () => {
+  const EARLY = {
+    ...TRAFFIC,
+    usersPerDay: 100,
+    minimumSampleSize: 2000,
+    runs: 100,
+    judges: ['bounds-sequential', 'bounds-early'] as const,
+  };
+
+  it('blocks a variant 20% below the CTR gate in at least 70% of runs within 14 days; waiting for the minimum blocks none', () => {
+    const outcome = simulateGateChecks({ ...EARLY, trueCtr: 0.04, seed: 20261130 });
+    console.log(`true CTR 0.04, minimum never reached, 100 runs, blocked: ${JSON.stringify(outcome.blocked)}`);
+    expect(outcome.blocked['bounds-sequential'].minute).toBe(0);
+    expect(outcome.blocked['bounds-early'].minute).toBeGreaterThanOrEqual(binomialLowerBound(100, 0.7, 0.001));
+  });
+
+  it('blocks a variant exactly at the gate in at most 2.5% of runs, checked after every user', () => {
+    const outcome = simulateGateChecks({ ...EARLY, trueCtr: 0.05, seed: 20261131 });
+    expect(outcome.blocked['bounds-early'].minute).toBeLessThanOrEqual(binomialUpperBound(100, 0.025, 0.001));
   });
 });

@@ -7,7 +7,8 @@
  */
 import { ratioEstimate } from '../../../src/experiments/delta-method.js';
 import { ratioInterval, type GateIntervalSettings } from '../../../src/experiments/gate-intervals.js';
-import { evaluateGate, type GateRule } from '../../../src/experiments/gates.js';
+import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
+import { evaluateGate, type GateRule, type GateVariantInput } from '../../../src/experiments/gates.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
 import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
 import { VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
@@ -26,10 +27,17 @@ export interface GateSimulationPlan {
   minimumSampleSize: number;
   confidenceLevel: number;
   seed: number;
+  /** The judges to run (default: all of SIMULATED_JUDGES). */
+  judges?: readonly SimulatedJudge[];
 }
 
-/** How a gate is judged in the simulation: the point rule, or the bounds rule with fixed or sequential intervals. */
-export const SIMULATED_JUDGES = ['point', 'bounds-fixed', 'bounds-sequential'] as const;
+/**
+ * How a gate is judged in the simulation: the point rule, or the bounds rule with fixed or
+ * sequential intervals waiting for the minimum (as before issue 30), or `bounds-early`: the
+ * service's own path (gateInputsFromData, sequential), where a decisive failure on the
+ * always-valid interval fails before the minimum.
+ */
+export const SIMULATED_JUDGES = ['point', 'bounds-fixed', 'bounds-sequential', 'bounds-early'] as const;
 export type SimulatedJudge = (typeof SIMULATED_JUDGES)[number];
 export const CHECK_SCHEDULES = ['minute', 'daily'] as const;
 export type CheckSchedule = (typeof CHECK_SCHEDULES)[number];
@@ -56,6 +64,11 @@ function addUser(accumulator: VariantAccumulator, plan: GateSimulationPlan, rand
 
 /** The CTR gate's verdict for the variant's data so far, by one judge (the project's gate code). */
 function verdictOf(accumulator: VariantAccumulator, judge: SimulatedJudge, plan: GateSimulationPlan): string {
+  if (judge === 'bounds-early') {
+    const settings = { method: 'sequential', confidenceLevel: plan.confidenceLevel, minimumSampleSize: plan.minimumSampleSize } as const;
+    const [variant] = gateInputsFromData(['treatment'], new Map([['treatment', accumulator]]), [], settings);
+    return evaluateGate(variant as GateVariantInput, 'min_click_through_rate', THRESHOLD, plan.minimumSampleSize, 'bounds').verdict;
+  }
   const estimate = ratioEstimate(accumulator.moments('click_through_rate'));
   const [rule, method] = judge.split('-') as [GateRule, AnalysisMethod | undefined];
   const settings: GateIntervalSettings = {
@@ -92,7 +105,7 @@ export function simulateGateChecks(plan: GateSimulationPlan): GateSimulationOutc
       for (; added < due; added++) addUser(accumulator, plan, random);
       const endOfDay = minute % MINUTES_PER_DAY === 0;
       if (!arrived && !endOfDay) continue;
-      for (const judge of SIMULATED_JUDGES) {
+      for (const judge of plan.judges ?? SIMULATED_JUDGES) {
         const schedules: CheckSchedule[] = endOfDay ? ['minute', 'daily'] : ['minute'];
         const open = schedules.filter((s) => !done.has(`${judge}/${s}`));
         if (open.length === 0 || verdictOf(accumulator, judge, plan) !== 'fail') continue;
