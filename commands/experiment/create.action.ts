@@ -4,12 +4,14 @@ import { ExperimentSchema } from '../../src/experiments/experiment-response.sche
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
 import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
 import { ApiClient } from '../support/api-client.js';
-import { usageError } from '../support/cli-error.js';
+import { CliError, usageError } from '../support/cli-error.js';
 import { assertValidBody, bodyFromFlags, hasDefinitionFlags, missingFlag, readExperimentBody } from '../support/experiment-input.js';
 import { experimentSummary } from '../support/experiment-view.js';
 import { printJson, printLine, warn } from '../support/output.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
+import { DEFAULT_PRIMARY_METRIC, isMetricName } from '../../src/experiments/metrics.js';
 import { sampleSizeWarning } from '../../src/experiments/power.js';
+import { resolveVariance } from './plan-variance.js';
 import { methodDescription } from './analyze-method.view.js';
 import { rolesLine, withRoleFlags } from './create-roles.js';
 import type { CreateOptions } from './create.js';
@@ -24,7 +26,7 @@ export async function runCreate(options: CreateOptions): Promise<void> {
   // --primary-metric, --guardrail and --gate-rule likewise override a file's fields (prompts offered them as defaults).
   const body = prompted ? withMethod : withRoleFlags(withMethod, options);
   assertValidBody(body, 'experiment create');
-  warnWhenUnderpowered(body, options);
+  await warnWhenUnderpowered(body, options);
   const experiment = await client.post(ApiClient.experimentsPath(), ExperimentSchema, body);
   if (options.json) {
     printJson(experiment);
@@ -71,17 +73,40 @@ async function assertServerAccepts(client: ApiClient): Promise<void> {
   await client.get(`${ApiClient.experimentsPath()}?status=ACTIVE`, Type.Array(ExperimentSchema));
 }
 
-/** With --baseline and --mde: a warning (not an error) when minimum_sample_size is below the plan's. */
-function warnWhenUnderpowered(body: ExperimentCreate, options: CreateOptions): void {
-  if (options.baseline === undefined || options.mde === undefined) return;
+/**
+ * With --mde (and --baseline or --pilot): a warning (not an error) when minimum_sample_size is
+ * below the plan `experiment plan` makes for the same experiment — its primary metric, its
+ * analysis method, the spread measured in --pilot (or --sd, or --binomial when asked) — or, with
+ * no spread to plan from, a warning saying the check was not made.
+ */
+async function warnWhenUnderpowered(body: ExperimentCreate, options: CreateOptions): Promise<void> {
+  if (options.mde === undefined || (options.baseline === undefined && options.pilot === undefined)) return;
+  const metric = isMetricName(body.primary_metric) ? body.primary_metric : DEFAULT_PRIMARY_METRIC;
+  let variance;
+  try {
+    variance = await resolveVariance(metric, options);
+  } catch (error) {
+    if (!(error instanceof CliError) || options.pilot !== undefined) throw error;
+    warn(`minimum_sample_size not checked against a plan: ${error.message}`);
+    return;
+  }
+  const baseline = options.baseline ?? variance.baseline;
+  if (baseline === undefined) return;
   const warning = sampleSizeWarning(
     {
       variants: body.variants,
       confidence_level: body.confidence_level ?? EXPERIMENT_DEFAULTS.confidence_level,
       minimum_sample_size: body.minimum_sample_size ?? EXPERIMENT_DEFAULTS.minimum_sample_size,
       primary_metric: body.primary_metric,
+      analysis_method: body.analysis_method,
     },
-    { baseline: options.baseline, effect: { kind: 'relative', value: options.mde }, unitsPerUser: options.perUser },
+    {
+      baseline,
+      effect: { kind: 'relative', value: options.mde },
+      unitsPerUser: options.perUser ?? variance.units_per_user,
+      sd: variance.sd,
+      variance: variance.assumption,
+    },
   );
   if (warning !== undefined) warn(warning);
 }

@@ -20,6 +20,10 @@ export interface CreateOptions extends ServerFlags, DefinitionFlags, MethodFlags
   baseline?: number;
   mde?: number;
   perUser?: number;
+  /** With --baseline/--mde, the spread the warning's plan assumes (plan-variance.ts). */
+  pilot?: string;
+  sd?: number;
+  binomial?: boolean;
   /** Same as --metric (name or alias such as ctr). */
   primaryMetric?: string;
   /** Guardrail metrics, comma-separated or repeated; `none` for no guardrails. */
@@ -56,6 +60,9 @@ export function registerCreate(group: Command): void {
     .option('--baseline <value>', 'with --mde: warn when the minimum sample size is below what `experiment plan` needs', parseFiniteNumber)
     .option('--mde <percent>', 'minimum detectable effect relative to the baseline, e.g. 10%', parseRelativeEffect)
     .option('--per-user <units>', "the primary metric's denominator units per user (default 1)", parsePositiveNumber)
+    .option('--pilot <file>', "with --mde: the warning's plan measures the spread in this export or per-user CSV (as experiment plan)")
+    .option('--sd <value>', "with --mde: the primary metric's per-unit standard deviation", parsePositiveNumber)
+    .option('--binomial', 'with --mde: assume independent units (under-plans when users differ)')
     .addOption(
       new Option(
         '--type <type>',

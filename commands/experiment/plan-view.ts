@@ -43,6 +43,8 @@ export interface PlanReport extends Plan {
   power_at_minimum_sample_size: { minimum_sample_size: number; power: number };
   duration: Duration | null;
   observed: ObservedTraffic | null;
+  /** Where the standard deviation came from (plan-variance.ts), printed with the plan. */
+  assumption: string;
 }
 
 function effectText(report: PlanReport): string {
@@ -74,6 +76,13 @@ export function renderPlan(report: PlanReport): string {
       ? formatValue(report.control_sd)
       : `${formatValue(report.control_sd)} (control), ${formatValue(report.treatment_sd)} (treatment)`;
   lines.push(`standard deviation per ${singular(report.unit)}: ${sds}`);
+  lines.push(`Assumption: ${report.assumption}`);
+  const method =
+    report.method === 'sequential'
+      ? `sequential (read at any time): the read at the planned size needs |z| > ${formatValue(report.critical_value)}, ` +
+        `tuned narrowest at ${formatCount(report.sequential_tuning?.target_sample_size ?? 0)} users (create with minimum_sample_size ${formatCount(report.minimum_sample_size)})`
+      : `fixed (one read at the planned size): |z| > ${formatValue(report.critical_value)}; reading earlier and stopping raises false positives`;
+  lines.push(`Method: ${method}`);
   lines.push('');
   const rows = report.variants.map((v) => [
     v.is_control && v.name !== 'control' ? `${v.name} (control)` : v.name,

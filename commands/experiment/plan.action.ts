@@ -7,12 +7,14 @@ import { parseAllocations } from '../support/allocations.js';
 import { usageError } from '../support/cli-error.js';
 import { printJson, printLine } from '../support/output.js';
 import type { PlanOptions } from './plan.js';
+import { resolveVariance, type VarianceAssumption } from './plan-variance.js';
 import { renderPlan, type PlanReport, type ObservedTraffic } from './plan-view.js';
 
 /** Plans from the flags, filling what they leave out from the experiment named by --from-experiment. */
 export async function runPlan(options: PlanOptions): Promise<void> {
   const observed = options.fromExperiment === undefined ? undefined : await observeTraffic(options.fromExperiment, options);
-  const input = planInput(options, observed);
+  const variance = await resolveVariance(options.metric, options, observed);
+  const input = planInput(options, observed, variance);
   const issues = planInputIssues(input);
   if (issues.length > 0) throw usageError(issues.map((issue) => flagOfIssue(issue, options)).join('; '));
   const plan = planSampleSize(input);
@@ -22,14 +24,15 @@ export async function runPlan(options: PlanOptions): Promise<void> {
     power_at_minimum_sample_size: { minimum_sample_size: options.minSampleSize, power: powerAtSampleSize(input, options.minSampleSize) },
     duration: dailyUsers === undefined ? null : planDuration(plan.total_users, dailyUsers, options.traffic),
     observed: observed ?? null,
+    assumption: variance.assumption,
   };
   if (options.json) printJson(report);
   else printLine(renderPlan(report));
 }
 
-function planInput(options: PlanOptions, observed: ObservedTraffic | undefined): PlanInput {
-  const baseline = options.baseline ?? observed?.baseline ?? undefined;
-  if (baseline === undefined) throw usageError('--baseline is required (or --from-experiment to read it from a running experiment)');
+function planInput(options: PlanOptions, observed: ObservedTraffic | undefined, variance: VarianceAssumption): PlanInput {
+  const baseline = options.baseline ?? variance.baseline ?? observed?.baseline ?? undefined;
+  if (baseline === undefined) throw usageError('--baseline is required (or --pilot / --from-experiment to read it from data)');
   if ((options.mde === undefined) === (options.mdeAbsolute === undefined))
     throw usageError('give exactly one of --mde <percent> (relative to the baseline) and --mde-absolute <value>');
   const allocations = parseAllocations(options.allocations);
@@ -43,8 +46,9 @@ function planInput(options: PlanOptions, observed: ObservedTraffic | undefined):
     alpha: options.alpha,
     power: options.power,
     variants: allocations.map((a) => ({ ...a, is_control: a.name === control })),
-    unitsPerUser: options.perUser ?? observed?.units_per_user ?? undefined,
-    sd: options.sd ?? observed?.sd ?? undefined,
+    unitsPerUser: options.perUser ?? variance.units_per_user ?? observed?.units_per_user ?? undefined,
+    sd: variance.sd,
+    method: options.method,
   };
 }
 

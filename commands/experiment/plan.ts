@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
 import { DEFAULT_ALPHA, DEFAULT_POWER } from '../../src/experiments/power.js';
+import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/sequential.js';
 import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect, parseShare } from '../support/options.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
 
@@ -16,6 +17,9 @@ export interface PlanOptions extends ServerFlags {
   allocations: string;
   control?: string;
   sd?: number;
+  pilot?: string;
+  binomial?: boolean;
+  method: AnalysisMethod;
   perUser?: number;
   dailyUsers?: number;
   traffic: number;
@@ -37,7 +41,14 @@ export function registerPlan(group: Command): void {
     .option('--alpha <share>', `two-sided false-positive rate over all treatments (default ${DEFAULT_ALPHA})`, parseShare, DEFAULT_ALPHA)
     .option('-a, --allocations <list>', 'variants and allocations in order', 'control=50,treatment=50')
     .option('-c, --control <name>', 'the control variant (default: the first of --allocations)')
-    .option('--sd <value>', 'per-unit standard deviation (needed for metrics that are not rates)', parsePositiveNumber)
+    .addOption(
+      new Option('--method <method>', 'how the experiment will be read: sequential (any time) or fixed (one planned read)')
+        .choices(ANALYSIS_METHODS)
+        .default(DEFAULT_ANALYSIS_METHOD),
+    )
+    .option('--pilot <file>', 'a pilot export or per-user CSV: the delta-method variance (and baseline, units per user) of its users')
+    .option('--sd <value>', 'per-unit standard deviation (instead of measuring it in data)', parsePositiveNumber)
+    .option('--binomial', "assume the metric's units are independent trials (sqrt(p(1-p)) per unit): under-plans when users differ")
     .option(
       '--per-user <units>',
       "the metric's denominator units per user, e.g. impressions per user for CTR (default 1)",
@@ -57,10 +68,14 @@ export function registerPlan(group: Command): void {
     .addHelpText(
       'after',
       `
-Users needed = the metric's denominator units needed / units per user: for click_through_rate
-the z-test needs impressions, so a user with 8 impressions counts 8 times. Rates use the
-binomial standard deviation sqrt(p(1-p)) per unit (units independent); when users differ a lot,
-pass --sd (a past analysis' standard_error × sqrt(its denominator units per variant / 2)).
+Users needed = the metric's denominator units needed / units per user. The spread is measured
+in data by default: the delta-method variance of a pilot export or CSV (--pilot) or of a
+running experiment (--from-experiment), which carries how much users differ; --sd gives it;
+--binomial assumes sqrt(p(1-p)) per unit (every impression an independent trial), which
+under-plans when users differ and is only used when asked. The output names the assumption.
+--method sequential (the default, as new experiments are read) plans the read at the planned
+size with the confidence sequence's wider boundary and the tuning an experiment created with
+the planned minimum_sample_size gets; --method fixed plans one read at the end.
 Several treatments: each is planned at alpha / treatments (Bonferroni), which the analysis'
 Holm correction can only beat, so every comparison gets at least the planned power.
 minimum_sample_size is the smallest variant's users: when it reaches that, all variants do.
@@ -73,8 +88,9 @@ per-unit standard deviation its delta-method standard error implies (users who d
 it larger than sqrt(p(1-p))). Flags given win.
 
 Examples:
-  $ recsvc experiment plan --baseline 0.05 --mde 10% --per-user 8.33 --daily-users 2000
-  $ recsvc experiment plan --baseline 0.05 --mde 10% --allocations control=34,a=33,b=33 --json
+  $ recsvc experiment plan --pilot last-month.jsonl --mde 10% --daily-users 2000
+  $ recsvc experiment plan --baseline 0.05 --mde 10% --per-user 8.33 --binomial --method fixed
+  $ recsvc experiment plan --pilot pilot.csv --mde 10% --allocations control=34,a=33,b=33 --json
   $ recsvc experiment plan -m session_duration --baseline 300 --mde-absolute 15 --sd 240
   $ recsvc experiment plan --from-experiment 7 --mde 5% --traffic 50`,
     )

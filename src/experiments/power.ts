@@ -14,10 +14,15 @@
  * closed form U₀ = (z₁₋γ/₂ + z₁₋β)²·(σc²/wc + σt²/wt)/δ², which is where the solver starts.
  * Users follow from the metric's own denominator: users = units / (denominator units per user).
  *
- * σ: for the rates (click-through, interaction, bounce, satisfaction) √(p(1 − p)) at the
- * control's baseline p and at the treatment's p + δ, i.e. units treated as independent trials;
- * for the other metrics, and whenever users differ so much that the delta-method variance is
- * larger, the caller passes σ (e.g. SE·√(units) from a past analysis of the same metric).
+ * σ: given by the caller (`sd`), normally the delta-method σ measured in the service's own data
+ * or a pilot export (plan-variance.ts), which carries how much users differ; without it, for the
+ * rates (click-through, interaction, bounce, satisfaction), √(p(1 − p)) at the control's
+ * baseline p and at the treatment's p + δ: the binomial assumption, units as independent trials,
+ * which the CLI makes only when asked (BINOMIAL_ASSUMPTION).
+ *
+ * Method: the critical value is the fixed read's z₁₋γ/₂ or, for the sequential method, the
+ * confidence sequence's multiplier at the planned size with the tuning the experiment will get
+ * (criticalValue).
  *
  * Several treatments: the analysis tests each against the control with Holm's correction over
  * the m treatments. Holm rejects at least whatever Bonferroni rejects, so planning each
@@ -25,6 +30,15 @@
  * (conservative by at most the gap between Holm and Bonferroni). One treatment: γ = α.
  */
 import { normalCdf, normalQuantile } from './distributions.js';
+import {
+  DEFAULT_ANALYSIS_METHOD,
+  confidenceSequenceHalfWidth,
+  defaultTargetSampleSize,
+  isAnalysisMethod,
+  sequentialTuning,
+  type AnalysisMethod,
+  type SequentialTuning,
+} from './sequential.js';
 import { DEFAULT_PRIMARY_METRIC, METRICS, PROPORTION_METRICS, isMetricName, type MetricName } from './metrics.js';
 
 /** Metrics whose numerator counts events out of the denominator's units (a share between 0 and 1). */
@@ -57,6 +71,8 @@ export interface PlanInput {
   unitsPerUser?: number | undefined;
   /** Per-unit standard deviation; required for metrics that are not rates. */
   sd?: number | undefined;
+  /** The method the experiment will be read with (default fixed: one planned read). */
+  method?: AnalysisMethod | undefined;
 }
 
 export interface PlannedVariant {
@@ -93,9 +109,18 @@ export interface Plan {
    * point every comparison has at least the planned power.
    */
   minimum_sample_size: number;
+  /** The method planned for. */
+  method: AnalysisMethod;
+  /** What |d|/SE must exceed at the planned size: Φ⁻¹(1 − γ/2) (fixed) or the confidence sequence's c (sequential). */
+  critical_value: number;
+  /** Sequential: the tuning an experiment with this minimum_sample_size gets (n* = 2 × minimum); null for fixed. */
+  sequential_tuning: SequentialTuning | null;
 }
 
 export const DEFAULT_POWER = 0.8;
+
+/** How the plan and the warning name the binomial assumption, which is only ever made when asked. */
+export const BINOMIAL_ASSUMPTION = "binomial variance: the metric's units independent trials, which under-plans when users differ";
 export const DEFAULT_ALPHA = 0.05;
 
 /** Problems with a plan's input, as `field: message`; empty when it can be planned. */
@@ -128,9 +153,9 @@ function targetValue(baseline: number, effect: MinimumEffect): number {
   return effect.kind === 'relative' ? baseline * (1 + effect.value) : baseline + effect.value;
 }
 
-/** Power of the two-sided z-test at level γ with the difference δ measured with standard error se. */
-export function zTestPower(delta: number, se: number, gamma: number): number {
-  const z = normalQuantile(1 - gamma / 2);
+/** Power of the two-sided z-test at level γ (or at the critical value `critical`) with the difference δ measured with standard error se. */
+export function zTestPower(delta: number, se: number, gamma: number, critical = normalQuantile(1 - gamma / 2)): number {
+  const z = critical;
   const shift = Math.abs(delta) / se;
   return normalCdf(shift - z) + normalCdf(-shift - z);
 }
@@ -140,10 +165,16 @@ export function zTestPower(delta: number, se: number, gamma: number): number {
  * (z₁₋γ/₂ + z_power)²·k/δ², k = σc²/wc + σt²/wt, refined by bisection on the exact power
  * (both tails), which the closed form understates by the far tail's mass.
  */
-export function requiredUnits(delta: number, varianceFactor: number, gamma: number, power: number): number {
-  const z = normalQuantile(1 - gamma / 2) + normalQuantile(power);
+export function requiredUnits(
+  delta: number,
+  varianceFactor: number,
+  gamma: number,
+  power: number,
+  critical = normalQuantile(1 - gamma / 2),
+): number {
+  const z = critical + normalQuantile(power);
   const closed = (z * z * varianceFactor) / (delta * delta);
-  const powerAt = (units: number): number => zTestPower(delta, Math.sqrt(varianceFactor / units), gamma);
+  const powerAt = (units: number): number => zTestPower(delta, Math.sqrt(varianceFactor / units), gamma, critical);
   // power(U) increases with U; at the closed form it is ≥ the target (the far tail only adds).
   let low = closed / 2;
   while (powerAt(low) >= power && low > Number.MIN_VALUE) low /= 2;
@@ -168,6 +199,7 @@ interface Resolved {
   controlSd: number;
   treatmentSd: number;
   gamma: number;
+  method: AnalysisMethod;
 }
 
 function resolve(input: PlanInput): Resolved {
@@ -177,7 +209,10 @@ function resolve(input: PlanInput): Resolved {
   const target = targetValue(input.baseline, input.effect);
   const rate = RATE_METRICS.has(input.metric);
   const controlSd = input.sd ?? Math.sqrt(input.baseline * (1 - input.baseline));
-  const treatmentSd = input.sd ?? (rate ? Math.sqrt(target * (1 - target)) : controlSd);
+  // A rate's spread moves with its level: a measured σ is the control's, and the treatment's is
+  // scaled as the binomial one would be, √(t(1 − t) / (b(1 − b))).
+  const binomialRatio = rate ? Math.sqrt((target * (1 - target)) / (input.baseline * (1 - input.baseline))) : 1;
+  const treatmentSd = input.sd === undefined ? (rate ? Math.sqrt(target * (1 - target)) : controlSd) : input.sd * binomialRatio;
   const treatments = input.variants.filter((v) => !v.is_control);
   return {
     alpha,
@@ -191,7 +226,25 @@ function resolve(input: PlanInput): Resolved {
     controlSd,
     treatmentSd,
     gamma: alpha / treatments.length,
+    method: input.method ?? 'fixed',
   };
+}
+
+/**
+ * The critical value of one treatment's comparison at the planned size. Fixed: Φ⁻¹(1 − γ/2).
+ * Sequential: the confidence sequence's half-width per unit SE at the read where the smallest
+ * variant reaches the plan's minimum_sample_size m, with the analysis' own tuning for an
+ * experiment created with that minimum (n* = 2m, ρ² at the family α, sequential.ts):
+ * c = √((1 + 1/r)(ln(1 + r) − 2 ln γ)), r = n·ρ², n = the two variants' users. Users scale with
+ * the allocations, so n/n* = (w_c + w_t)/(2·w_min) and c does not depend on the size: the plan is
+ * the fixed one with c in place of z (c ≈ 3.04 against z = 1.96 at α = 0.05, two variants). It is
+ * the power of that one read, a lower bound on the power of reading as often as one likes.
+ */
+function criticalValue(r: Resolved, treatment: PlanVariant, smallestWeight: number): number {
+  if (r.method === 'fixed') return normalQuantile(1 - r.gamma / 2);
+  const nStar = 2;
+  const n = (nStar * (r.control.traffic_allocation + treatment.traffic_allocation)) / (2 * smallestWeight);
+  return confidenceSequenceHalfWidth(1, n, sequentialTuning(r.alpha, nStar).rho_squared, r.gamma);
 }
 
 /** k = σc²/wc + σt²/wt for one treatment: SE² = k / U. */
@@ -204,9 +257,13 @@ function varianceFactor(r: Resolved, treatment: PlanVariant): number {
 /** The sample size per variant, the users in all, and the matching `minimum_sample_size`. */
 export function planSampleSize(input: PlanInput): Plan {
   const r = resolve(input);
-  const totalUnits = Math.max(...r.treatments.map((t) => requiredUnits(r.delta, varianceFactor(r, t), r.gamma, r.power)));
+  const smallest = Math.min(...input.variants.map((v) => v.traffic_allocation));
+  const totalUnits = Math.max(
+    ...r.treatments.map((t) => requiredUnits(r.delta, varianceFactor(r, t), r.gamma, r.power, criticalValue(r, t, smallest))),
+  );
   const variants = input.variants.map((v) => {
     const units = (totalUnits * v.traffic_allocation) / r.totalWeight;
+    // (the users below are whole; the smallest variant's is the minimum_sample_size to create with)
     return {
       name: v.name,
       is_control: v.is_control,
@@ -215,6 +272,7 @@ export function planSampleSize(input: PlanInput): Plan {
       users: Math.ceil(units / r.unitsPerUser),
     };
   });
+  const minimum = Math.min(...variants.map((v) => v.users));
   return {
     metric: input.metric,
     unit: METRICS[input.metric].denominator.join(' + '),
@@ -232,7 +290,10 @@ export function planSampleSize(input: PlanInput): Plan {
     variants,
     total_units: totalUnits,
     total_users: variants.reduce((sum, v) => sum + v.users, 0),
-    minimum_sample_size: Math.min(...variants.map((v) => v.users)),
+    minimum_sample_size: minimum,
+    method: r.method,
+    critical_value: Math.max(...r.treatments.map((t) => criticalValue(r, t, smallest))),
+    sequential_tuning: r.method === 'sequential' ? sequentialTuning(r.alpha, defaultTargetSampleSize(minimum)) : null,
   };
 }
 
@@ -253,7 +314,9 @@ export function powerAtSampleSize(input: PlanInput, usersPerVariant: number): nu
   const r = resolve(input);
   const smallest = Math.min(...input.variants.map((v) => v.traffic_allocation));
   const totalUnits = (usersPerVariant * r.unitsPerUser * r.totalWeight) / smallest;
-  return Math.min(...r.treatments.map((t) => zTestPower(r.delta, Math.sqrt(varianceFactor(r, t) / totalUnits), r.gamma)));
+  return Math.min(
+    ...r.treatments.map((t) => zTestPower(r.delta, Math.sqrt(varianceFactor(r, t) / totalUnits), r.gamma, criticalValue(r, t, smallest))),
+  );
 }
 
 /** How long enrolment takes: users needed / (new users per day × traffic share), whole days. */
@@ -281,6 +344,8 @@ export interface PlanAssumptions {
   power?: number | undefined;
   unitsPerUser?: number | undefined;
   sd?: number | undefined;
+  /** Where sd came from, said in the warning (e.g. "delta-method variance of pilot.jsonl"); default binomial. */
+  variance?: string | undefined;
 }
 
 /** The experiment fields the warning reads (the creation body's). */
@@ -289,6 +354,8 @@ export interface PlannedExperiment {
   confidence_level: number;
   minimum_sample_size: number;
   primary_metric?: string | undefined;
+  /** The method it will be read with; absent: DEFAULT_ANALYSIS_METHOD (sequential), as the server creates it. */
+  analysis_method?: string | undefined;
 }
 
 /**
@@ -299,7 +366,9 @@ export interface PlannedExperiment {
  */
 export function sampleSizeWarning(experiment: PlannedExperiment, assumptions: PlanAssumptions): string | undefined {
   const metric = isMetricName(experiment.primary_metric) ? experiment.primary_metric : DEFAULT_PRIMARY_METRIC;
-  const input: PlanInput = { ...assumptions, metric, alpha: 1 - experiment.confidence_level, variants: experiment.variants };
+  const method = isAnalysisMethod(experiment.analysis_method) ? experiment.analysis_method : DEFAULT_ANALYSIS_METHOD;
+  const { variance, ...given } = assumptions;
+  const input: PlanInput = { ...given, metric, method, alpha: 1 - experiment.confidence_level, variants: experiment.variants };
   if (planInputIssues(input).length > 0) return undefined;
   const plan = planSampleSize(input);
   if (experiment.minimum_sample_size >= plan.minimum_sample_size) return undefined;
@@ -308,6 +377,7 @@ export function sampleSizeWarning(experiment: PlannedExperiment, assumptions: Pl
   return (
     `minimum_sample_size ${experiment.minimum_sample_size} is below the ${plan.minimum_sample_size} users per variant needed ` +
     `for ${Math.round(plan.power * 100)}% power to detect ${effect} on ${metric} from ${plan.baseline}: ` +
-    `at ${experiment.minimum_sample_size} the power is ${(power * 100).toFixed(1)}% (see recsvc experiment plan)`
+    `at ${experiment.minimum_sample_size} the power is ${(power * 100).toFixed(1)}% ` +
+    `(${method} method, ${variance ?? (input.sd === undefined ? BINOMIAL_ASSUMPTION : 'the given sd')}; see recsvc experiment plan)`
   );
 }

@@ -3,12 +3,15 @@
  * statsmodels/scipy reference (power-reference.json), and traffic observed by a real
  * `recsvc serve` with a seeded experiment (--from-experiment).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSampleSize } from '../../src/experiments/power.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { startSeededExperiment } from './support/seed-experiment.js';
+import { jsonlText, makeUsers, writeData } from './support/make-data.js';
 
 interface ReferenceCase {
   name: string;
@@ -49,6 +52,9 @@ describe('recsvc experiment plan (flags)', () => {
     const result = await runCli([
       'experiment',
       'plan',
+      '--method',
+      'fixed',
+      '--binomial',
       '--baseline',
       '0.05',
       '--mde',
@@ -73,6 +79,9 @@ describe('recsvc experiment plan (flags)', () => {
     const result = await runCli([
       'experiment',
       'plan',
+      '--method',
+      'fixed',
+      '--binomial',
       '--baseline',
       '0.05',
       '--mde',
@@ -93,6 +102,9 @@ describe('recsvc experiment plan (flags)', () => {
     const result = await runCli([
       'experiment',
       'plan',
+      '--method',
+      'fixed',
+      '--binomial',
       '--baseline',
       '0.05',
       '--mde',
@@ -122,10 +134,68 @@ describe('recsvc experiment plan (flags)', () => {
     [['--baseline', '0.05', '--mde', '5%', '--allocations', 'a=50,b=50', '--control', 'c'], /--control: "c"/],
     [['--baseline', '0.05', '--mde', '5%', '--power', '1.2'], /--power/],
   ])('refuses %j with a usage error (exit 2)', async (args, message) => {
-    const result = await runCli(['experiment', 'plan', ...args]);
+    const result = await runCli(['experiment', 'plan', '--binomial', ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
+  });
+});
+
+describe('recsvc experiment plan --pilot (issue 30: the delta-method variance by default)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'recsvc-plan-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const users = makeUsers([
+    { name: 'control', allocation: 50, users: 1200, ctr: 0.08, satisfaction: 0.7 },
+    { name: 'treatment', allocation: 50, users: 1200, ctr: 0.08, satisfaction: 0.7 },
+  ]);
+  const experiment = {
+    id: 3,
+    confidence_level: 0.95,
+    minimum_sample_size: 100,
+    variants: [
+      { name: 'control', traffic_allocation: 50, is_control: true },
+      { name: 'treatment', traffic_allocation: 50, is_control: false },
+    ],
+  };
+  const pilot = writeData(join(dir, 'pilot.jsonl'), jsonlText(experiment, users));
+
+  /** σ² = Σ(x − R·y)² / ((n − 1)·ȳ) per variant (the delta method per unit), pooled by n − 1: by hand. */
+  function pooledSd(): number {
+    let weighted = 0;
+    let weights = 0;
+    for (const name of ['control', 'treatment']) {
+      const mine = users.filter((u) => u.variant === name).map((u) => [u.counts[1] as number, u.counts[0] as number] as const);
+      const r = mine.reduce((a, [x]) => a + x, 0) / mine.reduce((a, [, y]) => a + y, 0);
+      const yBar = mine.reduce((a, [, y]) => a + y, 0) / mine.length;
+      const ss = mine.reduce((a, [x, y]) => a + (x - r * y) ** 2, 0);
+      weighted += ss / yBar;
+      weights += mine.length - 1;
+    }
+    return Math.sqrt(weighted / weights);
+  }
+
+  it('measures σ, baseline and units per user in the pilot, plans the sequential read, and says both', async () => {
+    const json = await runCli(['experiment', 'plan', '--pilot', pilot, '--mde', '10%', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const plan = JSON.parse(json.stdout) as PlanJson & { method: string; assumption: string; critical_value: number };
+    expect(plan.control_sd).toBeCloseTo(pooledSd(), 12);
+    expect(plan.method).toBe('sequential');
+    expect(plan.critical_value).toBeCloseTo(3.0352089903762525, 9); // generate_plan_sequential.py, 50/50 at 0.05
+    expect(plan.assumption).toBe(`delta-method variance of 2400 users in ${pilot} (users who differ included)`);
+    const text = await runCli(['experiment', 'plan', '--pilot', pilot, '--mde', '10%']);
+    expect(text.stdout).toContain(`Assumption: delta-method variance of 2400 users in ${pilot}`);
+    expect(text.stdout).toMatch(/Method: sequential \(read at any time\)/);
+  });
+
+  it('refuses to plan a rate with no data unless the binomial assumption is asked for, and then says it', async () => {
+    const refused = await runCli(['experiment', 'plan', '--baseline', '0.05', '--mde', '10%']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/no data to measure how much users differ on click_through_rate: give --pilot FILE/);
+    const asked = await runCli(['experiment', 'plan', '--baseline', '0.05', '--mde', '10%', '--binomial']);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toContain(
+      "Assumption: binomial variance: the metric's units independent trials, which under-plans when users differ",
+    );
   });
 });
 
@@ -172,13 +242,16 @@ describe('recsvc experiment plan --from-experiment (a real server)', () => {
     const treatmentImpressions = [...assigned].reduce((sum, [, variant], i) => sum + (variant === 'control' ? 0 : 1 + (i % 9)), 0);
     expect(observed.sd).toBeCloseTo(se / Math.sqrt(1 / impressions + 1 / treatmentImpressions), 12);
     expect(plan.control_sd).toBe(observed.sd);
-    expect(plan.treatment_sd).toBe(observed.sd);
+    // A rate's spread moves with its level: the treatment's σ is the control's scaled as the binomial one.
+    const target = controlCtr * 1.1;
+    expect(plan.treatment_sd).toBeCloseTo(observed.sd * Math.sqrt((target * (1 - target)) / (controlCtr * (1 - controlCtr))), 12);
     const expected = planSampleSize({
       metric: 'click_through_rate',
       baseline: controlCtr,
       effect: { kind: 'relative', value: 0.1 },
       unitsPerUser: impressions / controls,
       sd: observed.sd,
+      method: 'sequential',
       variants: [
         { name: 'control', traffic_allocation: 50, is_control: true },
         { name: 'treatment', traffic_allocation: 50, is_control: false },
@@ -190,7 +263,7 @@ describe('recsvc experiment plan --from-experiment (a real server)', () => {
 
   it('experiment create warns (and still creates) when --min-sample-size is below the plan, and is silent when it is not', async () => {
     const flags = ['--name', 'underpowered', '--variant', 'control:50', '--variant', 'b:50', '--control', 'control', '--no-interactive'];
-    const plan = ['--baseline', '0.05', '--mde', '10%', '--per-user', '8.33'];
+    const plan = ['--baseline', '0.05', '--mde', '10%', '--per-user', '8.33', '--binomial', '--method', 'fixed'];
     const low = await runCli(['experiment', 'create', ...flags, '--min-sample-size', '1000', ...plan], { env: server.env });
     expect(low.code, low.stderr).toBe(0);
     expect(Number(low.stdout.trim())).toBeGreaterThan(0);
@@ -198,6 +271,11 @@ describe('recsvc experiment plan --from-experiment (a real server)', () => {
     const enough = await runCli(['experiment', 'create', ...flags, '--min-sample-size', '4000', ...plan], { env: server.env });
     expect(enough.code, enough.stderr).toBe(0);
     expect(enough.stderr).not.toMatch(/is below/);
+    const unplanned = await runCli(['experiment', 'create', ...flags, '--min-sample-size', '1000', '--baseline', '0.05', '--mde', '10%'], {
+      env: server.env,
+    });
+    expect(unplanned.code, unplanned.stderr).toBe(0);
+    expect(unplanned.stderr).toMatch(/minimum_sample_size not checked against a plan: no data to measure how much users differ/);
   });
 
   it('lets flags win over what was observed', async () => {

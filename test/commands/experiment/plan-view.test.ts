@@ -18,6 +18,7 @@ function report(input: PlanInput, dailyUsers?: number): PlanReport {
     power_at_minimum_sample_size: { minimum_sample_size: 1, power: 0.05 },
     duration: dailyUsers === undefined ? null : planDuration(plan.total_users, dailyUsers),
     observed: null,
+    assumption: 'binomial variance (test)',
   };
 }
 

@@ -141,14 +141,43 @@ describe('sampleSizeWarning (for experiment create)', () => {
     confidence_level: 0.95,
     minimum_sample_size: 1000,
     primary_metric: 'click_through_rate',
+    analysis_method: 'fixed',
   };
   const assumptions = { baseline: 0.05, effect: { kind: 'relative', value: 0.1 }, unitsPerUser: 8.33 } as const;
 
   it('warns when minimum_sample_size is below the plan, with the power it gives', () => {
     expect(sampleSizeWarning(experiment, assumptions)).toBe(
       'minimum_sample_size 1000 is below the 3750 users per variant needed for 80% power to detect 10% on click_through_rate ' +
-        'from 0.05: at 1000 the power is 30.4% (see recsvc experiment plan)',
+        "from 0.05: at 1000 the power is 30.4% (fixed method, binomial variance: the metric's units independent trials, " +
+        'which under-plans when users differ; see recsvc experiment plan)',
     );
+  });
+
+  it('plans for the sequential method when the experiment is read with it (the default), and names the variance used', () => {
+    const { analysis_method: _fixed, ...sequential } = experiment;
+    const warning = sampleSizeWarning(sequential, {
+      ...assumptions,
+      sd: 0.4,
+      variance: 'delta-method variance of 4000 users in pilot.jsonl',
+    });
+    const fixedPlan = requiredSampleSize({
+      ...assumptions,
+      sd: 0.4,
+      metric: 'click_through_rate',
+      alpha: 0.05,
+      variants: experiment.variants,
+    });
+    const sequentialPlan = requiredSampleSize({
+      ...assumptions,
+      sd: 0.4,
+      metric: 'click_through_rate',
+      alpha: 0.05,
+      variants: experiment.variants,
+      method: 'sequential',
+    });
+    expect(sequentialPlan / fixedPlan).toBeGreaterThan(1.8);
+    expect(warning).toContain(`below the ${sequentialPlan} users per variant`);
+    expect(warning).toContain('(sequential method, delta-method variance of 4000 users in pilot.jsonl; see recsvc experiment plan)');
   });
 
   it('is silent at or above the plan, and when the assumptions cannot be planned', () => {

@@ -1,0 +1,29 @@
+/**
+ * The heavy plan simulation behind `npm run test:stats` (issue 30): 1,500 experiments per plan of
+ * the size `experiment plan` gives for +20% CTR when users differ (plan-simulation.ts). The audit
+ * found the binomial plan's "80%" gave 27% power on its population and a correctly planned fixed
+ * size read sequentially 43.5%.
+ */
+import { describe, expect, it } from 'vitest';
+import { planFromPilot, simulatePower } from '../src/experiments/plan-simulation.js';
+
+const RUNS = 1500;
+
+describe('plans for +20% CTR at 80% power, 1,500 experiments each', () => {
+  it('delta-method plans reach at least 75% (fixed and sequential); binomial and the fixed size read sequentially do not', () => {
+    const delta = planFromPilot(20_000, 'fixed', 'delta', 20261220).plan;
+    const binomial = planFromPilot(20_000, 'fixed', 'binomial', 20261220).plan;
+    const sequential = planFromPilot(20_000, 'sequential', 'delta', 20261220).plan;
+    const powers = {
+      delta: simulatePower(delta.minimum_sample_size, 'fixed', RUNS, 20261221),
+      binomial: simulatePower(binomial.minimum_sample_size, 'fixed', RUNS, 20261222),
+      sequential: simulatePower(sequential.minimum_sample_size, 'sequential', RUNS, 20261223),
+      fixedReadSequentially: simulatePower(delta.minimum_sample_size, 'sequential', RUNS, 20261224),
+    };
+    console.log(`plan powers: ${JSON.stringify(powers)}`);
+    expect(powers.delta).toBeGreaterThanOrEqual(0.75);
+    expect(powers.sequential).toBeGreaterThanOrEqual(0.75);
+    expect(powers.binomial).toBeLessThan(0.7);
+    expect(powers.fixedReadSequentially).toBeLessThan(0.5);
+  });
+});
