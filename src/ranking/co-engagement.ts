@@ -31,7 +31,7 @@ export const DEFAULT_CO_ENGAGEMENT_OPTIONS: CoEngagementOptions = {
   maxPosts: 100_000,
   neighboursPerPost: 20,
   maxBytes: 48 * 1024 * 1024,
-  window: 16,
+  window: 8,
 };
 
 /** A change of co-engagement as writers announce it: `postId` paired with each of `withPostIds`, by `weight` (+1, or −1 for an undo). */
