@@ -8,6 +8,7 @@
  * Each configuration is ranked by the server's own ranking code (rankers.ts).
  */
 import type { CandidateIndexOptions } from '../ranking/candidate-index.js';
+import { WeightsSchema } from '../experiments/experiment.schema.js';
 import { DEFAULT_ALGORITHM_CONFIG, type AlgorithmConfig, type Weights } from '../ranking/ranking.types.js';
 import { validationSplit, type Split, type TestUser } from './dataset.js';
 import { EvalState } from './eval-context.js';
@@ -63,7 +64,8 @@ export function tuneWeights(
     o.maxUsers,
     o.seed,
   );
-  const names = Object.keys(DEFAULT_ALGORITHM_CONFIG.weights) as WeightName[];
+  // Every weight a variant may carry (the collaborative one included), from the schema experiments are created with.
+  const names = Object.keys(WeightsSchema.properties) as WeightName[];
   const scores = new Map<string, number>();
   const known = (w: Weights): number => scores.get(keyOf(names, w)) ?? -Infinity;
   /** Scores the weightings not scored yet, in one replay (every weighting ranks each user at the same state). */
