@@ -15,7 +15,7 @@ import { evalJunitXml, evalSummaryMarkdown, formatEstimate, STEP_SUMMARY_MAX_BYT
 import { evaluate, type Evaluation } from '../src/evaluation/evaluate.js';
 import { EVAL_METRICS } from '../src/evaluation/metrics.js';
 import { rankingCandidate } from '../src/evaluation/rankers.js';
-import { tuneWeights, type TunedVariant } from '../src/evaluation/tune.js';
+import { tunedExperiment, tuneWeights, type TunedVariant } from '../src/evaluation/tune.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../src/ranking/ranking.types.js';
 import { EXIT } from '../src/exit-codes.js';
 import type { EvalCommandOptions } from './eval.js';
@@ -119,6 +119,13 @@ async function writeReports(
 ): Promise<void> {
   const fail = (flag: string, path: string) => (error: unknown) =>
     usageError(`${flag} ${path}: cannot write the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  if (options.writeExperiment !== undefined) {
+    if (tuned === undefined) throw usageError('--write-experiment writes the tuned variant: add --tune');
+    const path = options.writeExperiment;
+    await writeFile(path, `${JSON.stringify(tunedExperiment(tuned), null, 2)}\n`).catch((e: unknown) =>
+      Promise.reject(fail('--write-experiment', path)(e)),
+    );
+  }
   if (options.junit !== undefined) {
     if (gate === undefined) throw usageError('--junit reports the gate: add --gate');
     await writeFile(options.junit, evalJunitXml(gate)).catch((e: unknown) => Promise.reject(fail('--junit', options.junit as string)(e)));

@@ -21,6 +21,7 @@ export interface EvalCommandOptions {
   easeMaxItems: number;
   tune?: boolean;
   tuneUsers: number;
+  writeExperiment?: string;
   gate?: boolean;
   gateMargin: number;
   minUsers: number;
@@ -78,6 +79,10 @@ export function registerEval(program: Command): void {
     .option(
       '--tune',
       'search the weights on a validation split and add the result as candidate "tuned", printed as a ready-to-create variant',
+    )
+    .option(
+      '--write-experiment <file>',
+      'with --tune: write an experiment (default weights as control vs the tuned variant) for recsvc experiment create --file',
     )
     .option('--tune-users <n>', 'validation users ranked per configuration while tuning', parsePositiveInt, 300)
     .option('--gate', "exit 1 when a candidate's nDCG is below a baseline's, 4 when undecided (like gates check)")

@@ -169,3 +169,30 @@ function sample(users: readonly TestUser[], max: number, seed: number): TestUser
     .sort((a, b) => a - b)
     .map((i) => users[i] as TestUser);
 }
+
+/**
+ * An experiment `recsvc experiment create --file` accepts: the default weights as the
+ * control against the tuned variant, half the enrolled users each.
+ */
+export function tunedExperiment(tuned: TunedVariant): {
+  name: string;
+  description: string;
+  traffic_percentage: number;
+  variants: VariantInputShape[];
+} {
+  return {
+    name: 'tuned weights (recsvc eval --tune)',
+    description: tuned.description,
+    traffic_percentage: 100,
+    variants: [
+      {
+        name: 'control',
+        description: 'The default weights',
+        traffic_allocation: 50,
+        is_control: true,
+        algorithm_config: DEFAULT_ALGORITHM_CONFIG,
+      },
+      tuned.variant,
+    ],
+  };
+}

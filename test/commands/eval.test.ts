@@ -7,6 +7,8 @@ import { openSqlite } from '../../server/db/connection.js';
 import { migrateToLatest } from '../../server/db/migrate.js';
 import { accountRow, postRow } from '../../server/posts/post.mapper.js';
 import { generateSynthetic, generatorOptions } from '../../src/evaluation/generate.js';
+import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
+import { validateExperiment } from '../../src/experiments/validate-experiment.js';
 import { toJsonLines, type StatusRecord } from '../../src/evaluation/import-format.js';
 import type { StatusInput } from '../../src/schemas/post.schema.js';
 import { runCli } from '../helpers/cli.js';
@@ -78,6 +80,7 @@ describe('recsvc eval', () => {
   });
 
   it('prints tables, and a tuned variant ready to create', async () => {
+    const experimentFile = join(dir, 'experiment.json');
     const result = await runCli([
       'eval',
       '--posts',
@@ -88,10 +91,19 @@ describe('recsvc eval', () => {
       '--tune',
       '--tune-users',
       '40',
+      '--write-experiment',
+      experimentFile,
       '--json',
     ]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as EvalJson;
+    // The experiment written for `recsvc experiment create --file` passes the server's own validation.
+    const experiment = JSON.parse(readFileSync(experimentFile, 'utf8')) as ExperimentCreate;
+    expect(validateExperiment(experiment)).toEqual([]);
+    expect(experiment.variants.map((v) => [v.name, v.is_control])).toEqual([
+      ['control', true],
+      ['tuned', false],
+    ]);
     const weights = report.tuned!.variant.algorithm_config.weights;
     expect(Object.values(weights).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
     expect(report.groups[0]!.rankers.map((r) => r.name)).toContain('tuned');
@@ -121,17 +133,15 @@ describe('recsvc eval', () => {
       await database.db
         .insertInto('interactions')
         .values(
-          data.interactions
-            .slice(i, i + 500)
-            .map((x, j) => ({
-              id: `i${i + j}`,
-              user_id: x.user_id,
-              post_id: x.post_id,
-              action_type: x.action,
-              context_json: null,
-              created_at: x.created_at,
-              created_at_ms: Date.parse(x.created_at),
-            })),
+          data.interactions.slice(i, i + 500).map((x, j) => ({
+            id: `i${i + j}`,
+            user_id: x.user_id,
+            post_id: x.post_id,
+            action_type: x.action,
+            context_json: null,
+            created_at: x.created_at,
+            created_at_ms: Date.parse(x.created_at),
+          })),
         )
         .execute();
     }
