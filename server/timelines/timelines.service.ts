@@ -48,6 +48,9 @@ import { InstancePages, type ParsedPage, type UpstreamStatus } from './instance-
 import { StoredStatuses } from './stored-statuses.js';
 import { InstanceQuota } from './instance-quota.js';
 import { idsNeeded, readerStatus } from './reader-statuses.js';
+import { fitsTimeline, queryFlag, type TimelineFilter } from './timeline-fit.js';
+import { FollowedAccounts } from './followed-accounts.js';
+import type { Status } from '../../src/schemas/post.schema.js';
 import { StatusResolver } from './status-resolver.js';
 import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
 
@@ -147,6 +150,30 @@ export interface TimelineDeps {
 export interface Reader {
   readonly instance: InstanceAddress;
   readonly token: string;
+  /** The timeline's rule for what belongs on it (./timeline-fit.ts); absent: anything. */
+  readonly fits?: (status: Status) => boolean;
+  /** The home timeline: the accounts the reader follows are left out (./followed-accounts.ts). */
+  readonly home?: boolean;
+}
+
+/** The reader of a timeline page, with the rule of that timeline. */
+function readerOf(request: Pick<TimelineRequest, 'timeline' | 'query' | 'instance' | 'token'>): Reader {
+  const { timeline, query } = request;
+  const filter: TimelineFilter =
+    timeline.kind === 'home'
+      ? {}
+      : {
+          ...(timeline.kind === 'tag' ? { tag: timeline.hashtag } : {}),
+          local: queryFlag(query.local),
+          remote: queryFlag(query.remote),
+          onlyMedia: queryFlag(query.only_media),
+        };
+  return {
+    instance: request.instance,
+    token: request.token,
+    fits: fitsTimeline(filter, request.instance.host),
+    home: timeline.kind === 'home',
+  };
 }
 
 const checkStatusInput = validatorCompiler({ schema: StatusInputSchema, httpPart: 'body', method: 'POST', url: '/' }) as (
@@ -211,10 +238,12 @@ export class TimelineService {
   private readonly quota: InstanceQuota;
   /** Looks up, at a reader's instance, its ids of recommendations it has not shown the service. */
   readonly resolver: StatusResolver;
+  private readonly followed: FollowedAccounts;
 
   constructor(private readonly deps: TimelineDeps) {
     this.windows = new RecommendationWindows(deps.recommendations);
     this.quota = new InstanceQuota(deps.newPostsPerHour);
+    this.followed = new FollowedAccounts(deps.client);
     this.resolver = new StatusResolver({
       client: deps.client,
       store: (instance, statuses) => deps.posts.ingestFromInstance(instance, statuses, { maxNew: this.quota.available(instance) }),
@@ -234,7 +263,7 @@ export class TimelineService {
         token: request.token,
       });
     } catch (error) {
-      if (error instanceof InstanceUnavailableError) return this.degraded(request, limit, request);
+      if (error instanceof InstanceUnavailableError) return this.degraded(request, limit, readerOf(request));
       throw error;
     }
     let page;
@@ -243,10 +272,10 @@ export class TimelineService {
     } catch {
       page = undefined; // not JSON: the instance is not usable, as for the client's own parsing
     }
-    if (page === undefined) return this.degraded(request, limit, request);
+    if (page === undefined) return this.degraded(request, limit, readerOf(request));
     // A Mastodon page holds at most `limit` statuses: an instance sending more has the rest ignored, not stored.
     const { stored, written } = await this.store(request.instance.host, page.statuses.slice(0, limit));
-    const { ids, body } = await this.blend(request.userId, page, { instance: request.instance, token: request.token });
+    const { ids, body } = await this.blend(request.userId, page, readerOf(request));
     const rateLimitHeaders: Record<string, string> = {};
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const) {
       const value = response.headers[name];
@@ -316,10 +345,11 @@ export class TimelineService {
     for (const recommendation of ranked) {
       const post = recommendation.status;
       if (keys.has(post) || shown.has(post.id) || shown.has(`uri:${post.uri}`) || !storedStatusConsents(post)) continue;
+      if (reader?.fits && !reader.fits(post)) continue;
       chosen.push(recommendation);
     }
     if (chosen.length === 0) return [];
-    if (reader !== undefined) return this.forReader(chosen, keys, count, reader);
+    if (reader !== undefined) return this.forReader(userId, chosen, keys, count, reader);
     const used = chosen.slice(0, count);
     for (const recommendation of used) keys.add(recommendation.status);
     const prefixes = await this.deps.posts.statusJsonPrefixes(used.map((recommendation) => recommendation.status.id));
@@ -333,16 +363,32 @@ export class TimelineService {
    * The first `count` of `chosen` that the reader's instance has ids for, as that instance's
    * reader sees them (./reader-statuses.ts); the others are handed to the resolver.
    */
-  private async forReader(chosen: readonly Recommendation[], keys: PageKeys, count: number, reader: Reader): Promise<InjectedStatus[]> {
+  private async forReader(
+    userId: string,
+    chosen: readonly Recommendation[],
+    keys: PageKeys,
+    count: number,
+    reader: Reader,
+  ): Promise<InjectedStatus[]> {
     const needed = chosen.map((recommendation) => idsNeeded(recommendation.status));
     const ids = await this.deps.posts.localIds(
       reader.instance.host,
       needed.flatMap((n) => n.posts),
       needed.flatMap((n) => n.accounts),
     );
+    const followed = reader.home
+      ? await this.followed.followedOf(
+          `${reader.instance.host} ${userId}`,
+          reader.instance,
+          reader.token,
+          chosen.flatMap((recommendation) => ids.accounts.get(recommendation.status.account.id) ?? []),
+        )
+      : undefined;
     const out: InjectedStatus[] = [];
     for (const recommendation of chosen) {
       if (out.length >= count) break;
+      const author = ids.accounts.get(recommendation.status.account.id);
+      if (author !== undefined && followed?.has(author)) continue;
       const local = readerStatus(recommendation.status, reader.instance.host, ids);
       if (local === undefined) {
         this.resolver.resolve(reader.instance, reader.token, (recommendation.status.reblog ?? recommendation.status).uri);
@@ -369,6 +415,13 @@ export class TimelineService {
     const ratio = await this.ratioFor(userId);
     const wanted = planSeamlessInsertions(length, length, length, ratio).length;
     const keys = page.keys.copy();
+    if (reader.home) {
+      const authors = upstream.flatMap(({ status }) => {
+        const account = status.account as { id?: unknown } | undefined;
+        return typeof account?.id === 'string' ? [account.id] : [];
+      });
+      this.followed.learnFromHome(`${reader.instance.host} ${userId}`, authors);
+    }
     const injected = await this.candidates(userId, keys, wanted, reader);
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
     this.remember(userId, keys);
@@ -401,8 +454,9 @@ export class TimelineService {
   /** A page from the store alone, the instance not asked (its token could not be verified: it is down). */
   async fromStore(request: StoreTimelineRequest): Promise<TimelinePage> {
     const limit = limitOf(request.query);
-    if (request.userId !== null) return this.degraded({ ...request, userId: request.userId }, limit, request.reader);
-    return storePage(await this.recentStored(request.timeline, limit, request.reader), 'instance-unavailable-unverified');
+    const reader = request.reader === undefined ? undefined : readerOf({ ...request, ...request.reader });
+    if (request.userId !== null) return this.degraded({ ...request, userId: request.userId }, limit, reader);
+    return storePage(await this.recentStored(request.timeline, limit, reader), 'instance-unavailable-unverified');
   }
 
   /** The page from the service's own store: recommendations, else recent stored posts. */

@@ -7,7 +7,7 @@
  * megalodon to decode what it sends: verify_credentials, apps, OAuth authorize (approves
  * at once as `authorizingAccount`) and token (PKCE S256), home/public/tag timelines with
  * Mastodon's paging (max_id, since_id, min_id, limit; Link with absolute next/prev URLs;
- * snowflake ids), one status, one account, search (resolving peers' statuses: `federate`),
+ * snowflake ids), one status, one account, relationships, search (resolving peers' statuses: `federate`),
  * favourite/reblog/bookmark and their undo, v1/v2 instance,
  * X-RateLimit-* headers. Faults on demand (`fault`): a status (401 for one token, 500),
  * slow or hanging answers, a stalled or huge body, a redirect, bad JSON, a dropped socket.
@@ -922,6 +922,38 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
     }
     return undefined;
   };
+
+  app.get('/api/v1/accounts/relationships', async (request, reply) => {
+    const viewer = viewerOf(request, reply, true);
+    if (viewer === 'answered') return reply;
+    if (viewer === null) return unauthorized(reply);
+    const ids = new URL(request.url, origin).searchParams.getAll('id[]');
+    return reply.send(
+      ids.flatMap((id) => {
+        const account = byId.get(id);
+        if (!account) return [];
+        return [
+          {
+            id,
+            following: viewer.follows.has(id),
+            followed_by: account.follows.has(viewer.id),
+            showing_reblogs: true,
+            notifying: false,
+            languages: null,
+            blocking: false,
+            blocked_by: false,
+            muting: false,
+            muting_notifications: false,
+            requested: false,
+            requested_by: false,
+            domain_blocking: false,
+            endorsed: false,
+            note: '',
+          },
+        ];
+      }),
+    );
+  });
 
   app.get<{ Params: { id: string } }>('/api/v1/accounts/:id', async (request, reply) => {
     const account = byId.get(request.params.id);

@@ -81,10 +81,20 @@ describe('masto.js through the service', () => {
     check(pages, instance.homeTimeline(0));
   });
 
-  it('walks the whole local public timeline (default instance)', async () => {
+  it('walks the whole remote public timeline (default instance): the candidates, all remote, belong on it', async () => {
+    const client = createRestAPIClient({ url: base, accessToken: instance.issueToken(1) });
+    const pages = await walk(client.v1.timelines.public.list({ remote: true, limit: 15 }));
+    check(pages, instance.publicTimeline({ remote: true }));
+  });
+
+  it('walks the local public timeline with none of the remote candidates woven in', async () => {
     const client = createRestAPIClient({ url: base, accessToken: instance.issueToken(1) });
     const pages = await walk(client.v1.timelines.public.list({ local: true, limit: 15 }));
-    check(pages, instance.publicTimeline({ local: true }));
+    const all = pages.flat() as Blended[];
+    expect(all.filter((status) => status.isRecommendation === false).map((status) => status.id)).toEqual(
+      instance.publicTimeline({ local: true }).map((status) => status.id),
+    );
+    expect(all.filter((status) => status.isRecommendation === true)).toEqual([]);
   });
 });
 
