@@ -12,6 +12,7 @@ export interface ServeOptions {
   publicUrl?: string;
   corsOrigins?: string;
   demo?: boolean;
+  fasp?: boolean;
 }
 
 /** Registers `serve`. */
@@ -35,6 +36,7 @@ export function registerServe(program: Command): void {
       'browser origins allowed to call the API: * or a list such as https://elk.zone,https://phanpy.social (env RECSVC_CORS_ORIGINS)',
     )
     .option('--demo', 'load the deterministic demo data set when the database has no posts yet')
+    .option('--fasp', 'serve as a Fediverse Auxiliary Service Provider under {public url}/fasp (env RECSVC_FASP=1; docs/fasp.md)')
     .option('--cluster', 'several instances serve one database: needs RECSVC_REDIS_URL (env RECSVC_CLUSTER=1)')
     .addHelpText(
       'after',

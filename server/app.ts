@@ -14,6 +14,7 @@ import { serviceTokenProvider, type IdentityProvider } from './auth/identity-pro
 import { ServiceTokenVerifier } from './auth/service-token-verifier.js';
 import type { DatabaseHandle } from './db/connection.js';
 import { registerFeatures } from './features.js';
+import type { FaspOptions } from './fasp/fasp.feature.js';
 import type { OAuthDeps } from './oauth/oauth.feature.js';
 import type { OAuthSettings } from './oauth/oauth.settings.js';
 import { socialInstanceGateway } from './oauth/instance-client-gateway.js';
@@ -77,6 +78,8 @@ export interface AppOptions {
   proxy?: boolean;
   /** Tracking levels and pseudonyms (default: levels read from the database, default level `limited`, an ephemeral key). */
   privacy?: PrivacyPolicyService;
+  /** The FASP provider (server/fasp), when on (`serve --fasp`). */
+  fasp?: FaspOptions;
   now?: () => number;
 }
 
@@ -112,6 +115,8 @@ export interface AppContext {
   redis: RedisServices | undefined;
   /** What each user's tracking level lets every write path store, and the pseudonyms of analytics tables. */
   privacy: PrivacyPolicyService;
+  /** The FASP provider's settings and key, when it is on. */
+  fasp: FaspOptions | undefined;
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */
@@ -178,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rag: options.rag ?? createRagRuntime(),
     redis,
     privacy: options.privacy ?? (await createPrivacyPolicy(options.database.db)),
+    fasp: options.fasp,
   };
   // A level another instance changed (PostgreSQL's notification) applies here at once.
   options.database.onPrivacyRowChange((userId) => {

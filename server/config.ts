@@ -3,6 +3,7 @@
  * then defaults. Every value is validated here so `serve` fails fast and clearly.
  */
 import { readPrivacySettings, type PrivacySettings } from './privacy/privacy.settings.js';
+import { readFaspSettings, type FaspSettings } from './fasp/fasp.settings.js';
 import { getHeapStatistics } from 'node:v8';
 import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
@@ -33,6 +34,10 @@ export interface ServerConfig {
   databasePoolSize: number;
   /** Default tracking level and pseudonym key (server/privacy/privacy.settings.ts). */
   privacy: PrivacySettings;
+  /** The FASP provider (--fasp, RECSVC_FASP=1; server/fasp/fasp.settings.ts); undefined when off. */
+  fasp: FaspSettings | undefined;
+  /** RECSVC_FASP_KEY, when set (server/fasp/fasp-keys.ts). */
+  faspKey: string | undefined;
   /** Bytes of the database file read through a memory map (RECSVC_SQLITE_MMAP_MB); 0 reads with read() calls. */
   sqliteMmapBytes: number;
   /**
@@ -159,6 +164,8 @@ export interface ServeFlags {
   demo?: boolean;
   /** Several instances serve one database: refused without RECSVC_REDIS_URL. */
   cluster?: boolean;
+  /** Serve as a FASP provider (server/fasp). */
+  fasp?: boolean;
 }
 
 /** A bad setting: `serve` exits 2 with its message (an InputError for the CLI's error funnel). */
@@ -205,6 +212,8 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const privacy = readPrivacySettings(env);
   return {
     privacy,
+    fasp: readFaspSettings(env, flags.fasp),
+    faspKey: env.RECSVC_FASP_KEY,
     social,
     oauth,
     rag,

@@ -10,6 +10,7 @@ import { registerInteractions } from './interactions/interactions.feature.js';
 import { newestInteractions } from './interactions/co-engagement.repository.js';
 import { registerAnalytics } from './analytics/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
+import { registerFasp } from './fasp/fasp.feature.js';
 import { candidatePosts } from './posts/post.service.js';
 import { registerOAuth } from './oauth/oauth.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
@@ -37,7 +38,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   context.metrics.watchCaches(() => ranking.cacheSizes());
   // Other instances' invalidations reach this state, and its own reach them (server/redis/ranking-fanout.ts).
   if (context.redis) await context.redis.attachRankingState(ranking);
-  const { posts } = await registerPosts(app, context, ranking);
+  const { posts, trending } = await registerPosts(app, context, ranking);
   // Rows written by versions before pseudonymisation are converted once, before any route runs.
   await pseudonymiseStoredIds(db, context.privacy);
   const interactions = await registerInteractions(app, context, { ranking, posts, privacy: context.privacy });
@@ -70,6 +71,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   // A user's changed level or erasure (here or fanned out from another instance) reaches every cache of them.
   context.privacy.onLevelChange((userId) => experiments.runtime.forgetUser(userId));
   ranking.onUserErased((userId) => experiments.runtime.forgetUser(userId));
+  if (context.fasp) await registerFasp(app, context, context.fasp, { posts, trending });
   // Last: drop-in mode proxies only what no route above matched.
   if (context.proxy) {
     await registerProxy(app, context, {

@@ -3,6 +3,7 @@
  * listens, and shuts down gracefully on SIGINT/SIGTERM (stop accepting, finish
  * in-flight requests, stop agents, close the database).
  */
+import { loadFaspKey } from './fasp/fasp-keys.js';
 import { createPrivacyPolicy, type PrivacyPolicyService } from './privacy/privacy.feature.js';
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
@@ -71,6 +72,9 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
       database,
       ...(redis ? { redis } : {}),
       privacy,
+      ...(config.fasp
+        ? { fasp: { settings: config.fasp, faspKey: loadFaspKey({ configured: config.faspKey, dbPath: config.dbPath }) } }
+        : {}),
       rateLimit: config.rateLimit,
       logger: {
         level: config.logLevel,

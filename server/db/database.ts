@@ -6,6 +6,7 @@ import type { AgentTables } from '../agents/agents.tables.js';
 import type { AnalyticsTables } from '../analytics/analytics.tables.js';
 import type { AuthTables } from '../auth/auth.tables.js';
 import type { ExperimentTables } from '../experiments/experiment.tables.js';
+import type { FaspTables } from '../fasp/fasp.tables.js';
 import type { InteractionTables } from '../interactions/interactions.tables.js';
 import type { OAuthTables } from '../oauth/oauth.tables.js';
 import type { PostTables } from '../posts/posts.tables.js';
@@ -22,4 +23,5 @@ export interface Database
     AnalyticsTables,
     OAuthTables,
     SettingsTables,
-    AgentTables {}
+    AgentTables,
+    FaspTables {}

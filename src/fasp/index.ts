@@ -3,3 +3,4 @@ export * from './content-digest.js';
 export * from './ed25519.js';
 export * from './fasp-signature.js';
 export * from './message-signature.js';
+export * from './trends.js';
