@@ -161,6 +161,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = new ServiceTokenVerifier(options.database.db, options.database.externalWrites);
   const social = options.social ?? createSocialServices(options.socialOptions);
   if (options.social === undefined) app.addHook('onClose', () => social.close());
+  // The social side seen by operators: outage and recovery lines, per-instance metrics (server/social/instance-health.ts).
+  social.client.health.useLog(app.log);
+  social.client.health.observe((instance, outcome, seconds) => {
+    const label = metrics.instanceLabel(instance);
+    metrics.instanceRequests.inc({ instance: label, outcome });
+    metrics.instanceLatency.observe({ instance: label }, seconds);
+  });
   const redis = options.redis;
   if (redis) {
     social.identityProvider.useSharedCache(redis.tokenCache);
@@ -216,6 +223,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ping: options.database.ping,
     rag: () => context.rag.index.health(),
     ...(redis ? { redis: () => redis.health() } : {}),
+    instances: () => social.client.health.readings(),
   });
   await app.register(agentRoutes, { runner: agents });
 

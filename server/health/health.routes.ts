@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SERVICE_VERSION } from '../version.js';
 import { DetailedHealthSchema, LivenessSchema } from './health.schema.js';
-import { checkDatabase, checkRedis, processStats, type ComponentHealth } from './health.service.js';
+import { checkDatabase, checkRedis, processStats, type ComponentHealth, type InstanceHealthReading } from './health.service.js';
 
 export interface HealthRoutesOptions {
   /** A real database round trip resolving with its latency in ms (DatabaseHandle.ping). */
@@ -11,6 +11,8 @@ export interface HealthRoutesOptions {
   rag?: () => { status: string; chunks_loaded: number };
   /** One Redis round trip (server/redis), when RECSVC_REDIS_URL is set; `not_configured` without it. */
   redis?: () => Promise<ComponentHealth>;
+  /** The social instances talked to and whether each answers (server/social/instance-health.ts). */
+  instances?: () => InstanceHealthReading[];
 }
 
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, options) => {
@@ -37,6 +39,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
     async () => {
       const database = await checkDatabase(options.ping);
       const redis = options.redis ? await checkRedis(options.redis) : undefined;
+      const instances = options.instances?.() ?? [];
+      const down = instances.filter((i) => i.status === 'down').length;
+      // An instance down degrades its users' timelines, not the service: reported, but the service stays healthy.
       const failing = database.status !== 'connected' || (redis !== undefined && redis.status !== 'connected');
       return {
         status: failing ? 'degraded' : 'healthy',
@@ -45,6 +50,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
           database,
           redis: redis ?? { status: 'not_configured' },
           rag_service: options.rag?.() ?? { status: 'not_configured', chunks_loaded: 0 },
+          instances: { status: down > 0 ? 'degraded' : 'ok', down, instances },
         },
         ...processStats(),
       };

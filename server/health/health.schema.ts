@@ -19,6 +19,23 @@ export const DetailedHealthSchema = Type.Object({
     database: ComponentSchema,
     redis: ComponentSchema,
     rag_service: Type.Object({ status: Type.String(), chunks_loaded: Type.Integer() }),
+    instances: Type.Object(
+      {
+        status: Type.String({ description: '`ok`, or `degraded` while an instance does not answer' }),
+        down: Type.Integer(),
+        instances: Type.Array(
+          Type.Object({
+            instance: Type.String(),
+            status: Type.String({ description: '`up` or `down` (since its last exchange failed)' }),
+            requests: Type.Integer(),
+            errors: Type.Integer(),
+            last_error: Type.Optional(Type.String()),
+            down_since: Type.Optional(Type.String({ format: 'date-time' })),
+          }),
+        ),
+      },
+      { description: 'Social instances the service has talked to since it started (at most 200, most recent)' },
+    ),
   }),
   uptime_seconds: Type.Integer(),
   memory_usage_mb: Type.Number(),

@@ -6,6 +6,16 @@ export interface ComponentHealth {
   message?: string;
 }
 
+/** One social instance as the instances component shows it (the social feature supplies them). */
+export interface InstanceHealthReading {
+  instance: string;
+  status: 'up' | 'down';
+  requests: number;
+  errors: number;
+  last_error?: string;
+  down_since?: string;
+}
+
 /** One real database round trip and its latency (as the database handle measured it). */
 export async function checkDatabase(ping: () => Promise<number>): Promise<ComponentHealth> {
   const started = process.hrtime.bigint();

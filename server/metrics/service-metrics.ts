@@ -18,6 +18,14 @@ export interface ServiceMetrics {
   readonly analyticsEventsAccepted: Counter<'type'>;
   /** Client events stored as refused (they never count), per event type and reason. */
   readonly analyticsEventsRejected: Counter<'type' | 'reason'>;
+  /** Exchanges with social instances, per instance and outcome (`ok`, `error`: an outage). */
+  readonly instanceRequests: Counter<'instance' | 'outcome'>;
+  /** Latency of exchanges with social instances. */
+  readonly instanceLatency: Histogram<'instance'>;
+  /** Timeline pages answered from the service's own store because the instance failed (X-Recsvc-Degraded). */
+  readonly degradedPages: Counter<'instance'>;
+  /** The `instance` label of a host: itself for the first INSTANCE_LABELS hosts seen, `other` beyond (bounded cardinality). */
+  instanceLabel(host: string): string;
   /** Counts a cache lookup and refreshes that cache's hit ratio gauge. */
   recordCacheLookup(cacheType: string, hit: boolean): void;
   /** Notes that a user was active now (for service_active_users). */
@@ -47,6 +55,9 @@ export interface CacheSizeReading {
   bytes?: number;
 }
 
+/** Distinct instances named in metric labels; any caller can name an instance, so the rest are `other`. */
+const INSTANCE_LABELS = 50;
+
 /** Users seen within this window count as active. */
 const ACTIVE_WINDOW_MS = 5 * 60_000;
 
@@ -56,6 +67,7 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
   const cacheStats = new Map<string, { hits: number; lookups: number }>();
   const lastSeen = new Map<string, number>();
+  const labelledInstances = new Set<string>();
 
   const activeUsers = new Gauge({
     name: 'service_active_users',
@@ -170,6 +182,31 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
       labelNames: ['type', 'reason'] as const,
       registers: [registry],
     }),
+    instanceRequests: new Counter({
+      name: 'service_instance_requests_total',
+      help: 'Exchanges with social instances, per instance and outcome (error: unreachable, timeout, 5xx, unusable answer)',
+      labelNames: ['instance', 'outcome'] as const,
+      registers: [registry],
+    }),
+    instanceLatency: new Histogram({
+      name: 'service_instance_request_seconds',
+      help: 'Latency of exchanges with social instances, per instance',
+      labelNames: ['instance'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    degradedPages: new Counter({
+      name: 'service_instance_degraded_pages_total',
+      help: "Timeline pages answered from the service's own store because the instance failed, per instance",
+      labelNames: ['instance'] as const,
+      registers: [registry],
+    }),
+    instanceLabel(host) {
+      if (labelledInstances.has(host)) return host;
+      if (labelledInstances.size >= INSTANCE_LABELS) return 'other';
+      labelledInstances.add(host);
+      return host;
+    },
     recordCacheLookup(cacheType, hit) {
       const stats = cacheStats.get(cacheType) ?? { hits: 0, lookups: 0 };
       stats.lookups += 1;

@@ -1,11 +1,13 @@
 /**
  * Request metrics and `GET /metrics` (Prometheus text). The `endpoint` label is
  * the route pattern (`/api/v1/posts/:id`), never the raw URL, so cardinality
- * stays bounded.
+ * stays bounded; forwarded Mastodon paths get their Mastodon route (./metric-routes.ts).
+ * Timeline pages answered degraded (X-Recsvc-Degraded) are counted per instance.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { endpointLabeller } from './metric-routes.js';
 import { processSeconds } from './request-context.js';
 
 declare module 'fastify' {
@@ -17,8 +19,15 @@ declare module 'fastify' {
 async function metricsPlugin(app: FastifyInstance, options: { metrics: ServiceMetrics }): Promise<void> {
   const { metrics } = options;
   app.decorate('metrics', metrics);
+  const endpointOf = endpointLabeller();
   app.addHook('onResponse', async (request, reply) => {
-    const endpoint = request.routeOptions.url ?? 'unmatched';
+    const endpoint = endpointOf(request.routeOptions.url, request.url);
+    if (reply.getHeader('x-recsvc-degraded') !== undefined) {
+      const instance = request.headers['x-social-instance'];
+      metrics.degradedPages.inc({
+        instance: metrics.instanceLabel(typeof instance === 'string' ? instance.trim().toLowerCase() : 'default'),
+      });
+    }
     metrics.requestCount.inc({ method: request.method, endpoint, status: String(reply.statusCode) });
     metrics.requestLatency.observe({ method: request.method, endpoint }, processSeconds(request));
     // Requests answered before identity was resolved (a refused preflight, a shed request) have none.

@@ -29,8 +29,11 @@ import {
   type InstanceAddress,
   type Resolver,
 } from './instance-address.js';
+import { InstanceHealth } from './instance-health.js';
 
 export interface InstanceClientOptions {
+  /** Records every exchange (outages, metrics, health): ./instance-health.ts. */
+  health?: InstanceHealth;
   /** RECSVC_ALLOW_INSECURE_INSTANCES=1: plain HTTP to any address (local tests only). */
   readonly allowInsecure?: boolean;
   /** Resolves instance names (tests stub it); the system resolver by default. */
@@ -196,12 +199,15 @@ export type TokenRejectedListener = (instance: InstanceAddress, token: string) =
 /** A pooled client for social instances; one per process, closed on shutdown. */
 export class InstanceClient {
   readonly allowInsecure: boolean;
-  private readonly settings: Required<Omit<InstanceClientOptions, 'resolver' | 'allowInsecure'>>;
+  private readonly settings: Required<Omit<InstanceClientOptions, 'resolver' | 'allowInsecure' | 'health'>>;
   private readonly agent: Agent;
   private readonly tokenRejectedListeners: TokenRejectedListener[] = [];
+  /** What the service sees of each instance (./instance-health.ts). */
+  readonly health: InstanceHealth;
 
   constructor(options: InstanceClientOptions = {}) {
     this.allowInsecure = options.allowInsecure === true;
+    this.health = options.health ?? new InstanceHealth();
     this.settings = {
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_INSTANCE_CLIENT_OPTIONS.connectTimeoutMs,
       headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_INSTANCE_CLIENT_OPTIONS.headersTimeoutMs,
@@ -246,6 +252,24 @@ export class InstanceClient {
   }
 
   private async exchange(instance: InstanceAddress, request: InstanceRequest): Promise<InstanceResponse<Buffer>> {
+    const started = performance.now();
+    const seconds = (): number => (performance.now() - started) / 1000;
+    try {
+      const response = await this.exchangeOnce(instance, request);
+      this.health.record(instance.host, 'ok', seconds());
+      return response;
+    } catch (error) {
+      // An outage is the instance failing us; its 4xx answers and a 429 are answers, and a caller that went away is neither.
+      if (error instanceof InstanceUnavailableError && error.reason !== 'rate-limited') {
+        this.health.record(instance.host, 'error', seconds(), error.reason);
+      } else if (isInstanceAnswer(error)) {
+        this.health.record(instance.host, 'ok', seconds());
+      }
+      throw error;
+    }
+  }
+
+  private async exchangeOnce(instance: InstanceAddress, request: InstanceRequest): Promise<InstanceResponse<Buffer>> {
     if (!instance.secure && !this.allowInsecure) throw new InstanceAddressError('must be reached over HTTPS');
     const url = requestUrl(instance, request);
     const deadline = AbortSignal.timeout(this.settings.requestTimeoutMs);
@@ -308,6 +332,16 @@ export class InstanceClient {
       }
     }
   }
+}
+
+function isInstanceAnswer(error: unknown): boolean {
+  return (
+    error instanceof InstanceTokenRejectedError ||
+    error instanceof InstanceForbiddenError ||
+    error instanceof InstanceNotFoundError ||
+    error instanceof InstanceRequestError ||
+    (error instanceof InstanceUnavailableError && error.reason === 'rate-limited')
+  );
 }
 
 /** The socket connector of secure mode: the guarded lookup, then the connected peer's address checked again. */
