@@ -8,7 +8,7 @@
  * for again and again.
  */
 import { LruCache } from '../../src/lru-cache.js';
-import { collaborativeMatches, type CandidateIndex, type CoEngagementReader, type RankablePost } from '../../src/ranking/index.js';
+import type { CandidateIndex, CollaborativeMatch, RankablePost } from '../../src/ranking/index.js';
 import type { StoredPost } from './ranking-state.events.js';
 
 /** Most posts one request asks the database for. */
@@ -20,31 +20,33 @@ const UNAVAILABLE_CAPACITY = 10_000;
 export class CollaborativeCandidates {
   private readonly unavailable = new LruCache<string, true>(UNAVAILABLE_CAPACITY);
 
-  constructor(private readonly state: { readonly index: CandidateIndex; readonly coEngagement: CoEngagementReader }) {}
+  constructor(private readonly state: { readonly index: CandidateIndex }) {}
 
   /**
-   * The posts to fetch for a user with these recent posts (newest first): their co-engaged
-   * posts best first, then the recent posts themselves, that are neither held nor known to be
-   * unavailable, at most COLLABORATIVE_FETCH_LIMIT. Held candidates among them are kept warm.
+   * The posts to fetch for a user with these recent posts and their co-engaged posts
+   * (`collaborativeMatches`): the co-engaged ones best first, then the recent posts themselves,
+   * that are neither held nor known to be unavailable, at most COLLABORATIVE_FETCH_LIMIT.
+   * Collaborative candidates among them are kept warm.
    */
-  missing(recentPosts: readonly string[]): string[] {
-    if (recentPosts.length === 0) return [];
+  missing(recentPosts: readonly string[], matches: ReadonlyMap<string, CollaborativeMatch>): string[] {
     const index = this.state.index;
-    const matches = [...collaborativeMatches(this.state.coEngagement, recentPosts)].sort(
-      (a, b) => b[1].value - a[1].value || (a[0] < b[0] ? -1 : 1),
-    );
-    const out: string[] = [];
-    const held: RankablePost[] = [];
-    const consider = (id: string): void => {
-      const post = index.get(id);
-      if (post !== undefined) held.push(post);
-      else if (!this.unavailable.has(id) && out.length < COLLABORATIVE_FETCH_LIMIT) out.push(id);
-    };
-    for (const [id] of matches) consider(id);
-    for (const id of recentPosts) consider(id);
-    // Marks the held ones as asked for (a pool post stays a pool post).
-    index.addCollaborative(held);
-    return out;
+    const absent: string[] = [];
+    const warm: RankablePost[] = [];
+    for (const id of matches.keys()) {
+      if (!index.has(id)) {
+        if (!this.unavailable.has(id)) absent.push(id);
+      } else if (index.isCollaborative(id)) warm.push(index.get(id)!);
+    }
+    if (absent.length > COLLABORATIVE_FETCH_LIMIT) {
+      absent.sort((a, b) => matches.get(b)!.value - matches.get(a)!.value || (a < b ? -1 : 1));
+      absent.length = COLLABORATIVE_FETCH_LIMIT;
+    }
+    for (const id of recentPosts) {
+      if (absent.length >= COLLABORATIVE_FETCH_LIMIT) break;
+      if (!index.has(id) && !this.unavailable.has(id)) absent.push(id);
+    }
+    index.addCollaborative(warm);
+    return absent;
   }
 
   /** Holds the fetched posts that may be recommended (public, unlisted); the rest of `asked` is remembered as unavailable. */

@@ -6,7 +6,14 @@
  * (server/ranking-state/collaborative-candidates.ts). A ranking without the weight needs
  * neither, and reads nothing more than before.
  */
-import { effectiveWeights, MAX_RECENT_POSTS, type AlgorithmConfig, type UserProfile } from '../../src/ranking/index.js';
+import {
+  collaborativeMatches,
+  effectiveWeights,
+  MAX_RECENT_POSTS,
+  type AlgorithmConfig,
+  type CollaborativeMatch,
+  type UserProfile,
+} from '../../src/ranking/index.js';
 import type { StoredPost } from '../ranking-state/ranking-state.events.js';
 import type { ProfileSources } from './profile-loader.js';
 import type { RankingChoice } from './ranking-policy.types.js';
@@ -17,25 +24,37 @@ export function weighsCollaborative(choice: RankingChoice): boolean {
   return configs.some((config) => effectiveWeights(config).collaborative > 0);
 }
 
-/** Reads the user's recent posts (once per profile) and fetches the missing collaborative candidates. */
-export async function prepareCollaborative(sources: ProfileSources, profile: UserProfile): Promise<void> {
+/**
+ * Reads the user's recent posts (once per profile), fetches the missing collaborative
+ * candidates, and returns the user's co-engaged posts for the ranking (computed once per
+ * request, whatever the number of configs it ranks with).
+ */
+export async function prepareCollaborative(
+  sources: ProfileSources,
+  profile: UserProfile,
+): Promise<ReadonlyMap<string, CollaborativeMatch> | undefined> {
   const { state, interactions } = sources;
   if (profile.recentPosts === undefined) {
     const version = state.userVersion(profile.userId);
     const recent = await interactions.recentPosts(profile.userId, MAX_RECENT_POSTS);
     // A signal applied meanwhile would be missing from them: the next request reads them again.
-    if (state.userVersion(profile.userId) !== version) {
-      await fetchMissing(sources, recent);
-      return;
-    }
+    if (state.userVersion(profile.userId) !== version) return undefined;
     profile.recentPosts = recent;
   }
-  await fetchMissing(sources, profile.recentPosts);
+  const recent = profile.recentPosts;
+  if (recent.length === 0) return undefined;
+  const matches = collaborativeMatches(state.coEngagement, recent);
+  await fetchMissing(sources, recent, matches);
+  return matches;
 }
 
-async function fetchMissing(sources: ProfileSources, recentPosts: readonly string[]): Promise<void> {
+async function fetchMissing(
+  sources: ProfileSources,
+  recentPosts: readonly string[],
+  matches: ReadonlyMap<string, CollaborativeMatch>,
+): Promise<void> {
   const { state, posts } = sources;
-  const missing = state.collaborative.missing(recentPosts);
+  const missing = state.collaborative.missing(recentPosts, matches);
   if (missing.length === 0) return;
   const [rankable, statuses] = await Promise.all([posts.rankablePosts(missing), posts.statusesByIds(missing)]);
   const found: StoredPost[] = [];

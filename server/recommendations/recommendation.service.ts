@@ -232,12 +232,17 @@ export class RecommendationService {
     nowMs: number,
   ): Promise<RankedItem[]> {
     const profile = await loadProfile(this.sources, userId);
-    if (weighsCollaborative(choice)) await prepareCollaborative(this.sources, profile);
+    const collaborative = weighsCollaborative(choice) ? await prepareCollaborative(this.sources, profile) : undefined;
     const index = this.state.index;
-    const coEngagement = this.state.coEngagement;
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
     const rankWith = (config: AlgorithmConfig): RankedItem[] =>
-      rankCandidates(index, profile, config, { ...choice.options, limit, nowMs, excludeIds, coEngagement });
+      rankCandidates(index, profile, config, {
+        ...choice.options,
+        limit,
+        nowMs,
+        excludeIds,
+        ...(collaborative === undefined ? {} : { collaborative }),
+      });
     // An interleaving experiment: both rankers' lists merged by team draft, each item tagged with its team.
     const items = choice.interleave ? interleaveRanked(choice.interleave, rankWith, limit) : rankWith(choice.config);
     this.metrics.modelPredictions.inc({ model_name: choice.algorithm }, index.size);

@@ -201,6 +201,11 @@ export class CandidateIndex {
     return this.extras.size;
   }
 
+  /** Whether the post is held as a collaborative candidate. */
+  isCollaborative(postId: string): boolean {
+    return this.extras.has(postId);
+  }
+
   /** Whether the post is held, in the pool or as a collaborative candidate. */
   has(postId: string): boolean {
     return this.slotById.has(postId);

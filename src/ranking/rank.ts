@@ -4,8 +4,7 @@
  * selection, then the diversity rules (one post per reblog group, a cap per author).
  */
 import { SLOT_EXTRA, SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
-import type { CoEngagementReader } from './co-engagement.js';
-import { collaborativeMatches } from './collaborative.js';
+import { collaborativeMatches, type CollaborativeMatch } from './collaborative.js';
 import { recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
 import type { AlgorithmConfig, ColdStartWeights, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
@@ -80,10 +79,12 @@ export function rankCandidates(
   try {
     const weights = effectiveWeights(config);
     const cold = isColdStart(profile);
-    const collab =
-      !cold && weights.collaborative > 0 && options.coEngagement !== undefined
-        ? collaborativeColumn(index, options.coEngagement, profile.recentPosts ?? [])
-        : undefined;
+    const recent = profile.recentPosts ?? [];
+    const matches =
+      cold || weights.collaborative <= 0 || recent.length === 0
+        ? undefined
+        : (options.collaborative ?? (options.coEngagement === undefined ? undefined : collaborativeMatches(options.coEngagement, recent)));
+    const collab = matches === undefined ? undefined : collaborativeColumn(index, matches);
     const pass: Pass = {
       index,
       ctx,
@@ -106,13 +107,7 @@ export function rankCandidates(
 }
 
 /** The user's collaborative feature by slot (see ./collaborative.ts); undefined when no pooled post has one. */
-function collaborativeColumn(
-  index: CandidateIndex,
-  state: CoEngagementReader,
-  recentPosts: readonly string[],
-): CollaborativeColumn | undefined {
-  if (recentPosts.length === 0) return undefined;
-  const matches = collaborativeMatches(state, recentPosts);
+function collaborativeColumn(index: CandidateIndex, matches: ReadonlyMap<string, CollaborativeMatch>): CollaborativeColumn | undefined {
   let values: Float64Array | undefined;
   const seeds = new Map<number, string>();
   for (const [postId, match] of matches) {

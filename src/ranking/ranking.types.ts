@@ -7,6 +7,7 @@ import type { AlgorithmConfig, Weights } from '../experiments/experiment.schema.
 import type { InteractionAction } from '../schemas/interaction.schema.js';
 import type { ReasonCode } from '../schemas/recommendation.schema.js';
 import type { CoEngagementReader } from './co-engagement.js';
+import type { CollaborativeMatch } from './collaborative.js';
 
 export type { AlgorithmConfig, InteractionAction, ReasonCode, Weights };
 
@@ -86,6 +87,11 @@ export interface RankingOptions {
    * it, or with a collaborative weight of 0, the feature is 0 and ranks nothing.
    */
   readonly coEngagement?: CoEngagementReader;
+  /**
+   * The user's co-engaged posts (`collaborativeMatches` of the profile's recent posts), when the
+   * caller computed them already: used instead of computing them again from `coEngagement`.
+   */
+  readonly collaborative?: ReadonlyMap<string, CollaborativeMatch>;
 }
 
 /** Three posts per author keeps one prolific account from filling a 20-item list. */
