@@ -424,6 +424,10 @@ export function analyzeExperiment(
     1 - design.confidence_level,
     tuning === null ? FIXED_ONE_SIDED : sequentialOneSided(method),
     underpowered,
+    // Decisive harm before the minimum: always the sequential test, tuned as the sequential method would be.
+    sequentialOneSided(
+      sequentialMethod(sequentialTuning(1 - design.confidence_level, defaultTargetSampleSize(design.minimum_sample_size))),
+    ),
   );
   const metrics = Object.fromEntries(
     [...estimates].map(([name, byMetric]) => [name, Object.fromEntries([...byMetric].map(([m, e]) => [m, e.value]))]),

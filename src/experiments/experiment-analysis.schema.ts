@@ -52,6 +52,9 @@ export const GuardrailResultSchema = Type.Object(
     bound_level: NullableNumber(),
     correction: Type.Literal('holm'),
     harm_detected: Type.Boolean(),
+    early: Type.Optional(
+      Type.Boolean({ description: 'Harm detected before minimum_sample_size users on the always-valid (sequential) one-sided test' }),
+    ),
   },
   { title: 'GuardrailResult' },
 );

@@ -40,5 +40,8 @@ export function explainGateResult(result: GateResult): string {
       : `${judged} ${relation} the ${bound} ${result.threshold}`;
   if (result.reason === 'underpowered') return `${shown}, but too few users to decide`;
   if (result.reason === 'no interval') return `${shown}, but no interval for it yet`;
+  if (result.reason === 'too few units')
+    return `${shown}, but only ${result.units ?? 0} of its units (answers, impressions, requests) so far`;
+  if (result.early === true) return `${shown} already, before the minimum (a decisive failure)`;
   return shown;
 }

@@ -77,6 +77,8 @@ export interface GuardrailResult {
   bound_level: number | null;
   correction: typeof GUARDRAIL_CORRECTION;
   harm_detected: boolean;
+  /** Harm detected before minimum_sample_size users, on the always-valid test (a decisive harm); harm_bound is its bound. */
+  early?: boolean;
 }
 
 /** +1 when the harmful direction is an increase, −1 when a decrease. */
@@ -94,19 +96,24 @@ export function guardrailResults(
   alpha: number,
   test: OneSidedTest,
   underpowered: boolean,
+  earlyTest?: OneSidedTest,
 ): GuardrailResult[] {
-  const pValues = inputs.map((input) => {
-    if (input.difference === null || input.standard_error === null || !(input.standard_error > 0)) return null;
-    return test.pValue(harmSign(HARM_DIRECTIONS[input.metric]) * input.difference, input.standard_error, input.n);
-  });
+  const pValuesBy = (by: OneSidedTest) =>
+    inputs.map((input) => {
+      if (input.difference === null || input.standard_error === null || !(input.standard_error > 0)) return null;
+      return by.pValue(harmSign(HARM_DIRECTIONS[input.metric]) * input.difference, input.standard_error, input.n);
+    });
+  const pValues = pValuesBy(test);
   const adjusted = holmAdjust(pValues);
   const gammas = holmIntervalAlphas(pValues, alpha);
+  const early = underpowered && earlyTest !== undefined ? earlyDecisions(inputs, pValuesBy(earlyTest), alpha, earlyTest) : undefined;
   return inputs.map((input, i) => {
     const direction = HARM_DIRECTIONS[input.metric];
     const adjustedP = adjusted[i] ?? null;
     const gamma = gammas[i] ?? null;
     const undecided = underpowered || input.sparse === true;
     const detected = !undecided && adjustedP !== null && adjustedP < alpha;
+    const decidedEarly = early?.[i];
     return {
       metric: input.metric,
       variant: input.variant,
@@ -115,11 +122,34 @@ export function guardrailResults(
       difference: input.difference,
       p_value: pValues[i] ?? null,
       adjusted_p_value: adjustedP,
-      harm_bound: undecided ? null : harmBound(input, direction, gamma, detected, test),
-      bound_level: undecided ? null : gamma,
+      harm_bound: decidedEarly?.bound ?? (undecided ? null : harmBound(input, direction, gamma, detected, test)),
+      bound_level: decidedEarly?.level ?? (undecided ? null : gamma),
       correction: GUARDRAIL_CORRECTION,
-      harm_detected: detected,
+      harm_detected: detected || decidedEarly !== undefined,
+      ...(decidedEarly === undefined ? {} : { early: true }),
     };
+  });
+}
+
+/**
+ * Before the users minimum, harm decided on the always-valid one-sided test (the sequential
+ * method's, whatever the experiment's): Holm over the family of its p-values; an input is decided
+ * when its adjusted p < α and it has its metric's minimum of units. Its guarantee is the
+ * sequential one: under no harm, flagged at most α over all reads together.
+ */
+function earlyDecisions(
+  inputs: readonly GuardrailInput[],
+  pValues: (number | null)[],
+  alpha: number,
+  test: OneSidedTest,
+): ({ bound: number | null; level: number | null } | undefined)[] {
+  const adjusted = holmAdjust(pValues);
+  const gammas = holmIntervalAlphas(pValues, alpha);
+  return inputs.map((input, i) => {
+    const p = adjusted[i] ?? null;
+    if (input.sparse === true || p === null || !(p < alpha)) return undefined;
+    const gamma = gammas[i] ?? null;
+    return { bound: harmBound(input, HARM_DIRECTIONS[input.metric], gamma, true, test), level: gamma };
   });
 }
 
