@@ -13,6 +13,7 @@ import { registerImport } from './import/import.js';
 import { registerSelftest } from './selftest.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token/token.js';
+import { registerFasp } from './fasp/fasp.js';
 import { SERVICE_VERSION } from './support/version.js';
 
 /** Builds the program with every command registered. */
@@ -38,6 +39,7 @@ Tables and colours only on a terminal without NO_COLOR; piped output is plain co
   program.commandsGroup('Service:');
   registerServe(program);
   registerToken(program);
+  registerFasp(program);
   registerAgents(program);
   registerImport(program);
   program.commandsGroup('Experiments:');
