@@ -119,58 +119,55 @@ export async function mapAccounts(
   );
 }
 
-/** The service's post ids for `instance`'s own ids (unknown ones absent). */
-export async function postIdsForLocal(db: Kysely<Database>, instance: string, localIds: readonly string[]): Promise<Map<string, string>> {
-  const rows = await inChunks([...new Set(localIds)], (chunk) =>
-    db
-      .selectFrom('post_instance_ids')
-      .select(['local_id', 'post_id'])
-      .where('instance', '=', instance)
-      .where('local_id', 'in', chunk)
-      .execute(),
+/** Both mapping tables, read the same way: by the instance's ids or by the service's. */
+const MAPPINGS = {
+  posts: { table: 'post_instance_ids', target: 'post_id' },
+  accounts: { table: 'account_instance_ids', target: 'account_id' },
+} as const;
+
+/** Both mapping tables as one shape (each has one of the target columns). */
+type MappingDb = Kysely<
+  Record<'post_instance_ids' | 'account_instance_ids', { instance: string; local_id: string; post_id: string; account_id: string }>
+>;
+
+/** (instance's id → service's id) or, `reverse`, (service's id → instance's id) of one mapping table, for `keys`. */
+async function readMapping(
+  db: Kysely<Database>,
+  kind: keyof typeof MAPPINGS,
+  instance: string,
+  keys: readonly string[],
+  reverse: boolean,
+): Promise<Map<string, string>> {
+  const { table, target } = MAPPINGS[kind];
+  const rows = await inChunks(
+    [...new Set(keys)],
+    (chunk) =>
+      (db as unknown as MappingDb)
+        .selectFrom(table)
+        .select(['local_id', `${target} as target`])
+        .where('instance', '=', instance)
+        .where(reverse ? target : 'local_id', 'in', chunk)
+        .execute() as Promise<{ local_id: string; target: string }[]>,
   );
-  return new Map(rows.map((row) => [row.local_id, row.post_id]));
+  return new Map(rows.map((row) => (reverse ? [row.target, row.local_id] : [row.local_id, row.target])));
+}
+
+/** The service's post ids for `instance`'s own ids (unknown ones absent). */
+export function postIdsForLocal(db: Kysely<Database>, instance: string, localIds: readonly string[]): Promise<Map<string, string>> {
+  return readMapping(db, 'posts', instance, localIds, false);
 }
 
 /** The service's account ids for `instance`'s own ids. */
-export async function accountIdsForLocal(
-  db: Kysely<Database>,
-  instance: string,
-  localIds: readonly string[],
-): Promise<Map<string, string>> {
-  const rows = await inChunks([...new Set(localIds)], (chunk) =>
-    db
-      .selectFrom('account_instance_ids')
-      .select(['local_id', 'account_id'])
-      .where('instance', '=', instance)
-      .where('local_id', 'in', chunk)
-      .execute(),
-  );
-  return new Map(rows.map((row) => [row.local_id, row.account_id]));
+export function accountIdsForLocal(db: Kysely<Database>, instance: string, localIds: readonly string[]): Promise<Map<string, string>> {
+  return readMapping(db, 'accounts', instance, localIds, false);
 }
 
 /** `instance`'s own ids for the service's posts (posts it never named absent). */
-export async function localPostIds(db: Kysely<Database>, instance: string, postIds: readonly string[]): Promise<Map<string, string>> {
-  const rows = await inChunks([...new Set(postIds)], (chunk) =>
-    db
-      .selectFrom('post_instance_ids')
-      .select(['local_id', 'post_id'])
-      .where('instance', '=', instance)
-      .where('post_id', 'in', chunk)
-      .execute(),
-  );
-  return new Map(rows.map((row) => [row.post_id, row.local_id]));
+export function localPostIds(db: Kysely<Database>, instance: string, postIds: readonly string[]): Promise<Map<string, string>> {
+  return readMapping(db, 'posts', instance, postIds, true);
 }
 
 /** `instance`'s own ids for the service's accounts. */
-export async function localAccountIds(db: Kysely<Database>, instance: string, accountIds: readonly string[]): Promise<Map<string, string>> {
-  const rows = await inChunks([...new Set(accountIds)], (chunk) =>
-    db
-      .selectFrom('account_instance_ids')
-      .select(['local_id', 'account_id'])
-      .where('instance', '=', instance)
-      .where('account_id', 'in', chunk)
-      .execute(),
-  );
-  return new Map(rows.map((row) => [row.account_id, row.local_id]));
+export function localAccountIds(db: Kysely<Database>, instance: string, accountIds: readonly string[]): Promise<Map<string, string>> {
+  return readMapping(db, 'accounts', instance, accountIds, true);
 }

@@ -29,6 +29,7 @@ describe('socialOptionsFromEnv', () => {
         RECSVC_SOCIAL_TOKEN_CACHE_SECONDS: '60',
         RECSVC_SOCIAL_TOKEN_CACHE_SIZE: '50',
         RECSVC_SOCIAL_TOKEN_STALE_SECONDS: '7200',
+        RECSVC_INSTANCE_NEW_POSTS_PER_HOUR: '120',
       }),
     ).toEqual({
       defaultInstance: 'mastodon.social',
@@ -41,6 +42,7 @@ describe('socialOptionsFromEnv', () => {
       tokenCacheTtlMs: 60_000,
       tokenCacheCapacity: 50,
       tokenStaleTtlMs: 7_200_000,
+      newPostsPerHour: 120,
     });
   });
 
@@ -58,6 +60,7 @@ describe('socialOptionsFromEnv', () => {
     ['RECSVC_DEFAULT_INSTANCE', 'localhost'],
     ['RECSVC_DEFAULT_INSTANCE', 'https://mastodon.social'],
     ['RECSVC_INSTANCE_CONNECT_TIMEOUT_MS', '0'],
+    ['RECSVC_INSTANCE_NEW_POSTS_PER_HOUR', '0'],
     ['RECSVC_INSTANCE_BODY_TIMEOUT_MS', '1.5'],
     ['RECSVC_INSTANCE_MAX_RESPONSE_BYTES', '10'],
     ['RECSVC_INSTANCE_HEADERS_TIMEOUT_MS', '20000'],
