@@ -6,7 +6,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NotFoundError } from '../../src/errors.js';
 import { installFaspAuth } from './fasp-auth.js';
-import { ActivationParamsSchema, ProviderInfoSchema, TrendingContentSchema, TrendsQuerySchema } from './fasp.schema.js';
+import {
+  ActivationParamsSchema,
+  ProviderInfoSchema,
+  TrendingContentSchema,
+  TrendingHashtagsSchema,
+  TrendingLinksSchema,
+  TrendsQuerySchema,
+} from './fasp.schema.js';
 import type { FaspService } from './fasp.service.js';
 import type { FaspSettings } from './fasp.settings.js';
 import type { FaspTrendsService } from './fasp-trends.service.js';
@@ -77,6 +84,13 @@ export const faspRoutes: FastifyPluginAsyncTypebox<FaspRoutesOptions> = async (a
     });
   }
 
+  /** 404 unless the calling server enabled the trends capability. */
+  const requireTrends = async (serverId: string | undefined): Promise<void> => {
+    const server = await service.find(serverId ?? '');
+    if (server === undefined || !server.capabilities.includes('trends/0'))
+      throw new NotFoundError('the trends capability is not enabled for this server');
+  };
+
   app.get(
     '/trends/v0/content',
     {
@@ -90,10 +104,44 @@ export const faspRoutes: FastifyPluginAsyncTypebox<FaspRoutesOptions> = async (a
       },
     },
     async (request) => {
-      const server = await service.find(request.faspServerId ?? '');
-      if (server === undefined || !server.capabilities.includes('trends/0'))
-        throw new NotFoundError('the trends capability is not enabled for this server');
+      await requireTrends(request.faspServerId);
       return { content: await trends.content(request.query, now()) };
+    },
+  );
+
+  app.get(
+    '/trends/v0/hashtags',
+    {
+      config,
+      schema: {
+        tags: TAGS,
+        summary: 'Trending hashtags (FASP trends v0.1)',
+        operationId: 'getFaspTrendingHashtags',
+        querystring: TrendsQuerySchema,
+        response: { 200: TrendingHashtagsSchema },
+      },
+    },
+    async (request) => {
+      await requireTrends(request.faspServerId);
+      return { hashtags: await trends.hashtags(request.query, now()) };
+    },
+  );
+
+  app.get(
+    '/trends/v0/links',
+    {
+      config,
+      schema: {
+        tags: TAGS,
+        summary: 'Trending links (FASP trends v0.1)',
+        operationId: 'getFaspTrendingLinks',
+        querystring: TrendsQuerySchema,
+        response: { 200: TrendingLinksSchema },
+      },
+    },
+    async (request) => {
+      await requireTrends(request.faspServerId);
+      return { links: await trends.links(request.query, now()) };
     },
   );
 };

@@ -25,3 +25,15 @@ export const TrendsQuerySchema = Type.Object(
 export const TrendingContentSchema = Type.Object({
   content: Type.Array(Type.Object({ uri: Type.String(), rank: Type.Integer({ minimum: 1, maximum: 100 }) })),
 });
+
+export const TrendingHashtagsSchema = Type.Object({
+  hashtags: Type.Array(
+    Type.Object({ name: Type.String(), rank: Type.Integer({ minimum: 1, maximum: 100 }), examples: Type.Array(Type.String()) }),
+  ),
+});
+
+export const TrendingLinksSchema = Type.Object({
+  links: Type.Array(
+    Type.Object({ url: Type.String(), rank: Type.Integer({ minimum: 1, maximum: 100 }), examples: Type.Array(Type.String()) }),
+  ),
+});

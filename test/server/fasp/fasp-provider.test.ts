@@ -163,4 +163,39 @@ describe('capabilities and trends', () => {
     expect((JSON.parse(week.body) as { content: { uri: string }[] }).content.map((c) => c.uri)).toContain(old.uri);
     expect((await mastodon.request('GET', '/trends/v0/content?withinLastHours=169')).status).toBe(400);
   });
+
+  it('serves trending hashtags and links of the same consenting posts, with examples', async () => {
+    await mastodon.setCapability('trends', true);
+    const card = { url: 'https://news.example/a', title: 'A' };
+    const tagged = { ...statusOf('one.example', { ageHours: 1 }), tags: [{ name: 'Cats', url: 'https://one.example/tags/cats' }], card };
+    const also = {
+      ...statusOf('two.example', { ageHours: 1 }),
+      tags: [
+        { name: 'cats', url: 'https://two.example/tags/cats' },
+        { name: 'dogs', url: 'https://two.example/tags/dogs' },
+      ],
+    };
+    const hidden = {
+      ...statusOf('one.example', { ageHours: 1, indexable: false }),
+      tags: [{ name: 'secret', url: 'https://one.example/tags/secret' }],
+      card: { url: 'https://secret.example/' },
+    };
+    const written = await t.database.db
+      .transaction()
+      .execute((trx) => writeInstanceStatuses(trx, 'one.example', [tagged, also, hidden], Date.now()));
+    const ids = written.ids.map((id) => id!);
+    await insertEngagements(t.database.db, [
+      { postId: ids[0]!, userIds: usersOf('x.example', 7) },
+      { postId: ids[1]!, userIds: usersOf('x.example', 3) },
+      { postId: ids[2]!, userIds: usersOf('x.example', 31) },
+    ]);
+    const hashtags = await mastodon.request('GET', '/trends/v0/hashtags?language=en&maxCount=20&withinLastHours=4');
+    expect(hashtags.valid).toBe(true);
+    const tags = (JSON.parse(hashtags.body) as { hashtags: { name: string; rank: number; examples: string[] }[] }).hashtags;
+    expect(tags.map((tag) => tag.name)).toEqual(['#cats', '#dogs']);
+    expect(tags[0]!.examples).toEqual([tagged.uri, also.uri]);
+    expect(tags[0]!.rank).toBeGreaterThan(tags[1]!.rank);
+    const links = await mastodon.request('GET', '/trends/v0/links?language=en&maxCount=20&withinLastHours=4');
+    expect(JSON.parse(links.body)).toMatchObject({ links: [{ url: card.url, examples: [tagged.uri] }] });
+  });
 });
