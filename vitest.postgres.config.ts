@@ -34,6 +34,7 @@ const HTTP_SUITE = [
   'rag',
   'agents',
   'demo',
+  'fasp',
 ].map((folder) => `test/server/${folder}/**/*.test.ts`);
 
 /** Tests of SQLite files themselves, which have no PostgreSQL meaning. */
