@@ -28,8 +28,8 @@ import * as m0028 from './0028-user-preferences-allow-sensitive.js';
 import * as m0029 from './0029-agent-runs.js';
 import * as m0030 from './0030-user-settings-change-signal.js';
 import * as m0031 from './0031-post-identity.js';
-import * as m0038 from './0038-fasp-servers.js';
 import * as m0034 from './0034-interactions-user-time.js';
+import * as m0038 from './0038-fasp-servers.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -57,6 +57,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0029-agent-runs': m0029,
   '0030-user-settings-change-signal': m0030,
   '0031-post-identity': m0031,
-  '0038-fasp-servers': m0038,
   '0034-interactions-user-time': m0034,
+  '0038-fasp-servers': m0038,
 };
