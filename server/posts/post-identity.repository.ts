@@ -87,43 +87,39 @@ export async function unusedAccountIds(db: Kysely<Database>, accounts: readonly 
   });
 }
 
-/** Records `instance`'s own ids for posts (an instance's id names one status: a later mapping replaces an earlier). */
-export async function mapPosts(
-  db: Kysely<Database>,
-  instance: string,
-  mappings: readonly { localId: string; id: string }[],
-): Promise<void> {
-  const unique = new Map(mappings.map((m) => [m.localId, m.id]));
-  await bulkInsert(
-    db,
-    'post_instance_ids',
-    ['instance', 'local_id', 'post_id'],
-    [...unique].map(([localId, id]) => [instance, localId, id]),
-    { target: ['instance', 'local_id'] },
-  );
-}
-
-/** Records `instance`'s own ids for accounts. */
-export async function mapAccounts(
-  db: Kysely<Database>,
-  instance: string,
-  mappings: readonly { localId: string; id: string }[],
-): Promise<void> {
-  const unique = new Map(mappings.map((m) => [m.localId, m.id]));
-  await bulkInsert(
-    db,
-    'account_instance_ids',
-    ['instance', 'local_id', 'account_id'],
-    [...unique].map(([localId, id]) => [instance, localId, id]),
-    { target: ['instance', 'local_id'] },
-  );
-}
-
 /** Both mapping tables, read the same way: by the instance's ids or by the service's. */
 const MAPPINGS = {
   posts: { table: 'post_instance_ids', target: 'post_id' },
   accounts: { table: 'account_instance_ids', target: 'account_id' },
 } as const;
+
+/** Records `instance`'s own ids in one mapping table (an instance's id names one object: a later mapping replaces an earlier). */
+async function writeMapping(
+  db: Kysely<Database>,
+  kind: keyof typeof MAPPINGS,
+  instance: string,
+  mappings: readonly { localId: string; id: string }[],
+): Promise<void> {
+  const { table, target } = MAPPINGS[kind];
+  const unique = new Map(mappings.map((m) => [m.localId, m.id]));
+  await bulkInsert(
+    db,
+    table,
+    ['instance', 'local_id', target],
+    [...unique].map(([localId, id]) => [instance, localId, id]),
+    { target: ['instance', 'local_id'] },
+  );
+}
+
+/** Records `instance`'s own ids for posts. */
+export function mapPosts(db: Kysely<Database>, instance: string, mappings: readonly { localId: string; id: string }[]): Promise<void> {
+  return writeMapping(db, 'posts', instance, mappings);
+}
+
+/** Records `instance`'s own ids for accounts. */
+export function mapAccounts(db: Kysely<Database>, instance: string, mappings: readonly { localId: string; id: string }[]): Promise<void> {
+  return writeMapping(db, 'accounts', instance, mappings);
+}
 
 /** Both mapping tables as one shape (each has one of the target columns). */
 type MappingDb = Kysely<
