@@ -7,6 +7,7 @@ import { createPrivacyPolicy, type PrivacyPolicyService } from './privacy/privac
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { RateLimitPolicy } from '../src/rate-limit/policy.js';
+import { DEFAULT_SOURCE_SHARES, type SourceShares } from '../src/ranking/index.js';
 import { AgentRunner } from './agents/agent-runner.js';
 import { agentRoutes } from './agents/agents.routes.js';
 import { databaseMaintenanceAgent } from './agents/database-maintenance.agent.js';
@@ -61,6 +62,8 @@ export interface AppOptions {
   rag?: RagRuntime;
   /** Bounds of the ranking state's caches (defaults in server/ranking-state). */
   caches?: Partial<CacheLimits>;
+  /** Source shares of the candidate pool and trending (default DEFAULT_SOURCE_SHARES: 25% per instance, 2% per author). */
+  sourceShares?: SourceShares;
   agentIntervalSeconds?: number;
   /** Schedule the background agents (off in most tests, which run them by hand). */
   startAgents?: boolean;
@@ -102,6 +105,8 @@ export interface AppContext {
   agentIntervalSeconds: number;
   /** Bounds of the ranking state's caches; unset ones take the state's defaults. */
   caches: Partial<CacheLimits>;
+  /** Largest share of the candidate pool and of a trending page per source instance and author. */
+  sourceShares: SourceShares;
   /** Social instances: the safe client and Mastodon-token verification. */
   social: SocialServices;
   oauth: OAuthDeps;
@@ -186,6 +191,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     agents,
     agentIntervalSeconds: options.agentIntervalSeconds ?? 60,
     caches: options.caches ?? {},
+    sourceShares: options.sourceShares ?? DEFAULT_SOURCE_SHARES,
     corsOrigins: options.corsOrigins ?? '*',
     rag: options.rag ?? createRagRuntime(),
     redis,

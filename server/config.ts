@@ -20,7 +20,7 @@ import {
 } from './duration-setting.js';
 import { socialOptionsFromEnv, type SocialOptions } from './social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
-import type { CoEngagementOptions } from '../src/ranking/index.js';
+import { sourceSharesFromEnv, type CoEngagementOptions, type SourceShares } from '../src/ranking/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -65,6 +65,8 @@ export interface ServerConfig {
   corsOrigins: '*' | string[];
   /** Bounds of the in-memory ranking caches (server/ranking-state). */
   caches: CacheLimits;
+  /** Largest share of the candidate pool and of a trending page per source instance and author (RECSVC_INSTANCE_SHARE, RECSVC_AUTHOR_SHARE). */
+  sourceShares: SourceShares;
   /** Social instances: default instance, insecure mode for tests, timeouts, token cache (server/social/social-options.ts). */
   social: SocialOptions;
   /** Lifetimes of the tokens the service's OAuth server issues (server/oauth/oauth.settings.ts). */
@@ -205,6 +207,7 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
   const loadShedding = parseLoadShedding(env);
   const corsOrigins = parseCorsOrigins(flags.corsOrigins ?? env.RECSVC_CORS_ORIGINS ?? '*');
   const caches = parseCacheLimits(env);
+  const sourceShares = sourceSharesFromEnv(env);
   const social = socialOptionsFromEnv(env);
   const oauth = readOAuthSettings(env);
   const rag = readRagSettings(env);
@@ -235,6 +238,7 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
     loadShedding,
     corsOrigins,
     caches,
+    sourceShares,
   };
 }
 

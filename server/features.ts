@@ -31,7 +31,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   // The one owner of the in-memory ranking state; features announce their writes to it.
   const db = context.database.db;
   const ranking = await loadRankingState(
-    (limits) => candidatePosts(db, limits),
+    (limits) => candidatePosts(db, limits, context.sourceShares),
     context.caches,
     (limit) => newestInteractions(db, limit),
   );

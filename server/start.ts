@@ -89,6 +89,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
       loadShedding: config.loadShedding,
       corsOrigins: integration.cors_origins,
       caches: config.caches,
+      sourceShares: config.sourceShares,
       socialOptions: { ...config.social, defaultInstance: integration.default_instance ?? undefined },
       oauthSettings: config.oauth,
       rag: createRagRuntime(config.rag),

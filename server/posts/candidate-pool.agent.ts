@@ -14,7 +14,7 @@
  * next refresh.
  */
 import type { Kysely } from 'kysely';
-import type { CandidateIndex } from '../../src/ranking/index.js';
+import { DEFAULT_SOURCE_SHARES, type CandidateIndex, type SourceShares } from '../../src/ranking/index.js';
 import type { Agent } from '../agents/agent.types.js';
 import type { Database } from '../db/database.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
@@ -23,7 +23,12 @@ import { candidatePosts, engagedPosts } from './post.service.js';
 type PoolState = Pick<RankingState, 'index' | 'options' | 'postsStored' | 'postsDeleted' | 'postCountsChanged'>;
 
 /** The pool refresh, every `intervalSeconds`. */
-export function candidatePoolRefreshAgent(ranking: PoolState, db: Kysely<Database>, intervalSeconds: number): Agent {
+export function candidatePoolRefreshAgent(
+  ranking: PoolState,
+  db: Kysely<Database>,
+  intervalSeconds: number,
+  shares: SourceShares = DEFAULT_SOURCE_SHARES,
+): Agent {
   return {
     name: 'candidate_pool_refresh',
     description: 'adds the newest and most engaging posts missing from the candidate pool, fixes its counters, drops deleted posts',
@@ -33,7 +38,7 @@ export function candidatePoolRefreshAgent(ranking: PoolState, db: Kysely<Databas
     scope: 'instance',
     async run() {
       const { maxRecent, maxPopular } = ranking.options.index;
-      const candidates = await candidatePosts(db, { recent: maxRecent, popular: maxPopular });
+      const candidates = await candidatePosts(db, { recent: maxRecent, popular: maxPopular }, shares);
       const missing = candidates.filter((post) => ranking.index.get(post.id) === undefined);
       let countsUpdated = 0;
       for (const post of candidates) {

@@ -9,7 +9,14 @@ import { ConflictError, NotFoundError } from '../../src/errors.js';
 import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../db/database.js';
-import { normaliseTag, type EngagedPost, type PostCounts, type RankablePost } from '../../src/ranking/index.js';
+import {
+  DEFAULT_SOURCE_SHARES,
+  normaliseTag,
+  type EngagedPost,
+  type PostCounts,
+  type RankablePost,
+  type SourceShares,
+} from '../../src/ranking/index.js';
 import type { StoredPost } from '../ranking-state/ranking-state.events.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { sortKeyOf } from '../../src/post-ids.js';
@@ -37,9 +44,13 @@ export interface PostListOptions {
   limit: number;
 }
 
-/** The posts the candidate pool starts from: the `recent` newest and `popular` most engaging recommendable ones. */
-export async function candidatePosts(db: Kysely<Database>, limits: { recent: number; popular: number }): Promise<StoredPost[]> {
-  return (await repo.loadCandidateRows(db, limits.recent, limits.popular)).map(toStoredPost);
+/** The posts the candidate pool starts from: the `recent` newest and `popular` most engaging recommendable ones, each list under `shares`. */
+export async function candidatePosts(
+  db: Kysely<Database>,
+  limits: { recent: number; popular: number },
+  shares: SourceShares = DEFAULT_SOURCE_SHARES,
+): Promise<StoredPost[]> {
+  return (await repo.loadCandidateRows(db, limits.recent, limits.popular, shares)).map(toStoredPost);
 }
 
 /** Whether any post is stored (demo seeding only fills an empty database). */

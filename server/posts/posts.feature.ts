@@ -17,9 +17,13 @@ export interface PostsFeature {
 /** Posts routes and the `trending_refresh` and `candidate_pool_refresh` agents. */
 export async function registerPosts(app: FastifyInstance, context: AppContext, ranking: RankingState): Promise<PostsFeature> {
   const posts = new PostService(context.database.db, ranking);
-  const trending = new TrendingService(context.database.db, (sinceMs) => postEngagerGroups(context.database.db, sinceMs));
+  const trending = new TrendingService(
+    context.database.db,
+    (sinceMs) => postEngagerGroups(context.database.db, sinceMs),
+    context.sourceShares,
+  );
   context.agents.register(trendingRefreshAgent(trending, context.agentIntervalSeconds));
-  context.agents.register(candidatePoolRefreshAgent(ranking, context.database.db, context.agentIntervalSeconds * 15));
+  context.agents.register(candidatePoolRefreshAgent(ranking, context.database.db, context.agentIntervalSeconds * 15, context.sourceShares));
   await app.register(postRoutes, { posts, trending });
   return { posts, trending };
 }

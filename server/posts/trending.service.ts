@@ -6,7 +6,14 @@
  * never a post's stored counters, which an instance's page could once claim.
  */
 import type { Kysely } from 'kysely';
-import { computeTrendingPosts, distinctEngagement, TRENDING_WINDOW_HOURS, type EngagerGroup } from '../../src/ranking/index.js';
+import {
+  computeTrendingPosts,
+  DEFAULT_SOURCE_SHARES,
+  distinctEngagement,
+  TRENDING_WINDOW_HOURS,
+  type EngagerGroup,
+  type SourceShares,
+} from '../../src/ranking/index.js';
 import type { Database } from '../db/database.js';
 import { trendablePostRows } from './post.repository.js';
 
@@ -34,6 +41,7 @@ export class TrendingService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engagers: EngagerSource,
+    private readonly shares: SourceShares = DEFAULT_SOURCE_SHARES,
   ) {}
 
   /** Recomputes the snapshot. */
@@ -52,7 +60,7 @@ export class TrendingService {
       const engagement = distinctEngagement(engaged);
       return [{ id: row.id, createdAtMs: row.created_at_ms, engagement, sourceInstance: row.source_instance, accountId: row.account_id }];
     });
-    this.snapshot = { computedAtMs: nowMs, posts: computeTrendingPosts(candidates, nowMs, TRENDING_SNAPSHOT_SIZE) };
+    this.snapshot = { computedAtMs: nowMs, posts: computeTrendingPosts(candidates, nowMs, TRENDING_SNAPSHOT_SIZE, this.shares) };
     return this.snapshot;
   }
 

@@ -65,4 +65,4 @@ export {
 export { collaborativeMatches, MAX_RECENT_POSTS, type CollaborativeMatch } from './collaborative.js';
 export { explainRanking, featureLifts, type Reason, type ReasonContext } from './reasons.js';
 export { planSeamlessInsertions, DEFAULT_INJECTION_RATIO } from './seamless.js';
-export { DEFAULT_SOURCE_SHARES, takeWithinShares, type SourceShares, type SourcedItem } from './source-shares.js';
+export { DEFAULT_SOURCE_SHARES, sourceSharesFromEnv, takeWithinShares, type SourceShares, type SourcedItem } from './source-shares.js';

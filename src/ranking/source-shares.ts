@@ -7,6 +7,8 @@
  * else is left (a community that is one instance, or one voice, still gets a full list).
  */
 
+import { InputError } from '../errors.js';
+
 /** The largest share of a list one instance, and one author, may take. */
 export interface SourceShares {
   readonly instance: number;
@@ -15,6 +17,31 @@ export interface SourceShares {
 
 /** A quarter of the list per instance, 2% per author (40 of a 2,000-post pool; one post of a 20-post page still allowed). */
 export const DEFAULT_SOURCE_SHARES: SourceShares = { instance: 0.25, author: 0.02 };
+
+/**
+ * The operator's shares (docs/federation.md): RECSVC_INSTANCE_SHARE and RECSVC_AUTHOR_SHARE, each
+ * a fraction above 0 and at most 1 (`0.25`) or a percentage (`25%`); unset ones keep the defaults.
+ * A share of 1 turns that cap off. Throws InputError naming the variable.
+ */
+export function sourceSharesFromEnv(env: Readonly<Record<string, string | undefined>>): SourceShares {
+  return {
+    instance: parseShare('RECSVC_INSTANCE_SHARE', env.RECSVC_INSTANCE_SHARE, DEFAULT_SOURCE_SHARES.instance),
+    author: parseShare('RECSVC_AUTHOR_SHARE', env.RECSVC_AUTHOR_SHARE, DEFAULT_SOURCE_SHARES.author),
+  };
+}
+
+function parseShare(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined || text.trim() === '') return fallback;
+  const trimmed = text.trim();
+  const percent = trimmed.endsWith('%');
+  const digits = percent ? trimmed.slice(0, -1) : trimmed;
+  const number = /^\d+(\.\d+)?$/.test(digits) ? Number(digits) : NaN;
+  const share = percent ? number / 100 : number;
+  if (!(share > 0 && share <= 1)) {
+    throw new InputError(`${name} must be a share above 0 and at most 1 (such as 0.25) or a percentage (such as 25%), got "${text}"`);
+  }
+  return share;
+}
 
 /** What the caps read of a post. */
 export interface SourcedItem {

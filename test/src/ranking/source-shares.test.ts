@@ -3,7 +3,8 @@
  * its share of a list while other items are available; the passed-over fill what is left.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SOURCE_SHARES, takeWithinShares, type SourcedItem } from '../../../src/ranking/index.js';
+import { InputError } from '../../../src/errors.js';
+import { DEFAULT_SOURCE_SHARES, sourceSharesFromEnv, takeWithinShares, type SourcedItem } from '../../../src/ranking/index.js';
 
 interface Item extends SourcedItem {
   readonly id: string;
@@ -74,5 +75,27 @@ describe('takeWithinShares', () => {
     const page = takeWithinShares([...flood, ...honest], 20);
     expect(page.filter((p) => p.sourceInstance === 'evil.example')).toHaveLength(5);
     expect(new Set(page.map((p) => p.accountId)).size).toBe(20);
+  });
+});
+
+describe('the operator sets the shares (RECSVC_INSTANCE_SHARE, RECSVC_AUTHOR_SHARE)', () => {
+  it('keeps the defaults when unset and takes fractions or percentages', () => {
+    expect(sourceSharesFromEnv({})).toEqual(DEFAULT_SOURCE_SHARES);
+    expect(sourceSharesFromEnv({ RECSVC_INSTANCE_SHARE: '0.5', RECSVC_AUTHOR_SHARE: '10%' })).toEqual({ instance: 0.5, author: 0.1 });
+    expect(sourceSharesFromEnv({ RECSVC_INSTANCE_SHARE: '100%', RECSVC_AUTHOR_SHARE: ' 1 ' })).toEqual({ instance: 1, author: 1 });
+  });
+
+  it('refuses zero, more than all, negative and non-numbers, naming the variable', () => {
+    for (const bad of ['0', '0%', '1.5', '150%', '-0.1', 'abc', '25 %', '0x1']) {
+      expect(() => sourceSharesFromEnv({ RECSVC_INSTANCE_SHARE: bad })).toThrow(InputError);
+      expect(() => sourceSharesFromEnv({ RECSVC_AUTHOR_SHARE: bad })).toThrow(/^RECSVC_AUTHOR_SHARE must be a share/);
+    }
+  });
+
+  it('a larger instance share lets one instance take more of a page', () => {
+    const flood = Array.from({ length: 100 }, (_, i) => item(`e${i}`, 'evil.example', `evil${i % 50}`));
+    const honest = Array.from({ length: 30 }, (_, i) => item(`h${i}`, `honest${i % 10}.example`, `writer${i}`));
+    const page = takeWithinShares([...flood, ...honest], 20, sourceSharesFromEnv({ RECSVC_INSTANCE_SHARE: '50%' }));
+    expect(page.filter((p) => p.sourceInstance === 'evil.example')).toHaveLength(10);
   });
 });
