@@ -981,6 +981,48 @@ export async function startMastodonInstance(options: MastodonInstanceOptions = {
     return reply.send(clean(renderStatus(status, viewer)));
   });
 
+  // Posting, with Mastodon's answer to a reply to a status the viewer cannot see (StatusesController#set_thread).
+  app.post<{ Body: { status?: string; in_reply_to_id?: string; visibility?: StatusData['visibility'] } }>(
+    '/api/v1/statuses',
+    async (request, reply) => {
+      const viewer = viewerOf(request, reply, true);
+      if (viewer === 'answered') return reply;
+      if (viewer === null) return unauthorized(reply);
+      if (!hasWriteScope(request)) return reply.code(403).send({ error: 'This action is outside the authorized scopes' });
+      const body = request.body ?? {};
+      const thread = body.in_reply_to_id === undefined ? undefined : statuses.get(body.in_reply_to_id);
+      if (body.in_reply_to_id !== undefined && (!thread || !visibleTo(thread, viewer))) {
+        return reply.code(404).send({ error: 'The post you are trying to reply to does not appear to exist.' });
+      }
+      if (thread) thread.repliesCount += 1;
+      const createdMs = Date.now();
+      const status: StatusData = {
+        id: snowflake(createdMs, sequence++),
+        createdMs,
+        accountId: viewer.id,
+        reblogOf: null,
+        text: body.status ?? '',
+        tags: [],
+        visibility: body.visibility ?? 'public',
+        sensitive: false,
+        spoiler: '',
+        media: false,
+        language: 'en',
+        inReplyTo: thread?.id ?? null,
+        card: false,
+        poll: false,
+        editedMs: null,
+        favourites: new Set(),
+        reblogs: new Set(),
+        bookmarks: new Set(),
+        repliesCount: 0,
+        quotesCount: 0,
+      };
+      storeStatus(status);
+      return reply.send(clean(renderStatus(status, viewer)));
+    },
+  );
+
   type Action = 'favourite' | 'unfavourite' | 'reblog' | 'unreblog' | 'bookmark' | 'unbookmark';
   for (const action of ['favourite', 'unfavourite', 'reblog', 'unreblog', 'bookmark', 'unbookmark'] as const satisfies readonly Action[]) {
     app.post<{ Params: { id: string } }>(`/api/v1/statuses/:id/${action}`, async (request, reply) => {

@@ -3,7 +3,7 @@
  * with masto.js: statuses of instance A recommended into the home timeline of a user of
  * instance B carry B's own ids (looked up at B through search?resolve, off the page's path) and
  * an `acct` with A's domain, so the user acts on them from B as a Mastodon client does:
- * favourite, boost, and the author's profile all answer (with A's ids they were 404s, or
+ * favourite, boost, reply and the author's profile all answer (with A's ids they were 404s, or
  * another account).
  */
 import { createRestAPIClient, type mastodon } from 'masto';
@@ -54,7 +54,7 @@ async function injectedFromA(client: mastodon.rest.Client): Promise<Blended[]> {
 }
 
 describe("recommendations from another instance, in a client of the reader's instance", () => {
-  it("carry the reader's instance's ids and a domain in acct, so favourite, boost and the profile work there", async () => {
+  it("carry the reader's instance's ids and a domain in acct, so favourite, boost, reply and the profile work there", async () => {
     const throughService = createRestAPIClient({
       url: base,
       accessToken: b.token,
@@ -75,6 +75,12 @@ describe("recommendations from another instance, in a client of the reader's ins
     expect(favourited).toMatchObject({ id: first.id, uri: first.uri, favourited: true });
     const boosted = await atB.v1.statuses.$select(first.id).reblog();
     expect(boosted.reblog).toMatchObject({ id: first.id, uri: first.uri });
+    const replied = await atB.v1.statuses.create({ status: `@${first.account.acct} indeed`, inReplyToId: first.id });
+    expect(replied.inReplyToId).toBe(first.id);
+    expect(b.status(first.id)?.replies_count).toBe(1);
+    // With A's id (what was served before the mapping) B's client could not reply.
+    const idAtA = a.statusByUri(first.uri)?.id as string;
+    await expect(atB.v1.statuses.create({ status: 'lost', inReplyToId: idAtA })).rejects.toMatchObject({ statusCode: 404 });
     const author = await atB.v1.accounts.$select(first.account.id).fetch();
     expect(author.url).toBe(first.account.url);
     expect((b.accounts as Json[]).some((account) => account.id === first.account.id)).toBe(true);
