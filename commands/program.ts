@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { registerAgents } from './agents/agents.js';
 import { registerBucket } from './bucket.js';
+import { registerDemo } from './demo/demo.js';
 import { registerEval } from './eval.js';
 import { registerExperiment } from './experiment/experiment.js';
 import { registerGates } from './gates/gates.js';
@@ -47,6 +48,7 @@ Tables and colours only on a terminal without NO_COLOR; piped output is plain co
   registerGates(program);
   registerBucket(program);
   registerSelftest(program);
+  registerDemo(program);
   program.commandsGroup('Ranking quality:');
   registerEval(program);
   return program;

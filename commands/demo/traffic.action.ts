@@ -1,0 +1,9 @@
+/** The work behind `recsvc demo traffic` (being written; see docs/demo-traffic.md). */
+import { usageError } from '../support/cli-error.js';
+import type { TrafficOptions } from './traffic.js';
+
+/** Runs the simulation against the server. */
+export async function runTraffic(options: TrafficOptions): Promise<void> {
+  await Promise.resolve();
+  throw usageError(`demo traffic for experiment ${options.experiment}: not implemented yet`);
+}
