@@ -1,7 +1,9 @@
 // Layering rules (`npm run lint:layers`), checked on every import, type-only ones included.
 // Tests may import anything; only src/, server/ and commands/ are cruised.
-/** Shared server infrastructure (the databases, Redis, HTTP plumbing, metrics): any server module may use it. */
-const INFRASTRUCTURE = '^server/(db|http|plugins|metrics|redis)/|^server/agents/agent-runner\\.ts$';
+/** The platform floor: shared server infrastructure (databases, HTTP plumbing, Redis, metrics, agents, auth, social client, health). Any server module may use it. */
+const PLATFORM = '^server/platform/';
+/** A feature: a folder of server/ beside the platform floor. */
+const FEATURE = '^server/(?!platform/)[^/]+/';
 /** A feature's declared interface: what other features may import from it. */
 const FEATURE_INTERFACE = '\\.(feature|service|schema|events|types)\\.ts$';
 
@@ -33,14 +35,24 @@ module.exports = {
       to: { path: '^server/', pathNot: '^server/version\\.ts$' },
     },
     {
+      name: 'platform-imports-no-feature',
+      comment:
+        'server/platform/ is the floor the features stand on: it imports no feature and not the composition root ' +
+        '(app.ts, start.ts, features.ts, config.ts). A feature plugs into it through interfaces the platform declares. ' +
+        "Exception until the database type is composed outside the platform: server/platform/db/database.ts names the features' tables.",
+      severity: 'error',
+      from: { path: PLATFORM, pathNot: '^server/platform/db/database\\.ts$' },
+      to: { path: [FEATURE, '^server/(app|start|features|config)\\.ts$'] },
+    },
+    {
       name: 'features-meet-through-interfaces',
       comment:
         'A feature folder under server/ imports another only through its declared interface ' +
         '(*.feature.ts, *.service.ts, *.schema.ts, *.events.ts, *.types.ts): never its repository, tables, ' +
-        'routes, mappers or other internals. Infrastructure (db, http, plugins, metrics, the agent runner) is shared.',
+        'routes, mappers or other internals. The platform floor (server/platform/) is shared.',
       severity: 'error',
-      from: { path: '^server/([^/]+)/', pathNot: INFRASTRUCTURE },
-      to: { path: '^server/[^/]+/', pathNot: ['^server/$1/', INFRASTRUCTURE, FEATURE_INTERFACE] },
+      from: { path: '^server/([^/]+)/', pathNot: PLATFORM },
+      to: { path: FEATURE, pathNot: ['^server/$1/', FEATURE_INTERFACE] },
     },
     {
       name: 'features-below-the-composition-root',
@@ -53,8 +65,8 @@ module.exports = {
       name: 'migrations-are-frozen',
       comment: 'A migration never imports app code: it must mean the same thing forever.',
       severity: 'error',
-      from: { path: '^server/db/migrations/' },
-      to: { path: '^(src|server|commands)/', pathNot: '^server/db/migrations/' },
+      from: { path: '^server/platform/db/migrations/' },
+      to: { path: '^(src|server|commands)/', pathNot: '^server/platform/db/migrations/' },
     },
     {
       name: 'not-to-unresolvable',

@@ -49,11 +49,11 @@ export default tseslint.config(
     // kysely's own advice: migrations are frozen in time and use Kysely<any>, never the app's
     // Database type; so do the schema-agnostic helpers that run them or work on any table.
     files: [
-      'server/db/migrations/**',
-      'server/db/migrate.ts',
-      'server/db/bulk-insert.ts',
-      'server/db/maintenance.ts',
-      'server/db/transaction-lock.ts',
+      'server/platform/db/migrations/**',
+      'server/platform/db/migrate.ts',
+      'server/platform/db/bulk-insert.ts',
+      'server/platform/db/maintenance.ts',
+      'server/platform/db/transaction-lock.ts',
     ],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },

@@ -17,8 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { openDatabase } from '../dist/server/db/connection.js';
-import { migrateToLatest } from '../dist/server/db/migrate.js';
+import { openDatabase } from '../dist/server/platform/db/connection.js';
+import { migrateToLatest } from '../dist/server/platform/db/migrate.js';
 import { seedDemo } from '../dist/server/demo/demo.seed.js';
 import { cpuOfProcessesNamed, freePort, measure, processCpuMs, waitForHealth } from './harness.js';
 

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../dist/server/app.js';
-import { createToken } from '../dist/server/auth/token.service.js';
-import { openSqlite } from '../dist/server/db/connection.js';
-import { migrateToLatest } from '../dist/server/db/migrate.js';
+import { createToken } from '../dist/server/platform/auth/token.service.js';
+import { openSqlite } from '../dist/server/platform/db/connection.js';
+import { migrateToLatest } from '../dist/server/platform/db/migrate.js';
 import { seedDemo } from '../dist/server/demo/demo.seed.js';
 
 if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');

@@ -27,8 +27,8 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { openSqlite } from '../dist/server/db/connection.js';
-import { migrateToLatest } from '../dist/server/db/migrate.js';
+import { openSqlite } from '../dist/server/platform/db/connection.js';
+import { migrateToLatest } from '../dist/server/platform/db/migrate.js';
 import { seedDemo } from '../dist/server/demo/demo.seed.js';
 import { freePort, measure, round2, waitForHealth } from './harness.js';
 

@@ -8,37 +8,37 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { RateLimitPolicy } from '../src/rate-limit/policy.js';
 import { DEFAULT_SOURCE_SHARES, type SourceShares } from '../src/ranking/index.js';
-import { AgentRunner } from './agents/agent-runner.js';
-import { agentRoutes } from './agents/agents.routes.js';
-import { databaseMaintenanceAgent } from './agents/database-maintenance.agent.js';
-import { serviceTokenProvider, type IdentityProvider } from './auth/identity-providers.js';
-import { ServiceTokenVerifier } from './auth/service-token-verifier.js';
-import type { DatabaseHandle } from './db/connection.js';
+import { AgentRunner } from './platform/agents/agent-runner.js';
+import { agentRoutes } from './platform/agents/agents.routes.js';
+import { databaseMaintenanceAgent } from './platform/agents/database-maintenance.agent.js';
+import { serviceTokenProvider, type IdentityProvider } from './platform/auth/identity-providers.js';
+import { ServiceTokenVerifier } from './platform/auth/service-token-verifier.js';
+import type { DatabaseHandle } from './platform/db/connection.js';
 import { registerFeatures } from './features.js';
 import type { FaspOptions } from './fasp/fasp.feature.js';
 import type { OAuthDeps } from './oauth/oauth.feature.js';
 import type { OAuthSettings } from './oauth/oauth.settings.js';
 import { socialInstanceGateway } from './oauth/instance-client-gateway.js';
-import { createSocialServices, type SocialOptions, type SocialServices } from './social/social.service.js';
-import { healthRoutes } from './health/health.routes.js';
+import { createSocialServices, type SocialOptions, type SocialServices } from './platform/social/social.service.js';
+import { healthRoutes } from './platform/health/health.routes.js';
 import { createRagRuntime, type RagRuntime } from './rag/rag.feature.js';
-import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { createServiceMetrics, type ServiceMetrics } from './platform/metrics/service-metrics.js';
 import { DEFAULT_HTTP_LIMITS, type CacheLimits, type HttpLimits } from './config.js';
-import { capConnectionsPerClient } from './http/client-connection-cap.js';
-import { authPlugin } from './plugins/auth.js';
-import { clientErrorHandler, expectationFailed, frameworkErrorHandler, requestSanityPlugin } from './plugins/client-errors.js';
-import { corsPluginFp } from './plugins/cors.js';
-import { jsonBodyPlugin } from './plugins/json-body.js';
-import { loadSheddingPlugin, type LoadSheddingOptions } from './plugins/load-shedding.js';
-import { errorHandlerPlugin } from './plugins/error-handler.js';
-import { metricsPluginFp } from './plugins/metrics.js';
-import { openapiPlugin } from './plugins/openapi.js';
-import { rateLimitPlugin } from './plugins/rate-limit.js';
-import { generateRequestId, requestContextPlugin } from './plugins/request-context.js';
-import { securityHeadersPlugin } from './plugins/security-headers.js';
-import { validatorCompiler } from './plugins/validator.js';
-import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit/rate-limit.store.js';
-import type { RedisServices } from './redis/redis-services.js';
+import { capConnectionsPerClient } from './platform/http/client-connection-cap.js';
+import { authPlugin } from './platform/plugins/auth.js';
+import { clientErrorHandler, expectationFailed, frameworkErrorHandler, requestSanityPlugin } from './platform/plugins/client-errors.js';
+import { corsPluginFp } from './platform/plugins/cors.js';
+import { jsonBodyPlugin } from './platform/plugins/json-body.js';
+import { loadSheddingPlugin, type LoadSheddingOptions } from './platform/plugins/load-shedding.js';
+import { errorHandlerPlugin } from './platform/plugins/error-handler.js';
+import { metricsPluginFp } from './platform/plugins/metrics.js';
+import { openapiPlugin } from './platform/plugins/openapi.js';
+import { rateLimitPlugin } from './platform/plugins/rate-limit.js';
+import { generateRequestId, requestContextPlugin } from './platform/plugins/request-context.js';
+import { securityHeadersPlugin } from './platform/plugins/security-headers.js';
+import { validatorCompiler } from './platform/plugins/validator.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './platform/rate-limit/rate-limit.store.js';
+import type { RedisServices } from './platform/redis/redis-services.js';
 
 export interface AppOptions {
   database: DatabaseHandle;
@@ -49,7 +49,7 @@ export interface AppOptions {
   redis?: RedisServices;
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string;
-  /** Base of absolute URLs (Link headers), from --public-url; see server/http/public-url.ts. */
+  /** Base of absolute URLs (Link headers), from --public-url; see server/platform/http/public-url.ts. */
   publicUrl?: string;
   bodyLimit?: number;
   /** Timeouts and connection limits; defaults in server/config.ts. */
@@ -166,7 +166,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const tokens = new ServiceTokenVerifier(options.database.db, options.database.externalWrites);
   const social = options.social ?? createSocialServices(options.socialOptions);
   if (options.social === undefined) app.addHook('onClose', () => social.close());
-  // The social side seen by operators: outage and recovery lines, per-instance metrics (server/social/instance-health.ts).
+  // The social side seen by operators: outage and recovery lines, per-instance metrics (server/platform/social/instance-health.ts).
   social.client.health.useLog(app.log);
   social.client.health.observe((instance, outcome, seconds) => {
     const label = metrics.instanceLabel(instance);

@@ -7,10 +7,10 @@ import { readFaspSettings, type FaspSettings } from './fasp/fasp.settings.js';
 import { getHeapStatistics } from 'node:v8';
 import { InputError } from '../src/errors.js';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy, type RateLimitPolicy } from '../src/rate-limit/policy.js';
-import { DEFAULT_DATABASE_POOL_SIZE, DEFAULT_SQLITE_MMAP_BYTES } from './db/connection.js';
+import { DEFAULT_DATABASE_POOL_SIZE, DEFAULT_SQLITE_MMAP_BYTES } from './platform/db/connection.js';
 import { readOAuthSettings } from './oauth/oauth.settings.js';
 import { readRagSettings, type RagSettings } from './rag/rag.settings.js';
-import { readRedisSettings, type RedisSettings } from './redis/redis-settings.js';
+import { readRedisSettings, type RedisSettings } from './platform/redis/redis-settings.js';
 import {
   AGENT_INTERVAL_MAX_SECONDS,
   AGENT_INTERVAL_MIN_SECONDS,
@@ -18,7 +18,7 @@ import {
   parseDurationSetting,
   type DurationBounds,
 } from './duration-setting.js';
-import { socialOptionsFromEnv, type SocialOptions } from './social/social.service.js';
+import { socialOptionsFromEnv, type SocialOptions } from './platform/social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 import { sourceSharesFromEnv, type CoEngagementOptions, type SourceShares } from '../src/ranking/index.js';
 
@@ -67,13 +67,13 @@ export interface ServerConfig {
   caches: CacheLimits;
   /** Largest share of the candidate pool and of a trending page per source instance and author (RECSVC_INSTANCE_SHARE, RECSVC_AUTHOR_SHARE). */
   sourceShares: SourceShares;
-  /** Social instances: default instance, insecure mode for tests, timeouts, token cache (server/social/social-options.ts). */
+  /** Social instances: default instance, insecure mode for tests, timeouts, token cache (server/platform/social/social-options.ts). */
   social: SocialOptions;
   /** Lifetimes of the tokens the service's OAuth server issues (server/oauth/oauth.settings.ts). */
   oauth: ReturnType<typeof readOAuthSettings>;
   /** RAG: indexed posts bound and the optional language model (server/rag/rag.settings.ts). */
   rag: RagSettings;
-  /** Redis (RECSVC_REDIS_URL, RECSVC_REDIS_PREFIX) and cluster mode (--cluster, RECSVC_CLUSTER=1): server/redis/redis-settings.ts. */
+  /** Redis (RECSVC_REDIS_URL, RECSVC_REDIS_PREFIX) and cluster mode (--cluster, RECSVC_CLUSTER=1): server/platform/redis/redis-settings.ts. */
   redis: RedisSettings;
 }
 
@@ -120,7 +120,7 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Connections beyond this are refused at accept (keep it below `ulimit -n`). */
   maxConnections: number;
-  /** Connections one remote address may hold; its oldest idle one is recycled beyond (server/http/client-connection-cap.ts). */
+  /** Connections one remote address may hold; its oldest idle one is recycled beyond (server/platform/http/client-connection-cap.ts). */
   maxConnectionsPerClient: number;
   /** Request line plus headers, bytes; more is 431. */
   maxHeaderBytes: number;

@@ -36,7 +36,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
     (limit) => newestInteractions(db, limit),
   );
   context.metrics.watchCaches(() => ranking.cacheSizes());
-  // Other instances' invalidations reach this state, and its own reach them (server/redis/ranking-fanout.ts).
+  // Other instances' invalidations reach this state, and its own reach them (server/platform/redis/ranking-fanout.ts).
   if (context.redis) await context.redis.attachRankingState(ranking);
   const { posts, trending } = await registerPosts(app, context, ranking);
   // Rows written by versions before pseudonymisation are converted once, before any route runs.

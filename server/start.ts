@@ -11,12 +11,12 @@ import { buildApp } from './app.js';
 import { createRagRuntime } from './rag/rag.feature.js';
 import { storedIntegrationValues, type IntegrationValues } from './settings/settings.feature.js';
 import type { ServerConfig } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/connection.js';
-import { connectionDrainer, type ConnectionDrainer } from './http/connection-drainer.js';
-import { serializeRequest } from './http/request-log.js';
-import { migrateToLatest } from './db/migrate.js';
-import { createServiceMetrics } from './metrics/service-metrics.js';
-import { createRedisServices, type RedisServices } from './redis/redis-services.js';
+import { openDatabase, type DatabaseHandle } from './platform/db/connection.js';
+import { connectionDrainer, type ConnectionDrainer } from './platform/http/connection-drainer.js';
+import { serializeRequest } from './platform/http/request-log.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { createServiceMetrics } from './platform/metrics/service-metrics.js';
+import { createRedisServices, type RedisServices } from './platform/redis/redis-services.js';
 
 export interface RunningServer {
   app: FastifyInstance;

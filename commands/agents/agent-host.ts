@@ -7,9 +7,9 @@ import { createPrivacyPolicy } from '../../server/privacy/privacy.feature.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.js';
 import { loadServerConfig } from '../../server/config.js';
-import { openDatabase } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
-import type { AgentRunner } from '../../server/agents/agent-runner.js';
+import { openDatabase } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
+import type { AgentRunner } from '../../server/platform/agents/agent-runner.js';
 
 export interface AgentHost {
   runner: AgentRunner;

@@ -1,5 +1,5 @@
 /** The work behind `recsvc agents ...`, against the server's database file. */
-import type { AgentRunOutcome, AgentStatus } from '../../server/agents/agent-runner.js';
+import type { AgentRunOutcome, AgentStatus } from '../../server/platform/agents/agent-runner.js';
 import { EXIT } from '../../src/exit-codes.js';
 import { CliError } from '../support/cli-error.js';
 import { printJson, printLine, renderTable } from '../support/output.js';

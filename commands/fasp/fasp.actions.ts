@@ -1,7 +1,7 @@
 /** The work behind `recsvc fasp ...`, against the server's database and its FASP key. */
 import { InputError } from '../../src/errors.js';
-import { openDatabase } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { openDatabase } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { loadFaspKey } from '../../server/fasp/fasp-keys.js';
 import { registerWithServer } from '../../server/fasp/fasp-registration.service.js';
 import { FaspService, type FaspServer } from '../../server/fasp/fasp.service.js';

@@ -3,7 +3,7 @@
  * (the box adds 19 to the 61 the cells may use), so ids are shortened to the prefix
  * `token revoke` accepts and long labels and users are cut. `--json` has everything.
  */
-import { TOKEN_ID_PREFIX_LENGTH, type TokenInfo } from '../../server/auth/token.service.js';
+import { TOKEN_ID_PREFIX_LENGTH, type TokenInfo } from '../../server/platform/auth/token.service.js';
 import { formatTimeUntil, truncate } from '../support/format.js';
 import { renderTable } from '../support/output.js';
 

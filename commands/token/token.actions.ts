@@ -1,8 +1,8 @@
 /** The work behind `recsvc token ...`, against the server's database file. */
 import { parseScopes } from '../../src/auth/identity.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
-import { createToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
+import { createToken, listTokenInfos, revokeTokenById } from '../../server/platform/auth/token.service.js';
 import { printJson, printLine } from '../support/output.js';
 import { parseDuration, parseFlag } from '../support/options.js';
 import { renderTokenList } from './token-view.js';

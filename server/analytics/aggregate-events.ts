@@ -22,7 +22,7 @@
  */
 import type { Kysely } from 'kysely';
 import { sessionVerdict, timestampVerdict, type EventToJudge, type Verdict } from '../../src/experiments/event-rules.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { addDayCounts } from '../experiments/experiment-counts.service.js';
 import {
   addCounts,

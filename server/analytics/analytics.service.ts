@@ -17,9 +17,9 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import { ValidationError } from '../../src/errors.js';
-import type { Database } from '../db/database.js';
-import { isUniqueViolation } from '../db/errors.js';
-import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { Database } from '../platform/db/database.js';
+import { isUniqueViolation } from '../platform/db/errors.js';
+import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { recordAggregated } from './aggregate-events.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';

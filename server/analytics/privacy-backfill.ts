@@ -16,10 +16,10 @@
  * longer allows them are converted too; the retention agent purges them on its schedule.
  */
 import { sql, type Kysely } from 'kysely';
-import { lockForTransaction } from '../db/transaction-lock.js';
+import { lockForTransaction } from '../platform/db/transaction-lock.js';
 import { bucketOf } from '../../src/experiments/assignment.js';
 import { instanceOfUser } from '../../src/experiments/canonical-user-id.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import {
   coldUsers,
   feedbackCounts,

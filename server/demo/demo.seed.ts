@@ -4,9 +4,9 @@
  * interactions' bulk load), which keep post counters and stored affinities consistent
  * with the interactions. The ranking state picks the posts up when the app is built.
  */
-import { inBulkLoadTransaction } from '../db/bulk-insert.js';
-import type { DatabaseHandle } from '../db/connection.js';
-import { lockForTransaction } from '../db/transaction-lock.js';
+import { inBulkLoadTransaction } from '../platform/db/bulk-insert.js';
+import type { DatabaseHandle } from '../platform/db/connection.js';
+import { lockForTransaction } from '../platform/db/transaction-lock.js';
 import { startImport } from '../interactions/interaction.service.js';
 import { hasPosts, writeAccounts, writeStatuses } from '../posts/post.service.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoSizes } from './demo-generator.js';

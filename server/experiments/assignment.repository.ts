@@ -6,7 +6,7 @@
  */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { instanceOfUser } from '../../src/experiments/canonical-user-id.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { ExperimentAssignmentsTable } from './experiment.tables.js';
 import { assignmentBaseline } from './experiment-data.repository.js';
 
@@ -84,7 +84,7 @@ export async function countAssignmentsByVariant(db: Kysely<Database>, experiment
  * Every recorded assignment of the experiment: the user's pseudonym, variant and bucket (of
  * the canonical id, recorded at assignment), in no particular order (callers count). Streamed
  * in chunks, never all in memory: better-sqlite3's iterator on SQLite, a server-side cursor
- * (pg-cursor, configured in server/db/postgres-connection.ts) on PostgreSQL.
+ * (pg-cursor, configured in server/platform/db/postgres-connection.ts) on PostgreSQL.
  */
 export function streamAssignments(
   db: Kysely<Database>,

@@ -26,9 +26,9 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { MAX_SESSION_MS } from '../../src/experiments/event-rules.js';
-import { countWhere, floor, greatest, least } from '../db/portable-sql.js';
-import type { Database } from '../db/database.js';
-import { queryTemplate } from '../db/precompiled-query.js';
+import { countWhere, floor, greatest, least } from '../platform/db/portable-sql.js';
+import type { Database } from '../platform/db/database.js';
+import { queryTemplate } from '../platform/db/precompiled-query.js';
 
 /** One enrolled user of a page, with the counts kept at write time (zeros when the row is missing). */
 export interface AssignmentPageRow {

@@ -21,7 +21,7 @@ import { isGateRule, type GateRule } from '../../src/experiments/gates.js';
 import { histogramQuantile } from '../../src/experiments/latency-histogram.js';
 import { COUNT_KEYS, METRIC_NAMES, emptyCounts, type MetricName, type UserCounts } from '../../src/experiments/metrics.js';
 import { createAccumulators, type VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { listActivePeriods } from './experiment.repository.js';
 import { impressionAggregates, latencyBucketRows, performanceRows, scoreBins } from './experiment-data.repository.js';
 import { iterateEnrolledUsers, USER_PAGE_SIZE } from './user-counts.service.js';

@@ -2,7 +2,7 @@
  * The hot path of experiments: which ranking a user gets. Keeps the open (ACTIVE or
  * PAUSED) experiments and users' enrolments in memory; lifecycle changes and gate
  * blocks call `invalidate()` (with Redis, every other instance then forgets too:
- * server/redis/experiment-fanout.ts), and the list is re-read at most every `refreshMs` so
+ * server/platform/redis/experiment-fanout.ts), and the list is re-read at most every `refreshMs` so
  * that changes made by another process are seen too (a CLI, or an instance while Redis is down).
  *
  * The rule for several experiments: a user is enrolled in at most one open experiment
@@ -27,7 +27,7 @@ import type { Kysely } from 'kysely';
 import { createAssigner, type Assignment } from '../../src/experiments/assignment.js';
 import type { AlgorithmConfig } from '../../src/ranking/ranking.types.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../src/ranking/ranking.types.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { RankingChoice } from '../recommendations/ranking-policy.types.js';
@@ -102,7 +102,7 @@ export class ExperimentRuntime {
     for (const listener of this.invalidationListeners) listener();
   }
 
-  /** Called after each invalidate() of this process (server/redis/experiment-fanout.ts tells the other instances). */
+  /** Called after each invalidate() of this process (server/platform/redis/experiment-fanout.ts tells the other instances). */
   onInvalidate(listener: () => void): void {
     this.invalidationListeners.push(listener);
   }

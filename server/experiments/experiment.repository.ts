@@ -1,6 +1,6 @@
 /** SQL for experiments, their variants and ACTIVE periods. */
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { ExperimentActivePeriodsTable, ExperimentsTable, ExperimentVariantsTable } from './experiment.tables.js';
 
 export type ExperimentRow = Selectable<ExperimentsTable>;

@@ -18,8 +18,8 @@ import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { ANALYSIS_METHODS } from '../../src/experiments/sequential.js';
 import { EXPERIMENT_STATUSES, type ExperimentAction } from '../../src/experiments/state-machine.js';
 import { Envelope, StringEnum, errorResponses } from '../../src/schemas/common.schema.js';
-import { envelope } from '../http/envelope.js';
-import { keptQuery, setLinkHeader } from '../http/paging.js';
+import { envelope } from '../platform/http/envelope.js';
+import { keptQuery, setLinkHeader } from '../platform/http/paging.js';
 import type { ExperimentResultsService } from './experiment-results.service.js';
 import type { ExperimentService } from './experiment.service.js';
 

@@ -17,7 +17,7 @@ import { DEFAULT_GATE_RULE } from '../../src/experiments/gates.js';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
 import { allocationDiff, describeUserMoves, proposedAllocations, type AllocationDiff } from '../../src/experiments/allocation-diff.js';
 import type { AllocationChange, AllocationDiffRequest } from '../../src/experiments/allocation-diff.schema.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { countAssignmentsByVariant, streamAssignments } from './assignment.repository.js';
 import {
   closeActivePeriod,

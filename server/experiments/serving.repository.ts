@@ -4,7 +4,7 @@
  * performance counters.
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { addDayCounts, countedExperimentsAt } from './experiment-data.repository.js';
 import type { ExperimentImpressionsTable, ExperimentPerformanceTable } from './experiment.tables.js';
 

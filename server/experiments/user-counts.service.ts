@@ -20,7 +20,7 @@
 import type { Kysely } from 'kysely';
 import type { DayCounts, UserRecord } from '../../src/experiments/export-format.js';
 import { emptyCounts, type UserCounts } from '../../src/experiments/metrics.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import {
   clickCounts,
   clickDayCounts,

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { signFaspResponse, verifyFaspRequest } from '../../src/fasp/index.js';
 import { AuthenticationError } from '../../src/errors.js';
-import { publicBaseUrl } from '../http/public-url.js';
+import { publicBaseUrl } from '../platform/http/public-url.js';
 import type { FaspService } from './fasp.service.js';
 
 declare module 'fastify' {

@@ -1,6 +1,6 @@
 /** The `fasp_servers` rows. */
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { FaspServersTable } from './fasp.tables.js';
 
 export type FaspServerRow = Selectable<FaspServersTable>;

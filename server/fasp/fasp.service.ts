@@ -6,7 +6,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { keyFingerprint, privateKeyFromDer, publicKeyFromRaw } from '../../src/fasp/index.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { unseal } from './fasp-keys.js';
 import * as repo from './fasp.repository.js';
 

@@ -4,8 +4,8 @@
  * most recent posts (the collaborative feature's seeds).
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
-import { queryTemplate } from '../db/precompiled-query.js';
+import type { Database } from '../platform/db/database.js';
+import { queryTemplate } from '../platform/db/precompiled-query.js';
 
 /** Arguments: user, post, instant, interaction id, row limit. */
 const partnersQuery = queryTemplate((db: Kysely<Database>, args) =>

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { EngagerGroup } from '../../src/ranking/index.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { engagerGroupRows } from './interaction.repository.js';
 
 /** The distinct engagers of one post from one instance. */

@@ -20,9 +20,9 @@ import {
   type StoredDecayedSums,
   type TermWeigher,
 } from '../../src/ranking/index.js';
-import { bulkInsertFilled, withIndexesBuiltAfter } from '../db/bulk-insert.js';
-import { insertFromStaging, isoStrings, stageTable, type StagedColumn, type StagingDatabase } from '../db/bulk-staging.js';
-import type { Database } from '../db/database.js';
+import { bulkInsertFilled, withIndexesBuiltAfter } from '../platform/db/bulk-insert.js';
+import { insertFromStaging, isoStrings, stageTable, type StagedColumn, type StagingDatabase } from '../platform/db/bulk-staging.js';
+import type { Database } from '../platform/db/database.js';
 import { addPostCounts, candidatePosts, engagedPosts, type CountDeltas } from '../posts/post.service.js';
 import { candidatePool } from '../ranking-state/ranking-state.service.js';
 import { interestRows, storedInterest, type InterestLoad, type InterestRows } from './interest-vectors.js';
@@ -57,7 +57,7 @@ export interface BulkLoadOptions {
   staging?: StagingDatabase;
   /**
    * The compiled staging worker; null inserts on this thread. By default bulk-staging.worker.js
-   * of server/db, when it exists and the load has WORKER_MIN_INTERACTIONS or more.
+   * of server/platform/db, when it exists and the load has WORKER_MIN_INTERACTIONS or more.
    */
   stagingWorkerScript?: URL | null;
 }
@@ -66,7 +66,7 @@ export interface BulkLoadOptions {
 const WORKER_MIN_INTERACTIONS = 20_000;
 
 const DEFAULT_WORKER_SCRIPT = new URL('./interest-vectors.worker.js', import.meta.url);
-const DEFAULT_STAGING_SCRIPT = new URL('../db/bulk-staging.worker.js', import.meta.url);
+const DEFAULT_STAGING_SCRIPT = new URL('../platform/db/bulk-staging.worker.js', import.meta.url);
 
 const COUNTERS: readonly (keyof CountDeltas)[] = ['favourites', 'reblogs', 'bookmarks'];
 const ACTION_COUNTER: Readonly<Record<InteractionAction, number>> = { favorite: 0, reblog: 1, bookmark: 2 };

@@ -1,12 +1,12 @@
 /** SQL for interactions and learned affinities. */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { CONTEXT_BOUNDS } from '../../src/schemas/bounded-json.js';
-import { bulkInsert, bulkInsertObjects } from '../db/bulk-insert.js';
-import type { Database } from '../db/database.js';
-import { isForeignKeyViolation } from '../db/errors.js';
-import { jsonRows, jsonValues, parseJsonRows } from '../db/json-rows.js';
-import { asFloat, countWhere, greatest, positionOf, power } from '../db/portable-sql.js';
-import { queryTemplate } from '../db/precompiled-query.js';
+import { bulkInsert, bulkInsertObjects } from '../platform/db/bulk-insert.js';
+import type { Database } from '../platform/db/database.js';
+import { isForeignKeyViolation } from '../platform/db/errors.js';
+import { jsonRows, jsonValues, parseJsonRows } from '../platform/db/json-rows.js';
+import { asFloat, countWhere, greatest, positionOf, power } from '../platform/db/portable-sql.js';
+import { queryTemplate } from '../platform/db/precompiled-query.js';
 import type { StoredDecayedSums } from '../../src/ranking/index.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
 

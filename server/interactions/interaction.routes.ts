@@ -14,9 +14,9 @@ import {
   InteractionUndoSchema,
   PostCountsSchema,
 } from '../../src/schemas/interaction.schema.js';
-import { authorizeUser } from '../plugins/access.js';
-import { envelope } from '../http/envelope.js';
-import { keptQuery, setLinkHeader } from '../http/paging.js';
+import { authorizeUser } from '../platform/plugins/access.js';
+import { envelope } from '../platform/http/envelope.js';
+import { keptQuery, setLinkHeader } from '../platform/http/paging.js';
 import type { InteractionService, RecordInput } from './interaction.service.js';
 
 /** The service's input of a wire interaction (`created_at` parsed: the schema checked it is an instant). */

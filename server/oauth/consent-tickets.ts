@@ -5,7 +5,7 @@
  * of answers with it exactly one gets the authorization.
  */
 import { randomBytes } from 'node:crypto';
-import { hashToken } from '../auth/token.service.js';
+import { hashToken } from '../platform/auth/token.service.js';
 import { OAuthError } from './oauth-errors.js';
 import {
   consumeConsent,

@@ -1,5 +1,5 @@
 /**
- * The InstanceGateway over the social client (server/social/instance-client.ts): its SSRF
+ * The InstanceGateway over the social client (server/platform/social/instance-client.ts): its SSRF
  * rules, timeouts and size caps apply to every call the OAuth flow makes.
  * `socialInstanceGateway(social)` takes the app's SocialServices; the core,
  * `instanceClientGateway(client, parseAddress)`, needs only the little of them it uses.
@@ -10,10 +10,10 @@
  */
 import { SOCIAL_ACCOUNT_ID } from '../../src/auth/user-account.js';
 import { AppError } from '../../src/errors.js';
-import { InstanceAddressError, parseInstanceAddress, type SocialServices } from '../social/social.service.js';
+import { InstanceAddressError, parseInstanceAddress, type SocialServices } from '../platform/social/social.service.js';
 import { InstanceGatewayError, type InstanceAccount, type InstanceAppCredentials, type InstanceGateway } from './instance-gateway.js';
 
-/** What the client's address parser returns (server/social/instance-address.ts's InstanceAddress). */
+/** What the client's address parser returns (server/platform/social/instance-address.ts's InstanceAddress). */
 export interface SocialAddress {
   /** Canonical `host[:port]`. */
   readonly host: string;

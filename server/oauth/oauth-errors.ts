@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors.js';
-import { validationToError, type ValidationIssue } from '../plugins/validation-errors.js';
+import { validationToError, type ValidationIssue } from '../platform/plugins/validation-errors.js';
 
 export type OAuthErrorCode =
   | 'invalid_request'

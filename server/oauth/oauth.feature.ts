@@ -1,7 +1,7 @@
 /** Registers the service's own OAuth 2.0 authorization server; returns its service. */
 import type { FastifyInstance } from 'fastify';
-import type { Agent } from '../agents/agent-runner.js';
-import type { DatabaseHandle } from '../db/connection.js';
+import type { Agent } from '../platform/agents/agent-runner.js';
+import type { DatabaseHandle } from '../platform/db/connection.js';
 import type { InstanceGateway } from './instance-gateway.js';
 import type { OAuthDb } from './oauth.repository.js';
 import { oauthRoutes } from './oauth.routes.js';
@@ -28,7 +28,7 @@ export async function registerOAuth(
   deps: OAuthDeps,
 ): Promise<{ oauth: OAuthService }> {
   const settings: OAuthSettings = { ...DEFAULT_OAUTH_SETTINGS, ...deps.settings };
-  // The feature's tables are in Database once server/db/database.ts lists OAuthTables.
+  // The feature's tables are in Database once server/platform/db/database.ts lists OAuthTables.
   const db = context.database.db as unknown as OAuthDb;
   const oauth = new OAuthService(db, context.tokens, deps.gateway, settings, deps.now);
   await app.register(oauthRoutes, { oauth });

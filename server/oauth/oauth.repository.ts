@@ -1,6 +1,6 @@
 /** SQL of the OAuth feature: plain functions taking the db or a transaction first. */
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type {
   OAuthClientsTable,
   OAuthCodesTable,

@@ -10,7 +10,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { publicBaseUrl } from '../http/public-url.js';
+import { publicBaseUrl } from '../platform/http/public-url.js';
 import { CLIENT_AUTH_METHODS, clientCredentials } from './client-credentials.js';
 import { consentPageHeaders, renderConsentPage } from './consent-page.js';
 import { acceptFormBodies, isFormBody } from './form-body.js';

@@ -19,7 +19,7 @@
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { NotFoundError } from '../../src/errors.js';
-import { createToken, hashToken, revokeTokenById } from '../auth/token.service.js';
+import { createToken, hashToken, revokeTokenById } from '../platform/auth/token.service.js';
 import type { ClientCredentials } from './client-credentials.js';
 import { accountHandle, openConsent, spendConsent } from './consent-tickets.js';
 import { InstanceGatewayError, type InstanceAccount, type InstanceAppCredentials, type InstanceGateway } from './instance-gateway.js';
@@ -153,7 +153,7 @@ function checkRedirectUri(uri: string): void {
 
 /**
  * The user id of an account on an instance: `<account id>@<canonical host>`, the form the
- * Mastodon token provider gives (server/social/mastodon-identity.ts), so signing in either
+ * Mastodon token provider gives (server/platform/social/mastodon-identity.ts), so signing in either
  * way reaches the same user's data.
  */
 export function socialUserId(accountId: string, instance: string): string {

@@ -44,7 +44,7 @@ function seconds(env: Env, name: string, fallback: number): number {
 /**
  * The lifetimes from RECSVC_OAUTH_ACCESS_TOKEN_TTL and RECSVC_OAUTH_REFRESH_TOKEN_TTL (seconds);
  * InputError (exit 2 at start) on a bad value. The default instance comes from the social
- * settings (server/social/social-options.ts reads RECSVC_DEFAULT_INSTANCE).
+ * settings (server/platform/social/social-options.ts reads RECSVC_DEFAULT_INSTANCE).
  */
 export function readOAuthSettings(env: Env = process.env): Pick<OAuthSettings, 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds'> {
   const accessTokenTtlSeconds = seconds(env, 'RECSVC_OAUTH_ACCESS_TOKEN_TTL', DEFAULT_OAUTH_SETTINGS.accessTokenTtlSeconds);

@@ -15,8 +15,8 @@
  */
 import type { Kysely } from 'kysely';
 import { DEFAULT_SOURCE_SHARES, type CandidateIndex, type SourceShares } from '../../src/ranking/index.js';
-import type { Agent } from '../agents/agent.types.js';
-import type { Database } from '../db/database.js';
+import type { Agent } from '../platform/agents/agent.types.js';
+import type { Database } from '../platform/db/database.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { candidatePosts, engagedPosts } from './post.service.js';
 

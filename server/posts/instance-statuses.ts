@@ -19,7 +19,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { accountDomain, isOriginOf, originHostOf } from '../../src/mastodon/status-origin.js';
 import { sanitizeStatusHtml } from '../../src/mastodon/sanitize-status-html.js';
 import type { AccountInput, StatusInput } from '../../src/schemas/post.schema.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { accountRow, postRow, statusTags } from './post.mapper.js';
 import * as identity from './post-identity.repository.js';
 import { upsertAccounts, upsertPosts, type PostWrite } from './post.repository.js';

@@ -5,8 +5,8 @@
 import type { Kysely } from 'kysely';
 import { idForUri } from '../../src/mastodon/status-origin.js';
 import { sortKeyOf } from '../../src/post-ids.js';
-import type { Database } from '../db/database.js';
-import { bulkInsert } from '../db/bulk-insert.js';
+import type { Database } from '../platform/db/database.js';
+import { bulkInsert } from '../platform/db/bulk-insert.js';
 import type { PostRow } from './post.repository.js';
 
 /** Values per `IN (…)`: well under SQLite's bound on parameters. */

@@ -1,10 +1,10 @@
 /** SQL for accounts, posts and their tags. */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { DEFAULT_SOURCE_SHARES, ENGAGEMENT_WEIGHTS, takeWithinShares, type SourceShares } from '../../src/ranking/index.js';
-import type { Database } from '../db/database.js';
-import { bulkInsert, rowsPerStatement } from '../db/bulk-insert.js';
-import { greatest } from '../db/portable-sql.js';
-import { queryTemplate } from '../db/precompiled-query.js';
+import type { Database } from '../platform/db/database.js';
+import { bulkInsert, rowsPerStatement } from '../platform/db/bulk-insert.js';
+import { greatest } from '../platform/db/portable-sql.js';
+import { queryTemplate } from '../platform/db/precompiled-query.js';
 import type { AccountsTable, PostsTable } from './posts.tables.js';
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -10,7 +10,7 @@ import {
   StatusSchema,
   TrendingQuerySchema,
 } from '../../src/schemas/post.schema.js';
-import { idPageLinks, offsetPageLinks, setLinkHeader } from '../http/paging.js';
+import { idPageLinks, offsetPageLinks, setLinkHeader } from '../platform/http/paging.js';
 import type { PostService } from './post.service.js';
 import { trendingPage, type TrendingService } from './trending.service.js';
 

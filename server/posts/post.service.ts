@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
 import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
 import type { AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import {
   DEFAULT_SOURCE_SHARES,
   normaliseTag,

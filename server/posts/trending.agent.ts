@@ -1,5 +1,5 @@
 /** Background agent recomputing trending posts and tags. */
-import type { Agent } from '../agents/agent.types.js';
+import type { Agent } from '../platform/agents/agent.types.js';
 import type { TrendingService } from './trending.service.js';
 
 /** The `trending_refresh` agent: recomputes the trending snapshot `/api/v1/trends` serves. */

@@ -14,7 +14,7 @@ import {
   type EngagerGroup,
   type SourceShares,
 } from '../../src/ranking/index.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { trendablePostRows } from './post.repository.js';
 
 /** The distinct engagers, per post and instance, of the posts created since `sinceMs`. */

@@ -10,7 +10,7 @@
  */
 import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { listTrackingLevels } from './privacy.repository.js';
 
 export interface LevelReader {

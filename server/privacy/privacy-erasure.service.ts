@@ -24,7 +24,7 @@
  * A level lowered on another instance is followed up the same way.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import type { PrivacyPolicyService } from './privacy-policy.service.js';

@@ -16,7 +16,7 @@ import type { Kysely } from 'kysely';
 import { allowanceOf, isTrackingLevel, type TrackingAllowance, type TrackingLevel } from '../../src/privacy/tracking-level.js';
 import { canonicalUserId } from '../../src/experiments/canonical-user-id.js';
 import { LruCache } from '../../src/lru-cache.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { fileLevelReader, mirrorLevelReader, type LevelReader } from './level-reader.js';
 import type { PrivacyPolicy } from './privacy-policy.types.js';
 import { findTrackingLevel, listTrackingLevels, saveTrackingLevel } from './privacy.repository.js';

@@ -6,11 +6,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { AgentRunner } from '../agents/agent-runner.js';
+import type { AgentRunner } from '../platform/agents/agent-runner.js';
 import { retentionAgent } from './retention.agent.js';
-import type { DatabaseHandle } from '../db/connection.js';
-import type { Database } from '../db/database.js';
-import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { DatabaseHandle } from '../platform/db/connection.js';
+import type { Database } from '../platform/db/database.js';
+import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import type { RagRuntime } from '../rag/rag.feature.js';
 import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
 import { InFlightRequests, trackInFlightRequests } from './in-flight-requests.js';
@@ -19,7 +19,7 @@ import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import { privacyRoutes } from './privacy.routes.js';
 import { PrivacyService } from './privacy.service.js';
 import { hostOf } from './user-data.repository.js';
-import { scrubDeletedData } from '../db/maintenance.js';
+import { scrubDeletedData } from '../platform/db/maintenance.js';
 
 export { createPrivacyPolicy, PrivacyPolicyService, type PrivacyPolicyOptions } from './privacy-policy.service.js';
 export { readPrivacySettings, type PrivacySettings } from './privacy.settings.js';

@@ -1,9 +1,9 @@
 /** SQL of the privacy settings (the table is privacy.tables.ts's, seen through `withTables`). */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { PrivacyTables } from './privacy.tables.js';
 
-/** The database with the privacy tables in its type (server/db/database.ts need not know them). */
+/** The database with the privacy tables in its type (server/platform/db/database.ts need not know them). */
 export function privacyDb(db: Kysely<Database>): Kysely<Database & PrivacyTables> {
   return db.withTables<PrivacyTables>();
 }

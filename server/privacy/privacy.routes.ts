@@ -7,8 +7,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../src/errors.js';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
-import { envelope } from '../http/envelope.js';
-import { authorizeUser, callerIdentity } from '../plugins/access.js';
+import { envelope } from '../platform/http/envelope.js';
+import { authorizeUser, callerIdentity } from '../platform/plugins/access.js';
 import type { PrivacyErasureService } from './privacy-erasure.service.js';
 import {
   ErasureResultSchema,

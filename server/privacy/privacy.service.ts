@@ -9,7 +9,7 @@
  */
 import type { Kysely } from 'kysely';
 import { allowanceOf, type TrackingLevel } from '../../src/privacy/tracking-level.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { ErasureReport, PrivacyErasureService } from './privacy-erasure.service.js';
 import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import type { PrivacyExport, PrivacySettingsView } from './privacy.schema.js';

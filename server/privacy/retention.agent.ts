@@ -11,10 +11,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { allowanceOf, type TrackingLevel } from '../../src/privacy/tracking-level.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import { listTrackingLevels } from './privacy.repository.js';
-import type { Agent } from '../agents/agent.types.js';
+import type { Agent } from '../platform/agents/agent.types.js';
 
 /** Each table with a user's dated rows, and the column that dates them (epoch ms). */
 export const RETAINED_TABLES: ReadonlyArray<{ table: string; at: string }> = [

@@ -8,7 +8,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { accountOfUser } from '../../src/auth/user-account.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 
 export interface UserTable {
   name: string;

@@ -8,7 +8,7 @@
  * `maxBodyBytes`, 404, 410); a failure is passed on and asked again next time.
  */
 import { LruCache } from '../../src/lru-cache.js';
-import type { InstanceAddress } from '../social/social.service.js';
+import type { InstanceAddress } from '../platform/social/social.service.js';
 import type { ProxyResponse, ProxyService } from './proxy.service.js';
 
 export const NODEINFO_PATH = '/.well-known/nodeinfo';

@@ -4,8 +4,8 @@
  * Register it after every other feature: drop-in mode answers only what no route matched.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import type { SocialServices } from '../social/social.service.js';
+import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
+import type { SocialServices } from '../platform/social/social.service.js';
 import { NodeinfoCache, type NodeinfoCacheOptions } from './nodeinfo-cache.js';
 import { dropInRoutes, proxyRoutes, type ProxyRouteOptions } from './proxy.routes.js';
 import { ProxyService } from './proxy.service.js';

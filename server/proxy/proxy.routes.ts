@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticationError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
 import type { AuthenticatedIdentity } from '../../src/auth/identity.js';
-import type { InstanceAddress, MastodonIdentityProvider } from '../social/social.service.js';
+import type { InstanceAddress, MastodonIdentityProvider } from '../platform/social/social.service.js';
 import { NODEINFO_PATH, type NodeinfoCache } from './nodeinfo-cache.js';
 import type { ProxyResponse, ProxyService } from './proxy.service.js';
 import { splitProxiedUrl } from './proxy.service.js';

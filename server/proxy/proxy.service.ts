@@ -26,7 +26,7 @@
  *   `Service unavailable` in the spec's error body (InstanceUnavailableError).
  */
 import { ValidationError } from '../../src/errors.js';
-import type { InstanceAddress, InstanceClient, InstanceRequest } from '../social/social.service.js';
+import type { InstanceAddress, InstanceClient, InstanceRequest } from '../platform/social/social.service.js';
 
 /** Request headers passed to the instance (lowercase); everything else is dropped. */
 export const PROXIED_REQUEST_HEADERS = ['accept', 'accept-language', 'idempotency-key', 'if-none-match', 'if-modified-since'] as const;

@@ -5,8 +5,8 @@
  * author opted out leave the index. Runs at start and as the `rag_indexer` agent.
  */
 import type { Kysely } from 'kysely';
-import type { Agent } from '../agents/agent.types.js';
-import type { Database } from '../db/database.js';
+import type { Agent } from '../platform/agents/agent.types.js';
+import type { Database } from '../platform/db/database.js';
 import { findPostTexts, listIndexablePostHeads } from './rag.repository.js';
 import type { RagIndex } from './rag-index.js';
 

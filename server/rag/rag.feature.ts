@@ -4,9 +4,9 @@
  * (`createRagRuntime`) so that health can report its size whatever the registration order.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AgentRunner } from '../agents/agent-runner.js';
-import type { DatabaseHandle } from '../db/connection.js';
-import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import type { AgentRunner } from '../platform/agents/agent-runner.js';
+import type { DatabaseHandle } from '../platform/db/connection.js';
+import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import { loadDocumentation } from './docs-corpus.js';
 import { RagIndex } from './rag-index.js';
 import { EXCLUDE_NOBODY, ragIndexerAgent, syncPosts, type ExcludedAuthors } from './rag-indexer.js';

@@ -1,6 +1,6 @@
 /** SQL of the RAG indexer: which posts to index (newest first) and their text. */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 
 /** What tells whether an indexed post is still current. */
 export interface PostHead {

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DEFAULT_RAG_LIMIT, RagQueryBodySchema, RagResultSchema } from '../../src/rag/rag.schema.js';
 import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
-import { envelope } from '../http/envelope.js';
+import { envelope } from '../platform/http/envelope.js';
 import type { RagService } from './rag.service.js';
 
 export const ragRoutes: FastifyPluginAsyncTypebox<{ rag: RagService }> = async (app, { rag }) => {

@@ -32,7 +32,7 @@ export interface RankingEvents {
 }
 
 /**
- * One instance's event as the other instances receive it (server/redis/ranking-fanout.ts),
+ * One instance's event as the other instances receive it (server/platform/redis/ranking-fanout.ts),
  * plain JSON. A user's signal travels as the user alone: the receiver drops what it holds of
  * the user and reads the database again, rather than replaying the change.
  */
@@ -43,3 +43,26 @@ export type RankingEventMessage =
   | { readonly type: 'userSignalsChanged'; readonly userId: string }
   | { readonly type: 'coEngaged'; readonly change: CoEngagementChange }
   | { readonly type: 'userErased'; readonly userId: string };
+
+/** An event as it travels to the other instances: posts carry their ranking view and visibility only (the fields receivers use). */
+export function wireRankingEvent(event: RankingEventMessage): RankingEventMessage {
+  if (event.type !== 'postsStored') return event;
+  return {
+    type: 'postsStored',
+    posts: event.posts.map((p) => ({
+      id: p.id,
+      accountId: p.accountId,
+      accountUsername: p.accountUsername,
+      text: p.text,
+      tags: p.tags,
+      language: p.language,
+      createdAtMs: p.createdAtMs,
+      favourites: p.favourites,
+      reblogs: p.reblogs,
+      replies: p.replies,
+      reblogOfId: p.reblogOfId,
+      sensitive: p.sensitive,
+      visibility: p.visibility,
+    })),
+  };
+}

@@ -24,7 +24,14 @@ import {
   type TermWeigher,
   type UserProfile,
 } from '../../src/ranking/index.js';
-import type { PostCounts, RankingEventMessage, RankingEvents, StoredPost, UserSignal } from './ranking-state.events.js';
+import {
+  wireRankingEvent,
+  type PostCounts,
+  type RankingEventMessage,
+  type RankingEvents,
+  type StoredPost,
+  type UserSignal,
+} from './ranking-state.events.js';
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
 import { CoEngagementHolder, DEFAULT_CO_ENGAGEMENT_HISTORY, type CoEngagementSource } from './co-engagement.state.js';
 import { CollaborativeCandidates } from './collaborative-candidates.js';
@@ -252,9 +259,9 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.announceLocal({ type: 'userErased', userId });
   }
 
-  /** Called after each event this instance announces (not those applied from other instances). */
+  /** Called after each event this instance announces (not those applied from other instances), in the form it travels in. */
   onLocalEvent(listener: (message: RankingEventMessage) => void): void {
-    this.localEventListeners.push(listener);
+    this.localEventListeners.push((message) => listener(wireRankingEvent(message)));
   }
 
   /**

@@ -6,8 +6,8 @@
  * below the profile cache's capacity so that warming never evicts what requests cached.
  */
 import type { Kysely } from 'kysely';
-import type { Agent } from '../agents/agent.types.js';
-import type { Database } from '../db/database.js';
+import type { Agent } from '../platform/agents/agent.types.js';
+import type { Database } from '../platform/db/database.js';
 import { loadProfile, type ProfileSources } from './profile-loader.js';
 
 export interface CacheWarmerOptions {

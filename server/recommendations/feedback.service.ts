@@ -19,7 +19,7 @@ import {
 import type { SignalWrite } from '../interactions/interaction.service.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { addUserCounts } from '../experiments/experiment-counts.service.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, errorResponses, UserIdSchema } from '../../src/schemas/common.schema.js';
 import { FeedbackBodySchema, FeedbackSchema, PreferencesSchema, PreferencesUpdateSchema } from '../../src/schemas/recommendation.schema.js';
-import { envelope } from '../http/envelope.js';
+import { envelope } from '../platform/http/envelope.js';
 import type { FeedbackService } from './feedback.service.js';
 
 export const preferencesRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackService }> = async (app, { feedback }) => {

@@ -16,7 +16,7 @@ import {
   type UserPreferences,
   type UserProfile,
 } from '../../src/ranking/index.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { InteractionService } from '../interactions/interaction.service.js';
 import type { PostService } from '../posts/post.service.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';

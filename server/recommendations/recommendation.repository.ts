@@ -1,7 +1,7 @@
 /** SQL for feedback and explicit preferences. */
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
-import { queryTemplate } from '../db/precompiled-query.js';
+import type { Database } from '../platform/db/database.js';
+import { queryTemplate } from '../platform/db/precompiled-query.js';
 import type { FeedbackTable, UserPreferencesTable } from './recommendations.tables.js';
 
 export type FeedbackRow = Selectable<FeedbackTable>;

@@ -10,8 +10,8 @@ import {
   SeamlessBodySchema,
   SeamlessItemSchema,
 } from '../../src/schemas/recommendation.schema.js';
-import { admittedUser } from '../plugins/access.js';
-import { keptQuery, setLinkHeader, type PageLink } from '../http/paging.js';
+import { admittedUser } from '../platform/plugins/access.js';
+import { keptQuery, setLinkHeader, type PageLink } from '../platform/http/paging.js';
 import {
   encodeRecommendationCursor,
   MAX_RECOMMENDATION_CURSOR_LENGTH,

@@ -10,8 +10,8 @@ import { interleaveRanked, teamOf } from '../../src/experiments/interleaving/int
 import { ValidationError } from '../../src/errors.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { MAX_EXCLUDE_IDS, type RecommendedPost } from '../../src/schemas/recommendation.schema.js';
-import { jsonArrayBytes } from '../http/json-array-bytes.js';
-import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { jsonArrayBytes } from '../platform/http/json-array-bytes.js';
+import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import { sortKeyOf } from '../../src/post-ids.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';

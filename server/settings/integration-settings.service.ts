@@ -9,7 +9,7 @@
  * the CORS plugin is configured once, before any route.
  *
  * Values are checked before anything is stored: hosts as the service would connect to
- * them (the SSRF rules of server/social), origins in their exact `scheme://host[:port]`
+ * them (the SSRF rules of server/platform/social), origins in their exact `scheme://host[:port]`
  * form; each bad value is a 400 naming it (`allowed_instances[2]`).
  */
 import type { Kysely } from 'kysely';
@@ -20,8 +20,8 @@ import {
   type IntegrationSettingsPatch,
   type IntegrationValues,
 } from '../../src/settings/settings.schema.js';
-import type { Database } from '../db/database.js';
-import { InstanceAddressError, parseInstanceAddress } from '../social/social.service.js';
+import type { Database } from '../platform/db/database.js';
+import { InstanceAddressError, parseInstanceAddress } from '../platform/social/social.service.js';
 import { listIntegrationSettings, upsertIntegrationSettings, type IntegrationSettingRow } from './settings.repository.js';
 
 type IntegrationName = keyof IntegrationValues;

@@ -1,7 +1,7 @@
 /** SQL of the settings tables. */
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
-import { queryTemplate } from '../db/precompiled-query.js';
+import type { Database } from '../platform/db/database.js';
+import { queryTemplate } from '../platform/db/precompiled-query.js';
 import type { IntegrationSettingsTable, UserSettingsTable } from './settings.tables.js';
 
 export type UserSettingsRow = Selectable<UserSettingsTable>;

@@ -9,8 +9,8 @@ import {
   UserSettingsPatchSchema,
   UserSettingsSchema,
 } from '../../src/settings/settings.schema.js';
-import { envelope } from '../http/envelope.js';
-import { admittedUser, authorizeUser, callerIdentity } from '../plugins/access.js';
+import { envelope } from '../platform/http/envelope.js';
+import { admittedUser, authorizeUser, callerIdentity } from '../platform/plugins/access.js';
 import type { IntegrationSettingsService } from './integration-settings.service.js';
 import type { UserSettingsService } from './user-settings.service.js';
 

@@ -20,7 +20,7 @@ import {
   type UserSettingsPatch,
 } from '../../src/settings/settings.schema.js';
 import { LruCache } from '../../src/lru-cache.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { changeUserSettings, findUserSettings, type UserSettingsRow } from './settings.repository.js';
 
 /** The recommendation preferences' owner (FeedbackService). */

@@ -8,7 +8,7 @@
  * followed (a duplicate is better than an empty page).
  */
 import { LRUCache } from 'lru-cache';
-import type { InstanceAddress, InstanceClient } from '../social/social.service.js';
+import type { InstanceAddress, InstanceClient } from '../platform/social/social.service.js';
 
 export const FOLLOWED_TTL_MS = 10 * 60_000;
 const READERS_REMEMBERED = 10_000;

@@ -12,7 +12,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { StatusInput } from '../../src/schemas/post.schema.js';
-import type { InstanceAddress, InstanceClient } from '../social/social.service.js';
+import type { InstanceAddress, InstanceClient } from '../platform/social/social.service.js';
 
 export const MAX_PENDING = 500;
 export const RESOLVE_CONCURRENCY = 2;

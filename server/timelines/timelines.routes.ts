@@ -9,7 +9,7 @@
  * fetched with that token. A service token (OAuth-issued ones included) has no instance
  * token to forward: 403.
  *
- * Outages: the routes declare `identityOutage: 'degrade'` (server/plugins/auth.ts), so a
+ * Outages: the routes declare `identityOutage: 'degrade'` (server/platform/plugins/auth.ts), so a
  * Mastodon token that cannot be verified because its instance is down still gets a page,
  * from the service's store alone, flagged by X-Recsvc-Degraded: the user's recommendations
  * when the token's last verified identity is known (`instance-unavailable`), else recent
@@ -20,8 +20,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, AuthenticationError } from '../../src/errors.js';
 import { errorResponses } from '../../src/schemas/common.schema.js';
-import { keptQuery, linkHeader, type PageLink } from '../http/paging.js';
-import { INSTANCE_HEADER, type MastodonIdentityProvider } from '../social/social.service.js';
+import { keptQuery, linkHeader, type PageLink } from '../platform/http/paging.js';
+import { INSTANCE_HEADER, type MastodonIdentityProvider } from '../platform/social/social.service.js';
 import { MAX_TIMELINE_LIMIT, type TimelineKind, type TimelinePage, type TimelineQuery, type TimelineService } from './timelines.service.js';
 
 export const DEGRADED_HEADER = 'x-recsvc-degraded';

@@ -17,7 +17,7 @@
  * - The instance unusable (503 from the client): the page comes from the service's own
  *   store (recommendations, else recent stored posts), marked degraded. A token the
  *   instance refuses stays a 401 (the client's typed error goes through).
- * - The token could not even be verified because the instance is down (server/plugins/auth.ts,
+ * - The token could not even be verified because the instance is down (server/platform/plugins/auth.ts,
  *   `identityOutage: 'degrade'`): `fromStore` answers without asking the instance, with the
  *   user's recommendations when the token's last verified identity is known
  *   (`instance-unavailable`), else recent stored posts for nobody in particular
@@ -35,11 +35,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DEFAULT_INJECTION_RATIO, planSeamlessInsertions } from '../../src/ranking/index.js';
 import { StatusInputSchema, type StatusInput } from '../../src/schemas/post.schema.js';
 import { findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
-import { jsonArrayBytes, type JsonPiece } from '../http/json-array-bytes.js';
+import { jsonArrayBytes, type JsonPiece } from '../platform/http/json-array-bytes.js';
 import type { PostService } from '../posts/post.service.js';
-import { validatorCompiler } from '../plugins/validator.js';
+import { validatorCompiler } from '../platform/plugins/validator.js';
 import type { Recommendation, RecommendationService } from '../recommendations/recommendation.service.js';
-import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } from '../social/social.service.js';
+import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } from '../platform/social/social.service.js';
 import { RecommendationWindows } from './recommendation-window.js';
 import { injectedStatus, storedStatusConsents, storedStatusConsentsForAnyone, type InjectedStatus } from './recommended-statuses.js';
 import { ShownMemory } from './shown-memory.js';

@@ -1,7 +1,7 @@
 /**
  * The account on an instance a user id stands for, so a user's own posts can be told apart.
  * A caller with a Mastodon token is user `<account id>@<instance host>`
- * (server/social/mastodon-identity.ts), while the posts stored from that instance's timelines
+ * (server/platform/social/mastodon-identity.ts), while the posts stored from that instance's timelines
  * carry the bare account id the instance gave them (`status.account.id`). Account ids are
  * what Mastodon (digits), Pleroma and Akkoma (flake ids) and GoToSocial (ULIDs) send:
  * `SOCIAL_ACCOUNT_ID`, the same rule the identity code accepts them by. So

@@ -18,7 +18,7 @@ export const ErrorBodySchema = Type.Object(
 export type ErrorBody = Static<typeof ErrorBodySchema>;
 
 /**
- * The longest user id: a Mastodon user is `<account id>@<instance host>` (server/social),
+ * The longest user id: a Mastodon user is `<account id>@<instance host>` (server/platform/social),
  * and a host name alone may be 253 characters, so 64 for the account id, `@`, and the host.
  */
 export const MAX_USER_ID_LENGTH = 320;

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
-import { BatchedTransactionRunner } from '../../server/db/batched-transactions.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
+import { BatchedTransactionRunner } from '../../server/platform/db/batched-transactions.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from '../postgres/postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();

@@ -11,9 +11,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createToken } from '../../server/auth/token.service.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { MIGRATIONS } from '../../server/db/migrations/index.js';
+import { createToken } from '../../server/platform/auth/token.service.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { MIGRATIONS } from '../../server/platform/db/migrations/index.js';
 import type { ServeProcess } from '../helpers/cli.js';
 import { runCli } from '../helpers/cli.js';
 import { makeStatus } from '../helpers/mastodon-fixtures.js';

@@ -4,7 +4,7 @@
  * a request each. Social users are `<account id>@<instance host>`, API users ids without '@'.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../../server/db/database.js';
+import type { Database } from '../../server/platform/db/database.js';
 
 export interface Engagement {
   postId: string;

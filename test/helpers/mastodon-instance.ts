@@ -17,14 +17,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createRandom, randomInt } from '../../src/random.js';
-import type { IdentityProvider } from '../../server/auth/identity-providers.js';
+import type { IdentityProvider } from '../../server/platform/auth/identity-providers.js';
 import {
   createSocialServices,
   DEFAULT_SOCIAL_OPTIONS,
   type SocialDependencies,
   type SocialOptions,
   type SocialServices,
-} from '../../server/social/social.service.js';
+} from '../../server/platform/social/social.service.js';
 
 // ---------------------------------------------------------------------------
 // Public interface

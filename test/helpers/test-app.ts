@@ -7,8 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Scope } from '../../src/auth/identity.js';
 import type { RateLimitPolicy } from '../../src/rate-limit/policy.js';
 import { buildApp, type AppOptions } from '../../server/app.js';
-import { createToken } from '../../server/auth/token.service.js';
-import type { DatabaseHandle } from '../../server/db/connection.js';
+import { createToken } from '../../server/platform/auth/token.service.js';
+import type { DatabaseHandle } from '../../server/platform/db/connection.js';
 import { createPrivacyPolicy, type PrivacyPolicyService } from '../../server/privacy/privacy.feature.js';
 import { openTestDatabase, type TestDatabase } from './test-database.js';
 

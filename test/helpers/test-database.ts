@@ -17,9 +17,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Client } from 'pg';
 import { inject } from 'vitest';
-import { openDatabase, openSqlite, type DatabaseHandle } from '../../server/db/connection.js';
-import type { Database } from '../../server/db/database.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { openDatabase, openSqlite, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import type { Database } from '../../server/platform/db/database.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { TEST_DATABASE_URL } from '../postgres/postgres-test-database.js';
 
 export type TestBackend = 'sqlite' | 'postgres';

@@ -10,12 +10,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRunner, type Agent } from '../../server/agents/agent-runner.js';
+import { AgentRunner, type Agent } from '../../server/platform/agents/agent-runner.js';
 import { buildApp } from '../../server/app.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
-import { advisoryLockKey } from '../../server/db/postgres-advisory-lock.js';
-import { createServiceMetrics } from '../../server/metrics/service-metrics.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
+import { advisoryLockKey } from '../../server/platform/db/postgres-advisory-lock.js';
+import { createServiceMetrics } from '../../server/platform/metrics/service-metrics.js';
 import { ManualClock } from '../server/agents/manual-clock.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 

@@ -6,16 +6,16 @@
  * only what differs by nature (request ids, process figures).
  *
  * Posts are stored through the service's own row mapping and kysely, not POST
- * /api/v1/posts/batch: that route's multi-row insert (server/db/bulk-insert.ts) is still
+ * /api/v1/posts/batch: that route's multi-row insert (server/platform/db/bulk-insert.ts) is still
  * written with SQLite's `?` placeholders (see the report of issue 14's first slice).
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { createPrivacyPolicy } from '../../server/privacy/privacy.feature.js';
-import { createToken } from '../../server/auth/token.service.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { createToken } from '../../server/platform/auth/token.service.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { statusRows } from '../../server/posts/post.mapper.js';
 import { makeStatus } from '../helpers/mastodon-fixtures.js';
 import { experimentBody } from '../server/experiments/experiment-bodies.js';

@@ -5,8 +5,8 @@
  * query would count the wrong ones), and the agent builds the same profiles on both.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import type { DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { InteractionService } from '../../server/interactions/interaction.service.js';
 import { statusRows } from '../../server/posts/post.mapper.js';
 import { candidatePosts, PostService } from '../../server/posts/post.service.js';

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseOpenError, openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
+import { DatabaseOpenError, openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, TEST_DATABASE_URL, type TestSchema } from './postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();

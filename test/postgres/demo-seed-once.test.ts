@@ -4,8 +4,8 @@
  * wait for it and then find its posts, and none fails on a duplicate key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { seedDemoIfEmpty } from '../../server/demo/demo.seed.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 

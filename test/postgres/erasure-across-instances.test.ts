@@ -6,8 +6,8 @@
  * they wrote after the erasure's delete (followOutsideLevelChanges, wired by the privacy feature).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { InFlightRequests } from '../../server/privacy/in-flight-requests.js';
 import { followOutsideLevelChanges, PrivacyErasureService } from '../../server/privacy/privacy-erasure.service.js';
 import type { PrivacyPolicyService } from '../../server/privacy/privacy-policy.service.js';

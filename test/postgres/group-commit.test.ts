@@ -1,12 +1,12 @@
 /**
- * Group commit (server/db/batched-transactions.ts) on PostgreSQL: nothing is acknowledged
+ * Group commit (server/platform/db/batched-transactions.ts) on PostgreSQL: nothing is acknowledged
  * that is not committed. A unit that catches the error of one of its statements leaves
  * PostgreSQL's transaction aborted, and a COMMIT then silently rolls back: such a unit must
  * fail, alone, whether it was alone in its batch or among others. And through the real app,
  * a burst of concurrent interactions (new, repeated, and on a missing post) is committed
  * when each answer arrives: another connection sees every 201 at once, and nothing else.
  *
- * The other two write-path helpers of server/db need no PostgreSQL test of their own:
+ * The other two write-path helpers of server/platform/db need no PostgreSQL test of their own:
  * statement-cache.ts wraps only better-sqlite3 (the pg pool never sees it), and
  * precompiled-query.ts compiles through the active dialect's adapter (its templates run on
  * every PostgreSQL request of this burst and of app-parity.test.ts).
@@ -14,11 +14,11 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
-import { createToken } from '../../server/auth/token.service.js';
-import { BatchedTransactionRunner } from '../../server/db/batched-transactions.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import type { Database } from '../../server/db/database.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { createToken } from '../../server/platform/auth/token.service.js';
+import { BatchedTransactionRunner } from '../../server/platform/db/batched-transactions.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import type { Database } from '../../server/platform/db/database.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { statusRows } from '../../server/posts/post.mapper.js';
 import { createPrivacyPolicy } from '../../server/privacy/privacy.feature.js';
 import { makeStatus, postId } from '../helpers/mastodon-fixtures.js';

@@ -8,8 +8,8 @@
  * of 1 day back, 1.5 + 1 · 2^(−9/14).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { openDatabase } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { InteractionService } from '../../server/interactions/interaction.service.js';
 import { candidatePosts, PostService } from '../../server/posts/post.service.js';
 import { loadRankingState } from '../../server/ranking-state/ranking-state.service.js';

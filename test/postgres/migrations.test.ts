@@ -5,9 +5,9 @@
  */
 import { Migrator, NO_MIGRATIONS } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
-import { MIGRATIONS } from '../../server/db/migrations/index.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
+import { MIGRATIONS } from '../../server/platform/db/migrations/index.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();

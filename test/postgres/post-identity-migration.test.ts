@@ -4,8 +4,8 @@
  */
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { MIGRATIONS } from '../../server/db/migrations/index.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { MIGRATIONS } from '../../server/platform/db/migrations/index.js';
 import { BEFORE_0031, checkMigration0031, writeRelease0030Rows } from '../server/db/fixtures/release-0030-posts.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 

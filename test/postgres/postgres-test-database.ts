@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
 
 export const TEST_DATABASE_URL = process.env.RECSVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

@@ -4,11 +4,11 @@
  * 64-bit instants) and the housekeeping agent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTokenByHash } from '../../server/auth/token.repository.js';
-import { createToken, hashToken, listTokenInfos, revokeTokenById } from '../../server/auth/token.service.js';
-import { databaseMaintenanceAgent } from '../../server/agents/database-maintenance.agent.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { findTokenByHash } from '../../server/platform/auth/token.repository.js';
+import { createToken, hashToken, listTokenInfos, revokeTokenById } from '../../server/platform/auth/token.service.js';
+import { databaseMaintenanceAgent } from '../../server/platform/agents/database-maintenance.agent.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { findInterest, saveInterest } from '../../server/interactions/interaction.repository.js';
 import { changeUserSettings, findUserSettings } from '../../server/settings/settings.repository.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';

@@ -1,6 +1,6 @@
 /**
  * Every `.stream()` in server/ works on PostgreSQL (kysely streams there only through a
- * pg-cursor, given to the dialect by server/db/postgres-connection.ts). The one user is
+ * pg-cursor, given to the dialect by server/platform/db/postgres-connection.ts). The one user is
  * streamAssignments, behind the allocation diff and the allocation change (which streams
  * inside its transaction): with more assignments than one cursor chunk, the diff through the
  * real app must count every user, and say the same as on SQLite.
@@ -8,9 +8,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
-import { createToken } from '../../server/auth/token.service.js';
-import type { DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { createToken } from '../../server/platform/auth/token.service.js';
+import type { DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { streamAssignments } from '../../server/experiments/assignment.repository.js';
 import { createPrivacyPolicy } from '../../server/privacy/privacy.feature.js';
 import { experimentBody } from '../server/experiments/experiment-bodies.js';

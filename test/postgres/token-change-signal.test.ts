@@ -1,19 +1,19 @@
 /**
  * PostgreSQL's "another process committed to tokens" signal (migration 0024's trigger and
- * the listener of server/db/postgres-change-signal.ts): untrusted, and so moving at every
+ * the listener of server/platform/db/postgres-change-signal.ts): untrusted, and so moving at every
  * read, until the trigger is there; then moving only for committed changes of this schema;
  * back after its connection is killed; and a token revoked by another process is refused
  * by an instance's token cache.
  */
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ServiceTokenVerifier } from '../../server/auth/service-token-verifier.js';
-import { createToken, revokeTokenById } from '../../server/auth/token.service.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
-import * as m0024 from '../../server/db/migrations/0024-tokens-change-signal.js';
-import { MIGRATIONS } from '../../server/db/migrations/index.js';
-import { listenForTokenChanges, TOKENS_CHANGED_CHANNEL, type ChangeSignal } from '../../server/db/postgres-change-signal.js';
+import { ServiceTokenVerifier } from '../../server/platform/auth/service-token-verifier.js';
+import { createToken, revokeTokenById } from '../../server/platform/auth/token.service.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
+import * as m0024 from '../../server/platform/db/migrations/0024-tokens-change-signal.js';
+import { MIGRATIONS } from '../../server/platform/db/migrations/index.js';
+import { listenForTokenChanges, TOKENS_CHANGED_CHANNEL, type ChangeSignal } from '../../server/platform/db/postgres-change-signal.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();

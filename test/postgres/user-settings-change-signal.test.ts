@@ -7,9 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../server/app.js';
-import { createToken } from '../../server/auth/token.service.js';
-import { openDatabase, type DatabaseHandle } from '../../server/db/connection.js';
-import { migrateToLatest } from '../../server/db/migrate.js';
+import { createToken } from '../../server/platform/auth/token.service.js';
+import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';
 
 const unavailable = await postgresUnavailable();

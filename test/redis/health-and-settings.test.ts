@@ -6,9 +6,9 @@
 import { createServer, type Server } from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthRoutes } from '../../server/health/health.routes.js';
-import { createRedisServices, type RedisServices } from '../../server/redis/redis-services.js';
-import { CLUSTER_WITHOUT_REDIS_MESSAGE, readRedisSettings } from '../../server/redis/redis-settings.js';
+import { healthRoutes } from '../../server/platform/health/health.routes.js';
+import { createRedisServices, type RedisServices } from '../../server/platform/redis/redis-services.js';
+import { CLUSTER_WITHOUT_REDIS_MESSAGE, readRedisSettings } from '../../server/platform/redis/redis-settings.js';
 import { flushPrefix, redisUnavailable, suiteTitle, TEST_REDIS_URL, testPrefix } from './redis-test-env.js';
 
 const unavailable = await redisUnavailable();

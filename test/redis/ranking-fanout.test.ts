@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildUserProfile, DEFAULT_ALGORITHM_CONFIG, rankCandidates } from '../../src/ranking/index.js';
 import type { StoredPost } from '../../server/ranking-state/ranking-state.events.js';
 import { loadRankingState, type RankingState } from '../../server/ranking-state/ranking-state.service.js';
-import { createRedisServices, type RedisServices } from '../../server/redis/redis-services.js';
+import { createRedisServices, type RedisServices } from '../../server/platform/redis/redis-services.js';
 import { NOW, post } from '../src/ranking/fixtures.js';
 import {
   flushPrefix,

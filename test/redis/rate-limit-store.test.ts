@@ -5,9 +5,9 @@
  * instances) share one count, and a Redis that stops answering fails open, logged once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimitStore, type RateLimitStore, type WindowCheck } from '../../server/rate-limit/rate-limit.store.js';
-import { RedisRateLimitStore } from '../../server/rate-limit/redis-rate-limit.store.js';
-import type { RedisConnection } from '../../server/redis/redis-connection.js';
+import { MemoryRateLimitStore, type RateLimitStore, type WindowCheck } from '../../server/platform/rate-limit/rate-limit.store.js';
+import { RedisRateLimitStore } from '../../server/platform/rate-limit/redis-rate-limit.store.js';
+import type { RedisConnection } from '../../server/platform/redis/redis-connection.js';
 import {
   connectTest,
   flushPrefix,

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisConnection, type RedisConnectionOptions, type RedisLog } from '../../server/redis/redis-connection.js';
+import { RedisConnection, type RedisConnectionOptions, type RedisLog } from '../../server/platform/redis/redis-connection.js';
 
 export const TEST_REDIS_URL = process.env.RECSVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
 

@@ -4,8 +4,8 @@
  * verification from Redis. Other tokens' entries stay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisConnection } from '../../server/redis/redis-connection.js';
-import { RedisTokenCache } from '../../server/redis/redis-token-cache.js';
+import type { RedisConnection } from '../../server/platform/redis/redis-connection.js';
+import { RedisTokenCache } from '../../server/platform/redis/redis-token-cache.js';
 import { connectTest, flushPrefix, redisUnavailable, suiteTitle, testPrefix } from './redis-test-env.js';
 
 const unavailable = await redisUnavailable();

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT_POLICY, scalePolicy } from '../../src/rate-limit/policy.js';
-import { createRedisServices, type RedisServices } from '../../server/redis/redis-services.js';
-import type { SocialServices } from '../../server/social/social.service.js';
+import { createRedisServices, type RedisServices } from '../../server/platform/redis/redis-services.js';
+import type { SocialServices } from '../../server/platform/social/social.service.js';
 import { startMastodonInstance, testSocialServices, type MastodonTestInstance } from '../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import {

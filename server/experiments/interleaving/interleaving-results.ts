@@ -12,7 +12,7 @@ import {
   type UserTeamCounts,
 } from '../../../src/experiments/interleaving/interleaving-result.js';
 import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
-import type { Database } from '../../db/database.js';
+import type { Database } from '../../platform/db/database.js';
 import { creditedClickCounts, teamImpressionCounts, type TeamCountRow } from './interleaving.repository.js';
 
 interface MutableCounts {

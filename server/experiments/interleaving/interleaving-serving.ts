@@ -17,7 +17,7 @@ import type { ExperimentType } from '../../../src/experiments/interleaving/exper
 import { interleavingSeed, type Team } from '../../../src/experiments/interleaving/team-draft.js';
 import type { AlgorithmConfig } from '../../../src/ranking/ranking.types.js';
 import { allowanceOf } from '../../../src/privacy/tracking-level.js';
-import type { Database } from '../../db/database.js';
+import type { Database } from '../../platform/db/database.js';
 import type { PrivacyPolicy } from '../../privacy/privacy-policy.types.js';
 import type { RankingChoice, ServedList } from '../../recommendations/ranking-policy.types.js';
 import type { ExperimentRuntime } from '../experiment-runtime.js';

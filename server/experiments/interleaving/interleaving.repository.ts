@@ -10,7 +10,7 @@
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { DEFAULT_EXPERIMENT_TYPE, isExperimentType, type ExperimentType } from '../../../src/experiments/interleaving/experiment-type.js';
-import type { Database } from '../../db/database.js';
+import type { Database } from '../../platform/db/database.js';
 import { withInterleavingTables, type InterleavingImpressionsTable } from './interleaving.tables.js';
 
 /** Records an experiment's type (the column's default is `ab`). */

@@ -3,7 +3,7 @@
  * repositories here see them through `withInterleavingTables(db)`.
  */
 import type { Generated, Kysely } from 'kysely';
-import type { Database } from '../../db/database.js';
+import type { Database } from '../../platform/db/database.js';
 
 export type InterleavingImpressionsTable = {
   id: Generated<number>;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketOf } from '../../../src/experiments/assignment.js';
-import { openSqlite } from '../../../server/db/connection.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
 import { recordAssignment } from '../../../server/experiments/assignment.repository.js';
 import { insertInterleavingImpressions } from '../../../server/experiments/interleaving/interleaving.repository.js';
 import { insertImpressions } from '../../../server/experiments/serving.repository.js';

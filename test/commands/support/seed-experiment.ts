@@ -6,7 +6,7 @@
  * clicks and sessions are posted over HTTP as a client would.
  */
 import { bucketOf, createAssigner } from '../../../src/experiments/assignment.js';
-import { openSqlite } from '../../../server/db/connection.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
 import { addImpressionDayCounts } from '../../../server/experiments/experiment-data.repository.js';
 import { recordAssignment } from '../../../server/experiments/assignment.repository.js';
 import { addImpressionCounts } from '../../../server/experiments/serving.repository.js';

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { AgentRunner } from '../../../server/agents/agent-runner.js';
-import { openSqlite } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { AgentRunner } from '../../../server/platform/agents/agent-runner.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
 import { AGENT_INTERVAL_MAX_SECONDS, MAX_TIMER_MS } from '../../../server/duration-setting.js';
-import { createServiceMetrics } from '../../../server/metrics/service-metrics.js';
+import { createServiceMetrics } from '../../../server/platform/metrics/service-metrics.js';
 
 describe('agent intervals and Node timers', () => {
   it('keeps every registered agent within a timer at the longest agent interval, the longest one close to it', async () => {

@@ -7,12 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { AgentRunner, type Agent, type AgentRunContext } from '../../../server/agents/agent-runner.js';
-import { openSqlite } from '../../../server/db/connection.js';
-import type { ExclusiveLock } from '../../../server/db/database-handle.js';
-import { exclusiveLock } from '../../../server/db/exclusive-lock.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
-import { createServiceMetrics, type ServiceMetrics } from '../../../server/metrics/service-metrics.js';
+import { AgentRunner, type Agent, type AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
+import type { ExclusiveLock } from '../../../server/platform/db/database-handle.js';
+import { exclusiveLock } from '../../../server/platform/db/exclusive-lock.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
+import { createServiceMetrics, type ServiceMetrics } from '../../../server/platform/metrics/service-metrics.js';
 import { parsePrometheusText } from '../../helpers/prometheus.js';
 import { ManualClock, settle } from './manual-clock.js';
 

@@ -9,9 +9,9 @@
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentRunner, type Agent } from '../../../server/agents/agent-runner.js';
+import { AgentRunner, type Agent } from '../../../server/platform/agents/agent-runner.js';
 import { buildApp } from '../../../server/app.js';
-import { createServiceMetrics, type ServiceMetrics } from '../../../server/metrics/service-metrics.js';
+import { createServiceMetrics, type ServiceMetrics } from '../../../server/platform/metrics/service-metrics.js';
 import { parsePrometheusText } from '../../helpers/prometheus.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 import { ManualClock } from './manual-clock.js';

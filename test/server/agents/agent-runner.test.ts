@@ -3,9 +3,9 @@
  * included), backoff delays, no overlapping runs, a hung run timed out, and a bounded stop.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentRunner, type Agent, type AgentRunContext } from '../../../server/agents/agent-runner.js';
-import { retryDelayMs } from '../../../server/agents/agent-schedule.js';
-import { createServiceMetrics, type ServiceMetrics } from '../../../server/metrics/service-metrics.js';
+import { AgentRunner, type Agent, type AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
+import { retryDelayMs } from '../../../server/platform/agents/agent-schedule.js';
+import { createServiceMetrics, type ServiceMetrics } from '../../../server/platform/metrics/service-metrics.js';
 import { parsePrometheusText } from '../../helpers/prometheus.js';
 import { ManualClock, settle } from './manual-clock.js';
 

@@ -4,7 +4,7 @@
  * it left the pool), and the cache warmer builds the profiles of the busiest recent users.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { postEngagerGroups } from '../../../server/interactions/engagers.service.js';
 import { InteractionService } from '../../../server/interactions/interaction.service.js';
 import { candidatePoolRefreshAgent } from '../../../server/posts/candidate-pool.agent.js';
@@ -14,7 +14,7 @@ import { trendingRefreshAgent } from '../../../server/posts/trending.agent.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { cacheWarmerAgent, mostActiveRecentUsers } from '../../../server/recommendations/cache-warmer.agent.js';
 import { loadProfile } from '../../../server/recommendations/profile-loader.js';
-import type { AgentRunContext } from '../../../server/agents/agent-runner.js';
+import type { AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
 import { insertEngagements } from '../../helpers/engagements.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';

@@ -1,5 +1,5 @@
 /** A clock whose timers fire only when the test advances it: backoff and timeouts without sleeping. */
-import type { AgentClock } from '../../../server/agents/agent-schedule.js';
+import type { AgentClock } from '../../../server/platform/agents/agent-schedule.js';
 
 interface Pending {
   id: number;

@@ -2,11 +2,11 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { startBackgroundCheckpointer } from '../../../server/db/background-checkpointer.js';
+import { startBackgroundCheckpointer } from '../../../server/platform/db/background-checkpointer.js';
 import { tempDir } from '../../helpers/cli.js';
 
 // Tests run from sources; the worker thread needs the compiled script (`npm test` builds first).
-const workerScript = new URL('../../../dist/server/db/checkpoint.worker.js', import.meta.url);
+const workerScript = new URL('../../../dist/server/platform/db/checkpoint.worker.js', import.meta.url);
 
 // Generous: a worker thread loading better-sqlite3 on a loaded CI machine has taken over 5 s
 // to start; polling returns as soon as the condition holds, so a quiet run stays fast.

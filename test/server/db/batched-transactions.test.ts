@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BatchedTransactionRunner } from '../../../server/db/batched-transactions.js';
+import { BatchedTransactionRunner } from '../../../server/platform/db/batched-transactions.js';
 
 interface Db {
   items: { name: string };

@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { isForeignKeyViolation } from '../../../server/db/errors.js';
+import { isForeignKeyViolation } from '../../../server/platform/db/errors.js';
 
 describe('isForeignKeyViolation', () => {
   it('recognises a real SQLite foreign-key failure and nothing else', () => {

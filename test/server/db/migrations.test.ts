@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Migrator, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openSqlite } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
-import { MIGRATIONS } from '../../../server/db/migrations/index.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
+import { MIGRATIONS } from '../../../server/platform/db/migrations/index.js';
 
 const migrator = (db: Kysely<any>): Migrator => new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } });
 
@@ -134,8 +134,8 @@ describe('several processes migrating one new SQLite file at once', () => {
   it('each migration is applied once and every process succeeds (the run holds the write lock)', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'recsvc-migrate-')), 'together.db');
     const script = `
-      const { openSqlite } = await import(${JSON.stringify(new URL('../../../dist/server/db/connection.js', import.meta.url).href)});
-      const { migrateToLatest } = await import(${JSON.stringify(new URL('../../../dist/server/db/migrate.js', import.meta.url).href)});
+      const { openSqlite } = await import(${JSON.stringify(new URL('../../../dist/server/platform/db/connection.js', import.meta.url).href)});
+      const { migrateToLatest } = await import(${JSON.stringify(new URL('../../../dist/server/platform/db/migrate.js', import.meta.url).href)});
       const handle = openSqlite(${JSON.stringify(file)});
       const applied = await migrateToLatest(handle.db);
       await handle.close();

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openSqlite } from '../../../server/db/connection.js';
-import { asFloat, countWhere, floor, greatest, least, power } from '../../../server/db/portable-sql.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
+import { asFloat, countWhere, floor, greatest, least, power } from '../../../server/platform/db/portable-sql.js';
 
 describe('portable SQL fragments (on SQLite)', () => {
   it('compute what their names say', async () => {

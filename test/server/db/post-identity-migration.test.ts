@@ -4,8 +4,8 @@
  */
 import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openSqlite } from '../../../server/db/connection.js';
-import { MIGRATIONS } from '../../../server/db/migrations/index.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
+import { MIGRATIONS } from '../../../server/platform/db/migrations/index.js';
 import { BEFORE_0031, checkMigration0031, writeRelease0030Rows } from './fixtures/release-0030-posts.js';
 
 describe('migration 0031 on SQLite: posts identified by their uri', () => {

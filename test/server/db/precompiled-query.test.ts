@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { queryTemplate } from '../../../server/db/precompiled-query.js';
+import { openSqlite, type DatabaseHandle } from '../../../server/platform/db/connection.js';
+import { queryTemplate } from '../../../server/platform/db/precompiled-query.js';
 
 interface TestDb {
   items: { id: string; kind: string; n: number };

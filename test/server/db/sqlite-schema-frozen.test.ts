@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../server/db/connection.js';
-import { MIGRATIONS } from '../../../server/db/migrations/index.js';
+import { openDatabase } from '../../../server/platform/db/connection.js';
+import { MIGRATIONS } from '../../../server/platform/db/migrations/index.js';
 
 interface SchemaObject {
   type: string;

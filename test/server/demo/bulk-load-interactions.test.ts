@@ -8,9 +8,9 @@
  */
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inBulkLoadTransaction } from '../../../server/db/bulk-insert.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { inBulkLoadTransaction } from '../../../server/platform/db/bulk-insert.js';
+import { openSqlite, type DatabaseHandle } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
 import { generateDemoData, type DemoInteraction } from '../../../server/demo/demo-generator.js';
 import { demoAccounts, demoStatuses } from '../../../server/demo/demo-statuses.js';
 import { bulkLoadInteractions, inTimeOrder } from '../../../server/interactions/interaction-bulk-load.js';
@@ -19,7 +19,7 @@ import { writeAccounts, writeStatuses } from '../../../server/posts/post.service
 
 const ANCHOR = Date.UTC(2025, 2, 1, 12);
 const workerScript = new URL('../../../dist/server/interactions/interest-vectors.worker.js', import.meta.url);
-const stagingWorkerScript = new URL('../../../dist/server/db/bulk-staging.worker.js', import.meta.url);
+const stagingWorkerScript = new URL('../../../dist/server/platform/db/bulk-staging.worker.js', import.meta.url);
 const data = generateDemoData({ authors: 30, posts: 300, users: 120, interactions: 2500, days: 7 }, ANCHOR, 11);
 
 const handles: DatabaseHandle[] = [];

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inBulkLoadTransaction } from '../../../server/db/bulk-insert.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { inBulkLoadTransaction } from '../../../server/platform/db/bulk-insert.js';
+import { openSqlite, type DatabaseHandle } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
 import { seedDemo, seedDemoIfEmpty } from '../../../server/demo/demo.seed.js';
 import { TEST_BACKEND } from '../../helpers/test-database.js';
 

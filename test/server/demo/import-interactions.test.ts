@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AFFINITY_HALF_LIFE_MS, type InteractionAction } from '../../../src/ranking/index.js';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { importInteractions, InteractionService, type ImportedInteraction } from '../../../server/interactions/interaction.service.js';
 import { candidatePosts, PostService, writeStatuses } from '../../../server/posts/post.service.js';
 import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';

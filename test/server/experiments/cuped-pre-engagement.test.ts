@@ -3,7 +3,7 @@
  * before the experiment first became active, on hand-made rows counted by hand below.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { PRE_PERIOD_MS, preEngagementCounts } from '../../../server/experiments/experiment-data.repository.js';
 import { openTestDatabase, withoutForeignKeys, type TestDatabase } from '../../helpers/test-database.js';
 

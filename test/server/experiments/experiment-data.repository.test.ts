@@ -3,7 +3,7 @@
  * answers are counted by hand below (the end-to-end test covers them only as served).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { clickCounts, impressionAggregates, scoreBins, sessionRows } from '../../../server/experiments/experiment-data.repository.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 

@@ -1,5 +1,5 @@
 /**
- * Every registered route declares who may call it (server/auth/access-rule.ts), and the
+ * Every registered route declares who may call it (server/platform/auth/access-rule.ts), and the
  * one access plugin enforces it: the inventory comes from fastify's own route tree, so a
  * route added anywhere — a feature, a plugin, a third party — is seen. Then a sweep:
  * anonymous callers get 401 on every non-public route (a bad body does not change
@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAccessRule, isUserRule, type AccessRule, type UserRule } from '../../../server/auth/access-rule.js';
+import { describeAccessRule, isUserRule, type AccessRule, type UserRule } from '../../../server/platform/auth/access-rule.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 

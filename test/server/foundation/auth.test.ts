@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUser, callerIdentity } from '../../../server/plugins/access.js';
-import { revokeTokenById, createToken } from '../../../server/auth/token.service.js';
+import { authorizeUser, callerIdentity } from '../../../server/platform/plugins/access.js';
+import { revokeTokenById, createToken } from '../../../server/platform/auth/token.service.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 let t: TestApp;

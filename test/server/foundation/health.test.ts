@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
-import { openSqlite } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { openSqlite } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
 import { SERVICE_VERSION } from '../../../server/version.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 

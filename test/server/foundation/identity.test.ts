@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callerIdentity } from '../../../server/plugins/access.js';
-import type { IdentityProvider } from '../../../server/auth/identity-providers.js';
+import { callerIdentity } from '../../../server/platform/plugins/access.js';
+import type { IdentityProvider } from '../../../server/platform/auth/identity-providers.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 /** Stands in for the coming social-instance provider: vouches for one token when an instance is named. */

@@ -1,11 +1,11 @@
 /**
- * jsonArrayBytes (server/http): the bytes of `[a,b,…]` from each element's JSON pieces, text
+ * jsonArrayBytes (server/platform/http): the bytes of `[a,b,…]` from each element's JSON pieces, text
  * or bytes, exactly as UTF-8 encoding the joined text would give them, for any JSON values
  * (non-ASCII, astral characters, escapes) cut into pieces anywhere between code points.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonArrayBytes, type JsonPiece } from '../../../server/http/json-array-bytes.js';
+import { jsonArrayBytes, type JsonPiece } from '../../../server/platform/http/json-array-bytes.js';
 
 /** Cuts `text` into pieces at the given code-point positions, some as text and some as bytes. */
 function cut(text: string, cuts: readonly number[], asBytes: readonly boolean[]): JsonPiece[] {

@@ -1,5 +1,5 @@
 /**
- * The bounded JSON body parser (server/plugins/json-body.ts) on a small fastify app with
+ * The bounded JSON body parser (server/platform/plugins/json-body.ts) on a small fastify app with
  * the service's error handler: bodies nested deeper than MAX_BODY_DEPTH are a 400 naming
  * the path before validation or a handler sees them, and fastify's own protections of its
  * JSON parser (prototype poisoning, empty and malformed bodies) are kept.
@@ -7,9 +7,9 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_BODY_DEPTH } from '../../../src/schemas/bounded-json.js';
-import { errorHandlerPlugin } from '../../../server/plugins/error-handler.js';
-import { jsonBodyPlugin } from '../../../server/plugins/json-body.js';
-import { validatorCompiler } from '../../../server/plugins/validator.js';
+import { errorHandlerPlugin } from '../../../server/platform/plugins/error-handler.js';
+import { jsonBodyPlugin } from '../../../server/platform/plugins/json-body.js';
+import { validatorCompiler } from '../../../server/platform/plugins/validator.js';
 import { createTestApp } from '../../helpers/test-app.js';
 
 /** A schema that Ajv validates by recursing once per level of the body. */

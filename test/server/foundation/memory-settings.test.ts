@@ -1,7 +1,7 @@
 /** The memory settings of `serve`: the SQLite memory map and how far V8 lets the heap grow. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HEAP_GROWTH_PERCENT, loadServerConfig } from '../../../server/config.js';
-import { DEFAULT_SQLITE_MMAP_BYTES } from '../../../server/db/connection.js';
+import { DEFAULT_SQLITE_MMAP_BYTES } from '../../../server/platform/db/connection.js';
 
 describe('memory settings', () => {
   it('default to a 64 MB map and a heap growing to 1.5x what the last full collection kept', () => {

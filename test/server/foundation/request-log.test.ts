@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { redactQuery, serializeRequest } from '../../../server/http/request-log.js';
+import { redactQuery, serializeRequest } from '../../../server/platform/http/request-log.js';
 import { createTestApp } from '../../helpers/test-app.js';
 
 describe('request log', () => {

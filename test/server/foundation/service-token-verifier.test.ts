@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ServiceTokenVerifier } from '../../../server/auth/service-token-verifier.js';
-import { insertToken } from '../../../server/auth/token.repository.js';
-import { createToken, hashToken } from '../../../server/auth/token.service.js';
-import { oncePerTurn, openSqlite } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { ServiceTokenVerifier } from '../../../server/platform/auth/service-token-verifier.js';
+import { insertToken } from '../../../server/platform/auth/token.repository.js';
+import { createToken, hashToken } from '../../../server/platform/auth/token.service.js';
+import { oncePerTurn, openSqlite } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
 import { tempDir } from '../../helpers/cli.js';
 
 async function setUp() {

@@ -1,5 +1,5 @@
 /**
- * The reads of a user's first request that come back as one JSON aggregate (server/db/json-rows.ts)
+ * The reads of a user's first request that come back as one JSON aggregate (server/platform/db/json-rows.ts)
  * return exactly what the rows hold, on either backend: every bit of a double, large integers,
  * text with quotes and non-ASCII characters, and nothing (not null) for a user without rows.
  */

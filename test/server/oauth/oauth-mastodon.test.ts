@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { socialInstanceGateway } from '../../../server/oauth/instance-client-gateway.js';
-import { createSocialServices, DEFAULT_SOCIAL_OPTIONS, type SocialServices } from '../../../server/social/social.service.js';
+import { createSocialServices, DEFAULT_SOCIAL_OPTIONS, type SocialServices } from '../../../server/platform/social/social.service.js';
 import { startMastodonInstance, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import {
   answerConsent,

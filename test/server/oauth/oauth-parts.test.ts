@@ -6,7 +6,7 @@ import { describeScopes, escapeHtml, redirectTarget } from '../../../server/oaut
 import { accountHandle } from '../../../server/oauth/consent-tickets.js';
 import { parseFormBody } from '../../../server/oauth/form-body.js';
 import { instanceClientGateway, type SocialAddress } from '../../../server/oauth/instance-client-gateway.js';
-import { InstanceAddressError } from '../../../server/social/social.service.js';
+import { InstanceAddressError } from '../../../server/platform/social/social.service.js';
 import { InstanceGatewayError } from '../../../server/oauth/instance-gateway.js';
 import { parseScopeList, requireWithin, serviceScopes } from '../../../server/oauth/oauth-scopes.js';
 import { readOAuthSettings } from '../../../server/oauth/oauth.settings.js';

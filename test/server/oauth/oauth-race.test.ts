@@ -7,8 +7,8 @@
  */
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
-import * as oauthMigration from '../../../server/db/migrations/0016-oauth.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
+import * as oauthMigration from '../../../server/platform/db/migrations/0016-oauth.js';
 import { OAuthError } from '../../../server/oauth/oauth-errors.js';
 import type { OAuthDb } from '../../../server/oauth/oauth.repository.js';
 import { OAuthService, type OAuthClient, type TokenResponse } from '../../../server/oauth/oauth.service.js';

@@ -4,7 +4,7 @@
  * the user is held at `none` while it runs, so write paths asking the policy store nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { InFlightRequests } from '../../../server/privacy/in-flight-requests.js';
 import { PrivacyErasureService } from '../../../server/privacy/privacy-erasure.service.js';
 import { createPrivacyPolicy, type PrivacyPolicyService } from '../../../server/privacy/privacy-policy.service.js';

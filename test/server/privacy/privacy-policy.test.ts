@@ -8,8 +8,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { openSqlite, type DatabaseHandle } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
 import { createPrivacyPolicy } from '../../../server/privacy/privacy-policy.service.js';
 import { readPrivacySettings } from '../../../server/privacy/privacy.settings.js';
 

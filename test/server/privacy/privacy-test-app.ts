@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { buildApp, type AppOptions } from '../../../server/app.js';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
-import type { Database } from '../../../server/db/database.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
+import type { Database } from '../../../server/platform/db/database.js';
 import {
   createPrivacyPolicy,
   type PrivacyPolicyOptions,

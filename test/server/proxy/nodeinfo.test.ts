@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT_POLICY } from '../../../src/rate-limit/policy.js';
 import { registerProxy } from '../../../server/proxy/proxy.feature.js';
 import type { NodeinfoCache } from '../../../server/proxy/nodeinfo-cache.js';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import { testSocialServices, withSocial } from '../../helpers/mastodon-instance.js';
 import { startRecordingInstance, type RecordingInstance } from '../../helpers/recording-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';

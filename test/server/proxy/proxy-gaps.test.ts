@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import { testSocialServices, withSocial } from '../../helpers/mastodon-instance.js';
 import { startRecordingInstance, type RecordingInstance } from '../../helpers/recording-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';

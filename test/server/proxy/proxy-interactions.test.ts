@@ -7,8 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../../src/errors.js';
 import { interactionLogger, type LoggedAction } from '../../../server/proxy/proxy-interactions.js';
 import { registerProxy } from '../../../server/proxy/proxy.feature.js';
-import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
-import { DEFAULT_SOCIAL_OPTIONS } from '../../../server/social/social-options.js';
+import { createSocialServices, type SocialServices } from '../../../server/platform/social/social.service.js';
+import { DEFAULT_SOCIAL_OPTIONS } from '../../../server/platform/social/social-options.js';
 import { startMastodonInstance, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerProxy } from '../../../server/proxy/proxy.feature.js';
 import { checkProxiedPath, splitProxiedUrl } from '../../../server/proxy/proxy.service.js';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import { startMastodonInstance, testSocialServices, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { startRecordingInstance, type RecordingInstance } from '../../helpers/recording-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';

@@ -6,9 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { RateLimitPolicy } from '../../../src/rate-limit/policy.js';
 import { buildApp } from '../../../server/app.js';
-import { createToken } from '../../../server/auth/token.service.js';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
-import { createServiceMetrics } from '../../../server/metrics/service-metrics.js';
+import { createToken } from '../../../server/platform/auth/token.service.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
+import { createServiceMetrics } from '../../../server/platform/metrics/service-metrics.js';
 import { createRagRuntime, registerRag, type ExcludedAuthors, type RagRuntime } from '../../../server/rag/rag.feature.js';
 import type { RagSettings } from '../../../server/rag/rag.settings.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';

@@ -17,8 +17,8 @@ import {
   type InteractionAction,
   type UserProfile,
 } from '../../../src/ranking/index.js';
-import { openSqlite, type DatabaseHandle } from '../../../server/db/connection.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { openSqlite, type DatabaseHandle } from '../../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../../server/platform/db/migrate.js';
 import { seedDemo } from '../../../server/demo/demo.seed.js';
 import { InteractionService } from '../../../server/interactions/interaction.service.js';
 import { candidatePosts, PostService } from '../../../server/posts/post.service.js';

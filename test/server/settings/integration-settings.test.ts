@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSocialServices, DEFAULT_SOCIAL_OPTIONS } from '../../../server/social/social.service.js';
+import { createSocialServices, DEFAULT_SOCIAL_OPTIONS } from '../../../server/platform/social/social.service.js';
 import { settingsHarness, type SettingsHarness } from './settings-test-app.js';
 import { startMastodonInstance, testSocialServices } from '../../helpers/mastodon-instance.js';
 import { experimentBody } from '../experiments/experiment-bodies.js';

@@ -1,8 +1,8 @@
 /** The app (with its settings feature) on a real migrated database (the run's backend), for inject tests. */
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../../server/app.js';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
-import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
+import { createSocialServices, type SocialServices } from '../../../server/platform/social/social.service.js';
 import { headerMinter, plainPrivacy } from '../../helpers/test-app.js';
 import { openTestDatabase } from '../../helpers/test-database.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASON_TEXTS } from '../../../src/ranking/reason-text.js';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import {
   startMastodonInstance,
   testSocialServices,

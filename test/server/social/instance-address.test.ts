@@ -6,7 +6,7 @@ import {
   isPublicAddress,
   parseInstanceAddress,
   type Resolver,
-} from '../../../server/social/instance-address.js';
+} from '../../../server/platform/social/instance-address.js';
 
 /** Every spelling of a loopback, private or otherwise local host that must never be accepted. */
 export const REFUSED_SPELLINGS = [

@@ -4,15 +4,15 @@
  * Timeouts are set short here; nothing asserts on durations.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseInstanceAddress, type InstanceAddress, type Resolver } from '../../../server/social/instance-address.js';
+import { parseInstanceAddress, type InstanceAddress, type Resolver } from '../../../server/platform/social/instance-address.js';
 import {
   InstanceClient,
   InstanceForbiddenError,
   InstanceNotFoundError,
   InstanceTokenRejectedError,
   InstanceUnavailableError,
-} from '../../../server/social/instance-client.js';
-import { InstanceAddressError } from '../../../server/social/instance-address.js';
+} from '../../../server/platform/social/instance-client.js';
+import { InstanceAddressError } from '../../../server/platform/social/instance-address.js';
 import {
   startConnectionCounter,
   startMastodonInstance,

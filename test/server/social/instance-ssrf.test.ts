@@ -6,9 +6,9 @@
  * address check are what is exercised.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Resolver } from '../../../server/social/instance-address.js';
-import { createSocialServices, type SocialServices } from '../../../server/social/social.service.js';
-import { DEFAULT_SOCIAL_OPTIONS } from '../../../server/social/social-options.js';
+import type { Resolver } from '../../../server/platform/social/instance-address.js';
+import { createSocialServices, type SocialServices } from '../../../server/platform/social/social.service.js';
+import { DEFAULT_SOCIAL_OPTIONS } from '../../../server/platform/social/social-options.js';
 import {
   loopbackSpellings,
   startConnectionCounter,

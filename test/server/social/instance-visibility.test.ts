@@ -7,8 +7,8 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mastodonRoute } from '../../../server/plugins/metric-routes.js';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import { mastodonRoute } from '../../../server/platform/plugins/metric-routes.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import { startMastodonInstance, testSocialServices, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { parsePrometheusText } from '../../helpers/prometheus.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';

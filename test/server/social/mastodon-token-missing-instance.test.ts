@@ -5,7 +5,7 @@
  * Public routes still answer such a request; service tokens keep their own message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import { startMastodonInstance, testSocialServices, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 

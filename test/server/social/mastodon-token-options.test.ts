@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../src/errors.js';
-import { DEFAULT_SOCIAL_OPTIONS, socialOptionsFromEnv } from '../../../server/social/social-options.js';
+import { DEFAULT_SOCIAL_OPTIONS, socialOptionsFromEnv } from '../../../server/platform/social/social-options.js';
 
 describe('socialOptionsFromEnv', () => {
   it('defaults: HTTPS only, no default instance, 5 s timeouts, 2 MiB cap, 5-minute token cache', () => {

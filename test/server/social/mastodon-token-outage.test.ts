@@ -5,8 +5,8 @@
  * beforeRemoteCheck runs before every instance call and only then.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createSocialServices, MastodonIdentityProvider, type SocialServices } from '../../../server/social/social.service.js';
-import { socialOptionsFromEnv } from '../../../server/social/social-options.js';
+import { createSocialServices, MastodonIdentityProvider, type SocialServices } from '../../../server/platform/social/social.service.js';
+import { socialOptionsFromEnv } from '../../../server/platform/social/social-options.js';
 import { startMastodonInstance, testSocialServices, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 
 const VERIFY = '/api/v1/accounts/verify_credentials';

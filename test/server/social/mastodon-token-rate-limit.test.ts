@@ -1,14 +1,14 @@
 /**
  * Made-up Mastodon tokens cannot make the service call an instance once per request
  * without limit: a token the cache cannot answer is charged to the client's address in the
- * anonymous tier before verify_credentials is asked (server/plugins/rate-limit.ts,
+ * anonymous tier before verify_credentials is asked (server/platform/plugins/rate-limit.ts,
  * tokenCheckLimiter), so past the anonymous limit the answer is 429 and the instance is
  * not asked. A failed token is charged once, not again as an anonymous request; a verified
  * token is charged to its address once, then only to its own user.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMIT_POLICY } from '../../../src/rate-limit/policy.js';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import { startMastodonInstance, testSocialServices, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 

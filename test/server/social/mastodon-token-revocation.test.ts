@@ -5,15 +5,15 @@
  * processes too. Against the Mastodon test instance on 127.0.0.1 (insecure mode).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SharedTokenCache } from '../../../server/social/mastodon-identity.js';
-import type { SocialServices } from '../../../server/social/social.service.js';
+import type { SharedTokenCache } from '../../../server/platform/social/mastodon-identity.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
 import { startMastodonInstance, testSocialServices, withSocial, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const VERIFY = '/api/v1/accounts/verify_credentials';
 const EXPORT = '/api/v1/privacy/export';
 
-/** The shared cache's contract in memory (what server/redis/redis-token-cache.ts keeps in Redis). */
+/** The shared cache's contract in memory (what server/platform/redis/redis-token-cache.ts keeps in Redis). */
 class MemorySharedCache implements SharedTokenCache {
   readonly entries = new Map<string, string>();
   async get(instanceHost: string, token: string): Promise<string | undefined> {

@@ -13,7 +13,7 @@ import {
   type InstanceAddress,
   type InstanceRequest,
   type InstanceResponse,
-} from '../../../server/social/social.service.js';
+} from '../../../server/platform/social/social.service.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
 import { startMastodonInstance, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';

@@ -5,8 +5,8 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SocialServices } from '../../../server/social/social.service.js';
-import type { SocialOptions } from '../../../server/social/social-options.js';
+import type { SocialServices } from '../../../server/platform/social/social.service.js';
+import type { SocialOptions } from '../../../server/platform/social/social-options.js';
 import {
   startConnectionCounter,
   startMastodonInstance,

@@ -5,7 +5,7 @@
  * pass-through, degraded mode, refused tokens, and the access rule.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createToken } from '../../../server/auth/token.service.js';
+import { createToken } from '../../../server/platform/auth/token.service.js';
 import { startMastodonInstance, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { copiedStatuses, timelinesHarness, unfollowedStatuses, type TimelinesHarness } from './timelines-test-app.js';
 
