@@ -7,7 +7,7 @@ import {
   type RateCheck,
   type SelftestOptions,
   type SelftestReport,
-} from '../src/experiments/selftest.js';
+} from '../src/experiments/stats/selftest.js';
 import type { SelftestCommandOptions } from './selftest.js';
 import { parseAllocations } from './support/allocations.js';
 import { usageError } from './support/cli-error.js';

@@ -4,7 +4,7 @@
 // and so belong here. Goals: bucketing < 5 s, parsing a chunked CSV < 3 s. Run after
 // `npm run build` (it imports dist/).
 import { createAssigner } from '../../dist/src/experiments/assignment.js';
-import { createUserCsvParser, parseChunks, USER_CSV_HEADER } from '../../dist/src/experiments/export-format.js';
+import { createUserCsvParser, parseChunks, USER_CSV_HEADER } from '../../dist/src/experiments/io/export-format.js';
 import { createRandom } from '../../dist/src/random.js';
 
 const USERS = 1_000_000;

@@ -4,7 +4,7 @@
  * help; the lines showing a result's method are in analyze-method.view.ts).
  */
 import { Option, type Command } from 'commander';
-import { ANALYSIS_METHODS, type AnalysisMethod } from '../../src/experiments/sequential.js';
+import { ANALYSIS_METHODS, type AnalysisMethod } from '../../src/experiments/stats/sequential.js';
 
 export interface MethodFlags {
   method?: AnalysisMethod;

@@ -1,6 +1,6 @@
 /** The lines saying which analysis method a result used, and the primary metric's verdicts (status, analyze). */
-import type { AnalysisResult } from '../../src/experiments/analysis.js';
-import type { AnalysisMethod } from '../../src/experiments/sequential.js';
+import type { AnalysisResult } from '../../src/experiments/stats/analysis.js';
+import type { AnalysisMethod } from '../../src/experiments/stats/sequential.js';
 import { formatInterval, formatP, formatPercent } from '../support/format.js';
 import { colours } from '../support/output.js';
 

@@ -1,5 +1,5 @@
 /** The work behind `recsvc experiment analyze`: one analysis function, online or offline. */
-import { analyzeExperiment, type AnalysisOptions, type AnalysisResult } from '../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisOptions, type AnalysisResult } from '../../src/experiments/stats/analysis.js';
 import { isMetricName } from '../../src/experiments/metrics.js';
 import { renderAnalysis, type AnalysisContext } from '../support/analysis-view.js';
 import { usageError } from '../support/cli-error.js';

@@ -7,7 +7,7 @@
  */
 import { checkbox, confirm, input, select } from '@inquirer/prompts';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
-import { DEFAULT_GATE_RULE, GATE_RULES, type GateRule } from '../../src/experiments/gates.js';
+import { DEFAULT_GATE_RULE, GATE_RULES, type GateRule } from '../../src/experiments/gates/gates.js';
 import {
   DEFAULT_GUARDRAIL_METRICS,
   DEFAULT_PRIMARY_METRIC,
@@ -15,7 +15,7 @@ import {
   resolveMetricName,
   type MetricName,
 } from '../../src/experiments/metrics.js';
-import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/sequential.js';
+import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/stats/sequential.js';
 import { methodDescription } from './analyze-method.view.js';
 import { withRoleFlags } from './create-roles.js';
 import type { CreateOptions } from './create.js';

@@ -5,7 +5,7 @@
  */
 import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
-import { GATE_NAMES, isGateRule } from '../../src/experiments/gates.js';
+import { GATE_NAMES, isGateRule } from '../../src/experiments/gates/gates.js';
 import { METRIC_NAMES, resolveMetricName, type MetricName } from '../../src/experiments/metrics.js';
 import { usageError } from '../support/cli-error.js';
 import type { CreateOptions } from './create.js';

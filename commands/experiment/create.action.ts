@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { ExperimentSchema } from '../../src/experiments/experiment-response.schema.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
-import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
+import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/stats/sequential.js';
 import { ApiClient } from '../support/api-client.js';
 import { CliError, usageError } from '../support/cli-error.js';
 import { assertValidBody, bodyFromFlags, hasDefinitionFlags, missingFlag, readExperimentBody } from '../support/experiment-input.js';
@@ -10,7 +10,7 @@ import { experimentSummary } from '../support/experiment-view.js';
 import { printJson, printLine, warn } from '../support/output.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { DEFAULT_PRIMARY_METRIC, isMetricName } from '../../src/experiments/metrics.js';
-import { sampleSizeWarning } from '../../src/experiments/power.js';
+import { sampleSizeWarning } from '../../src/experiments/stats/power.js';
 import { resolveVariance } from './plan-variance.js';
 import { methodDescription } from './analyze-method.view.js';
 import { rolesLine, withRoleFlags } from './create-roles.js';

@@ -3,11 +3,11 @@ import { Option, type Command } from 'commander';
 import { EXPERIMENT_TYPES, type ExperimentType } from '../../src/experiments/interleaving/experiment-type.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { DEFAULT_GUARDRAIL_METRICS, DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
-import { GATE_RULES } from '../../src/experiments/gates.js';
+import { GATE_RULES } from '../../src/experiments/gates/gates.js';
 import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect } from '../support/options.js';
 import type { DefinitionFlags } from '../support/experiment-input.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
+import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/stats/sequential.js';
 import { addMethodOption, type MethodFlags } from './analyze-method.js';
 
 export interface CreateOptions extends ServerFlags, DefinitionFlags, MethodFlags {

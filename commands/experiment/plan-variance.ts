@@ -5,11 +5,11 @@
  * assumption only when asked (--binomial). Without any of them a rate cannot be planned: the
  * binomial would under-plan whenever users differ, and silently is how it used to.
  */
-import { createJsonlExportParser, createUserCsvParser, parseChunks, type LineParser } from '../../src/experiments/export-format.js';
+import { createJsonlExportParser, createUserCsvParser, parseChunks, type LineParser } from '../../src/experiments/io/export-format.js';
 import type { MetricName } from '../../src/experiments/metrics.js';
-import { measuredVariance } from '../../src/experiments/plan-variance.js';
-import { BINOMIAL_ASSUMPTION, RATE_METRICS } from '../../src/experiments/power.js';
-import type { VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
+import { measuredVariance } from '../../src/experiments/stats/plan-variance.js';
+import { BINOMIAL_ASSUMPTION, RATE_METRICS } from '../../src/experiments/stats/power.js';
+import type { VariantAccumulator } from '../../src/experiments/stats/variant-accumulator.js';
 import { usageError } from '../support/cli-error.js';
 import { openLineSource } from '../support/line-source.js';
 

@@ -1,5 +1,5 @@
 /** The terminal view of `experiment plan` (and the JSON shape it prints with --json). */
-import type { Duration, Plan } from '../../src/experiments/power.js';
+import type { Duration, Plan } from '../../src/experiments/stats/power.js';
 import { formatPercent } from '../support/format.js';
 import { formatCount, renderTable } from '../support/output.js';
 

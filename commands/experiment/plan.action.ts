@@ -2,7 +2,7 @@
 import type { ExperimentAnalysis } from '../../src/experiments/experiment-analysis.schema.js';
 import type { VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
 import { METRICS } from '../../src/experiments/metrics.js';
-import { planDuration, planInputIssues, planSampleSize, powerAtSampleSize, type PlanInput } from '../../src/experiments/power.js';
+import { planDuration, planInputIssues, planSampleSize, powerAtSampleSize, type PlanInput } from '../../src/experiments/stats/power.js';
 import { parseAllocations } from '../support/allocations.js';
 import { usageError } from '../support/cli-error.js';
 import { printJson, printLine } from '../support/output.js';

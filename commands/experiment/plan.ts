@@ -2,8 +2,8 @@
 import { Option, type Command } from 'commander';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
-import { DEFAULT_ALPHA, DEFAULT_POWER } from '../../src/experiments/power.js';
-import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/sequential.js';
+import { DEFAULT_ALPHA, DEFAULT_POWER } from '../../src/experiments/stats/power.js';
+import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/stats/sequential.js';
 import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect, parseShare } from '../support/options.js';
 import { addServerOptions, type ServerFlags } from '../support/server-options.js';
 

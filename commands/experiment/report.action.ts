@@ -1,6 +1,6 @@
 /** The work behind `recsvc experiment report`: exports in (files or the server's), one HTML file out. */
 import { stat, writeFile } from 'node:fs/promises';
-import { createJsonlExportParser, parseChunks, type LineParser, type ParsedExport } from '../../src/experiments/export-format.js';
+import { createJsonlExportParser, parseChunks, type LineParser, type ParsedExport } from '../../src/experiments/io/export-format.js';
 import { renderReportHtml } from '../../src/experiments/report/report-html.js';
 import { buildReportModel, plottedTime, type ReportDesign, type ReportSnapshot } from '../../src/experiments/report/report-model.js';
 import { createTimelineExportParser, type ExportTimeline } from '../../src/experiments/report/timeline.js';

@@ -4,8 +4,8 @@
  * treatments; guardrail: one-sided for harm, Holm over the guardrail family; exploratory: shown,
  * deciding nothing), and the per-instance breakdown.
  */
-import type { AnalysisResult, VariantDecision } from '../../src/experiments/analysis.js';
-import type { GuardrailResult } from '../../src/experiments/guardrails.js';
+import type { AnalysisResult, VariantDecision } from '../../src/experiments/stats/analysis.js';
+import type { GuardrailResult } from '../../src/experiments/stats/guardrails.js';
 import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { formatInterval, formatP, formatPercent, formatValue } from '../support/format.js';
 import { colours, renderTable } from '../support/output.js';

@@ -5,7 +5,7 @@
  * frame is printed in turn as plain lines, and with --json each refresh is one JSON line.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AnalysisResult } from '../../src/experiments/analysis.js';
+import type { AnalysisResult } from '../../src/experiments/stats/analysis.js';
 import { CodedError } from '../../src/errors.js';
 import { ExperimentAnalysisSchema } from '../../src/experiments/experiment-analysis.schema.js';
 import { ExperimentStatusSchema } from '../../src/experiments/experiment-response.schema.js';

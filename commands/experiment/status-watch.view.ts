@@ -1,7 +1,7 @@
 /** One frame of `experiment status --watch`: users per variant and the primary lift, each with a sparkline of recent refreshes. */
-import type { AnalysisResult } from '../../src/experiments/analysis.js';
+import type { AnalysisResult } from '../../src/experiments/stats/analysis.js';
 import type { ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
-import { sparkline } from '../../src/experiments/sparkline.js';
+import { sparkline } from '../../src/experiments/report/sparkline.js';
 import { formatInterval, formatP, formatPercent } from '../support/format.js';
 import { colours, renderTable } from '../support/output.js';
 

@@ -1,5 +1,5 @@
 /** The work behind `experiment status`. */
-import type { AnalysisResult } from '../../src/experiments/analysis.js';
+import type { AnalysisResult } from '../../src/experiments/stats/analysis.js';
 import { ExperimentAnalysisSchema } from '../../src/experiments/experiment-analysis.schema.js';
 import { ExperimentStatusSchema } from '../../src/experiments/experiment-response.schema.js';
 import { ApiClient } from '../support/api-client.js';

@@ -3,8 +3,8 @@
  * (--rule, else the experiment's stored gate_rule, else bounds), then exit code, table, JSON, JUnit.
  */
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
-import { ExperimentGatesSchema } from '../../src/experiments/experiment-gates.schema.js';
-import { gateInputOptionsFor, gateInputsFromData } from '../../src/experiments/gate-inputs.js';
+import { ExperimentGatesSchema } from '../../src/experiments/gates/experiment-gates.schema.js';
+import { gateInputOptionsFor, gateInputsFromData } from '../../src/experiments/gates/gate-inputs.js';
 import {
   DEFAULT_GATE_RULE,
   GATE_DEFINITIONS,
@@ -21,8 +21,8 @@ import {
   type GateRule,
   type GateThresholdOverrides,
   type GateVariantInput,
-} from '../../src/experiments/gates.js';
-import { sampleRatioMismatch, type SrmResult } from '../../src/experiments/srm.js';
+} from '../../src/experiments/gates/gates.js';
+import { sampleRatioMismatch, type SrmResult } from '../../src/experiments/stats/srm.js';
 import { usageError } from '../support/cli-error.js';
 import { exitCodeFor, type GatesReport } from '../support/gates-report.js';
 import { renderGates } from '../support/gates-view.js';

@@ -1,6 +1,6 @@
 /** `gates check --summary-md FILE`: the Markdown summary appended to FILE, as GitHub's step summary expects. */
 import { appendFile, stat } from 'node:fs/promises';
-import { STEP_SUMMARY_MAX_BYTES, gateSummaryMarkdown } from '../../src/experiments/gate-summary-md.js';
+import { STEP_SUMMARY_MAX_BYTES, gateSummaryMarkdown } from '../../src/experiments/gates/gate-summary-md.js';
 import { usageError } from '../support/cli-error.js';
 import { warn } from '../support/output.js';
 import type { GatesReport } from '../support/gates-report.js';

@@ -1,5 +1,5 @@
 /** Human output of `experiment analyze`: sample sizes, SRM, and a table per metric. */
-import type { AnalysisResult, Comparison } from '../../src/experiments/analysis.js';
+import type { AnalysisResult, Comparison } from '../../src/experiments/stats/analysis.js';
 import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
 import { formatInterval, formatP, formatPercent, formatValue } from './format.js';
 import { colours, renderTable } from './output.js';

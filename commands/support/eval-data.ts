@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { buildDataset, type EvalDataset, type EvalInteraction, type EvalPost } from '../../src/evaluation/dataset.js';
 import { generateSynthetic, generatorOptions, type Regime } from '../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../src/evaluation/import-format.js';
-import { parseChunks } from '../../src/experiments/line-parser.js';
+import { parseChunks } from '../../src/experiments/io/line-parser.js';
 import { ACTION_TYPES, type InteractionAction } from '../../src/schemas/interaction.schema.js';
 import { usageError } from './cli-error.js';
 import { openLineSource } from './line-source.js';

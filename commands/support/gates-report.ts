@@ -1,6 +1,6 @@
 /** The result of `gates check`, grouped per variant, the same whether the data came from the server or a file. */
-import type { GateName, GateResult, GateVerdict } from '../../src/experiments/gates.js';
-import type { SrmResult } from '../../src/experiments/srm.js';
+import type { GateName, GateResult, GateVerdict } from '../../src/experiments/gates/gates.js';
+import type { SrmResult } from '../../src/experiments/stats/srm.js';
 import { EXIT, type ExitCode } from '../../src/exit-codes.js';
 
 export interface GatesReport {

@@ -1,5 +1,5 @@
 /** Human output of `gates check`: a table of value / threshold / verdict and a one-line summary. */
-import { GATE_UNITS, type GateResult } from '../../src/experiments/gates.js';
+import { GATE_UNITS, type GateResult } from '../../src/experiments/gates/gates.js';
 import { srmLines } from './analysis-view.js';
 import { formatValue } from './format.js';
 import type { GatesReport } from './gates-report.js';

@@ -4,9 +4,9 @@
  * ratio check is its own suite so a mismatch shows up as a failure too.
  */
 import { writeFile } from 'node:fs/promises';
-import type { GateResult } from '../../src/experiments/gates.js';
+import type { GateResult } from '../../src/experiments/gates/gates.js';
 import { usageError } from './cli-error.js';
-import { explainGateResult } from '../../src/experiments/gate-explain.js';
+import { explainGateResult } from '../../src/experiments/gates/gate-explain.js';
 import type { GatesReport } from './gates-report.js';
 
 const escape = (text: string): string =>

@@ -5,9 +5,9 @@
  * design comes from --allocations/--control or --experiment-file.
  */
 import { readFile } from 'node:fs/promises';
-import type { AnalysisDesign } from '../../src/experiments/analysis.js';
+import type { AnalysisDesign } from '../../src/experiments/stats/analysis.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
-import { assertAnalysable } from '../../src/experiments/analysable.js';
+import { assertAnalysable } from '../../src/experiments/io/analysable.js';
 import {
   createJsonlExportParser,
   createUserCsvParser,
@@ -16,7 +16,7 @@ import {
   type DuplicateCheckMode,
   type LineParser,
   type PerformanceRecord,
-} from '../../src/experiments/export-format.js';
+} from '../../src/experiments/io/export-format.js';
 import type { UserTeamCounts } from '../../src/experiments/interleaving/interleaving-result.js';
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
 import {
@@ -25,7 +25,7 @@ import {
   validateConfidenceLevel,
   validateMinimumSampleSize,
 } from '../../src/experiments/validate-experiment.js';
-import type { VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
+import type { VariantAccumulator } from '../../src/experiments/stats/variant-accumulator.js';
 import { parseAllocations } from './allocations.js';
 import { usageError } from './cli-error.js';
 import { openLineSource, type LineSource } from './line-source.js';

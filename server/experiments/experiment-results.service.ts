@@ -4,23 +4,23 @@
  * src/experiments code the CLI runs offline.
  */
 import type { Kysely } from 'kysely';
-import { analyzeExperiment, type AnalysisResult } from '../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisResult } from '../../src/experiments/stats/analysis.js';
 import { instanceOfUser } from '../../src/experiments/canonical-user-id.js';
-import { InstanceAccumulators } from '../../src/experiments/instance-breakdown.js';
-import { ratioValue } from '../../src/experiments/delta-method.js';
+import { InstanceAccumulators } from '../../src/experiments/stats/instance-breakdown.js';
+import { ratioValue } from '../../src/experiments/stats/delta-method.js';
 import type { Experiment } from '../../src/experiments/experiment-response.schema.js';
 import type { RecordedAnalysisMethod } from '../../src/experiments/experiment.schema.js';
-import type { AnalysisMethod } from '../../src/experiments/sequential.js';
-import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
+import type { AnalysisMethod } from '../../src/experiments/stats/sequential.js';
+import type { ExperimentGates } from '../../src/experiments/gates/experiment-gates.schema.js';
 import type { ExperimentMetrics, VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
-import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/export-format.js';
+import { experimentLine, performanceLine, userLine, type PerformanceRecord } from '../../src/experiments/io/export-format.js';
 import type { RecordedExperimentType } from '../../src/experiments/interleaving/experiment-type.js';
 import { interleavingLine } from '../../src/experiments/interleaving/interleaving-export.js';
-import { experimentGatesReport } from '../../src/experiments/gate-report.js';
-import { isGateRule, type GateRule } from '../../src/experiments/gates.js';
-import { histogramQuantile } from '../../src/experiments/latency-histogram.js';
+import { experimentGatesReport } from '../../src/experiments/gates/gate-report.js';
+import { isGateRule, type GateRule } from '../../src/experiments/gates/gates.js';
+import { histogramQuantile } from '../../src/experiments/stats/latency-histogram.js';
 import { COUNT_KEYS, METRIC_NAMES, emptyCounts, type MetricName, type UserCounts } from '../../src/experiments/metrics.js';
-import { createAccumulators, type VariantAccumulator } from '../../src/experiments/variant-accumulator.js';
+import { createAccumulators, type VariantAccumulator } from '../../src/experiments/stats/variant-accumulator.js';
 import type { Database } from '../platform/db/database.js';
 import { listActivePeriods } from './experiment.repository.js';
 import { impressionAggregates, latencyBucketRows, performanceRows, scoreBins } from './experiment-data.repository.js';

@@ -2,9 +2,9 @@
 import type { AlgorithmConfig, GateThresholds, RecordedAnalysisMethod } from '../../src/experiments/experiment.schema.js';
 import type { Experiment, Variant } from '../../src/experiments/experiment-response.schema.js';
 import { experimentTypeOf, type RecordedExperimentType } from '../../src/experiments/interleaving/experiment-type.js';
-import { DEFAULT_GATE_RULE, isGateRule, resolveThresholds } from '../../src/experiments/gates.js';
+import { DEFAULT_GATE_RULE, isGateRule, resolveThresholds } from '../../src/experiments/gates/gates.js';
 import { DEFAULT_GUARDRAIL_METRICS } from '../../src/experiments/metrics.js';
-import { isAnalysisMethod, UNRECORDED_ANALYSIS_METHOD } from '../../src/experiments/sequential.js';
+import { isAnalysisMethod, UNRECORDED_ANALYSIS_METHOD } from '../../src/experiments/stats/sequential.js';
 import type { ExperimentStatus } from '../../src/experiments/state-machine.js';
 import type { ExperimentRow, VariantRow } from './experiment.repository.js';
 

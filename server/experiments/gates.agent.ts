@@ -21,9 +21,9 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { ExperimentGates } from '../../src/experiments/experiment-gates.schema.js';
-import { formatInterval } from '../../src/experiments/gate-explain.js';
-import type { GateVerdict } from '../../src/experiments/gates.js';
+import type { ExperimentGates } from '../../src/experiments/gates/experiment-gates.schema.js';
+import { formatInterval } from '../../src/experiments/gates/gate-explain.js';
+import type { GateVerdict } from '../../src/experiments/gates/gates.js';
 import type { Agent } from '../platform/agents/agent-runner.js';
 import type { Database } from '../platform/db/database.js';
 import { blockVariant } from './experiment.repository.js';

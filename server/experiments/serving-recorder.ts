@@ -9,7 +9,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import { latencyBucketOf } from '../../src/experiments/latency-histogram.js';
+import { latencyBucketOf } from '../../src/experiments/stats/latency-histogram.js';
 import type { Database } from '../platform/db/database.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';

@@ -18,7 +18,7 @@
  * the cold start come from the kept counts alone (experiment-data.repository.ts says why).
  */
 import type { Kysely } from 'kysely';
-import type { DayCounts, UserRecord } from '../../src/experiments/export-format.js';
+import type { DayCounts, UserRecord } from '../../src/experiments/io/export-format.js';
 import { emptyCounts, type UserCounts } from '../../src/experiments/metrics.js';
 import type { Database } from '../platform/db/database.js';
 import {

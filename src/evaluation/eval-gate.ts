@@ -7,7 +7,7 @@
  * `minUsers` users. A group without any user is left out. The verdict: fail if any comparison
  * fails, else inconclusive if any is (or nothing could be compared), else pass.
  */
-import type { GateVerdict } from '../experiments/gates.js';
+import type { GateVerdict } from '../experiments/gates/gates.js';
 import type { Evaluation, UserGroup } from './evaluate.js';
 import type { EvalMetricName } from './metrics.js';
 

@@ -2,7 +2,7 @@
  * The evaluation as text for CI: a Markdown summary (GitHub's step summary) and JUnit XML
  * (one test case per candidate × group × baseline of the gate). Pure: the caller writes them.
  */
-import { escapeMarkdown, STEP_SUMMARY_MAX_BYTES } from '../experiments/gate-summary-md.js';
+import { escapeMarkdown, STEP_SUMMARY_MAX_BYTES } from '../experiments/gates/gate-summary-md.js';
 import type { EvalGate } from './eval-gate.js';
 import type { Evaluation } from './evaluate.js';
 import { EVAL_METRICS } from './metrics.js';

@@ -5,8 +5,8 @@
  * push parsers (`LineParser`): the CLI streams a file through them; a malformed line is an
  * `InputFileError` naming the file and line.
  */
-import { InputFileError } from '../experiments/input-file-error.js';
-import type { LineParser } from '../experiments/line-parser.js';
+import { InputFileError } from '../experiments/io/input-file-error.js';
+import type { LineParser } from '../experiments/io/line-parser.js';
 import { htmlToText, normaliseTag } from '../ranking/text.js';
 import { ACTION_TYPES, type InteractionAction } from '../schemas/interaction.schema.js';
 import type { EvalInteraction, EvalPost } from './dataset.js';

@@ -9,7 +9,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AnalysisMethodSchema } from './experiment.schema.js';
 import { SrmSchema } from './experiment-response.schema.js';
 import { LiteralUnion } from '../schemas/common.schema.js';
-import { METRIC_ROLES } from './guardrails.js';
+import { METRIC_ROLES } from './stats/guardrails.js';
 
 const NullableNumber = () => Type.Union([Type.Number(), Type.Null()]);
 /** [low, high] of a difference (treatment − control). */

@@ -7,7 +7,7 @@ import { LiteralUnion } from '../schemas/common.schema.js';
 import { AlgorithmConfigSchema, AnalysisMethodSchema } from './experiment.schema.js';
 import { EXPERIMENT_STATUSES } from './state-machine.js';
 import { ExperimentTypeSchema } from './interleaving/experiment-type.js';
-import { GATE_RULES } from './gates.js';
+import { GATE_RULES } from './gates/gates.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Number | typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 

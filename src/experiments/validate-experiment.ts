@@ -6,7 +6,7 @@
 import { ValidationError } from '../errors.js';
 import type { ExperimentCreate, Weights } from './experiment.schema.js';
 import { experimentTypeChecks } from './interleaving/experiment-type.js';
-import { GATE_RULES, isGateRule } from './gates.js';
+import { GATE_RULES, isGateRule } from './gates/gates.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, isMetricName } from './metrics.js';
 
 /** One rule violation: the dotted/indexed field path and a message for a human. */

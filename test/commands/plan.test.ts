@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planSampleSize } from '../../src/experiments/power.js';
+import { planSampleSize } from '../../src/experiments/stats/power.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import type { ServerProcess } from '../helpers/server-process.js';
 import { startSeededExperiment } from './support/seed-experiment.js';

@@ -11,7 +11,7 @@ import {
   type InterleavingDesign,
   type UserTeamCounts,
 } from '../../../src/experiments/interleaving/interleaving-result.js';
-import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
+import type { AnalysisMethod } from '../../../src/experiments/stats/sequential.js';
 import type { Database } from '../../platform/db/database.js';
 import { creditedClickCounts, teamImpressionCounts, type TeamCountRow } from './interleaving.repository.js';
 

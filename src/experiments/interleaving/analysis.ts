@@ -9,8 +9,8 @@
  * planned read); read at any time, the always-valid p-value and confidence sequence of
  * sequential-share.ts (the A/B tests' mSPRT and tuning).
  */
-import { normalQuantile } from '../distributions.js';
-import { UNRECORDED_ANALYSIS_METHOD, type AnalysisMethod, type SequentialTuning } from '../sequential.js';
+import { normalQuantile } from '../stats/distributions.js';
+import { UNRECORDED_ANALYSIS_METHOD, type AnalysisMethod, type SequentialTuning } from '../stats/sequential.js';
 import { interleavingTuning, sequentialSharePValue, shareConfidenceSequence, wilsonScoreInterval } from './sequential-share.js';
 
 /** One user's credited clicks: on team A's items and on team B's items. */

@@ -9,7 +9,7 @@
  * so `recsvc experiment analyze --file` gives the same preference share, interval and
  * p-value as the server.
  */
-import { MAX_COUNT } from '../count-fields.js';
+import { MAX_COUNT } from '../io/count-fields.js';
 import { interleavingTeams, type InterleavingDesign, type UserTeamCounts } from './interleaving-result.js';
 
 /** How a line reports a problem (export-format.ts's LineContext): `file:line:column: message`. */

@@ -4,7 +4,7 @@
  * of users with a preference who preferred the ranker under test.
  */
 import { ValidationError } from '../../errors.js';
-import { isAnalysisMethod, UNRECORDED_ANALYSIS_METHOD, type AnalysisMethod } from '../sequential.js';
+import { isAnalysisMethod, UNRECORDED_ANALYSIS_METHOD, type AnalysisMethod } from '../stats/sequential.js';
 import { analyzeInterleaving, type UserCredit } from './analysis.js';
 import type { InterleavingAnalysis } from './interleaving-analysis.schema.js';
 

@@ -23,7 +23,7 @@
  * preference. minimum_sample_size counts users with a preference here, so n* = the minimum
  * (the first read at which a verdict is possible; for A/B, n counts both variants: 2 × minimum).
  */
-import { alwaysValidPValue, confidenceSequenceHalfWidth, sequentialTuning, type SequentialTuning } from '../sequential.js';
+import { alwaysValidPValue, confidenceSequenceHalfWidth, sequentialTuning, type SequentialTuning } from '../stats/sequential.js';
 
 /** n* of an interleaving experiment: its minimum of users with a preference (at least 2, so ρ is finite). */
 export function interleavingTargetSampleSize(minimumSampleSize: number): number {

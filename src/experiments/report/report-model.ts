@@ -4,9 +4,9 @@
  * snapshot with the experiment's own method (sequential: the confidence sequences, valid at
  * every snapshot), the series the charts draw, and the gates of the latest snapshot. Pure.
  */
-import { analyzeExperiment, type AnalysisDesign, type AnalysisResult } from '../analysis.js';
+import { analyzeExperiment, type AnalysisDesign, type AnalysisResult } from '../stats/analysis.js';
 import type { GateThresholds } from '../experiment.schema.js';
-import { gateInputOptionsFor, gateInputsFromData, type GatePerformanceRecord } from '../gate-inputs.js';
+import { gateInputOptionsFor, gateInputsFromData, type GatePerformanceRecord } from '../gates/gate-inputs.js';
 import {
   DEFAULT_GATE_RULE,
   evaluateGates,
@@ -17,11 +17,11 @@ import {
   type GateResult,
   type GateRule,
   type GateVerdict,
-} from '../gates.js';
+} from '../gates/gates.js';
 import { METRIC_NAMES, isMetricName, type MetricName } from '../metrics.js';
-import type { AnalysisMethod } from '../sequential.js';
-import { sampleRatioMismatch, type SrmResult } from '../srm.js';
-import type { VariantAccumulator } from '../variant-accumulator.js';
+import type { AnalysisMethod } from '../stats/sequential.js';
+import { sampleRatioMismatch, type SrmResult } from '../stats/srm.js';
+import type { VariantAccumulator } from '../stats/variant-accumulator.js';
 import type { ChartSeries } from './svg-chart.js';
 import type { ExportTimeline } from './timeline.js';
 

@@ -9,10 +9,10 @@
  * is then every settled accumulator up to D merged with D's partial one (VariantAccumulator.merge).
  * Exports without these fields give no timeline (the report then plots one point per export).
  */
-import { InputFileError } from '../input-file-error.js';
-import type { LineParser, ParsedExport } from '../export-format.js';
+import { InputFileError } from '../io/input-file-error.js';
+import type { LineParser, ParsedExport } from '../io/export-format.js';
 import { COUNT_KEYS } from '../metrics.js';
-import { createAccumulators, type VariantAccumulator } from '../variant-accumulator.js';
+import { createAccumulators, type VariantAccumulator } from '../stats/variant-accumulator.js';
 
 const DAY_MS = 86_400_000;
 /** More days than this are thinned to every k-th day (and the last) so charts stay legible. */

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLines, createJsonlExportParser } from '../../../src/experiments/export-format.js';
+import { parseLines, createJsonlExportParser } from '../../../src/experiments/io/export-format.js';
 import { withInterleavingTables } from '../../../server/experiments/interleaving/interleaving.tables.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';

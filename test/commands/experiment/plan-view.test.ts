@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderPlan, type PlanReport } from '../../../commands/experiment/plan-view.js';
-import { planDuration, planSampleSize, type PlanInput } from '../../../src/experiments/power.js';
+import { planDuration, planSampleSize, type PlanInput } from '../../../src/experiments/stats/power.js';
 
 const variants = [
   { name: 'control', traffic_allocation: 50, is_control: true },

@@ -5,13 +5,13 @@
  * are computed here from the sent data, with the same src/experiments analysis).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeExperiment } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment } from '../../../src/experiments/stats/analysis.js';
 import { assignVariant } from '../../../src/experiments/assignment.js';
-import { parseJsonlExport } from '../../../src/experiments/export-format.js';
-import { gateInputOptionsFor, gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
-import { evaluateGates } from '../../../src/experiments/gates.js';
+import { parseJsonlExport } from '../../../src/experiments/io/export-format.js';
+import { gateInputOptionsFor, gateInputsFromData } from '../../../src/experiments/gates/gate-inputs.js';
+import { evaluateGates } from '../../../src/experiments/gates/gates.js';
 import { COUNT_KEYS, emptyCounts, type UserCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { experimentBody } from './experiment-bodies.js';

@@ -8,7 +8,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJsonlExportParser, parseLines } from '../../../src/experiments/export-format.js';
+import { createJsonlExportParser, parseLines } from '../../../src/experiments/io/export-format.js';
 import { COUNT_KEYS, type UserCounts } from '../../../src/experiments/metrics.js';
 import { createTimelineExportParser } from '../../../src/experiments/report/timeline.js';
 import type { Experiment } from '../../../src/experiments/experiment-response.schema.js';

@@ -6,7 +6,7 @@
  * reports so that each verdict can be fed in; blocking, the database and the runtime are real.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ExperimentGates } from '../../../src/experiments/experiment-gates.schema.js';
+import type { ExperimentGates } from '../../../src/experiments/gates/experiment-gates.schema.js';
 import { DEFAULT_GATE_THRESHOLDS } from '../../../src/experiments/experiment-defaults.js';
 import type { ExperimentResultsService } from '../../../server/experiments/experiment-results.service.js';
 import { enforceGates, type GatesAgentDeps } from '../../../server/experiments/gates.agent.js';

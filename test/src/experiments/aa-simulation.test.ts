@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment } from '../../../src/experiments/stats/analysis.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom as seededRandom } from '../../../src/random.js';
 
 const EXPERIMENTS = 400;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { adjustedInterval, analyzeExperiment, type Comparison } from '../../../src/experiments/analysis.js';
-import { normalQuantile, twoSidedPValue } from '../../../src/experiments/distributions.js';
-import { holmIntervalAlphas } from '../../../src/experiments/holm.js';
+import { adjustedInterval, analyzeExperiment, type Comparison } from '../../../src/experiments/stats/analysis.js';
+import { normalQuantile, twoSidedPValue } from '../../../src/experiments/stats/distributions.js';
+import { holmIntervalAlphas } from '../../../src/experiments/stats/holm.js';
 import { METRIC_NAMES, emptyCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 import { accumulate, readFixture, REFERENCE_DATASETS, type ReferenceDataset } from './reference-data.js';
 
 /** |actual − expected| ≤ rel·max(|expected|, tiny): relative agreement. */

@@ -9,7 +9,7 @@ import {
   variantForBucket,
   variantRanges,
 } from '../../../src/experiments/assignment.js';
-import { chiSquareSf } from '../../../src/experiments/distributions.js';
+import { chiSquareSf } from '../../../src/experiments/stats/distributions.js';
 import { readFixture } from './reference-data.js';
 
 interface BucketCase {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { renderAnalysis } from '../../../commands/support/analysis-view.js';
-import { analyzeExperiment, type Comparison } from '../../../src/experiments/analysis.js';
-import { CUPED_COVARIATE } from '../../../src/experiments/cuped.js';
-import { parseJsonlExport, toJsonlLines, type UserRecord } from '../../../src/experiments/export-format.js';
-import { InputFileError } from '../../../src/experiments/input-file-error.js';
+import { analyzeExperiment, type Comparison } from '../../../src/experiments/stats/analysis.js';
+import { CUPED_COVARIATE } from '../../../src/experiments/stats/cuped.js';
+import { parseJsonlExport, toJsonlLines, type UserRecord } from '../../../src/experiments/io/export-format.js';
+import { InputFileError } from '../../../src/experiments/io/input-file-error.js';
 import { emptyCounts, type MetricName } from '../../../src/experiments/metrics.js';
 import { createRandom } from '../../../src/random.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 import { linesOf } from './lines.js';
 import { countsOf, readFixture, type ReferenceDataset } from './reference-data.js';
 

@@ -6,7 +6,7 @@ import {
   normalSf,
   regularizedGammaQ,
   twoSidedPValue,
-} from '../../../src/experiments/distributions.js';
+} from '../../../src/experiments/stats/distributions.js';
 import { readFixture } from './reference-data.js';
 
 interface DistributionReference {

@@ -1,6 +1,6 @@
 /** The duplicate-user check (duplicate-users.ts): sorted mode, the switch to a second pass, and the hash table. */
 import { describe, expect, it } from 'vitest';
-import { DuplicateUserCheck, createUserIdScan } from '../../../src/experiments/duplicate-users.js';
+import { DuplicateUserCheck, createUserIdScan } from '../../../src/experiments/io/duplicate-users.js';
 
 describe('sorted mode', () => {
   it('names both lines of adjacent twins, and records where an unsorted file goes out of order', () => {

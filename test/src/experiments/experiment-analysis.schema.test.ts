@@ -7,7 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiPlugin } from '../../../server/platform/plugins/openapi.js';
-import { analyzeExperiment } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment } from '../../../src/experiments/stats/analysis.js';
 import { ExperimentAnalysisSchema } from '../../../src/experiments/experiment-analysis.schema.js';
 import { accumulate, readFixture, type ReferenceDataset } from './reference-data.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment } from '../../../src/experiments/stats/analysis.js';
 import {
   createUserCsvParser,
   parseChunks,
@@ -8,8 +8,8 @@ import {
   toJsonlLines,
   USER_CSV_HEADER,
   type UserRecord,
-} from '../../../src/experiments/export-format.js';
-import { InputFileError } from '../../../src/experiments/input-file-error.js';
+} from '../../../src/experiments/io/export-format.js';
+import { InputFileError } from '../../../src/experiments/io/input-file-error.js';
 import { COUNT_KEYS } from '../../../src/experiments/metrics.js';
 import { createRandom as seededRandom } from '../../../src/random.js';
 import { linesOf, textLines } from './lines.js';

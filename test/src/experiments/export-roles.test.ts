@@ -4,8 +4,8 @@
  * own `type` (ab | interleaving), which travels as `experiment_type` and comes back as `type`.
  */
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment } from '../../../src/experiments/analysis.js';
-import { experimentLine, parseJsonlExport, userLine } from '../../../src/experiments/export-format.js';
+import { analyzeExperiment } from '../../../src/experiments/stats/analysis.js';
+import { experimentLine, parseJsonlExport, userLine } from '../../../src/experiments/io/export-format.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
 
 const experiment = {

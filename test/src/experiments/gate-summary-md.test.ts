@@ -4,8 +4,8 @@ import {
   gateSummaryMarkdown,
   STEP_SUMMARY_MAX_BYTES,
   type GateSummaryInput,
-} from '../../../src/experiments/gate-summary-md.js';
-import type { GateResult } from '../../../src/experiments/gates.js';
+} from '../../../src/experiments/gates/gate-summary-md.js';
+import type { GateResult } from '../../../src/experiments/gates/gates.js';
 
 const ctr = (variant: string, verdict: GateResult['verdict'], extra: Partial<GateResult> = {}): GateResult => ({
   variant,

@@ -4,7 +4,7 @@
  * bounds rule's verdicts on them (gates.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
+import { gateInputsFromData } from '../../../src/experiments/gates/gate-inputs.js';
 import {
   binomialQuantile,
   histogramQuantileInterval,
@@ -13,13 +13,13 @@ import {
   quantileRanks,
   ratioInterval,
   type GateIntervalSettings,
-} from '../../../src/experiments/gate-intervals.js';
-import { explainGateResult } from '../../../src/experiments/gate-explain.js';
-import { evaluateGates, judgeInterval } from '../../../src/experiments/gates.js';
-import { ratioEstimate } from '../../../src/experiments/delta-method.js';
-import { latencyBucketOf } from '../../../src/experiments/latency-histogram.js';
+} from '../../../src/experiments/gates/gate-intervals.js';
+import { explainGateResult } from '../../../src/experiments/gates/gate-explain.js';
+import { evaluateGates, judgeInterval } from '../../../src/experiments/gates/gates.js';
+import { ratioEstimate } from '../../../src/experiments/stats/delta-method.js';
+import { latencyBucketOf } from '../../../src/experiments/stats/latency-histogram.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators, VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators, VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 import { readFixture } from './reference-data.js';
 
 interface Reference {

@@ -2,12 +2,12 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GATE_THRESHOLDS } from '../../../src/experiments/experiment-defaults.js';
-import { ExperimentGatesSchema } from '../../../src/experiments/experiment-gates.schema.js';
+import { ExperimentGatesSchema } from '../../../src/experiments/gates/experiment-gates.schema.js';
 import type { Experiment } from '../../../src/experiments/experiment-response.schema.js';
-import { experimentGatesReport } from '../../../src/experiments/gate-report.js';
-import { histogramQuantile, latencyBucketOf } from '../../../src/experiments/latency-histogram.js';
+import { experimentGatesReport } from '../../../src/experiments/gates/gate-report.js';
+import { histogramQuantile, latencyBucketOf } from '../../../src/experiments/stats/latency-histogram.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 
 const weights = { author_preference: 1, content_engagement: 0, recency: 0, semantic_similarity: 0 };
 const variant = (name: string, is_control: boolean) => ({

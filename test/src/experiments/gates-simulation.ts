@@ -5,13 +5,13 @@
  * by the light test in the normal suite (gates-simulation.test.ts) and the heavy one behind
  * `npm run test:stats` (test/stats/gates.stats.ts).
  */
-import { ratioEstimate } from '../../../src/experiments/delta-method.js';
-import { ratioInterval, type GateIntervalSettings } from '../../../src/experiments/gate-intervals.js';
-import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
-import { evaluateGate, type GateRule, type GateVariantInput } from '../../../src/experiments/gates.js';
+import { ratioEstimate } from '../../../src/experiments/stats/delta-method.js';
+import { ratioInterval, type GateIntervalSettings } from '../../../src/experiments/gates/gate-intervals.js';
+import { gateInputsFromData } from '../../../src/experiments/gates/gate-inputs.js';
+import { evaluateGate, type GateRule, type GateVariantInput } from '../../../src/experiments/gates/gates.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
-import { VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import type { AnalysisMethod } from '../../../src/experiments/stats/sequential.js';
+import { VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom } from '../../../src/random.js';
 
 export interface GateSimulationPlan {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
-import { evaluateGates, GATE_SHORT_NAMES, resolveGateName, resolveThresholds } from '../../../src/experiments/gates.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { gateInputsFromData } from '../../../src/experiments/gates/gate-inputs.js';
+import { evaluateGates, GATE_SHORT_NAMES, resolveGateName, resolveThresholds } from '../../../src/experiments/gates/gates.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
 
 const good = { name: 'control', users: 2000, response_time_p95: 150, click_through_rate: 0.08, error_rate: 0.002, user_satisfaction: 0.7 };

@@ -3,10 +3,10 @@
  * each read once: how often is harm flagged on any guardrail when no variant does harm? Shared
  * by the light test in the normal suite and the heavy one behind `npm run test:stats`.
  */
-import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/stats/analysis.js';
 import { emptyCounts, type MetricName } from '../../../src/experiments/metrics.js';
-import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
-import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import type { AnalysisMethod } from '../../../src/experiments/stats/sequential.js';
+import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom } from '../../../src/random.js';
 
 export const SIMULATED_GUARDRAILS: MetricName[] = ['bounce_rate', 'user_satisfaction', 'session_duration'];

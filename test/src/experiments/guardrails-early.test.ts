@@ -1,8 +1,8 @@
 /** Issue 30: decisive harm on a guardrail is flagged before the users minimum, on the always-valid test only. */
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/stats/analysis.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 
 const design = (method: 'fixed' | 'sequential'): AnalysisDesign => ({
   variants: [

@@ -4,9 +4,9 @@
  * the fixture), fixed and sequential; the roles and the decision drawn from the primary alone.
  */
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/analysis.js';
-import { guardrailResults, FIXED_ONE_SIDED } from '../../../src/experiments/guardrails.js';
-import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
+import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/stats/analysis.js';
+import { guardrailResults, FIXED_ONE_SIDED } from '../../../src/experiments/stats/guardrails.js';
+import type { AnalysisMethod } from '../../../src/experiments/stats/sequential.js';
 import { accumulate, readFixture, type ReferenceDataset } from './reference-data.js';
 
 interface ExpectedGuardrail {

@@ -5,9 +5,9 @@
  * is measured under the null and under effects.
  */
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment, type AnalysisResult } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisResult } from '../../../src/experiments/stats/analysis.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom } from '../../../src/random.js';
 
 const ALPHA = 0.05;

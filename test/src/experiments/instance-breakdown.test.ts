@@ -4,13 +4,13 @@
  * `instance` field carries it to the offline analysis.
  */
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/stats/analysis.js';
 import { instanceOfUser } from '../../../src/experiments/canonical-user-id.js';
-import { parseJsonlExport, toJsonlLines, type UserRecord } from '../../../src/experiments/export-format.js';
-import { InstanceAccumulators, MIN_INSTANCE_SRM_USERS } from '../../../src/experiments/instance-breakdown.js';
+import { parseJsonlExport, toJsonlLines, type UserRecord } from '../../../src/experiments/io/export-format.js';
+import { InstanceAccumulators, MIN_INSTANCE_SRM_USERS } from '../../../src/experiments/stats/instance-breakdown.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { chiSquareSf } from '../../../src/experiments/distributions.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+import { chiSquareSf } from '../../../src/experiments/stats/distributions.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 
 const design: AnalysisDesign = {
   variants: [

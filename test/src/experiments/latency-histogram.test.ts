@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATENCY_BUCKETS_MS, histogramQuantile, latencyBucketOf } from '../../../src/experiments/latency-histogram.js';
+import { LATENCY_BUCKETS_MS, histogramQuantile, latencyBucketOf } from '../../../src/experiments/stats/latency-histogram.js';
 
 describe('latency histogram', () => {
   it('puts a latency in the first bucket whose bound is at least it', () => {

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { planSampleSize } from '../../../src/experiments/power.js';
+import { planSampleSize } from '../../../src/experiments/stats/power.js';
 import { planFromPilot, simulatePower } from './plan-simulation.js';
 
 const RUNS = 300;

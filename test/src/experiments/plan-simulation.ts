@@ -7,12 +7,12 @@
  * simulated (treatment propensities × 1.2) and read once at the end, by the analysis itself
  * with the method planned for. Shared by the light test and `npm run test:stats`.
  */
-import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/stats/analysis.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { measuredVariance } from '../../../src/experiments/plan-variance.js';
-import { planSampleSize, type Plan } from '../../../src/experiments/power.js';
-import type { AnalysisMethod } from '../../../src/experiments/sequential.js';
-import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import { measuredVariance } from '../../../src/experiments/stats/plan-variance.js';
+import { planSampleSize, type Plan } from '../../../src/experiments/stats/power.js';
+import type { AnalysisMethod } from '../../../src/experiments/stats/sequential.js';
+import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom } from '../../../src/random.js';
 
 const VARIANTS = [

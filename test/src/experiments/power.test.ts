@@ -9,7 +9,7 @@ import {
   requiredSampleSize,
   sampleSizeWarning,
   type PlanInput,
-} from '../../../src/experiments/power.js';
+} from '../../../src/experiments/stats/power.js';
 
 interface ReferenceCase {
   name: string;

@@ -3,10 +3,10 @@
  * minimum of units, and a decisive failure before the users minimum (a pass still waits).
  */
 import { describe, expect, it } from 'vitest';
-import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
-import { evaluateGate, type GateVariantInput } from '../../../src/experiments/gates.js';
+import { gateInputsFromData } from '../../../src/experiments/gates/gate-inputs.js';
+import { evaluateGate, type GateVariantInput } from '../../../src/experiments/gates/gates.js';
 import { emptyCounts, MINIMUM_METRIC_UNITS, type UserCounts } from '../../../src/experiments/metrics.js';
-import { VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import { VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 
 const SEQUENTIAL = { method: 'sequential', confidenceLevel: 0.95, minimumSampleSize: 1000 } as const;
 const FIXED = { ...SEQUENTIAL, method: 'fixed' } as const;

@@ -1,9 +1,9 @@
 /** Loads the SciPy reference fixtures of test/fixtures/stats into accumulators. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AnalysisDesign } from '../../../src/experiments/analysis.js';
+import type { AnalysisDesign } from '../../../src/experiments/stats/analysis.js';
 import { COUNT_KEYS, type UserCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/stats/', import.meta.url));
 

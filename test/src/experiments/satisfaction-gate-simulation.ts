@@ -10,12 +10,12 @@
  * and `delta`, the delta-method interval over users that the gate used before issue 30. Shared
  * by the light test in the normal suite and the heavy one behind `npm run test:stats`.
  */
-import { ratioEstimate } from '../../../src/experiments/delta-method.js';
-import { gateInputsFromData } from '../../../src/experiments/gate-inputs.js';
-import { ratioInterval } from '../../../src/experiments/gate-intervals.js';
-import { evaluateGate, type GateVariantInput } from '../../../src/experiments/gates.js';
+import { ratioEstimate } from '../../../src/experiments/stats/delta-method.js';
+import { gateInputsFromData } from '../../../src/experiments/gates/gate-inputs.js';
+import { ratioInterval } from '../../../src/experiments/gates/gate-intervals.js';
+import { evaluateGate, type GateVariantInput } from '../../../src/experiments/gates/gates.js';
 import { emptyCounts } from '../../../src/experiments/metrics.js';
-import { VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import { VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom } from '../../../src/random.js';
 
 export interface SatisfactionGatePlan {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment } from '../../../src/experiments/stats/analysis.js';
 import { bucketOf } from '../../../src/experiments/assignment.js';
 import {
   analysisMethods,
@@ -10,7 +10,7 @@ import {
   wilsonInterval,
   type SelftestMethod,
   type SelftestOptions,
-} from '../../../src/experiments/selftest.js';
+} from '../../../src/experiments/stats/selftest.js';
 
 const AB = [
   { name: 'control', traffic_allocation: 50 },

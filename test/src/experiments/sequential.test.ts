@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment, type AnalysisDesign, type Comparison } from '../../../src/experiments/analysis.js';
-import { normalQuantile } from '../../../src/experiments/distributions.js';
+import { analyzeExperiment, type AnalysisDesign, type Comparison } from '../../../src/experiments/stats/analysis.js';
+import { normalQuantile } from '../../../src/experiments/stats/distributions.js';
 import {
   alwaysValidPValue,
   confidenceSequenceHalfWidth,
   sequentialTuning,
   type SequentialTuning,
-} from '../../../src/experiments/sequential.js';
-import { createAccumulators } from '../../../src/experiments/variant-accumulator.js';
+} from '../../../src/experiments/stats/sequential.js';
+import { createAccumulators } from '../../../src/experiments/stats/variant-accumulator.js';
 import { countsOf, readFixture, type ReferenceDataset } from './reference-data.js';
 
 interface SequentialComparison {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SPARK_GLYPHS, sparkline } from '../../../src/experiments/sparkline.js';
+import { SPARK_GLYPHS, sparkline } from '../../../src/experiments/report/sparkline.js';
 
 describe('sparkline', () => {
   it('maps the lowest value to ▁, the highest to █ and the rest linearly between', () => {

@@ -6,9 +6,9 @@
  * has a handful of answers. Shared by the light test in the normal suite
  * (sparse-peeking-simulation.test.ts) and the heavy one behind `npm run test:stats`.
  */
-import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/analysis.js';
+import { analyzeExperiment, type AnalysisDesign } from '../../../src/experiments/stats/analysis.js';
 import { emptyCounts, METRIC_NAMES, type MetricName, type UserCounts } from '../../../src/experiments/metrics.js';
-import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import { createAccumulators, type VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom } from '../../../src/random.js';
 
 export interface SparsePeekingPlan {

@@ -7,9 +7,9 @@
  * quote=TRUE, row.names=TRUE/FALSE; numbers unquoted), typed out by hand.
  */
 import { describe, expect, it } from 'vitest';
-import { createUserIdScan } from '../../../src/experiments/duplicate-users.js';
-import { InputFileError } from '../../../src/experiments/input-file-error.js';
-import { parseUserCsv, USER_CSV_HEADER } from '../../../src/experiments/user-csv.js';
+import { createUserIdScan } from '../../../src/experiments/io/duplicate-users.js';
+import { InputFileError } from '../../../src/experiments/io/input-file-error.js';
+import { parseUserCsv, USER_CSV_HEADER } from '../../../src/experiments/io/user-csv.js';
 import { textLines } from './lines.js';
 
 const ROWS: Array<[string, string, number[]]> = [

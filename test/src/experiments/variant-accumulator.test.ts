@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { holmAdjust } from '../../../src/experiments/holm.js';
+import { holmAdjust } from '../../../src/experiments/stats/holm.js';
 import { COUNT_KEYS, emptyCounts, metricTerms, type UserCounts } from '../../../src/experiments/metrics.js';
-import { sampleRatioMismatch } from '../../../src/experiments/srm.js';
-import { VariantAccumulator } from '../../../src/experiments/variant-accumulator.js';
+import { sampleRatioMismatch } from '../../../src/experiments/stats/srm.js';
+import { VariantAccumulator } from '../../../src/experiments/stats/variant-accumulator.js';
 import { createRandom as seededRandom } from '../../../src/random.js';
 
 function randomUsers(n: number, seed: number, offset = 0): UserCounts[] {

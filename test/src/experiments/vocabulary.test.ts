@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Value } from '@sinclair/typebox/value';
 import { DEFAULT_GATE_THRESHOLDS, EXPERIMENT_DEFAULTS } from '../../../src/experiments/experiment-defaults.js';
-import { GateResultSchema } from '../../../src/experiments/experiment-gates.schema.js';
+import { GateResultSchema } from '../../../src/experiments/gates/experiment-gates.schema.js';
 import { ExperimentStatusNameSchema } from '../../../src/experiments/experiment-response.schema.js';
 import { ExperimentCreateSchema, GateThresholdsSchema, MetricNameSchema } from '../../../src/experiments/experiment.schema.js';
 import {
@@ -17,7 +17,7 @@ import {
   evaluateGates,
   resolveThresholds,
   variantGates,
-} from '../../../src/experiments/gates.js';
+} from '../../../src/experiments/gates/gates.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../../src/experiments/metrics.js';
 import { EXPERIMENT_STATUSES } from '../../../src/experiments/state-machine.js';
 

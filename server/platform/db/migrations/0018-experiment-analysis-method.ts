@@ -1,6 +1,6 @@
 /**
  * `experiments.analysis_method`: how the experiment's results are read, chosen at creation
- * (`fixed` or `sequential`, src/experiments/sequential.ts). Experiments created before this
+ * (`fixed` or `sequential`, src/experiments/stats/sequential.ts). Experiments created before this
  * column were planned fixed-horizon and keep that reading. Frozen: never import app code here.
  */
 import type { Kysely } from 'kysely';

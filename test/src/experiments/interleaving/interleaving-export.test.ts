@@ -1,9 +1,9 @@
 /** The interleaving lines of an export: written as the analysis reads them, parsed back, and refused when they cannot be right. */
 import { describe, expect, it } from 'vitest';
-import { createJsonlExportParser, experimentLine, parseLines } from '../../../../src/experiments/export-format.js';
+import { createJsonlExportParser, experimentLine, parseLines } from '../../../../src/experiments/io/export-format.js';
 import { interleavingLine } from '../../../../src/experiments/interleaving/interleaving-export.js';
 import { interleavingResult } from '../../../../src/experiments/interleaving/interleaving-result.js';
-import { InputFileError } from '../../../../src/experiments/input-file-error.js';
+import { InputFileError } from '../../../../src/experiments/io/input-file-error.js';
 
 const design = {
   id: 3,

@@ -8,7 +8,7 @@
  */
 import { analyzeInterleaving } from '../../../../src/experiments/interleaving/analysis.js';
 import { mulberry32, seededCoin } from '../../../../src/experiments/interleaving/team-draft.js';
-import type { AnalysisMethod } from '../../../../src/experiments/sequential.js';
+import type { AnalysisMethod } from '../../../../src/experiments/stats/sequential.js';
 import { interleavedUser } from './click-simulation.js';
 
 export interface InterleavingPeekingPlan {

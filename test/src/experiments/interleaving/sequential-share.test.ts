@@ -11,7 +11,7 @@ import {
   sequentialSharePValue,
   shareConfidenceSequence,
 } from '../../../../src/experiments/interleaving/sequential-share.js';
-import { alwaysValidPValue } from '../../../../src/experiments/sequential.js';
+import { alwaysValidPValue } from '../../../../src/experiments/stats/sequential.js';
 import { readFixture } from '../reference-data.js';
 
 interface Case {

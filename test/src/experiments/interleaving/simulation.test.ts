@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyzeInterleaving } from '../../../../src/experiments/interleaving/analysis.js';
-import { normalQuantile, twoSidedPValue } from '../../../../src/experiments/distributions.js';
+import { normalQuantile, twoSidedPValue } from '../../../../src/experiments/stats/distributions.js';
 import { mulberry32 } from '../../../../src/experiments/interleaving/team-draft.js';
 import { abUserClicks, interleavedExperiment, type Random } from './click-simulation.js';
 

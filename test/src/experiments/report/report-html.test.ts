@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { analyzeExperiment } from '../../../../src/experiments/analysis.js';
+import { analyzeExperiment } from '../../../../src/experiments/stats/analysis.js';
 import { METRIC_NAMES, type UserCounts } from '../../../../src/experiments/metrics.js';
 import { escapeHtml } from '../../../../src/experiments/report/escape.js';
 import { renderReportHtml } from '../../../../src/experiments/report/report-html.js';
@@ -11,7 +11,7 @@ import {
   type ReportDesign,
   type ReportSnapshot,
 } from '../../../../src/experiments/report/report-model.js';
-import { createAccumulators } from '../../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../../src/experiments/stats/variant-accumulator.js';
 
 /** A small LCG so the data never changes between runs. */
 function random(seed: number): () => number {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonlExportParser, parseLines } from '../../../../src/experiments/export-format.js';
-import { InputFileError } from '../../../../src/experiments/input-file-error.js';
+import { createJsonlExportParser, parseLines } from '../../../../src/experiments/io/export-format.js';
+import { InputFileError } from '../../../../src/experiments/io/input-file-error.js';
 import { COUNT_KEYS, METRIC_NAMES, type UserCounts } from '../../../../src/experiments/metrics.js';
 import { MAX_TIMELINE_POINTS, createTimelineExportParser } from '../../../../src/experiments/report/timeline.js';
-import { createAccumulators } from '../../../../src/experiments/variant-accumulator.js';
+import { createAccumulators } from '../../../../src/experiments/stats/variant-accumulator.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 2, 1);

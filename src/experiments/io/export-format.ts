@@ -4,19 +4,19 @@
  * user served an interleaved list, one performance line per variant. Parsing streams
  * users into per-variant accumulators; serialising is one function per line type.
  */
-import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
-import type { AnalysisDesign } from './analysis.js';
-import { validateAllocation, validateAllocationSum, validateConfidenceLevel, validateMinimumSampleSize } from './validate-experiment.js';
-import { COUNT_KEYS, type UserCounts } from './metrics.js';
+import { EXPERIMENT_DEFAULTS } from '../experiment-defaults.js';
+import type { AnalysisDesign } from '../stats/analysis.js';
+import { validateAllocation, validateAllocationSum, validateConfidenceLevel, validateMinimumSampleSize } from '../validate-experiment.js';
+import { COUNT_KEYS, type UserCounts } from '../metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, MAX_COUNT } from './count-fields.js';
 import { DuplicateUserCheck, userIdText, type DuplicateCheckMode } from './duplicate-users.js';
 import { InputFileError } from './input-file-error.js';
-import { InstanceAccumulators } from './instance-breakdown.js';
-import { InterleavingLines } from './interleaving/interleaving-export.js';
-import type { UserTeamCounts } from './interleaving/interleaving-result.js';
-import { LATENCY_BUCKETS_MS } from './latency-histogram.js';
+import { InstanceAccumulators } from '../stats/instance-breakdown.js';
+import { InterleavingLines } from '../interleaving/interleaving-export.js';
+import type { UserTeamCounts } from '../interleaving/interleaving-result.js';
+import { LATENCY_BUCKETS_MS } from '../stats/latency-histogram.js';
 import { parseLines, type LineParser } from './line-parser.js';
-import { createAccumulators, type VariantAccumulator } from './variant-accumulator.js';
+import { createAccumulators, type VariantAccumulator } from '../stats/variant-accumulator.js';
 
 export { createUserCsvParser, parseUserCsv, USER_CSV_HEADER, type ParsedUsers, type UserCsvOptions } from './user-csv.js';
 export { parseChunks, parseLines, type LineParser } from './line-parser.js';

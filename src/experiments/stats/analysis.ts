@@ -3,7 +3,7 @@
  * so both report the same numbers. Input is the per-variant streaming accumulators;
  * output is plain JSON (no NaN, no Infinity: undefined quantities are null).
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../errors.js';
 import { cupedComparison, cupedTheta, type CupedComparison, type CupedVariant } from './cuped.js';
 import { ratioEstimate, type RatioEstimate } from './delta-method.js';
 import { FIXED_ONE_SIDED, guardrailResults, metricRole, sequentialOneSided, type GuardrailResult, type MetricRole } from './guardrails.js';
@@ -17,7 +17,7 @@ import {
   MINIMUM_METRIC_UNITS,
   isMetricName,
   type MetricName,
-} from './metrics.js';
+} from '../metrics.js';
 import {
   FIXED_HORIZON,
   UNRECORDED_ANALYSIS_METHOD,

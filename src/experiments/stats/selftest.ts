@@ -23,11 +23,11 @@
  * With 99.9% intervals and p ≥ 0.001, a correct implementation fails a given seed with
  * probability of the order of 0.1% per check.
  */
-import { createRandom } from '../random.js';
+import { createRandom } from '../../random.js';
 import { analyzeExperiment, type AnalysisDesign, type AnalysisResult } from './analysis.js';
-import { BUCKETS, bucketOf, createAssigner, trafficBucketOf } from './assignment.js';
+import { BUCKETS, bucketOf, createAssigner, trafficBucketOf } from '../assignment.js';
 import { chiSquareSf, normalQuantile } from './distributions.js';
-import { emptyCounts, type UserCounts } from './metrics.js';
+import { emptyCounts, type UserCounts } from '../metrics.js';
 import { ANALYSIS_METHODS, type AnalysisMethod } from './sequential.js';
 import { SRM_P_THRESHOLD } from './srm.js';
 import { createAccumulators } from './variant-accumulator.js';

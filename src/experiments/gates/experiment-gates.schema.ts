@@ -4,11 +4,11 @@
  * each figure's interval (gate-intervals.ts).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { LiteralUnion } from '../schemas/common.schema.js';
-import { ResolvedGateThresholdsSchema, SrmSchema } from './experiment-response.schema.js';
+import { LiteralUnion } from '../../schemas/common.schema.js';
+import { ResolvedGateThresholdsSchema, SrmSchema } from '../experiment-response.schema.js';
 import { COMPARATORS, GATE_RULES, GATE_VERDICTS, INCONCLUSIVE_REASONS } from './gates.js';
-import { MINIMUM_METRIC_UNITS } from './metrics.js';
-import { ANALYSIS_METHODS } from './sequential.js';
+import { MINIMUM_METRIC_UNITS } from '../metrics.js';
+import { ANALYSIS_METHODS } from '../stats/sequential.js';
 
 const Verdict = LiteralUnion(GATE_VERDICTS);
 const Bound = (description: string) => Type.Optional(Type.Union([Type.Number(), Type.Null()], { description }));

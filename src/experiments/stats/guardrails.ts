@@ -18,7 +18,7 @@
  */
 import { normalQuantile, normalSf } from './distributions.js';
 import { holmAdjust, holmIntervalAlphas } from './holm.js';
-import { HARM_DIRECTIONS, type HarmDirection, type MetricName } from './metrics.js';
+import { HARM_DIRECTIONS, type HarmDirection, type MetricName } from '../metrics.js';
 import type { TestMethod } from './sequential.js';
 
 export const METRIC_ROLES = ['primary', 'guardrail', 'exploratory'] as const;

@@ -7,7 +7,7 @@
  */
 import { formatInterval } from './gate-explain.js';
 import { GATE_UNITS, type GateResult, type GateVerdict } from './gates.js';
-import type { SrmResult } from './srm.js';
+import type { SrmResult } from '../stats/srm.js';
 
 /** GitHub's limit on one step's summary. */
 export const STEP_SUMMARY_MAX_BYTES = 1024 * 1024;

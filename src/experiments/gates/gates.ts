@@ -13,10 +13,10 @@
  * figure's own units to decide at all; a decisive failure on the always-valid interval fails
  * before the users minimum (evaluateGate).
  */
-import { DEFAULT_GATE_THRESHOLDS } from './experiment-defaults.js';
-import type { GateThresholds } from './experiment.schema.js';
+import { DEFAULT_GATE_THRESHOLDS } from '../experiment-defaults.js';
+import type { GateThresholds } from '../experiment.schema.js';
 import type { GateInterval } from './gate-intervals.js';
-import { MINIMUM_METRIC_UNITS } from './metrics.js';
+import { MINIMUM_METRIC_UNITS } from '../metrics.js';
 
 /** Threshold overrides as callers hold them: a field that is undefined keeps its default. */
 export type GateThresholdOverrides = { [K in keyof GateThresholds]?: GateThresholds[K] | undefined };

@@ -38,8 +38,8 @@
  *   narrower than the exact interval. u > N, or X_(u) in the overflow bucket, is unbounded
  *   (null): the gate cannot pass.
  */
-import { LATENCY_BUCKETS_MS } from './latency-histogram.js';
-import { FIXED_HORIZON, sequentialMethod, sequentialTuning, type AnalysisMethod, type TestMethod } from './sequential.js';
+import { LATENCY_BUCKETS_MS } from '../stats/latency-histogram.js';
+import { FIXED_HORIZON, sequentialMethod, sequentialTuning, type AnalysisMethod, type TestMethod } from '../stats/sequential.js';
 
 /** A two-sided interval; a null end is unbounded on that side. */
 export interface GateInterval {

@@ -2,7 +2,7 @@
  * Fast checks of the count fields of offline data: no regex, no allocation per field;
  * and the rules that tie one user's counts together (what no real user can have).
  */
-import { COUNT_KEYS, type CountKey } from './metrics.js';
+import { COUNT_KEYS, type CountKey } from '../metrics.js';
 
 const ZERO = 48;
 const NINE = 57;

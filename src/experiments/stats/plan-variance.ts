@@ -12,7 +12,7 @@
  * (all variants' pooled when no control is known) and the units per user its ȳ.
  */
 import { ratioEstimate } from './delta-method.js';
-import type { MetricName } from './metrics.js';
+import type { MetricName } from '../metrics.js';
 import type { VariantAccumulator } from './variant-accumulator.js';
 
 /** The spread, baseline and units per user measured in data. */

@@ -4,8 +4,8 @@
  * with every user in one variant is an input error with a one-line reason, not an empty report
  * that exits 0 (issue 30).
  */
-import { ValidationError } from '../errors.js';
-import type { VariantAccumulator } from './variant-accumulator.js';
+import { ValidationError } from '../../errors.js';
+import type { VariantAccumulator } from '../stats/variant-accumulator.js';
 
 /** Why the data cannot be analysed, as one line naming the file; undefined when it can. */
 export function unanalysableReason(

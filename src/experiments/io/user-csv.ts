@@ -2,13 +2,13 @@
  * The per-user CSV of offline analysis (decisions.md, Offline data), parsed as a stream
  * straight into per-variant accumulators: no user is kept in memory.
  */
-import { COUNT_KEYS } from './metrics.js';
+import { COUNT_KEYS } from '../metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, parseCount, parseNonNegativeDecimal } from './count-fields.js';
 import { DuplicateUserCheck, type DuplicateCheckMode } from './duplicate-users.js';
 import { InputFileError } from './input-file-error.js';
 import { splitQuotedCsvLine, userCsvHeaderKind, USER_CSV_HEADER } from './user-csv-header.js';
 import { parseLines, type LineParser } from './line-parser.js';
-import { VariantAccumulator } from './variant-accumulator.js';
+import { VariantAccumulator } from '../stats/variant-accumulator.js';
 
 export { USER_CSV_HEADER, splitQuotedCsvLine, userCsvHeaderKind } from './user-csv-header.js';
 const FIELD_COUNT = 2 + COUNT_KEYS.length;

@@ -39,7 +39,7 @@ import {
   type AnalysisMethod,
   type SequentialTuning,
 } from './sequential.js';
-import { DEFAULT_PRIMARY_METRIC, METRICS, PROPORTION_METRICS, isMetricName, type MetricName } from './metrics.js';
+import { DEFAULT_PRIMARY_METRIC, METRICS, PROPORTION_METRICS, isMetricName, type MetricName } from '../metrics.js';
 
 /** Metrics whose numerator counts events out of the denominator's units (a share between 0 and 1). */
 export const RATE_METRICS: ReadonlySet<MetricName> = PROPORTION_METRICS;

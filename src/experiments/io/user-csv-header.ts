@@ -2,7 +2,7 @@
  * The per-user CSV's header and fields (decisions.md, Offline data): shared by the parser
  * (user-csv.ts) and the duplicate scan's second pass (duplicate-users.ts).
  */
-import { COUNT_KEYS } from './metrics.js';
+import { COUNT_KEYS } from '../metrics.js';
 
 export const USER_CSV_HEADER = ['user_id', 'variant', ...COUNT_KEYS].join(',');
 

@@ -3,15 +3,15 @@
  * server and `recsvc gates check` feed the gates identically; and each figure's interval
  * (gate-intervals.ts), which the bounds rule judges.
  */
-import { ratioEstimate } from './delta-method.js';
-import type { PerformanceRecord } from './export-format.js';
-import { EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
+import { ratioEstimate } from '../stats/delta-method.js';
+import type { PerformanceRecord } from '../io/export-format.js';
+import { EXPERIMENT_DEFAULTS } from '../experiment-defaults.js';
 import { histogramQuantileInterval, proportionInterval, type GateInterval, type GateIntervalSettings } from './gate-intervals.js';
 import type { GateVariantInput } from './gates.js';
-import type { MetricName } from './metrics.js';
-import { designEffect } from './proportions.js';
-import { DEFAULT_ANALYSIS_METHOD, UNRECORDED_ANALYSIS_METHOD, isAnalysisMethod } from './sequential.js';
-import type { VariantAccumulator } from './variant-accumulator.js';
+import type { MetricName } from '../metrics.js';
+import { designEffect } from '../stats/proportions.js';
+import { DEFAULT_ANALYSIS_METHOD, UNRECORDED_ANALYSIS_METHOD, isAnalysisMethod } from '../stats/sequential.js';
+import type { VariantAccumulator } from '../stats/variant-accumulator.js';
 
 /** The quantile the latency gate reads. */
 export const LATENCY_GATE_QUANTILE = 0.95;

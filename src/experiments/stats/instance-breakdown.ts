@@ -5,7 +5,7 @@
  * instance shows as a sample ratio mismatch there even when the totals look fine.
  */
 import { ratioValue } from './delta-method.js';
-import { METRIC_NAMES, type MetricName, type UserCounts } from './metrics.js';
+import { METRIC_NAMES, type MetricName, type UserCounts } from '../metrics.js';
 import { sampleRatioMismatch, type SrmResult } from './srm.js';
 import { VariantAccumulator } from './variant-accumulator.js';
 

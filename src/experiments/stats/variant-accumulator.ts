@@ -8,7 +8,7 @@
  * Σ(c−c̄)², Σ(x−x̄)(c−c̄) and Σ(y−ȳ)(c−c̄) per metric; they are reported only when every user
  * of the variant had one.
  */
-import { COUNT_KEYS, METRICS, METRIC_NAMES, type MetricName, type UserCounts } from './metrics.js';
+import { COUNT_KEYS, METRICS, METRIC_NAMES, type MetricName, type UserCounts } from '../metrics.js';
 
 /** The sufficient statistics of one metric's per-user (numerator, denominator) pairs. */
 export interface RatioMoments {

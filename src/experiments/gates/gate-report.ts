@@ -5,11 +5,11 @@
  * Pure: the server feeds it what it read from the database.
  */
 import type { ExperimentGates } from './experiment-gates.schema.js';
-import type { Experiment } from './experiment-response.schema.js';
+import type { Experiment } from '../experiment-response.schema.js';
 import { gateInputOptionsFor, gateInputsFromData, type GatePerformanceRecord } from './gate-inputs.js';
 import { DEFAULT_GATE_RULE, evaluateGates, variantGates, type GateRule } from './gates.js';
-import { sampleRatioMismatch } from './srm.js';
-import type { VariantAccumulator } from './variant-accumulator.js';
+import { sampleRatioMismatch } from '../stats/srm.js';
+import type { VariantAccumulator } from '../stats/variant-accumulator.js';
 
 export interface GateReportOptions {
   /** DEFAULT_GATE_RULE when absent (a request's `?rule=`). */
