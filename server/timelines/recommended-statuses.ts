@@ -12,6 +12,8 @@ import { CANDIDATE_CONSENT, consentsToDiscovery, isSensitive } from './timeline-
 export interface InjectedStatus {
   readonly status: Status;
   readonly json: string;
+  /** A recommendation's `recommendation_metadata` (absent for a degraded page's recent posts). */
+  readonly metadata?: { readonly reason_code: string; readonly reason_string: string; readonly score: number };
 }
 
 /**
@@ -47,5 +49,9 @@ const NO_STATUS = {} as Status;
  */
 export function injectedStatus(recommendation: Recommendation, prefix: string): InjectedStatus {
   const fields = toRecommendedPost({ item: recommendation.item, status: NO_STATUS });
-  return { status: recommendation.status, json: `${prefix},${JSON.stringify(fields).slice(1)}` };
+  return {
+    status: recommendation.status,
+    json: `${prefix},${JSON.stringify(fields).slice(1)}`,
+    metadata: fields.recommendation_metadata,
+  };
 }

@@ -21,10 +21,15 @@ export interface TimelinesDeps {
   interactions?: InteractedPosts;
 }
 
+/** Counts recommendations sent per reader's instance (service_instance_injected_statuses_total). */
+function injectedCounter(metrics: AppContext['metrics']): (instance: string, count: number) => void {
+  return (instance, count) => metrics.injectedStatuses.inc({ instance: metrics.instanceLabel(instance) }, count);
+}
+
 /** `GET /api/v1/timelines/home`, `/public`, `/tag/:hashtag`. */
 export async function registerTimelines(
   app: FastifyInstance,
-  context: Pick<AppContext, 'social'>,
+  context: Pick<AppContext, 'social'> & Partial<Pick<AppContext, 'metrics'>>,
   deps: TimelinesDeps,
 ): Promise<{ timelines: TimelineService }> {
   const engagement = deps.interactions ? new RecommendationEngagement(deps.interactions) : undefined;
@@ -38,6 +43,8 @@ export async function registerTimelines(
       ? { engagementRate: (userId: string) => engagement.rate(userId), onInjected: engagement.noteServed.bind(engagement) }
       : {}),
     newPostsPerHour: context.social.options.newPostsPerHour,
+    recommendationStyle: context.social.options.timelineRecommendations,
+    ...(context.metrics ? { onInjectedAt: injectedCounter(context.metrics) } : {}),
     log: app.log,
   });
   await app.register(timelineRoutes, { timelines, identityProvider: context.social.identityProvider });

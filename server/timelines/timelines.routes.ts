@@ -21,6 +21,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, AuthenticationError } from '../../src/errors.js';
 import { errorResponses } from '../../src/schemas/common.schema.js';
 import { keptQuery, linkHeader, type PageLink } from '../platform/http/paging.js';
+import { publicBaseUrl } from '../platform/http/public-url.js';
 import { INSTANCE_HEADER, type MastodonIdentityProvider } from '../platform/social/social.service.js';
 import { MAX_TIMELINE_LIMIT, type TimelineKind, type TimelinePage, type TimelineQuery, type TimelineService } from './timelines.service.js';
 
@@ -120,7 +121,8 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     }
     if (identity.userId === null) throw new ForbiddenError(MASTODON_TOKEN_NEEDED);
     if (instance === undefined) throw new ForbiddenError(`No instance: send ${INSTANCE_HEADER} or configure a default instance`);
-    const page = await timelines.page({ timeline, query, userId: identity.userId, token: bearerToken(request), instance });
+    const serviceOrigin = publicBaseUrl(request);
+    const page = await timelines.page({ timeline, query, userId: identity.userId, token: bearerToken(request), instance, serviceOrigin });
     return sendPage(request, reply, page);
   };
 

@@ -53,6 +53,14 @@ import { FollowedAccounts } from './followed-accounts.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { StatusResolver } from './status-resolver.js';
 import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
+import {
+  boostJson,
+  createdAtMs,
+  DEFAULT_RECOMMENDATION_STYLE,
+  insertionTimeMs,
+  type BoostContext,
+  type RecommendationStyle,
+} from './recommendation-boosts.js';
 
 export { SHOWN_MEMORY_PER_USER, SHOWN_MEMORY_USERS } from './shown-memory.js';
 
@@ -94,6 +102,8 @@ export interface TimelineRequest {
   readonly userId: string;
   readonly token: string;
   readonly instance: InstanceAddress;
+  /** The service's public origin: the account that boosts recommendations lives there (./recommendation-boosts.ts). */
+  readonly serviceOrigin?: string;
 }
 
 /** One upstream Link relation: its page's query (max_id / min_id from the instance). */
@@ -143,6 +153,10 @@ export interface TimelineDeps {
   readonly onInjected?: (userId: string, postIds: readonly string[]) => void;
   /** New posts one instance's pages may add per hour (./instance-quota.ts). */
   readonly newPostsPerHour?: number;
+  /** How recommendations are woven in: boosts by a service account (the default) or the statuses themselves. */
+  readonly recommendationStyle?: RecommendationStyle;
+  /** Told how many recommendations each page sent to a reader of `instance` carried (the per-instance metric). */
+  readonly onInjectedAt?: (instance: string, count: number) => void;
   readonly log?: FastifyBaseLogger;
 }
 
@@ -154,10 +168,12 @@ export interface Reader {
   readonly fits?: (status: Status) => boolean;
   /** The home timeline: the accounts the reader follows are left out (./followed-accounts.ts). */
   readonly home?: boolean;
+  /** The service's public origin, for the boosts' service account. */
+  readonly serviceOrigin?: string;
 }
 
 /** The reader of a timeline page, with the rule of that timeline. */
-function readerOf(request: Pick<TimelineRequest, 'timeline' | 'query' | 'instance' | 'token'>): Reader {
+function readerOf(request: Pick<TimelineRequest, 'timeline' | 'query' | 'instance' | 'token' | 'serviceOrigin'>): Reader {
   const { timeline, query } = request;
   const filter: TimelineFilter =
     timeline.kind === 'home'
@@ -173,6 +189,7 @@ function readerOf(request: Pick<TimelineRequest, 'timeline' | 'query' | 'instanc
     token: request.token,
     fits: fitsTimeline(filter, request.instance.host),
     home: timeline.kind === 'home',
+    ...(request.serviceOrigin === undefined ? {} : { serviceOrigin: request.serviceOrigin }),
   };
 }
 
@@ -430,6 +447,8 @@ export class TimelineService {
       userId,
       used.map((item) => item.status.id),
     );
+    if (used.length > 0) this.deps.onInjectedAt?.(reader.instance.host, used.length);
+    const boosts = this.boostContext(userId, reader);
     const ids: string[] = [];
     const parts: JsonPiece[][] = [];
     let next = 0;
@@ -438,7 +457,7 @@ export class TimelineService {
         const item = injected[next];
         if (item) {
           ids.push(item.status.id);
-          parts.push([item.json]);
+          parts.push([boosts ? boosted(item, upstream, i, boosts) : item.json]);
         }
         next++;
       }
@@ -449,6 +468,12 @@ export class TimelineService {
       }
     }
     return { ids, body: jsonArrayBytes(parts) };
+  }
+
+  /** Where recommendations go in as boosts: the boosts' context; undefined where they go in as themselves. */
+  private boostContext(userId: string, reader: Reader): BoostContext | undefined {
+    if ((this.deps.recommendationStyle ?? DEFAULT_RECOMMENDATION_STYLE) !== 'boost' || reader.serviceOrigin === undefined) return undefined;
+    return { serviceOrigin: reader.serviceOrigin, instanceOrigin: reader.instance.origin, userId };
   }
 
   /** A page from the store alone, the instance not asked (its token could not be verified: it is down). */
@@ -488,6 +513,16 @@ export class TimelineService {
       return local === undefined ? [] : [{ status, json: JSON.stringify({ ...local, is_recommendation: false }) }];
     });
   }
+}
+
+/** The recommendation inserted before `upstream[at]` as a boost dated between its neighbours. */
+function boosted(item: InjectedStatus, upstream: readonly UpstreamStatus[], at: number, context: BoostContext): string {
+  const newer = upstream[at - 1];
+  const older = upstream[at];
+  const fallback = createdAtMs(item.status) ?? Date.now();
+  const atMs = insertionTimeMs(newer && createdAtMs(newer.status), older && createdAtMs(older.status), fallback);
+  const metadata = item.metadata ?? { reason_code: 'GENERIC', reason_string: 'Recommended for you', score: 0 };
+  return boostJson({ json: item.json, uri: item.status.uri, reasonCode: metadata.reason_code, metadata }, atMs, context);
 }
 
 /** A page from the service's store, flagged with why. */

@@ -24,6 +24,8 @@ export interface ServiceMetrics {
   readonly instanceLatency: Histogram<'instance'>;
   /** Timeline pages answered from the service's own store because the instance failed (X-Recsvc-Degraded). */
   readonly degradedPages: Counter<'instance'>;
+  /** Recommendations woven into timeline pages, per reader's instance. */
+  readonly injectedStatuses: Counter<'instance'>;
   /** The `instance` label of a host: itself for the first INSTANCE_LABELS hosts seen, `other` beyond (bounded cardinality). */
   instanceLabel(host: string): string;
   /** Counts a cache lookup and refreshes that cache's hit ratio gauge. */
@@ -198,6 +200,12 @@ export function createServiceMetrics(options: { defaultMetrics?: boolean } = {})
     degradedPages: new Counter({
       name: 'service_instance_degraded_pages_total',
       help: "Timeline pages answered from the service's own store because the instance failed, per instance",
+      labelNames: ['instance'] as const,
+      registers: [registry],
+    }),
+    injectedStatuses: new Counter({
+      name: 'service_instance_injected_statuses_total',
+      help: "Recommendations woven into timeline pages, per reader's instance",
       labelNames: ['instance'] as const,
       registers: [registry],
     }),

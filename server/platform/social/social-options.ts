@@ -15,6 +15,7 @@
  * | RECSVC_SOCIAL_TOKEN_CACHE_SIZE | 10000 | Mastodon tokens remembered |
  * | RECSVC_SOCIAL_TOKEN_STALE_SECONDS | 3600 | how long after its verification a token still opens its timelines while its instance is down |
  * | RECSVC_INSTANCE_NEW_POSTS_PER_HOUR | 3000 | new posts one instance's pages may add to the shared store per hour (docs/federation.md) |
+ * | RECSVC_TIMELINE_RECOMMENDATIONS | boost | `boost`: recommendations woven into timelines as boosts by a service account; `inline`: as the statuses themselves (docs/clients.md) |
  *
  * The stale bound: while an instance is down nobody can say whether a token was revoked
  * meanwhile, so its last verified identity is used only by the timelines (which then
@@ -44,6 +45,8 @@ export interface SocialOptions {
   readonly tokenStaleTtlMs: number;
   /** New posts one instance's pages may add per hour. */
   readonly newPostsPerHour: number;
+  /** How timelines weave recommendations in (server/timelines/recommendation-boosts.ts). */
+  readonly timelineRecommendations: 'boost' | 'inline';
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -61,6 +64,7 @@ export const DEFAULT_SOCIAL_OPTIONS: SocialOptions = {
   tokenCacheCapacity: DEFAULT_MASTODON_IDENTITY_OPTIONS.cacheCapacity,
   tokenStaleTtlMs: DEFAULT_MASTODON_IDENTITY_OPTIONS.staleTtlMs,
   newPostsPerHour: 3_000,
+  timelineRecommendations: 'boost',
 };
 
 /** Reads and validates the social settings; throws InputError naming the bad variable. */
@@ -83,6 +87,7 @@ export function socialOptionsFromEnv(env: Env): SocialOptions {
     tokenCacheCapacity: whole('RECSVC_SOCIAL_TOKEN_CACHE_SIZE', DEFAULT_SOCIAL_OPTIONS.tokenCacheCapacity, 1),
     tokenStaleTtlMs: seconds('RECSVC_SOCIAL_TOKEN_STALE_SECONDS', DEFAULT_SOCIAL_OPTIONS.tokenStaleTtlMs),
     newPostsPerHour: whole('RECSVC_INSTANCE_NEW_POSTS_PER_HOUR', DEFAULT_SOCIAL_OPTIONS.newPostsPerHour, 1),
+    timelineRecommendations: parseStyle(env.RECSVC_TIMELINE_RECOMMENDATIONS),
   };
   if (options.connectTimeoutMs > options.requestTimeoutMs || options.headersTimeoutMs > options.requestTimeoutMs) {
     throw new InputError(
@@ -90,6 +95,12 @@ export function socialOptionsFromEnv(env: Env): SocialOptions {
     );
   }
   return options;
+}
+
+function parseStyle(text: string | undefined): SocialOptions['timelineRecommendations'] {
+  if (text === undefined || text === '') return DEFAULT_SOCIAL_OPTIONS.timelineRecommendations;
+  if (text === 'boost' || text === 'inline') return text;
+  throw new InputError(`RECSVC_TIMELINE_RECOMMENDATIONS must be boost or inline, got "${text}"`);
 }
 
 function parseFlag(name: string, text: string | undefined): boolean {

@@ -40,8 +40,13 @@ export interface TimelinesHarness {
   close(): Promise<void>;
 }
 
+/**
+ * `timelineRecommendations` defaults to `inline` here: most timeline tests look at the injected
+ * statuses themselves; the client tests (timelines-clients, timelines-boosts) ask for the
+ * default, `boost`.
+ */
 export async function timelinesHarness(options: Partial<SocialOptions> = {}): Promise<TimelinesHarness> {
-  const social = testSocialServices(options);
+  const social = testSocialServices({ timelineRecommendations: 'inline', ...options });
   const opened = await openTestDatabase();
   const { database } = opened;
   const app = await buildApp({ ...withSocial(social), database, rateLimit: null });
