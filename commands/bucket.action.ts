@@ -1,12 +1,20 @@
 /** The work behind `recsvc bucket`: the pure assignment rule, fed one user or a stream of them. */
 import { EXPERIMENT_DEFAULTS } from '../src/experiments/experiment-defaults.js';
 import { createAssigner, explainBucket, variantRanges, type Assignment, type VariantRange } from '../src/experiments/assignment.js';
-import type { BucketOptions } from './bucket.js';
 import { parseAllocations, type FlagAllocation } from './support/allocations.js';
 import { usageError } from './support/cli-error.js';
 import { openLineSource } from './support/line-source.js';
 import { createLineWriter, type LineWriter } from './support/output.js';
 import { bucketLine, explanationLines, type BucketDesign } from './support/bucket-view.js';
+import type { ServerFlags } from './support/server-options.js';
+
+export interface BucketOptions extends ServerFlags {
+  experiment: number;
+  allocations?: string;
+  traffic?: number;
+  explain?: boolean;
+  json?: boolean;
+}
 
 /** Resolves the design (allocations or server), then buckets the user or every line of stdin. */
 export async function runBucket(user: string, options: BucketOptions): Promise<void> {

@@ -2,15 +2,8 @@
 import type { Command } from 'commander';
 import { EXPERIMENT_DEFAULTS } from '../src/experiments/experiment-defaults.js';
 import { parsePositiveInt, parsePositiveNumber } from './support/options.js';
-import { addServerOptions, type ServerFlags } from './support/server-options.js';
-
-export interface BucketOptions extends ServerFlags {
-  experiment: number;
-  allocations?: string;
-  traffic?: number;
-  explain?: boolean;
-  json?: boolean;
-}
+import { addServerOptions } from './support/server-options.js';
+import type { BucketOptions } from './bucket.action.js';
 
 /** Registers `bucket`. */
 export function registerBucket(program: Command): void {

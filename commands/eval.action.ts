@@ -18,11 +18,40 @@ import { rankingCandidate } from '../src/evaluation/rankers.js';
 import { tunedExperiment, tuneWeights, type TunedVariant } from '../src/evaluation/tune.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../src/ranking/ranking.types.js';
 import { EXIT } from '../src/exit-codes.js';
-import type { EvalCommandOptions } from './eval.js';
 import { usageError } from './support/cli-error.js';
 import { loadEvalData } from './support/eval-data.js';
 import { exitCodeFor } from './support/gates-report.js';
 import { printJson, printLine, progress, progressDone, renderTable, warn } from './support/output.js';
+
+export interface EvalCommandOptions {
+  posts?: string;
+  interactions?: string;
+  database?: string;
+  synthetic?: 'feed' | 'catalogue';
+  dataSeed: number;
+  writeData?: string;
+  candidate: string[];
+  baselines?: string;
+  k: number;
+  testFraction: number;
+  cutoff?: string;
+  horizonHours?: number;
+  samples: number;
+  seed: number;
+  maxUsers?: number;
+  easeMaxItems: number;
+  tune?: boolean;
+  tuneUsers: number;
+  writeExperiment?: string;
+  gate?: boolean;
+  gateMargin: number;
+  minUsers: number;
+  allowInconclusive?: boolean;
+  junit?: string;
+  summaryMd?: string;
+  html?: string;
+  json?: boolean;
+}
 
 /** Evaluates, reports, and sets the exit code. */
 export async function runEval(options: EvalCommandOptions): Promise<void> {

@@ -1,36 +1,7 @@
 /** `recsvc eval`: offline evaluation of the ranking against simple baselines, through the server's own ranking code. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseFiniteNumber, parsePositiveInt, parseShare } from './support/options.js';
-
-export interface EvalCommandOptions {
-  posts?: string;
-  interactions?: string;
-  database?: string;
-  synthetic?: 'feed' | 'catalogue';
-  dataSeed: number;
-  writeData?: string;
-  candidate: string[];
-  baselines?: string;
-  k: number;
-  testFraction: number;
-  cutoff?: string;
-  horizonHours?: number;
-  samples: number;
-  seed: number;
-  maxUsers?: number;
-  easeMaxItems: number;
-  tune?: boolean;
-  tuneUsers: number;
-  writeExperiment?: string;
-  gate?: boolean;
-  gateMargin: number;
-  minUsers: number;
-  allowInconclusive?: boolean;
-  junit?: string;
-  summaryMd?: string;
-  html?: string;
-  json?: boolean;
-}
+import type { EvalCommandOptions } from './eval.action.js';
 
 function parseRegime(text: string): 'feed' | 'catalogue' {
   if (text !== 'feed' && text !== 'catalogue') throw new InvalidArgumentError('expected feed or catalogue');

@@ -8,11 +8,23 @@ import {
   type SelftestOptions,
   type SelftestReport,
 } from '../src/experiments/stats/selftest.js';
-import type { SelftestCommandOptions } from './selftest.js';
 import { parseAllocations } from './support/allocations.js';
 import { usageError } from './support/cli-error.js';
 import { formatPercent } from './support/format.js';
 import { colours, formatCount, printJson, printLine, progress, progressDone, renderTable } from './support/output.js';
+
+export interface SelftestCommandOptions {
+  seed: number;
+  experiments: number;
+  users: number;
+  ids: number;
+  alpha: number;
+  allocations: string;
+  looks: number;
+  sequentialLooks: number;
+  minSampleSize: number;
+  json?: boolean;
+}
 
 /** Runs the self-test; exit 1 (with one line on stderr naming them) when any figure is out of bounds. */
 export async function runSelftestCommand(options: SelftestCommandOptions): Promise<void> {

@@ -2,19 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseShare } from './support/options.js';
 import { parsePositiveInt } from './support/options.js';
-
-export interface SelftestCommandOptions {
-  seed: number;
-  experiments: number;
-  users: number;
-  ids: number;
-  alpha: number;
-  allocations: string;
-  looks: number;
-  sequentialLooks: number;
-  minSampleSize: number;
-  json?: boolean;
-}
+import type { SelftestCommandOptions } from './selftest.action.js';
 
 /** Commander parser for a seed: an integer 0..2^32 − 1 (the generator's state). */
 function parseSeed(text: string): number {

@@ -4,7 +4,20 @@ import { startServer, stopOnSignals } from '../server/start.js';
 import { seedDemoIfEmpty } from '../server/demo/demo.seed.js';
 import { CliError } from './support/cli-error.js';
 import { EXIT } from '../src/exit-codes.js';
-import type { ServeOptions } from './serve.js';
+
+export interface ServeOptions {
+  cluster?: boolean;
+  port?: string;
+  host?: string;
+  db?: string;
+  logLevel?: string;
+  rateLimit?: string;
+  trustProxy?: string;
+  publicUrl?: string;
+  corsOrigins?: string;
+  demo?: boolean;
+  fasp?: boolean;
+}
 
 /** Why `listen` failed, for the errors an operator can fix by changing --host or --port. */
 const LISTEN_ERRORS: Record<string, string> = {

@@ -1,19 +1,6 @@
 /** `recsvc serve`: run the HTTP API on the embedded SQLite database or on PostgreSQL. */
 import type { Command } from 'commander';
-
-export interface ServeOptions {
-  cluster?: boolean;
-  port?: string;
-  host?: string;
-  db?: string;
-  logLevel?: string;
-  rateLimit?: string;
-  trustProxy?: string;
-  publicUrl?: string;
-  corsOrigins?: string;
-  demo?: boolean;
-  fasp?: boolean;
-}
+import type { ServeOptions } from './serve.action.js';
 
 /** Registers `serve`. */
 export function registerServe(program: Command): void {

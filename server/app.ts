@@ -14,6 +14,7 @@ import { databaseMaintenanceAgent } from './platform/agents/database-maintenance
 import { serviceTokenProvider, type IdentityProvider } from './platform/auth/identity-providers.js';
 import { ServiceTokenVerifier } from './platform/auth/service-token-verifier.js';
 import type { DatabaseHandle } from './platform/db/connection.js';
+import type { AppContext } from './context.js';
 import { registerFeatures } from './features.js';
 import type { FaspOptions } from './fasp/fasp.feature.js';
 import type { OAuthDeps } from './oauth/oauth.feature.js';
@@ -93,35 +94,6 @@ declare module 'fastify' {
     /** The configured public base URL (no trailing slash), when one is set. */
     publicUrl: string | undefined;
   }
-}
-
-/** Everything a feature needs, handed to each feature's registration. */
-export interface AppContext {
-  database: DatabaseHandle;
-  /** Service-token verification; whoever writes tokens in-process calls `tokens.forget()`. */
-  tokens: ServiceTokenVerifier;
-  metrics: ServiceMetrics;
-  agents: AgentRunner;
-  agentIntervalSeconds: number;
-  /** Bounds of the ranking state's caches; unset ones take the state's defaults. */
-  caches: Partial<CacheLimits>;
-  /** Largest share of the candidate pool and of a trending page per source instance and author. */
-  sourceShares: SourceShares;
-  /** Social instances: the safe client and Mastodon-token verification. */
-  social: SocialServices;
-  oauth: OAuthDeps;
-  /** Whether the proxy and drop-in mode are registered. */
-  proxy: boolean;
-  /** The CORS origins the app was built with (the integration settings report them). */
-  corsOrigins: '*' | readonly string[];
-  /** The RAG index (health reports its size), its settings and privacy hook. */
-  rag: RagRuntime;
-  /** Redis, when configured: the ranking state's invalidations go through it. */
-  redis: RedisServices | undefined;
-  /** What each user's tracking level lets every write path store, and the pseudonyms of analytics tables. */
-  privacy: PrivacyPolicyService;
-  /** The FASP provider's settings and key, when it is on. */
-  fasp: FaspOptions | undefined;
 }
 
 /** The configured fastify app, ready for `inject` or `listen`. */

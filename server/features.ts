@@ -5,7 +5,7 @@
 import { pseudonymiseStoredIds } from './analytics/privacy-backfill.js';
 import { registerPrivacy } from './privacy/privacy.feature.js';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from './app.js';
+import type { AppContext } from './context.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
 import { newestInteractions } from './interactions/co-engagement.repository.js';
 import { registerAnalytics } from './analytics/analytics.feature.js';

@@ -4,8 +4,16 @@ import { EXIT } from '../../src/exit-codes.js';
 import { CliError } from '../support/cli-error.js';
 import { printJson, printLine, renderTable } from '../support/output.js';
 import { openAgentHost, type AgentHost } from './agent-host.js';
-import type { AgentsListOptions } from './list.js';
-import type { AgentsRunOptions } from './run.js';
+
+export interface AgentsRunOptions {
+  db?: string;
+  json?: boolean;
+}
+
+export interface AgentsListOptions {
+  db?: string;
+  json?: boolean;
+}
 
 /** Exit code of a run that failed: 1, "the check failed", as `gates check` uses it. */
 const AGENT_FAILED = EXIT.gateFailed;

@@ -1,10 +1,6 @@
 /** `recsvc agents list`. */
 import type { Command } from 'commander';
-
-export interface AgentsListOptions {
-  db?: string;
-  json?: boolean;
-}
+import type { AgentsListOptions } from './agents.actions.js';
 
 /** Registers `agents list`. */
 export function registerAgentsList(agents: Command): void {

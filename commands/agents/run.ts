@@ -1,10 +1,6 @@
 /** `recsvc agents run <name>`. */
 import type { Command } from 'commander';
-
-export interface AgentsRunOptions {
-  db?: string;
-  json?: boolean;
-}
+import type { AgentsRunOptions } from './agents.actions.js';
 
 /** Registers `agents run`. */
 export function registerAgentsRun(agents: Command): void {

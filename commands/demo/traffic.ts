@@ -1,18 +1,8 @@
 /** `recsvc demo traffic`: a simulated community using the real API, with a known true effect. */
 import type { Command } from 'commander';
 import { parsePositiveInt, parsePositiveNumber } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface TrafficOptions extends ServerFlags {
-  experiment: number;
-  users: number;
-  duration: number;
-  lift: string;
-  ctr: string;
-  seed: number;
-  concurrency: number;
-  json?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import type { TrafficOptions } from './traffic.action.js';
 
 /** Registers `demo traffic`. */
 export function registerTraffic(group: Command): void {

@@ -1,14 +1,21 @@
 /** The work behind `recsvc experiment analyze`: one analysis function, online or offline. */
 import { analyzeExperiment, type AnalysisOptions, type AnalysisResult } from '../../src/experiments/stats/analysis.js';
-import { isMetricName } from '../../src/experiments/metrics.js';
+import { isMetricName, type MetricName } from '../../src/experiments/metrics.js';
 import { renderAnalysis, type AnalysisContext } from '../support/analysis-view.js';
 import { usageError } from '../support/cli-error.js';
 import { printJson, printLine, warn } from '../support/output.js';
-import { methodQuery } from './analyze-method.js';
+import { methodQuery, type MethodFlags } from './analyze-method.js';
 import { methodLine } from './analyze-method.view.js';
 import { decisionLines, rolesTable } from './roles.view.js';
-import type { AnalyzeOptions } from './analyze.js';
 import { printInterleaving, printOfflineInterleaving } from './interleaving.action.js';
+import type { OfflineFlags } from '../support/offline-data.js';
+import type { ServerFlags } from '../support/server-options.js';
+
+export interface AnalyzeOptions extends ServerFlags, Partial<OfflineFlags>, MethodFlags {
+  metric?: MetricName;
+  json?: boolean;
+  byInstance?: boolean;
+}
 
 /** Analyses from the server (id) or a file (--file) and prints the report or JSON. */
 export async function runAnalyze(id: number | undefined, options: AnalyzeOptions): Promise<void> {

@@ -1,17 +1,11 @@
 /** `recsvc experiment analyze`: the statistics of an experiment, from the server or a file. */
 import { Option, type Command } from 'commander';
-import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
+import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { addOfflineOptions } from '../support/offline-options.js';
-import type { OfflineFlags } from '../support/offline-data.js';
 import { parsePositiveInt } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-import { addMethodOption, type MethodFlags } from './analyze-method.js';
-
-export interface AnalyzeOptions extends ServerFlags, Partial<OfflineFlags>, MethodFlags {
-  metric?: MetricName;
-  json?: boolean;
-  byInstance?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import { addMethodOption } from './analyze-method.js';
+import type { AnalyzeOptions } from './analyze.action.js';
 
 /** Registers `experiment analyze`. */
 export function registerAnalyze(group: Command): void {

@@ -18,7 +18,7 @@ import {
 import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/stats/sequential.js';
 import { methodDescription } from './analyze-method.view.js';
 import { withRoleFlags } from './create-roles.js';
-import type { CreateOptions } from './create.js';
+import type { CreateOptions } from './create.options.js';
 
 /** A choice of a select or checkbox question. */
 export interface PromptChoice<T extends string> {

@@ -8,7 +8,7 @@ import type { ExperimentCreate } from '../../src/experiments/experiment.schema.j
 import { GATE_NAMES, isGateRule } from '../../src/experiments/gates/gates.js';
 import { METRIC_NAMES, resolveMetricName, type MetricName } from '../../src/experiments/metrics.js';
 import { usageError } from '../support/cli-error.js';
-import type { CreateOptions } from './create.js';
+import type { CreateOptions } from './create.options.js';
 
 /** Figures the gates judge per variant: named as guardrails, they get a pointer to the gates. */
 const GATE_FIGURES = new Set(['error_rate', 'p95', 'p95_latency_ms', 'response_time_p95', 'latency', ...GATE_NAMES]);

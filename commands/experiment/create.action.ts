@@ -14,7 +14,7 @@ import { sampleSizeWarning } from '../../src/experiments/stats/power.js';
 import { resolveVariance } from './plan-variance.js';
 import { methodDescription } from './analyze-method.view.js';
 import { rolesLine, withRoleFlags } from './create-roles.js';
-import type { CreateOptions } from './create.js';
+import type { CreateOptions } from './create.options.js';
 
 /** Builds the body, checks it as the server would (exit 2 on a violation), creates it, prints the id. */
 export async function runCreate(options: CreateOptions): Promise<void> {

@@ -19,7 +19,7 @@ import { DEFAULT_ALGORITHM_CONFIG } from '../../src/ranking/ranking.types.js';
 import { usageError } from '../support/cli-error.js';
 import { assertValidBody } from '../support/experiment-input.js';
 import { INQUIRER_PROMPTS, promptRoles, roleDefaults, type Prompts } from './create-roles.prompts.js';
-import type { CreateOptions } from './create.js';
+import type { CreateOptions } from './create.options.js';
 
 /** A validator for inquirer: true, or the message to show. */
 const check = (issue: string | undefined): true | string => issue ?? true;

@@ -1,35 +1,14 @@
 /** `recsvc experiment create`: from prompts (terminal), a JSON or YAML file, or flags. */
 import { Option, type Command } from 'commander';
-import { EXPERIMENT_TYPES, type ExperimentType } from '../../src/experiments/interleaving/experiment-type.js';
+import { EXPERIMENT_TYPES } from '../../src/experiments/interleaving/experiment-type.js';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { DEFAULT_GUARDRAIL_METRICS, DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { GATE_RULES } from '../../src/experiments/gates/gates.js';
 import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect } from '../support/options.js';
-import type { DefinitionFlags } from '../support/experiment-input.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
+import { addServerOptions } from '../support/server-options.js';
 import { DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/stats/sequential.js';
-import { addMethodOption, type MethodFlags } from './analyze-method.js';
-
-export interface CreateOptions extends ServerFlags, DefinitionFlags, MethodFlags {
-  file?: string;
-  /** ab (default) or interleaving. */
-  type?: ExperimentType;
-  interactive?: boolean;
-  json?: boolean;
-  /** With `mde`: warn when the minimum sample size is below what `experiment plan` needs. */
-  baseline?: number;
-  mde?: number;
-  perUser?: number;
-  /** With --baseline/--mde, the spread the warning's plan assumes (plan-variance.ts). */
-  pilot?: string;
-  sd?: number;
-  binomial?: boolean;
-  /** Same as --metric (name or alias such as ctr). */
-  primaryMetric?: string;
-  /** Guardrail metrics, comma-separated or repeated; `none` for no guardrails. */
-  guardrail?: string[];
-  gateRule?: string;
-}
+import { addMethodOption } from './analyze-method.js';
+import type { CreateOptions } from './create.options.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

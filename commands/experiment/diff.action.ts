@@ -7,7 +7,12 @@ import { ExperimentSchema } from '../../src/experiments/experiment-response.sche
 import { ApiClient } from '../support/api-client.js';
 import { usageError } from '../support/cli-error.js';
 import { formatCount, printJson, printLine, renderTable } from '../support/output.js';
-import type { DiffOptions } from './diff.js';
+import type { ServerFlags } from '../support/server-options.js';
+
+export interface DiffOptions extends ServerFlags {
+  allocations: string;
+  json?: boolean;
+}
 
 /**
  * Parses --allocations (exit 2 before any request when bad), checks them against the

@@ -1,12 +1,8 @@
 /** `recsvc experiment diff <id> --allocations ...`: what an allocation change would move, before it is made. */
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface DiffOptions extends ServerFlags {
-  allocations: string;
-  json?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import type { DiffOptions } from './diff.action.js';
 
 /** Registers `experiment diff`. */
 export function registerDiff(group: Command): void {

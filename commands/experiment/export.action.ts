@@ -8,7 +8,11 @@ import { ApiClient } from '../support/api-client.js';
 import { CliError, usageError } from '../support/cli-error.js';
 import { EXIT } from '../../src/exit-codes.js';
 import { formatCount, progress, progressDone } from '../support/output.js';
-import type { ExportOptions } from './export.js';
+import type { ServerFlags } from '../support/server-options.js';
+
+export interface ExportOptions extends ServerFlags {
+  output?: string;
+}
 
 /** Streams the export; a file is written to `<file>.partial` and renamed once complete. */
 export async function runExport(id: number, options: ExportOptions): Promise<void> {

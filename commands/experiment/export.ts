@@ -1,11 +1,8 @@
 /** `recsvc experiment export <id>`. */
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface ExportOptions extends ServerFlags {
-  output?: string;
-}
+import { addServerOptions } from '../support/server-options.js';
+import type { ExportOptions } from './export.action.js';
 
 /** Registers `experiment export`. */
 export function registerExport(group: Command): void {

@@ -3,7 +3,12 @@ import { ExperimentSchema } from '../../src/experiments/experiment-response.sche
 import { ApiClient } from '../support/api-client.js';
 import { renderExperimentList } from '../support/experiment-view.js';
 import { printJson, printLine } from '../support/output.js';
-import type { ListOptions } from './list.js';
+import type { ServerFlags } from '../support/server-options.js';
+
+export interface ListOptions extends ServerFlags {
+  status?: string;
+  json?: boolean;
+}
 
 /** GETs every page of the list (optionally by status) and prints a table or JSON. */
 export async function runList(options: ListOptions): Promise<void> {

@@ -1,12 +1,8 @@
 /** `recsvc experiment list`. */
 import { Option, type Command } from 'commander';
 import { EXPERIMENT_STATUSES } from '../../src/experiments/state-machine.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface ListOptions extends ServerFlags {
-  status?: string;
-  json?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import type { ListOptions } from './list.action.js';
 
 /** Registers `experiment list`. */
 export function registerList(group: Command): void {

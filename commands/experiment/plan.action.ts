@@ -1,14 +1,36 @@
 /** The work behind `experiment plan`: resolve the inputs (flags, or traffic observed by the server), plan, print. */
 import type { ExperimentAnalysis } from '../../src/experiments/experiment-analysis.schema.js';
 import type { VariantMetrics } from '../../src/experiments/experiment-metrics.schema.js';
-import { METRICS } from '../../src/experiments/metrics.js';
+import { METRICS, type MetricName } from '../../src/experiments/metrics.js';
 import { planDuration, planInputIssues, planSampleSize, powerAtSampleSize, type PlanInput } from '../../src/experiments/stats/power.js';
 import { parseAllocations } from '../support/allocations.js';
 import { usageError } from '../support/cli-error.js';
 import { printJson, printLine } from '../support/output.js';
-import type { PlanOptions } from './plan.js';
 import { resolveVariance, type VarianceAssumption } from './plan-variance.js';
 import { renderPlan, type PlanReport, type ObservedTraffic } from './plan-view.js';
+import type { AnalysisMethod } from '../../src/experiments/stats/sequential.js';
+import type { ServerFlags } from '../support/server-options.js';
+
+export interface PlanOptions extends ServerFlags {
+  metric: MetricName;
+  baseline?: number;
+  mde?: number;
+  mdeAbsolute?: number;
+  power: number;
+  alpha: number;
+  allocations: string;
+  control?: string;
+  sd?: number;
+  pilot?: string;
+  binomial?: boolean;
+  method: AnalysisMethod;
+  perUser?: number;
+  dailyUsers?: number;
+  traffic: number;
+  minSampleSize: number;
+  fromExperiment?: number;
+  json?: boolean;
+}
 
 /** Plans from the flags, filling what they leave out from the experiment named by --from-experiment. */
 export async function runPlan(options: PlanOptions): Promise<void> {

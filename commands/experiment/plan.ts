@@ -1,32 +1,12 @@
 /** `recsvc experiment plan`: users per variant and days needed to detect an effect on one metric. */
 import { Option, type Command } from 'commander';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
-import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
+import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { DEFAULT_ALPHA, DEFAULT_POWER } from '../../src/experiments/stats/power.js';
-import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from '../../src/experiments/stats/sequential.js';
+import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD } from '../../src/experiments/stats/sequential.js';
 import { parseFiniteNumber, parsePositiveInt, parsePositiveNumber, parseRelativeEffect, parseShare } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface PlanOptions extends ServerFlags {
-  metric: MetricName;
-  baseline?: number;
-  mde?: number;
-  mdeAbsolute?: number;
-  power: number;
-  alpha: number;
-  allocations: string;
-  control?: string;
-  sd?: number;
-  pilot?: string;
-  binomial?: boolean;
-  method: AnalysisMethod;
-  perUser?: number;
-  dailyUsers?: number;
-  traffic: number;
-  minSampleSize: number;
-  fromExperiment?: number;
-  json?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import type { PlanOptions } from './plan.action.js';
 
 /** Registers `experiment plan`. */
 export function registerPlan(group: Command): void {

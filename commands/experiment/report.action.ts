@@ -7,7 +7,16 @@ import { createTimelineExportParser, type ExportTimeline } from '../../src/exper
 import { usageError } from '../support/cli-error.js';
 import { openLineSource } from '../support/line-source.js';
 import { printJson, printLine } from '../support/output.js';
-import type { ReportOptions } from './report.js';
+import type { MetricName } from '../../src/experiments/metrics.js';
+import type { ServerFlags } from '../support/server-options.js';
+import type { MethodFlags } from './analyze-method.js';
+
+export interface ReportOptions extends ServerFlags, MethodFlags {
+  file: string[];
+  output?: string;
+  metric?: MetricName;
+  json?: boolean;
+}
 
 interface Loaded {
   design: ReportDesign;

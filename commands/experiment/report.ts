@@ -1,16 +1,10 @@
 /** `recsvc experiment report`: a self-contained HTML page with charts, from the server or exported files. */
 import { Option, type Command } from 'commander';
-import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
+import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { parsePositiveInt } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-import { addMethodOption, type MethodFlags } from './analyze-method.js';
-
-export interface ReportOptions extends ServerFlags, MethodFlags {
-  file: string[];
-  output?: string;
-  metric?: MetricName;
-  json?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import { addMethodOption } from './analyze-method.js';
+import type { ReportOptions } from './report.action.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

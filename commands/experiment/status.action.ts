@@ -5,11 +5,17 @@ import { ExperimentStatusSchema } from '../../src/experiments/experiment-respons
 import { ApiClient } from '../support/api-client.js';
 import { renderStatus } from '../support/experiment-view.js';
 import { printJson, printLine, warn } from '../support/output.js';
-import { methodQuery } from './analyze-method.js';
+import { methodQuery, type MethodFlags } from './analyze-method.js';
 import { methodLine, primaryVerdictLines } from './analyze-method.view.js';
 import { guardrailLines, instanceTable, rolesTable } from './roles.view.js';
-import type { StatusOptions } from './status.js';
 import { printInterleaving } from './interleaving.action.js';
+import type { ServerFlags } from '../support/server-options.js';
+import type { WatchFlags } from './status-watch.js';
+
+export interface StatusOptions extends ServerFlags, MethodFlags, WatchFlags {
+  json?: boolean;
+  byInstance?: boolean;
+}
 
 /**
  * GETs the status report, then the analysis with the experiment's method (or --method), and

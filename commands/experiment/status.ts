@@ -1,14 +1,10 @@
 /** `recsvc experiment status <id>`. */
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../support/options.js';
-import { addMethodOption, type MethodFlags } from './analyze-method.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-import { addWatchOptions, type WatchFlags } from './status-watch.js';
-
-export interface StatusOptions extends ServerFlags, MethodFlags, WatchFlags {
-  json?: boolean;
-  byInstance?: boolean;
-}
+import { addMethodOption } from './analyze-method.js';
+import { addServerOptions } from '../support/server-options.js';
+import { addWatchOptions } from './status-watch.js';
+import type { StatusOptions } from './status.action.js';
 
 /** Registers `experiment status`. */
 export function registerStatus(group: Command): void {

@@ -2,11 +2,8 @@
 import type { Command } from 'commander';
 import type { ExperimentAction } from '../../src/experiments/state-machine.js';
 import { parsePositiveInt } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface TransitionOptions extends ServerFlags {
-  json?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import type { TransitionOptions } from './transition.action.js';
 
 /** Registers one life-cycle command. */
 export function registerTransition(group: Command, action: ExperimentAction, description: string, example: string): void {

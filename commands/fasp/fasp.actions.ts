@@ -7,7 +7,13 @@ import { registerWithServer } from '../../server/fasp/fasp-registration.service.
 import { FaspService, type FaspServer } from '../../server/fasp/fasp.service.js';
 import { faspSettingsFrom } from '../../server/fasp/fasp.settings.js';
 import { printJson, printLine } from '../support/output.js';
-import type { FaspRegisterOptions } from './register.js';
+
+export interface FaspRegisterOptions {
+  db?: string;
+  name?: string;
+  baseUrl?: string;
+  json?: boolean;
+}
 
 async function withFasp<T>(path: string | undefined, work: (service: FaspService, faspKey: Buffer) => Promise<T>): Promise<T> {
   const dbPath = path ?? process.env.RECSVC_DATABASE_URL ?? process.env.RECSVC_DB ?? './recsvc.db';

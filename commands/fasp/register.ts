@@ -1,12 +1,6 @@
 /** `recsvc fasp register`. */
 import type { Command } from 'commander';
-
-export interface FaspRegisterOptions {
-  db?: string;
-  name?: string;
-  baseUrl?: string;
-  json?: boolean;
-}
+import type { FaspRegisterOptions } from './fasp.actions.js';
 
 /** Registers `fasp register`. */
 export function registerFaspRegister(fasp: Command, dbOption: readonly [string, string]): void {

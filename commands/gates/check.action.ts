@@ -27,7 +27,21 @@ import { usageError } from '../support/cli-error.js';
 import { exitCodeFor, type GatesReport } from '../support/gates-report.js';
 import { renderGates } from '../support/gates-view.js';
 import { printJson, printLine } from '../support/output.js';
-import type { GatesCheckOptions } from './check.js';
+import type { OfflineFlags } from '../support/offline-data.js';
+import type { ServerFlags } from '../support/server-options.js';
+
+export interface GatesCheckOptions extends ServerFlags, Partial<OfflineFlags> {
+  maxP95?: number;
+  minCtr?: number;
+  maxErrorRate?: number;
+  minSatisfaction?: number;
+  only?: string;
+  rule?: string;
+  allowInconclusive?: boolean;
+  junit?: string;
+  summaryMd?: string;
+  json?: boolean;
+}
 
 /** Evaluates, reports, and sets the exit code (0/1/4; 2 and 3 are thrown). */
 export async function runGatesCheck(id: number | undefined, options: GatesCheckOptions): Promise<void> {

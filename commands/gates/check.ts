@@ -2,22 +2,9 @@
 import type { Command } from 'commander';
 import { DEFAULT_GATE_THRESHOLDS as DEFAULTS } from '../../src/experiments/experiment-defaults.js';
 import { addOfflineOptions } from '../support/offline-options.js';
-import type { OfflineFlags } from '../support/offline-data.js';
 import { parseFiniteNumber, parsePositiveInt } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface GatesCheckOptions extends ServerFlags, Partial<OfflineFlags> {
-  maxP95?: number;
-  minCtr?: number;
-  maxErrorRate?: number;
-  minSatisfaction?: number;
-  only?: string;
-  rule?: string;
-  allowInconclusive?: boolean;
-  junit?: string;
-  summaryMd?: string;
-  json?: boolean;
-}
+import { addServerOptions } from '../support/server-options.js';
+import type { GatesCheckOptions } from './check.action.js';
 
 /** Registers `gates check`. */
 export function registerGatesCheck(gates: Command): void {

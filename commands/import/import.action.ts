@@ -6,14 +6,22 @@
 import { Type } from '@sinclair/typebox';
 import { EXIT } from '../../src/exit-codes.js';
 import { InteractionBatchResultSchema } from '../../src/schemas/interaction.schema.js';
-import type { ImportKind } from '../../src/import/import-rows.js';
+import { MAX_IMPORT_BATCH, type ImportKind } from '../../src/import/import-rows.js';
 import { ApiClient } from '../support/api-client.js';
 import { ApiError, CliError, usageError } from '../support/cli-error.js';
 import { openLineSource, type LineSource } from '../support/line-source.js';
 import { formatCount, printJson, printLine, progress, progressDone, warn } from '../support/output.js';
 import { readCheckpoint, writeCheckpoint } from './import-checkpoint.js';
 import { formatOfPath, lineError, readRecords, type ImportRecord } from './import-records.js';
-import { MAX_IMPORT_BATCH, type ImportOptions } from './import.js';
+import type { ServerFlags } from '../support/server-options.js';
+
+export interface ImportOptions extends ServerFlags {
+  format?: 'csv' | 'jsonl';
+  batchSize: number;
+  checkpoint?: string;
+  restart?: boolean;
+  json?: boolean;
+}
 
 /** What an import did, as `--json` prints it. */
 export interface ImportSummary {

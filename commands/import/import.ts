@@ -1,19 +1,9 @@
 /** `recsvc import posts|interactions FILE`: bring a community's history in through the API. */
 import { Option, type Command } from 'commander';
-import { IMPORT_KINDS, type ImportKind } from '../../src/import/import-rows.js';
+import { IMPORT_KINDS, MAX_IMPORT_BATCH, type ImportKind } from '../../src/import/import-rows.js';
 import { parsePositiveInt } from '../support/options.js';
-import { addServerOptions, type ServerFlags } from '../support/server-options.js';
-
-export interface ImportOptions extends ServerFlags {
-  format?: 'csv' | 'jsonl';
-  batchSize: number;
-  checkpoint?: string;
-  restart?: boolean;
-  json?: boolean;
-}
-
-/** Most items per request: what both batch routes take. */
-export const MAX_IMPORT_BATCH = 500;
+import { addServerOptions } from '../support/server-options.js';
+import type { ImportOptions } from './import.action.js';
 
 const DESCRIPTIONS: Record<ImportKind, string> = {
   posts: 'import posts (statuses) from a CSV or JSON Lines file through POST /api/v1/posts/batch',

@@ -1,16 +1,6 @@
 /** `recsvc token create`. */
 import { Option, type Command } from 'commander';
-
-export interface TokenCreateOptions {
-  scopes: string;
-  tier: 'authenticated' | 'premium';
-  user?: string;
-  /** A duration like `24h`, or `never`; parsed in the action. */
-  expires: string;
-  label?: string;
-  db?: string;
-  json?: boolean;
-}
+import type { TokenCreateOptions } from './token.actions.js';
 
 /** Registers `token create`. */
 export function registerTokenCreate(token: Command): void {

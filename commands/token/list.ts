@@ -1,11 +1,6 @@
 /** `recsvc token list`. */
 import type { Command } from 'commander';
-
-export interface TokenListOptions {
-  db?: string;
-  all?: boolean;
-  json?: boolean;
-}
+import type { TokenListOptions } from './token.actions.js';
 
 /** Registers `token list`. */
 export function registerTokenList(token: Command): void {

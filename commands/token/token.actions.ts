@@ -6,8 +6,23 @@ import { createToken, listTokenInfos, revokeTokenById } from '../../server/platf
 import { printJson, printLine } from '../support/output.js';
 import { parseDuration, parseFlag } from '../support/options.js';
 import { renderTokenList } from './token-view.js';
-import type { TokenCreateOptions } from './create.js';
-import type { TokenListOptions } from './list.js';
+
+export interface TokenListOptions {
+  db?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+export interface TokenCreateOptions {
+  scopes: string;
+  tier: 'authenticated' | 'premium';
+  user?: string;
+  /** A duration like `24h`, or `never`; parsed in the action. */
+  expires: string;
+  label?: string;
+  db?: string;
+  json?: boolean;
+}
 
 async function withDatabase<T>(path: string | undefined, work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
   const dbPath = path ?? process.env.RECSVC_DATABASE_URL ?? process.env.RECSVC_DB ?? './recsvc.db';

@@ -3,7 +3,8 @@
  * RankingPolicy the recommendations feature ranks with (returned for features.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { PlatformContext } from '../platform/context.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import type { RankingPolicy } from '../recommendations/ranking-policy.types.js';
 import { experimentRankingPolicy } from './experiment-ranking.policy.js';
 import { ExperimentResultsService } from './experiment-results.service.js';
@@ -31,7 +32,7 @@ export interface ExperimentsFeature {
 /** Experiments routes, the gates agent, and the ranking policy. */
 export async function registerExperiments(
   app: FastifyInstance,
-  context: AppContext,
+  context: Pick<PlatformContext, 'database' | 'agents' | 'agentIntervalSeconds'> & { privacy: PrivacyPolicy },
   now: () => number = Date.now,
 ): Promise<ExperimentsFeature> {
   const db = context.database.db;

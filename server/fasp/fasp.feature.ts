@@ -1,6 +1,6 @@
 /** Registers the FASP provider (issue 29) when it is on: its routes under the FASP path. */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { PlatformContext } from '../platform/context.js';
 import type { PostService } from '../posts/post.service.js';
 import type { TrendingService } from '../posts/trending.service.js';
 import { FaspTrendsService } from './fasp-trends.service.js';
@@ -17,7 +17,7 @@ export interface FaspOptions {
 /** Mounts the FASP routes at `settings.path`. */
 export async function registerFasp(
   app: FastifyInstance,
-  context: AppContext,
+  context: Pick<PlatformContext, 'database'>,
   options: FaspOptions,
   deps: { posts: PostService; trending: TrendingService },
 ): Promise<FaspService> {

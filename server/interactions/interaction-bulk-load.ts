@@ -26,8 +26,16 @@ import type { Database } from '../platform/db/database.js';
 import { addPostCounts, candidatePosts, engagedPosts, type CountDeltas } from '../posts/post.service.js';
 import { candidatePool } from '../ranking-state/ranking-state.service.js';
 import { interestRows, storedInterest, type InterestLoad, type InterestRows } from './interest-vectors.js';
-import type { ImportedInteraction } from './interaction.service.js';
 import * as repo from './interaction.repository.js';
+
+/** An interaction of a bulk load (demo data, benchmarks), with the id and time it was made. */
+export interface ImportedInteraction {
+  id: string;
+  userId: string;
+  postId: string;
+  action: InteractionAction;
+  createdAtMs: number;
+}
 
 /**
  * Runs `load` (inserts of interactions, inside the caller's transaction); into an empty table,

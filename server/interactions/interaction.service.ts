@@ -41,7 +41,7 @@ import { addPreEngagement, addUserCounts, removePreEngagement } from '../experim
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { StagingDatabase } from '../platform/db/bulk-staging.js';
-import { bulkLoadInteractions, startBulkLoad, type StartedBulkLoad } from './interaction-bulk-load.js';
+import { bulkLoadInteractions, startBulkLoad, type StartedBulkLoad, type ImportedInteraction } from './interaction-bulk-load.js';
 import * as repo from './interaction.repository.js';
 import { newestPostIds, postsBefore } from './co-engagement.repository.js';
 
@@ -81,15 +81,6 @@ type WriteOutcome =
   | { created: false; existing: repo.InteractionRow | undefined }
   | { created: true; post: EngagedPost; counts: AdjustedPost['counts']; written: SignalWrite; partners: string[] };
 
-/** An interaction of a bulk load (demo data, benchmarks), with the id and time it was made. */
-export interface ImportedInteraction {
-  id: string;
-  userId: string;
-  postId: string;
-  action: InteractionAction;
-  createdAtMs: number;
-}
-
 /**
  * Loads interactions made in the past, inside the caller's transaction, with what each live
  * interaction also writes: the posts' counters, the users' stored affinities, decayed to
@@ -111,7 +102,7 @@ export async function importInteractions(
   await bulkLoadInteractions(trx, interactions, asOfMs, weigher === undefined ? {} : { weigher });
 }
 
-export type { StartedBulkLoad } from './interaction-bulk-load.js';
+export type { ImportedInteraction, StartedBulkLoad } from './interaction-bulk-load.js';
 
 /**
  * importInteractions in two steps, for a caller writing the posts they refer to in the same

@@ -1,6 +1,6 @@
 /** Registers the interactions feature; returns its service. */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { PlatformContext } from '../platform/context.js';
 import type { PostService } from '../posts/post.service.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
@@ -10,7 +10,7 @@ import { InteractionService } from './interaction.service.js';
 /** Interaction routes. */
 export async function registerInteractions(
   app: FastifyInstance,
-  context: AppContext,
+  context: Pick<PlatformContext, 'database'>,
   deps: { ranking: RankingState; posts: PostService; privacy?: PrivacyPolicy },
 ): Promise<InteractionService> {
   const interactions = new InteractionService(context.database.db, deps.ranking, deps.posts, deps.privacy);

@@ -1,6 +1,7 @@
 /** Registers the posts feature: routes, the trending agent; returns its services. */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { PlatformContext } from '../platform/context.js';
+import type { SourceShares } from '../../src/ranking/index.js';
 import { postEngagerGroups } from '../interactions/engagers.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { postRoutes } from './post.routes.js';
@@ -14,8 +15,14 @@ export interface PostsFeature {
   trending: TrendingService;
 }
 
+/** What the feature takes from the app's context. */
+export interface PostsContext extends Pick<PlatformContext, 'database' | 'agents' | 'agentIntervalSeconds'> {
+  /** Largest share of the candidate pool and of a trending page per source instance and author. */
+  sourceShares: SourceShares;
+}
+
 /** Posts routes and the `trending_refresh` and `candidate_pool_refresh` agents. */
-export async function registerPosts(app: FastifyInstance, context: AppContext, ranking: RankingState): Promise<PostsFeature> {
+export async function registerPosts(app: FastifyInstance, context: PostsContext, ranking: RankingState): Promise<PostsFeature> {
   const posts = new PostService(context.database.db, ranking);
   const trending = new TrendingService(
     context.database.db,

@@ -1,6 +1,7 @@
 /** Registers the recommendations feature; the ranking policy defaults to `defaultRankingPolicy`. */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { PlatformContext } from '../platform/context.js';
+import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import type { InteractionService } from '../interactions/interaction.service.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
@@ -25,7 +26,7 @@ export interface RecommendationsDeps {
 /** Recommendation, seamless, feedback and preferences routes. */
 export async function registerRecommendations(
   app: FastifyInstance,
-  context: AppContext,
+  context: Pick<PlatformContext, 'database' | 'agents' | 'agentIntervalSeconds' | 'metrics'> & { privacy: PrivacyPolicy },
   deps: RecommendationsDeps,
 ): Promise<RecommendationService> {
   const policy = deps.policy ?? defaultRankingPolicy;

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IntegrationValues } from '../../src/settings/settings.schema.js';
-import type { AppContext } from '../app.js';
+import type { PlatformContext } from '../platform/context.js';
 import { IntegrationSettingsService, type IntegrationSettingsDeps } from './integration-settings.service.js';
 import { addReasonLocaliser } from './reason-localiser.js';
 import { settingsRoutes } from './settings.routes.js';
@@ -36,7 +36,7 @@ export interface SettingsFeature {
  * (`startup`), else the defaults. For start.ts, before buildApp: CORS is configured then.
  */
 export async function storedIntegrationValues(
-  db: AppContext['database']['db'],
+  db: PlatformContext['database']['db'],
   startup: IntegrationSettingsDeps['startup'] = {},
 ): Promise<IntegrationValues> {
   return new IntegrationSettingsService({ db, startup }).load();
@@ -45,7 +45,7 @@ export async function storedIntegrationValues(
 /** Settings routes and the reason localiser; call it on the root instance so the localiser sees every route. */
 export async function registerSettings(
   app: FastifyInstance,
-  context: Pick<AppContext, 'database' | 'social'>,
+  context: Pick<PlatformContext, 'database' | 'social'>,
   deps: SettingsDeps,
 ): Promise<SettingsFeature> {
   const db = context.database.db;

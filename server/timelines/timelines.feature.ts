@@ -1,6 +1,6 @@
 /** Registers the blended timelines (Mastodon's timeline paths); returns the service. */
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { PlatformContext } from '../platform/context.js';
 import type { PostService } from '../posts/post.service.js';
 import type { RecommendationService } from '../recommendations/recommendation.service.js';
 import { timelineRoutes } from './timelines.routes.js';
@@ -22,14 +22,14 @@ export interface TimelinesDeps {
 }
 
 /** Counts recommendations sent per reader's instance (service_instance_injected_statuses_total). */
-function injectedCounter(metrics: AppContext['metrics']): (instance: string, count: number) => void {
+function injectedCounter(metrics: PlatformContext['metrics']): (instance: string, count: number) => void {
   return (instance, count) => metrics.injectedStatuses.inc({ instance: metrics.instanceLabel(instance) }, count);
 }
 
 /** `GET /api/v1/timelines/home`, `/public`, `/tag/:hashtag`. */
 export async function registerTimelines(
   app: FastifyInstance,
-  context: Pick<AppContext, 'social'> & Partial<Pick<AppContext, 'metrics'>>,
+  context: Pick<PlatformContext, 'social'> & Partial<Pick<PlatformContext, 'metrics'>>,
   deps: TimelinesDeps,
 ): Promise<{ timelines: TimelineService }> {
   const engagement = deps.interactions ? new RecommendationEngagement(deps.interactions) : undefined;

@@ -7,6 +7,9 @@
  */
 
 /** What an import brings. */
+/** Most items per request: what both batch routes take. */
+export const MAX_IMPORT_BATCH = 500;
+
 export const IMPORT_KINDS = ['posts', 'interactions'] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];
 

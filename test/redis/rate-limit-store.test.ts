@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimitStore, type RateLimitStore, type WindowCheck } from '../../server/platform/rate-limit/rate-limit.store.js';
-import { RedisRateLimitStore } from '../../server/platform/rate-limit/redis-rate-limit.store.js';
+import { RedisRateLimitStore } from '../../server/platform/redis/redis-rate-limit.store.js';
 import type { RedisConnection } from '../../server/platform/redis/redis-connection.js';
 import {
   connectTest,

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import fp from 'fastify-plugin';
 import { ValidationError } from '../../../src/errors.js';
 import type { ErrorBody } from '../../../src/schemas/common.schema.js';
-import { errorResponseHeaders, rawErrorResponse } from '../http/raw-response.js';
+import { errorResponseHeaders, rawErrorResponse } from './raw-response.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { API_VERSION, SERVICE_VERSION } from '../../version.js';
 import { sendError } from './error-handler.js';

@@ -5,7 +5,7 @@
  *
  * helmet (the library @fastify/helmet wraps) decides the headers; it is run ONCE, at load,
  * against a recording response, and the resulting static list is set on every reply. The
- * same list goes into the raw responses written for parser errors (server/platform/http/raw-response.ts),
+ * same list goes into the raw responses written for parser errors (server/platform/plugins/raw-response.ts),
  * which never reach a fastify hook. (@fastify/helmet rebuilt helmet on every request:
  * about 5% of the server's CPU under interaction load.)
  */

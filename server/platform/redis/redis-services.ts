@@ -6,7 +6,7 @@
  */
 import type { ComponentHealth } from '../health/health.service.js';
 import type { FanoutReading } from '../metrics/service-metrics.js';
-import { RedisRateLimitStore } from '../rate-limit/redis-rate-limit.store.js';
+import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 import { ExperimentFanout, type ExperimentFanoutTarget } from './experiment-fanout.js';
 import { RankingFanout, type FanoutTarget, type RankingFanoutOptions } from './ranking-fanout.js';
 import { RedisConnection, type RedisConnectionOptions, type RedisLog } from './redis-connection.js';

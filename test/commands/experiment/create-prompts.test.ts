@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { promptExperiment } from '../../../commands/experiment/create.prompts.js';
 import type { PromptChoice, Prompts } from '../../../commands/experiment/create-roles.prompts.js';
-import type { CreateOptions } from '../../../commands/experiment/create.js';
+import type { CreateOptions } from '../../../commands/experiment/create.options.js';
 import { CliError } from '../../../commands/support/cli-error.js';
 
 type Answer = string | string[] | boolean;

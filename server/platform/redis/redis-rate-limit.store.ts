@@ -8,8 +8,8 @@
  * rate-limit headers (fail open) — a limit never turns into a 5xx. The change is logged
  * once each way, and health reports Redis as failing meanwhile.
  */
-import type { RedisConnection, RedisLog } from '../redis/redis-connection.js';
-import type { ConsumeResult, RateLimitStore, WindowCheck } from './rate-limit.store.js';
+import type { RedisConnection, RedisLog } from './redis-connection.js';
+import type { ConsumeResult, RateLimitStore, WindowCheck } from '../rate-limit/rate-limit.store.js';
 
 /**
  * KEYS: one counter per window. ARGV: for each window its max, then for each its expiry
