@@ -35,6 +35,8 @@ import {
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
 import { CoEngagementHolder, DEFAULT_CO_ENGAGEMENT_HISTORY, type CoEngagementSource } from './co-engagement.state.js';
 import { CollaborativeCandidates } from './collaborative-candidates.js';
+import { rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../src/ranking/ranking-default.js';
+import type { AlgorithmConfig, RankingKnobs } from '../../src/ranking/ranking.types.js';
 
 export interface RankingStateOptions extends StatusCacheOptions {
   /** Profiles kept in memory (least recently used dropped first). */
@@ -162,6 +164,8 @@ export class RankingState implements RankingEvents, TermWeigher {
   private erasureRebuild: Promise<void> = Promise.resolve();
   /** Which co-engaged posts from outside the pool are fetched, and which cannot be. */
   readonly collaborative: CollaborativeCandidates;
+  private defaultPoint: RankingDefault = SHIPPED_RANKING_DEFAULT;
+  private defaultConfig: { readonly config: AlgorithmConfig; readonly options: RankingKnobs } = rankingOf(SHIPPED_RANKING_DEFAULT);
 
   /** @param history the stored interactions the co-engagement state is rebuilt from (none: it starts empty). */
   constructor(
@@ -398,6 +402,28 @@ export class RankingState implements RankingEvents, TermWeigher {
   storeProfile(profile: UserProfile, loadedAtVersion: string): void {
     if (this.userVersion(profile.userId) !== loadedAtVersion || this.unannounced.has(profile.userId)) return;
     this.profiles.set(profile.userId, profile);
+  }
+
+  // --- The default ranking (users outside experiments): moved by the ranking_fit agent or an operator. ---
+
+  /** The default ranking's point (src/ranking/ranking-default.ts): the shipped one until a fit or an operator moves it. */
+  get rankingDefault(): RankingDefault {
+    return this.defaultPoint;
+  }
+
+  /** The config and knobs the default ranking ranks with (one object until the point changes). */
+  get defaultRanking(): { readonly config: AlgorithmConfig; readonly options: RankingKnobs } {
+    return this.defaultConfig;
+  }
+
+  /** Moves the default ranking; a change drops the cached lists (they were ranked the old way). Returns whether it changed. */
+  setRankingDefault(point: RankingDefault): boolean {
+    const now = this.defaultPoint;
+    if (now.collaborative === point.collaborative && now.recency_half_life_hours === point.recency_half_life_hours) return false;
+    this.defaultPoint = { collaborative: point.collaborative, recency_half_life_hours: point.recency_half_life_hours };
+    this.defaultConfig = rankingOf(this.defaultPoint);
+    this.generation += 1;
+    return true;
   }
 
   /** A cached list still fresh at `nowMs`. */

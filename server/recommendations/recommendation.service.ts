@@ -166,7 +166,7 @@ export class RecommendationService {
     // A stale cursor is the caller's error, not a failed serving: checked before anything is timed.
     if (options.after !== undefined) checkCursorAge(options.after, nowMs);
     const started = performance.now();
-    const choice = await this.policy.choose(userId);
+    const choice = this.withFittedDefault(await this.policy.choose(userId));
     let cacheHit = false;
     try {
       const list = await this.rankedList(userId, choice, options, nowMs);
@@ -189,6 +189,16 @@ export class RecommendationService {
       await this.report(userId, choice, [], started, cacheHit, true);
       throw error;
     }
+  }
+
+  /**
+   * The default ranking (users outside experiments, or not enrolled) as it stands now: the
+   * point the ranking_fit agent or the operator chose (RankingState.defaultRanking).
+   */
+  private withFittedDefault(choice: RankingChoice): RankingChoice {
+    if (choice.algorithm !== 'default' || choice.enrolment !== undefined || choice.interleave !== undefined) return choice;
+    const fitted = this.state.defaultRanking;
+    return fitted.config === choice.config && fitted.options === choice.options ? choice : { ...choice, ...fitted };
   }
 
   /**

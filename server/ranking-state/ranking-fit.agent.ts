@@ -1,0 +1,165 @@
+/**
+ * The default ranking fitted to the community (issue 25, item 4; docs/ranking.md, "Fitted
+ * to the community"). Two agents:
+ * - `ranking_fit` (cluster: one instance at a time) evaluates the default ranking's
+ *   neighbouring points on the service's own newest interactions (src/evaluation/fit.ts: a
+ *   temporal holdout, the server's own ranking code, a minimum of data, one ladder step per
+ *   fit, a move only on an interval above 0), stores every fit in `ranking_fits` (the log:
+ *   what was tried, what was chosen, the evidence) and applies an applied one here. A fit runs
+ *   when the interactions grew by a fifth since the last one (at least `minNewInteractions`),
+ *   or a day passed and any came; other runs cost one count.
+ * - `ranking_default` (every instance) applies the newest applied fit, so every instance
+ *   ranks the same way within a minute of a fit.
+ * The operator decides with RECSVC_RANKING_FIT: `auto` (the default), `off` (the shipped
+ * default, nothing fitted), or a point as JSON (`{"collaborative":0.3,"recency_half_life_hours":8}`:
+ * pinned, nothing fitted). A fit is reverted by marking its row `reverted`: the previous
+ * applied one (or the shipped default) rules again at the next `ranking_default` run.
+ */
+import type { Kysely } from 'kysely';
+import { fitRankingDefault, type FitOptions } from '../../src/evaluation/fit.js';
+import {
+  describeRankingDefault,
+  isRankingDefault,
+  SHIPPED_RANKING_DEFAULT,
+  type RankingDefault,
+} from '../../src/ranking/ranking-default.js';
+import type { Agent } from '../agents/agent.types.js';
+import type { Database } from '../db/database.js';
+import type { RankingState } from './ranking-state.service.js';
+import { countInteractions, insertFit, latestFits, loadFitData } from './ranking-fit.repository.js';
+
+/** RECSVC_RANKING_FIT, parsed. */
+export type RankingFitMode =
+  { readonly kind: 'auto' } | { readonly kind: 'off' } | { readonly kind: 'pinned'; readonly point: RankingDefault };
+
+/** RECSVC_RANKING_FIT of the environment. */
+export function readRankingFitMode(env: Record<string, string | undefined> = process.env): RankingFitMode {
+  return parseRankingFitMode(env.RECSVC_RANKING_FIT);
+}
+
+/** Parses RECSVC_RANKING_FIT (unset: auto); a bad value throws a one-line message naming the variable. */
+export function parseRankingFitMode(value: string | undefined): RankingFitMode {
+  const text = (value ?? '').trim();
+  if (text === '' || text === 'auto') return { kind: 'auto' };
+  if (text === 'off') return { kind: 'off' };
+  let point: unknown;
+  try {
+    point = JSON.parse(text);
+  } catch {
+    point = undefined;
+  }
+  if (!isRankingDefault(point))
+    throw new Error(
+      `RECSVC_RANKING_FIT: expected auto, off or {"collaborative": 0..10, "recency_half_life_hours": > 0} (got ${JSON.stringify(text)})`,
+    );
+  return { kind: 'pinned', point: { collaborative: point.collaborative, recency_half_life_hours: point.recency_half_life_hours } };
+}
+
+export interface RankingFitOptions {
+  readonly mode: RankingFitMode;
+  /** Seconds between checks of whether a fit is due. */
+  readonly intervalSeconds: number;
+  /** The newest interactions a fit reads (default 100,000). */
+  readonly maxInteractions?: number;
+  /** A fit waits for this many new interactions at least (default 500), and a fifth more than the last fit saw. */
+  readonly minNewInteractions?: number;
+  /** Or for this long, with any new interaction (default a day). */
+  readonly maxAgeMs?: number;
+  readonly fit?: Partial<FitOptions>;
+  /** Logs each fit's one-line summary. */
+  readonly log?: (line: string) => void;
+}
+
+export interface RankingFitDeps {
+  readonly db: Kysely<Database>;
+  readonly state: RankingState;
+}
+
+const GROWTH = 1.2;
+const NEWEST_POSTS = 2_000;
+
+/** Applies what the mode and the stored fits say; returns the current point and what decided it. */
+async function applyStored(deps: RankingFitDeps, mode: RankingFitMode): Promise<{ point: RankingDefault; why: string }> {
+  if (mode.kind === 'off') {
+    deps.state.setRankingDefault(SHIPPED_RANKING_DEFAULT);
+    return { point: SHIPPED_RANKING_DEFAULT, why: 'RECSVC_RANKING_FIT=off: the shipped default' };
+  }
+  if (mode.kind === 'pinned') {
+    deps.state.setRankingDefault(mode.point);
+    return { point: mode.point, why: 'pinned by RECSVC_RANKING_FIT' };
+  }
+  const { applied } = await latestFits(deps.db);
+  const point = applied?.choice ?? SHIPPED_RANKING_DEFAULT;
+  deps.state.setRankingDefault(point);
+  return { point, why: applied === undefined ? 'no fit applied yet: the shipped default' : `fit ${applied.id}` };
+}
+
+/** `ranking_fit`: fits the default ranking to the service's own interactions when enough new ones came. */
+export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions): Agent {
+  const maxInteractions = options.maxInteractions ?? 100_000;
+  const minNew = options.minNewInteractions ?? 500;
+  const maxAgeMs = options.maxAgeMs ?? 86_400_000;
+  return {
+    name: 'ranking_fit',
+    description: 'fits the default ranking (collaborative weight, recency half-life) to the service’s own interactions',
+    intervalSeconds: options.intervalSeconds,
+    initialDelaySeconds: Math.min(options.intervalSeconds, 60),
+    timeoutSeconds: 900,
+    scope: 'cluster',
+    async run({ signal, now }) {
+      const { point: current, why } = await applyStored(deps, options.mode);
+      if (options.mode.kind !== 'auto') return { summary: `not fitting: ${describeRankingDefault(current)} (${why})` };
+      const { latest } = await latestFits(deps.db);
+      const count = await countInteractions(deps.db);
+      const grown = latest === undefined || (count >= latest.interactions * GROWTH && count - latest.interactions >= minNew);
+      const aged = latest !== undefined && now() - latest.createdAtMs >= maxAgeMs && count > latest.interactions;
+      if (!grown && !aged)
+        return {
+          summary: `not due: ${count} interactions (${latest?.interactions ?? 0} at the last fit); ${describeRankingDefault(current)} (${why})`,
+          details: { interactions: count },
+        };
+      const data = await loadFitData(deps.db, maxInteractions, NEWEST_POSTS);
+      const result = await fitRankingDefault(data, current, options.fit, {
+        signal,
+        pause: () => new Promise<void>((resolve) => setImmediate(resolve)),
+      });
+      const id = await insertFit(deps.db, {
+        createdAtMs: now(),
+        status: result.status,
+        choice: result.chosen,
+        previous: current,
+        interactions: count,
+        summary: result.summary,
+        evidence: result.evidence,
+      });
+      if (result.status === 'applied') deps.state.setRankingDefault(result.chosen);
+      options.log?.(`ranking_fit ${id}: ${result.summary}`);
+      return {
+        summary: result.summary,
+        details: {
+          status: result.status,
+          fit: id,
+          interactions: count,
+          users: result.evidence.users,
+          collaborative: result.chosen.collaborative,
+          recency_half_life_hours: result.chosen.recency_half_life_hours,
+        },
+      };
+    },
+  };
+}
+
+/** `ranking_default`: applies the newest applied fit (or the operator's choice) on this instance. */
+export function rankingDefaultAgent(deps: RankingFitDeps, options: Pick<RankingFitOptions, 'mode' | 'intervalSeconds'>): Agent {
+  return {
+    name: 'ranking_default',
+    description: 'applies the newest fitted default ranking on this instance',
+    intervalSeconds: options.intervalSeconds,
+    initialDelaySeconds: 1,
+    scope: 'instance',
+    async run() {
+      const { point, why } = await applyStored(deps, options.mode);
+      return { summary: `${describeRankingDefault(point)} (${why})` };
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The default ranking (users outside experiments) as a point a deployment can move along:
+ * the shipped four weights plus a `collaborative` weight, and the recency half-life (which
+ * the cold start reads too). A fast feed and a slow catalogue want different points: on a
+ * feed co-engaged posts are yesterday's and recency is most of the signal; on a catalogue
+ * recency is about 0 for every item and co-engagement is the signal item kNN and EASE live on.
+ * The `ranking_fit` agent (server/ranking-state/ranking-fit.agent.ts) chooses the point by
+ * offline evaluation on the service's own interactions (src/evaluation/fit.ts).
+ */
+import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS, type AlgorithmConfig, type RankingKnobs } from './ranking.types.js';
+
+export interface RankingDefault {
+  /** Weight of the collaborative feature beside the four shipped weights (which sum to 1); 0: not read. */
+  readonly collaborative: number;
+  /** Half-life of the recency feature, in hours (the cold start's too). */
+  readonly recency_half_life_hours: number;
+}
+
+/** The steps a fit moves along (one run moves at most one step on each: bounded change). */
+export const COLLABORATIVE_LADDER: readonly number[] = [0, 0.15, 0.3, 0.5, 0.8];
+export const HALF_LIFE_LADDER_HOURS: readonly number[] = [2, 4, 8, 24, 72, 168];
+
+/** The shipped point: no collaborative weight, an 8-hour half-life (SHIPPED_RANKING_OPTIONS). */
+export const SHIPPED_RANKING_DEFAULT: RankingDefault = Object.freeze({
+  collaborative: 0,
+  recency_half_life_hours: SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours,
+});
+
+/** The config and knobs of a point. With `collaborative` 0 it is exactly DEFAULT_ALGORITHM_CONFIG and SHIPPED_RANKING_OPTIONS. */
+export function rankingOf(point: RankingDefault): { config: AlgorithmConfig; options: Required<RankingKnobs> } {
+  const options =
+    point.recency_half_life_hours === SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours
+      ? SHIPPED_RANKING_OPTIONS
+      : { ...SHIPPED_RANKING_OPTIONS, recencyHalfLifeHours: point.recency_half_life_hours };
+  if (!(point.collaborative > 0)) return { config: DEFAULT_ALGORITHM_CONFIG, options };
+  return {
+    config: { ...DEFAULT_ALGORITHM_CONFIG, weights: { ...DEFAULT_ALGORITHM_CONFIG.weights, collaborative: point.collaborative } },
+    options,
+  };
+}
+
+/** Whether a value is a valid point (what a stored fit or an operator's pin must be). */
+export function isRankingDefault(value: unknown): value is RankingDefault {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.collaborative === 'number' &&
+    Number.isFinite(v.collaborative) &&
+    v.collaborative >= 0 &&
+    v.collaborative <= 10 &&
+    typeof v.recency_half_life_hours === 'number' &&
+    Number.isFinite(v.recency_half_life_hours) &&
+    v.recency_half_life_hours > 0 &&
+    v.recency_half_life_hours <= 100_000
+  );
+}
+
+/** "collaborative 0.3, half-life 8 h". */
+export function describeRankingDefault(point: RankingDefault): string {
+  return `collaborative ${point.collaborative}, recency half-life ${point.recency_half_life_hours} h`;
+}

@@ -1,0 +1,140 @@
+/**
+ * The default ranking fitted to the community on a real database (server/ranking-state/
+ * ranking-fit.agent.ts): a catalogue's history moves the default to the collaborative weight,
+ * the fit is stored with its evidence and applied; the next run waits for new data; every
+ * instance applies the stored fit; the operator's RECSVC_RANKING_FIT turns it off or pins a
+ * point; a reverted fit gives way to the one before.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentRunContext } from '../../../server/agents/agent-runner.js';
+import type { DatabaseHandle } from '../../../server/db/connection.js';
+import { candidatePosts, writeStatuses } from '../../../server/posts/post.service.js';
+import {
+  parseRankingFitMode,
+  rankingDefaultAgent,
+  rankingFitAgent,
+  type RankingFitMode,
+} from '../../../server/ranking-state/ranking-fit.agent.js';
+import { latestFits, listFits } from '../../../server/ranking-state/ranking-fit.repository.js';
+import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
+import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
+import { SHIPPED_RANKING_DEFAULT } from '../../../src/ranking/ranking-default.js';
+import type { StatusInput } from '../../../src/schemas/post.schema.js';
+import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
+
+let opened: TestDatabase;
+let database: DatabaseHandle;
+let state: RankingState;
+
+const context = (): AgentRunContext => ({ signal: new AbortController().signal, now: () => Date.now() });
+const auto: RankingFitMode = { kind: 'auto' };
+
+beforeEach(async () => {
+  opened = await openTestDatabase();
+  database = opened.database;
+  state = await loadRankingState((limits) => candidatePosts(database.db, limits));
+});
+afterEach(async () => {
+  await opened.close();
+});
+
+/** A synthetic catalogue's posts and interactions as rows (interaction ids in time order, as the service makes them). */
+async function storeCatalogue(): Promise<number> {
+  const data = generateSynthetic(generatorOptions('catalogue', { seed: 5, users: 700 }));
+  await writeStatuses(database.db, data.statuses as unknown as StatusInput[], Date.now(), { keepOriginals: false });
+  const rows = data.interactions.map((i, n) => {
+    const atMs = Date.parse(i.created_at);
+    return {
+      id: ((BigInt(atMs) << 16n) | BigInt(n & 0xffff)).toString().padStart(18, '0'),
+      user_id: i.user_id,
+      post_id: i.post_id,
+      action_type: i.action,
+      context_json: null,
+      created_at: i.created_at,
+      created_at_ms: atMs,
+    };
+  });
+  for (let at = 0; at < rows.length; at += 500)
+    await database.db
+      .insertInto('interactions')
+      .values(rows.slice(at, at + 500))
+      .execute();
+  return rows.length;
+}
+
+describe('RECSVC_RANKING_FIT', () => {
+  it('is auto unless off or a point', () => {
+    expect(parseRankingFitMode(undefined)).toEqual({ kind: 'auto' });
+    expect(parseRankingFitMode(' auto ')).toEqual({ kind: 'auto' });
+    expect(parseRankingFitMode('off')).toEqual({ kind: 'off' });
+    expect(parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24}')).toEqual({
+      kind: 'pinned',
+      point: { collaborative: 0.3, recency_half_life_hours: 24 },
+    });
+    expect(() => parseRankingFitMode('{"collaborative":-1,"recency_half_life_hours":24}')).toThrow(
+      /^RECSVC_RANKING_FIT: expected auto, off or/,
+    );
+    expect(() => parseRankingFitMode('on')).toThrow(/got "on"/);
+  });
+});
+
+describe('ranking_fit', () => {
+  it('keeps the shipped default on an empty service, and says why', async () => {
+    const report = await rankingFitAgent({ db: database.db, state }, { mode: auto, intervalSeconds: 60 }).run(context());
+    expect(report!.summary).toMatch(/^kept collaborative 0, recency half-life 8 h: not enough data, 0 interactions/);
+    expect(state.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
+    expect((await listFits(database.db)).map((f) => f.status)).toEqual(['insufficient']);
+  });
+
+  it('moves a catalogue to the collaborative weight, stores the evidence, and waits for new data', async () => {
+    const count = await storeCatalogue();
+    const logged: string[] = [];
+    const agent = rankingFitAgent(
+      { db: database.db, state },
+      { mode: auto, intervalSeconds: 60, log: (line) => logged.push(line), fit: { maxUsers: 300 } },
+    );
+    const report = await agent.run(context());
+    expect(report!.details).toMatchObject({ status: 'applied', interactions: count, collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(state.rankingDefault).toEqual({ collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(state.defaultRanking.config.weights.collaborative).toBe(0.15);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/applied collaborative 0\.15, recency half-life 8 h \(was collaborative 0, recency half-life 8 h\): nDCG@20/);
+    const { applied } = await latestFits(database.db);
+    expect(applied).toMatchObject({
+      status: 'applied',
+      choice: { collaborative: 0.15 },
+      previous: SHIPPED_RANKING_DEFAULT,
+      interactions: count,
+    });
+    const evidence = await database.db.selectFrom('ranking_fits').select('evidence').executeTakeFirstOrThrow();
+    expect(JSON.parse(evidence.evidence)).toMatchObject({ users: 300, difference: { ci_low: expect.any(Number) } });
+
+    // No new interactions: nothing to fit (one count, no evaluation).
+    const again = await agent.run(context());
+    expect(again!.summary).toMatch(/^not due: \d+ interactions \(\d+ at the last fit\); collaborative 0\.15/);
+    expect(await listFits(database.db)).toHaveLength(1);
+
+    // Another instance applies the stored fit; a reverted fit gives way to the shipped default.
+    const other = await loadRankingState((limits) => candidatePosts(database.db, limits));
+    await rankingDefaultAgent({ db: database.db, state: other }, { mode: auto, intervalSeconds: 60 }).run(context());
+    expect(other.rankingDefault).toEqual({ collaborative: 0.15, recency_half_life_hours: 8 });
+    await database.db.updateTable('ranking_fits').set({ status: 'reverted' }).where('id', '=', applied!.id).execute();
+    const report2 = await rankingDefaultAgent({ db: database.db, state: other }, { mode: auto, intervalSeconds: 60 }).run(context());
+    expect(report2!.summary).toBe('collaborative 0, recency half-life 8 h (no fit applied yet: the shipped default)');
+    expect(other.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
+  }, 180_000);
+
+  it('follows the operator: off ranks with the shipped default, a pinned point with that point, and neither fits', async () => {
+    await storeCatalogue();
+    const pinned = await rankingFitAgent(
+      { db: database.db, state },
+      { mode: parseRankingFitMode('{"collaborative":0.5,"recency_half_life_hours":24}'), intervalSeconds: 60 },
+    ).run(context());
+    expect(pinned!.summary).toBe('not fitting: collaborative 0.5, recency half-life 24 h (pinned by RECSVC_RANKING_FIT)');
+    expect(state.defaultRanking.options.recencyHalfLifeHours).toBe(24);
+    const off = await rankingDefaultAgent({ db: database.db, state }, { mode: { kind: 'off' }, intervalSeconds: 60 }).run(context());
+    expect(off!.summary).toBe('collaborative 0, recency half-life 8 h (RECSVC_RANKING_FIT=off: the shipped default)');
+    expect(state.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
+    expect(await listFits(database.db)).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,86 @@
+/**
+ * The default ranking's fit (src/evaluation/fit.ts) on data with a known regime: a catalogue,
+ * where co-engagement is the signal, moves the collaborative weight up one step; a feed,
+ * where co-engaged posts are yesterday's, keeps it at 0; too little data changes nothing;
+ * one fit never moves more than one ladder step on each axis.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildDataset } from '../../../src/evaluation/dataset.js';
+import { fitRankingDefault, neighbourPoints } from '../../../src/evaluation/fit.js';
+import { generateSynthetic, generatorOptions, type Regime } from '../../../src/evaluation/generate.js';
+import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
+import { COLLABORATIVE_LADDER, HALF_LIFE_LADDER_HOURS, rankingOf, SHIPPED_RANKING_DEFAULT } from '../../../src/ranking/ranking-default.js';
+import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
+
+function dataset(regime: Regime, seed: number) {
+  const data = generateSynthetic(generatorOptions(regime, { seed, ...(regime === 'catalogue' ? { users: 700 } : { users: 1000 }) }));
+  const posts = createPostsParser('posts.jsonl');
+  for (const line of toJsonLines(data.statuses).split('\n')) posts.line(line);
+  const interactions = createInteractionsParser('interactions.jsonl');
+  for (const line of toJsonLines(data.interactions).split('\n')) interactions.line(line);
+  return buildDataset(posts.finish(), interactions.finish());
+}
+
+describe('fitting the default ranking', () => {
+  it('ranks the shipped point exactly as the shipped default', () => {
+    const { config, options } = rankingOf(SHIPPED_RANKING_DEFAULT);
+    expect(config).toBe(DEFAULT_ALGORITHM_CONFIG);
+    expect(options).toBe(SHIPPED_RANKING_OPTIONS);
+    expect(rankingOf({ collaborative: 0.3, recency_half_life_hours: 24 })).toEqual({
+      config: { ...DEFAULT_ALGORITHM_CONFIG, weights: { ...DEFAULT_ALGORITHM_CONFIG.weights, collaborative: 0.3 } },
+      options: { ...SHIPPED_RANKING_OPTIONS, recencyHalfLifeHours: 24 },
+    });
+  });
+
+  it('tries only the points one ladder step away on each axis, the current one first', () => {
+    const points = neighbourPoints({ collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(points[0]).toEqual({ collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(new Set(points.map((p) => p.collaborative))).toEqual(new Set([0, 0.15, 0.3]));
+    expect(new Set(points.map((p) => p.recency_half_life_hours))).toEqual(new Set([4, 8, 24]));
+    expect(points).toHaveLength(9);
+    // At a ladder's end, and off the ladder (an operator's pin): its nearest rung and that rung's neighbours.
+    expect(new Set(neighbourPoints({ collaborative: 0, recency_half_life_hours: 168 }).map((p) => p.recency_half_life_hours))).toEqual(
+      new Set([72, 168]),
+    );
+    const off = neighbourPoints({ collaborative: 0.2, recency_half_life_hours: 8 });
+    expect(new Set(off.map((p) => p.collaborative))).toEqual(new Set([0.2, 0, 0.15, 0.3]));
+    for (const p of neighbourPoints(SHIPPED_RANKING_DEFAULT)) {
+      expect(COLLABORATIVE_LADDER).toContain(p.collaborative);
+      expect(HALF_LIFE_LADDER_HOURS).toContain(p.recency_half_life_hours);
+    }
+  });
+
+  it('changes nothing on too little data', async () => {
+    const data = dataset('catalogue', 5);
+    const few = buildDataset(data.posts.values(), data.interactions.slice(0, 1500));
+    const result = await fitRankingDefault(few, SHIPPED_RANKING_DEFAULT);
+    expect(result).toMatchObject({ status: 'insufficient', chosen: SHIPPED_RANKING_DEFAULT });
+    expect(result.summary).toMatch(/not enough data, 1500 interactions \(at least 2000 needed\)/);
+    const strict = await fitRankingDefault(data, SHIPPED_RANKING_DEFAULT, { minUsers: 10_000, maxUsers: 100 });
+    expect(strict.status).toBe('insufficient');
+    expect(strict.summary).toMatch(/returning users to evaluate \(at least 10000 needed\)/);
+  });
+
+  it('moves a catalogue to the collaborative weight, one step, on an interval above 0', async () => {
+    let pauses = 0;
+    const result = await fitRankingDefault(
+      dataset('catalogue', 5),
+      SHIPPED_RANKING_DEFAULT,
+      { maxUsers: 300 },
+      { pause: async () => void pauses++ },
+    );
+    expect(result.status).toBe('applied');
+    expect(result.chosen.collaborative).toBe(0.15);
+    expect(result.evidence.difference!.ci_low).toBeGreaterThan(0);
+    expect(result.evidence.points).toHaveLength(6);
+    expect(pauses).toBeGreaterThan(5);
+  }, 120_000);
+
+  it('keeps a feed without the collaborative weight', async () => {
+    const result = await fitRankingDefault(dataset('feed', 5), SHIPPED_RANKING_DEFAULT, { maxUsers: 300 });
+    expect(result.status).toBe('kept');
+    expect(result.chosen).toEqual(SHIPPED_RANKING_DEFAULT);
+    const collaborative = result.evidence.points.find((p) => p.point.collaborative > 0 && p.point.recency_half_life_hours === 8)!;
+    expect(collaborative.ndcg).toBeLessThan(result.evidence.points[0]!.ndcg);
+  }, 120_000);
+});
