@@ -23,8 +23,8 @@ import {
   SHIPPED_RANKING_DEFAULT,
   type RankingDefault,
 } from '../../src/ranking/ranking-default.js';
-import type { Agent } from '../agents/agent.types.js';
-import type { Database } from '../db/database.js';
+import type { Agent } from '../platform/agents/agent.types.js';
+import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
 import { countInteractions, insertFit, latestFits, loadFitData } from './ranking-fit.repository.js';
 

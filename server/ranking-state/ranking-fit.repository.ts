@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { buildDataset, type EvalDataset, type EvalInteraction, type EvalPost } from '../../src/evaluation/dataset.js';
 import { isRankingDefault, type RankingDefault } from '../../src/ranking/ranking-default.js';
 import { ACTION_TYPES, type InteractionAction } from '../../src/schemas/interaction.schema.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 
 export interface StoredFit {
   id: string;

@@ -6,8 +6,8 @@
  * point; a reverted fit gives way to the one before.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AgentRunContext } from '../../../server/agents/agent-runner.js';
-import type { DatabaseHandle } from '../../../server/db/connection.js';
+import type { AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
+import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { candidatePosts, writeStatuses } from '../../../server/posts/post.service.js';
 import {
   parseRankingFitMode,
