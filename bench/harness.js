@@ -17,9 +17,9 @@ export function freePort() {
   });
 }
 
-/** Resolves once `${base}/health` answers 2xx; throws if `child` exits first or after 30 s. */
-export async function waitForHealth(base, child) {
-  for (let i = 0; i < 300; i++) {
+/** Resolves once `${base}/health` answers 2xx; throws if `child` exits first or after `seconds` (default 30). */
+export async function waitForHealth(base, child, seconds = 30) {
+  for (let i = 0; i < seconds * 10; i++) {
     if (child.exitCode !== null) throw new Error(`recsvc serve exited with ${child.exitCode}`);
     try {
       if ((await fetch(`${base}/health`)).ok) return;

@@ -105,7 +105,8 @@ async function startServer(label, kind, dbPath, checkout = root, nodeArgs = []) 
     : spawn(command[0], command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
   const server = { label, kind, child, base: `http://127.0.0.1:${port}`, dbPath };
   servers.push(server);
-  await waitForHealth(server.base, child);
+  // A loaded machine can take long to start a server: two minutes before giving up.
+  await waitForHealth(server.base, child, 120);
   return server;
 }
 

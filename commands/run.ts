@@ -16,7 +16,7 @@ const HANDLES_SIGINT: ReadonlySet<string> = new Set(['serve']);
 /** Parses argv, runs the command, and returns the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe(process.stdout);
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   program.exitOverride();
   for (const command of allCommands(program)) command.exitOverride();
   program.hook('preAction', (_program, action) => {

@@ -3,7 +3,6 @@
  * (--rule, else the experiment's stored gate_rule, else bounds), then exit code, table, JSON, JUnit.
  */
 import type { GateThresholds } from '../../src/experiments/experiment.schema.js';
-import { ExperimentGatesSchema } from '../../src/experiments/gates/experiment-gates.schema.js';
 import { gateInputOptionsFor, gateInputsFromData } from '../../src/experiments/gates/gate-inputs.js';
 import {
   DEFAULT_GATE_RULE,
@@ -136,7 +135,11 @@ function judge(inputs: GateVariantInput[], design: Design, srm: { mismatch: bool
  */
 async function online(id: number | undefined, options: GatesCheckOptions, judging: Judging): Promise<GatesReport> {
   if (id === undefined) throw usageError('give an experiment id (read from the server) or --file F (offline)');
-  const { ApiClient } = await import('../support/api-client.js');
+  // The response's schema (TypeBox) is loaded here, not at start: `gates check --file` never needs it.
+  const [{ ApiClient }, { ExperimentGatesSchema }] = await Promise.all([
+    import('../support/api-client.js'),
+    import('../../src/experiments/gates/experiment-gates.schema.js'),
+  ]);
   const client = new ApiClient(options);
   // --rule asks the server for that rule's figures (the bounds rule's intervals even when the experiment stores point).
   const query = judging.rule === undefined ? '' : `?rule=${judging.rule}`;

@@ -1,5 +1,5 @@
 /** `--allocations name=pct,...` for `bucket`, `experiment analyze` and `gates check` on a CSV. */
-import { validateAllocation, validateAllocationSum, validateVariantName } from '../../src/experiments/validate-experiment.js';
+import { validateAllocation, validateAllocationSum, validateVariantName } from '../../src/experiments/design-rules.js';
 import { usageError } from './cli-error.js';
 
 /** One variant as the flag describes it, in the flag's order (the bucket ranges' order). */

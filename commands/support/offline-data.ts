@@ -24,7 +24,7 @@ import {
   validateAllocationSum,
   validateConfidenceLevel,
   validateMinimumSampleSize,
-} from '../../src/experiments/validate-experiment.js';
+} from '../../src/experiments/design-rules.js';
 import type { VariantAccumulator } from '../../src/experiments/stats/variant-accumulator.js';
 import { parseAllocations } from './allocations.js';
 import { usageError } from './cli-error.js';

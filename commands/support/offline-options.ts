@@ -1,7 +1,7 @@
 /** The flags describing offline input, shared by `experiment analyze` and `gates check`. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { EXPERIMENT_DEFAULTS } from '../../src/experiments/experiment-defaults.js';
-import { validateConfidenceLevel } from '../../src/experiments/validate-experiment.js';
+import { validateConfidenceLevel } from '../../src/experiments/design-rules.js';
 import { parsePositiveInt } from './options.js';
 
 /** `--confidence-level`: a number checked by the server's own rule for an experiment's confidence_level. */

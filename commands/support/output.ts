@@ -5,7 +5,8 @@
  * text everywhere else so pipes, logs and `grep` see no drawing characters.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
-import Table from 'cli-table3';
+import type TableConstructor from 'cli-table3';
+import { createRequire } from 'node:module';
 
 /** Rich output (box tables, colours, glyphs) when the stream is a terminal, NO_COLOR is unset and TERM is not dumb. */
 export function useRichOutput(stream: NodeJS.WriteStream = process.stdout): boolean {
@@ -31,6 +32,9 @@ export function printLine(text = ''): void {
 export function renderTable(head: string[], rows: Array<Array<string | number>>): string {
   const cells = rows.map((row) => row.map((cell) => String(cell)));
   if (!useRichOutput()) return renderPlainTable(head, cells);
+  // cli-table3 (and the string-width modules it requires) only when a terminal shows a table:
+  // piped output and commands that print no table start without it.
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof TableConstructor;
   const table = new Table({ head, style: { head: ['cyan'], border: [] } });
   for (const row of cells) table.push(row);
   return table.toString();

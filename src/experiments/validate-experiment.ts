@@ -8,6 +8,15 @@ import type { ExperimentCreate, Weights } from './experiment.schema.js';
 import { experimentTypeChecks } from './interleaving/experiment-type.js';
 import { GATE_RULES, isGateRule } from './gates/gates.js';
 import { DEFAULT_PRIMARY_METRIC, METRIC_NAMES, isMetricName } from './metrics.js';
+import {
+  validateAllocation,
+  validateAllocationSum,
+  validateConfidenceLevel,
+  validateMinimumSampleSize,
+  validateVariantName,
+} from './design-rules.js';
+
+export { validateAllocation, validateAllocationSum, validateConfidenceLevel, validateMinimumSampleSize, validateVariantName };
 
 /** One rule violation: the dotted/indexed field path and a message for a human. */
 export interface FieldIssue {
@@ -24,27 +33,10 @@ export const OPTIONAL_WEIGHT_KEYS = ['collaborative'] as const;
 function presentWeightKeys(weights: Weights): Array<keyof Weights> {
   return [...WEIGHT_KEYS, ...OPTIONAL_WEIGHT_KEYS.filter((key) => weights[key] !== undefined)];
 }
-const ALLOCATION_SUM_TOLERANCE = 1e-9;
 const WEIGHT_SUM_TOLERANCE = 1e-6;
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
-
-/** A variant's traffic allocation: a percentage greater than 0 and at most 100. */
-export function validateAllocation(value: unknown): string | undefined {
-  if (!isNumber(value)) return `traffic allocation must be a number (got ${show(value)})`;
-  if (value <= 0 || value > 100) return `traffic allocation must be greater than 0 and at most 100 (got ${value})`;
-  return undefined;
-}
-
-/** The allocations of all variants: they must add up to 100 (within 1e-9). */
-export function validateAllocationSum(allocations: readonly number[]): string | undefined {
-  const sum = allocations.reduce((a, b) => a + b, 0);
-  if (Math.abs(sum - 100) > ALLOCATION_SUM_TOLERANCE) {
-    return `traffic allocations must add up to 100 (they add up to ${sum}: ${allocations.join(' + ')})`;
-  }
-  return undefined;
-}
 
 /** One ranking weight: a number in [0, 1]; `name` labels it in the message. */
 export function validateWeight(value: unknown, name = 'weight'): string | undefined {
@@ -83,28 +75,6 @@ export function validateTrafficPercentage(value: unknown): string | undefined {
   if (!isNumber(value) || value <= 0 || value > 100) {
     return `traffic percentage must be greater than 0 and at most 100 (got ${show(value)})`;
   }
-  return undefined;
-}
-
-/** The confidence level: strictly between 0 and 1 (0.95 means 95%). */
-export function validateConfidenceLevel(value: unknown): string | undefined {
-  if (!isNumber(value) || value <= 0 || value >= 1) {
-    return `confidence level must be strictly between 0 and 1, e.g. 0.95 (got ${show(value)})`;
-  }
-  return undefined;
-}
-
-/** The minimum sample size per variant: a whole number of users, at least 1. */
-export function validateMinimumSampleSize(value: unknown): string | undefined {
-  if (!isNumber(value) || !Number.isInteger(value) || value < 1) {
-    return `minimum sample size must be a whole number of users, at least 1 (got ${show(value)})`;
-  }
-  return undefined;
-}
-
-/** A variant name: not blank. */
-export function validateVariantName(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.trim() === '') return 'variant name must not be empty';
   return undefined;
 }
 

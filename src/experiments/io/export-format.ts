@@ -6,7 +6,7 @@
  */
 import { EXPERIMENT_DEFAULTS } from '../experiment-defaults.js';
 import type { AnalysisDesign } from '../stats/analysis.js';
-import { validateAllocation, validateAllocationSum, validateConfidenceLevel, validateMinimumSampleSize } from '../validate-experiment.js';
+import { validateAllocation, validateAllocationSum, validateConfidenceLevel, validateMinimumSampleSize } from '../design-rules.js';
 import { COUNT_KEYS, type UserCounts } from '../metrics.js';
 import { DECIMAL_COUNT_KEYS, describeBadCount, findImpossibleCounts, MAX_COUNT } from './count-fields.js';
 import { DuplicateUserCheck, userIdText, type DuplicateCheckMode } from './duplicate-users.js';
