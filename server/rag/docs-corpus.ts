@@ -1,5 +1,5 @@
 /**
- * The service's own documentation as RAG chunks: README.md and docs/*.md of the installed
+ * The service's own documentation as RAG chunks: README.md and every .md under docs/ of the installed
  * package, read at start from the package root (found from this module's location, so the
  * same code works from server/ under vitest and from dist/server/ when installed). npm
  * always ships README.md; docs/ ships when package.json's `files` lists it.
@@ -30,14 +30,25 @@ export function findPackageRoot(start: string = dirname(fileURLToPath(import.met
   }
 }
 
-/** The documentation files of a package root, as paths relative to it: README.md first, then docs/*.md by name. */
+/**
+ * The documentation files of a package root, as paths relative to it: README.md first (the
+ * introduction), then every .md under docs/, at any depth, by path (the topic pages and docs/decisions/).
+ */
 export function documentationFiles(root: string): string[] {
   const files = existsSync(join(root, 'README.md')) ? ['README.md'] : [];
-  const docs = join(root, 'docs');
-  if (existsSync(docs)) {
-    for (const name of readdirSync(docs).sort()) if (name.endsWith('.md')) files.push(`docs/${name}`);
+  return files.concat(markdownUnder(root, 'docs'));
+}
+
+/** The .md files under `dir` (relative to `root`), at any depth, sorted by path. */
+function markdownUnder(root: string, dir: string): string[] {
+  if (!existsSync(join(root, dir))) return [];
+  const found: string[] = [];
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...markdownUnder(root, path));
+    else if (entry.isFile() && entry.name.endsWith('.md')) found.push(path);
   }
-  return files;
+  return found.sort();
 }
 
 /** Every documentation chunk of the package at `root` (none when it cannot be found). */

@@ -15,7 +15,7 @@ export const ragRoutes: FastifyPluginAsyncTypebox<{ rag: RagService }> = async (
         tags: ['rag'],
         summary: 'Ask a question of the documentation and the stored posts',
         description:
-          'BM25 retrieval over chunks of the service documentation (README.md and docs/*.md, by heading and paragraph) and of the newest stored public or unlisted posts (RECSVC_RAG_MAX_POSTS). `answer` is written by the configured language model (RECSVC_LLM_URL) citing chunks as [n]; without one, or when it fails or times out, it is an extractive summary that says so (`answer_mode`). Rate group `rag`: 10 per minute, 100 per hour.',
+          'BM25 retrieval over chunks of the service documentation (README.md and docs/**/*.md, by heading and paragraph) and of the newest stored public or unlisted posts (RECSVC_RAG_MAX_POSTS). `answer` is written by the configured language model (RECSVC_LLM_URL) citing chunks as [n]; without one, or when it fails or times out, it is an extractive summary that says so (`answer_mode`). Rate group `rag`: 10 per minute, 100 per hour.',
         operationId: 'postRagQuery',
         body: RagQueryBodySchema,
         response: { 200: Envelope(RagResultSchema), ...errorResponses(400, 401, 403, 429) },

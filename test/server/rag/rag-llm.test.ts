@@ -98,7 +98,7 @@ describe('RAG with a language model', () => {
     expect(sent?.authorization).toBe('Bearer sk-test');
     expect(sent?.body.model).toBe('tiny-test-model');
     const prompt = sent?.body.messages.find((m) => m.role === 'user')?.content ?? '';
-    expect(prompt).toContain('[1] README.md — recsvc > Experiments');
+    expect(prompt).toContain('[1] docs/experiments.md — Experiments (A/B tests on ranking algorithms) > Assignment and enrolment');
     expect(prompt).toContain(data.chunks[0]?.text);
     expect(prompt).toContain('[3] ');
     expect(prompt).toContain('Question: How is a user assigned to a variant?');

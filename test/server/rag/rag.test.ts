@@ -46,13 +46,13 @@ describe('RAG query', () => {
   });
   afterAll(async () => t.close());
 
-  it('answers how a user is assigned to a variant with the README paragraph on assignment first', async () => {
+  it('answers how a user is assigned to a variant with the paragraph on assignment (docs/experiments.md) first', async () => {
     const response = await ragQuery(t.app, t.readHeaders, { query: 'How is a user assigned to a variant?' });
     expect(response.statusCode).toBe(200);
     const { data } = response.json<Body>();
     const first = data.chunks[0];
-    expect(first?.source).toMatchObject({ type: 'doc', path: 'README.md' });
-    expect(first?.source.heading).toContain('Experiments');
+    expect(first?.source).toMatchObject({ type: 'doc', path: 'docs/experiments.md' });
+    expect(first?.source.heading).toContain('Assignment');
     expect(first?.text).toContain('MD5 of `<user_id>_<experiment_id>`');
     expect(first?.citation).toBe(1);
     expect(data.chunks.map((c) => c.score)).toEqual([...data.chunks.map((c) => c.score)].sort((a, b) => b - a));
