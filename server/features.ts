@@ -71,7 +71,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   // A user's changed level or erasure (here or fanned out from another instance) reaches every cache of them.
   context.privacy.onLevelChange((userId) => experiments.runtime.forgetUser(userId));
   ranking.onUserErased((userId) => experiments.runtime.forgetUser(userId));
-  if (context.fasp) await registerFasp(app, context, context.fasp, { posts, trending });
+  if (context.fasp) await registerFasp(app, context, context.fasp, { posts, trending, ranking });
   // Last: drop-in mode proxies only what no route above matched.
   if (context.proxy) {
     await registerProxy(app, context, {

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { signFaspResponse, verifyFaspRequest } from '../../src/fasp/index.js';
-import { AuthenticationError } from '../../src/errors.js';
+import { AuthenticationError, ValidationError } from '../../src/errors.js';
 import { publicBaseUrl } from '../platform/http/public-url.js';
 import type { FaspService } from './fasp.service.js';
 
@@ -36,8 +36,8 @@ export function installFaspAuth(app: FastifyInstance, service: FaspService, now:
     );
     if (!result.ok) throw new AuthenticationError(`FASP request signature: ${result.reason}`);
     request.faspServerId = result.keyid;
-    // The handlers read no body (activation carries none); raw bytes never reach a schema.
-    request.body = undefined;
+    // The digest was over the raw bytes; the handlers and their schemas see the parsed JSON (none when empty).
+    request.body = parseJson(rawBody(request));
   });
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.faspServerId === undefined) return payload;
@@ -53,6 +53,15 @@ export function installFaspAuth(app: FastifyInstance, service: FaspService, now:
 /** The URL the server signed: this service's public base and the request's path and query. */
 function targetUri(request: FastifyRequest): string {
   return `${publicBaseUrl(request)}${request.url}`;
+}
+
+function parseJson(raw: Buffer | undefined): unknown {
+  if (raw === undefined || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ValidationError('the request body is not JSON');
+  }
 }
 
 function rawBody(request: FastifyRequest): Buffer | undefined {

@@ -37,3 +37,42 @@ export const TrendingLinksSchema = Type.Object({
     Type.Object({ url: Type.String(), rank: Type.Integer({ minimum: 1, maximum: 100 }), examples: Type.Array(Type.String()) }),
   ),
 });
+
+const LanguageRange = Type.String({ minLength: 1, maxLength: 35, pattern: '^(\\*|[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*)$' });
+
+/** `accountUri` is optional here so that its absence is the specification's 422, not a schema 400. */
+export const FollowRecommendationQuerySchema = Type.Object(
+  {
+    accountUri: Type.Optional(Type.String({ maxLength: 2048 })),
+    language: Type.Optional(LanguageRange),
+  },
+  { additionalProperties: false },
+);
+
+/** `term` is optional here so that its absence is the specification's 422; `offset` pages (the `Link: rel="next"` carries it). */
+export const AccountSearchQuerySchema = Type.Object(
+  {
+    term: Type.Optional(Type.String({ maxLength: 500 })),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    offset: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
+    language: Type.Optional(LanguageRange),
+  },
+  { additionalProperties: false },
+);
+
+/** A JSON array of actor URIs. */
+export const ActorUrisSchema = Type.Array(Type.String());
+
+const SourceId = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+/**
+ * A data_sharing announcement. Unknown keys are allowed: a server on a later minor version of
+ * the specification may add some, and refusing its announcements would lose deletions.
+ */
+export const AnnouncementSchema = Type.Object({
+  source: Type.Object({ subscription: Type.Optional(SourceId), backfillRequest: Type.Optional(SourceId) }),
+  category: Type.Union([Type.Literal('content'), Type.Literal('account')]),
+  eventType: Type.Optional(Type.Union([Type.Literal('new'), Type.Literal('update'), Type.Literal('delete'), Type.Literal('trending')])),
+  objectUris: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { minItems: 1, maxItems: 1000 }),
+  moreObjectsAvailable: Type.Optional(Type.Boolean()),
+});

@@ -80,14 +80,16 @@ export class FaspService {
     return row === undefined ? undefined : privateKeyFromDer(unseal(this.faspKey, row.private_key_sealed));
   }
 
-  /** Enables or disables `capability` (`"<id>/<major>"`) for the server. */
-  async setCapability(id: string, capability: string, enabled: boolean): Promise<void> {
+  /** Enables or disables `capability` (`"<id>/<major>"`) for the server; whether that changed anything. */
+  async setCapability(id: string, capability: string, enabled: boolean): Promise<boolean> {
     const server = await this.find(id);
-    if (server === undefined) return;
+    if (server === undefined) return false;
     const set = new Set(server.capabilities);
+    if (set.has(capability) === enabled) return false;
     if (enabled) set.add(capability);
     else set.delete(capability);
     await repo.updateFaspCapabilities(this.db, id, JSON.stringify([...set].sort()));
+    return true;
   }
 
   /** Stores a completed registration. */

@@ -4,3 +4,5 @@ export * from './ed25519.js';
 export * from './fasp-signature.js';
 export * from './message-signature.js';
 export * from './trends.js';
+export * from './accounts.js';
+export * from './activitypub.js';

@@ -37,6 +37,8 @@ export interface SignOptions {
   readonly params: SignatureParameters;
   readonly privateKey: KeyObject;
   readonly resolve: ComponentResolver;
+  /** Signs the base with another algorithm than Ed25519 (an RSA actor key: rsa-v1_5-sha256). */
+  readonly signer?: (base: string) => Buffer;
 }
 
 /** The `Signature-Input` and `Signature` field values; undefined when a covered component is missing. */
@@ -44,7 +46,7 @@ export function signMessage(options: SignOptions): { signatureInput: string; sig
   const label = options.label ?? 'sig1';
   const base = signatureBase(options.components, options.params, options.resolve);
   if (base === undefined) return undefined;
-  const signature = signEd25519(options.privateKey, base);
+  const signature = options.signer ? options.signer(base) : signEd25519(options.privateKey, base);
   return {
     signatureInput: `${label}=${signatureParamsValue(options.components, options.params)}`,
     signature: `${label}=:${signature.toString('base64')}:`,

@@ -70,7 +70,11 @@ describe('registration and confirmation', () => {
     const info = await mastodon.confirm();
     expect(info.status).toBe(200);
     expect(info.valid).toBe(true);
-    expect(JSON.parse(info.body)).toEqual({ name: 'recsvc test', privacyPolicy: [], capabilities: [{ id: 'trends', version: '0.1' }] });
+    expect(JSON.parse(info.body)).toEqual({
+      name: 'recsvc test',
+      privacyPolicy: [],
+      capabilities: ['trends', 'follow_recommendation', 'account_search', 'data_sharing', 'callback'].map((id) => ({ id, version: '0.1' })),
+    });
   });
 });
 
@@ -123,7 +127,7 @@ describe('capabilities and trends', () => {
     expect(enabled.status).toBe(204);
     expect(enabled.valid).toBe(true);
     expect((await mastodon.trends('en')).status).toBe(200);
-    expect((await mastodon.request('POST', '/capabilities/account_search/0/activation')).status).toBe(404);
+    expect((await mastodon.request('POST', '/capabilities/status_search/0/activation')).status).toBe(404);
     expect((await mastodon.request('POST', '/capabilities/trends/1/activation')).status).toBe(404);
     expect((await mastodon.setCapability('trends', false)).status).toBe(204);
     expect((await mastodon.trends('en')).status).toBe(404);

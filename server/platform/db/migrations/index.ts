@@ -30,6 +30,7 @@ import * as m0030 from './0030-user-settings-change-signal.js';
 import * as m0031 from './0031-post-identity.js';
 import * as m0034 from './0034-interactions-user-time.js';
 import * as m0038 from './0038-fasp-servers.js';
+import * as m0045 from './0045-fasp-data.js';
 import * as m0050 from './0050-ranking-fits.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -60,5 +61,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0031-post-identity': m0031,
   '0034-interactions-user-time': m0034,
   '0038-fasp-servers': m0038,
+  '0045-fasp-data': m0045,
   '0050-ranking-fits': m0050,
 };
