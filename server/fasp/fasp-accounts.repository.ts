@@ -3,6 +3,7 @@
  * need. Every list is bounded: a request reads at most a few thousand rows.
  */
 import { sql, type Kysely } from 'kysely';
+import { idForUri } from '../../src/mastodon/status-origin.js';
 import type { Database } from '../platform/db/database.js';
 
 /** What the consent rules and the ranking read of an account. */
@@ -21,8 +22,23 @@ const ACCOUNT_COLUMNS = ['id', 'uri', 'username', 'acct', 'display_name', 'note'
 
 /** The service's id of the account whose ActivityPub id is `uri`. */
 export async function accountIdByUri(db: Kysely<Database>, uri: string): Promise<string | undefined> {
-  const row = await db.selectFrom('accounts').select('id').where('uri', '=', uri).executeTakeFirst();
+  // Of several rows for one uri (stored before identity by URI), the smallest id, as the posts feature reads it.
+  const row = await db.selectFrom('accounts').select('id').where('uri', '=', uri).orderBy('id').limit(1).executeTakeFirst();
   return row?.id;
+}
+
+/** The service's id of the post whose ActivityPub id is `uri`. */
+export async function postIdByUri(db: Kysely<Database>, uri: string): Promise<string | undefined> {
+  const row = await db.selectFrom('posts').select('id').where('uri', '=', uri).executeTakeFirst();
+  return row?.id;
+}
+
+/** An id for a new account first seen at `uri` (the posts feature's scheme: idForUri), unused by any stored account. */
+export async function newAccountId(db: Kysely<Database>, uri: string, createdAtMs: number): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const id = idForUri(createdAtMs, uri, attempt);
+    if ((await db.selectFrom('accounts').select('id').where('id', '=', id).executeTakeFirst()) === undefined) return id;
+  }
 }
 
 /** The user ids of an account (`<its id at an instance>@<instance>`, the ids its Mastodon tokens act under). */

@@ -30,9 +30,8 @@ import {
 import { sanitizeStatusHtml } from '../../src/mastodon/sanitize-status-html.js';
 import type { AccountInput, StatusInput } from '../../src/schemas/post.schema.js';
 import type { Database } from '../platform/db/database.js';
-import { accountRow } from '../posts/post.mapper.js';
-import { accountIdsByUri, postsByUri, unusedAccountIds } from '../posts/post-identity.repository.js';
-import { upsertAccounts } from '../posts/post.repository.js';
+import { writeAccounts } from '../posts/post.service.js';
+import { accountIdByUri, newAccountId, postIdByUri } from './fasp-accounts.repository.js';
 import type { BackgroundTasks } from './background-tasks.js';
 import { faspRequest } from './fasp-client.js';
 import type { FaspService } from './fasp.service.js';
@@ -260,18 +259,22 @@ export class FaspDataSharingService {
     const input = actorToAccount(actor) as unknown as AccountInput;
     const uri = input.uri!;
     const nowMs = this.now();
-    const existing = (await accountIdsByUri(this.db, [uri])).get(uri);
-    const id = existing ?? (await unusedAccountIds(this.db, [{ uri, createdAtMs: Date.parse(input.created_at ?? '') || nowMs }])).get(uri)!;
-    const row = accountRow({ ...input, id, note: sanitizeStatusHtml(input.note ?? '') }, new Date(nowMs).toISOString(), false);
+    const note = sanitizeStatusHtml(input.note ?? '');
+    const existing = await accountIdByUri(this.db, uri);
     if (existing === undefined) {
-      await upsertAccounts(this.db, [row]);
+      const id = await newAccountId(this.db, uri, Date.parse(input.created_at ?? '') || nowMs);
+      await writeAccounts(this.db, [{ ...input, id, note }], nowMs, { keepOriginals: false });
       return;
     }
     // A stored account keeps what its own instance told (counts, avatars): only what the actor says changes.
     await this.db
       .updateTable('accounts')
-      .set({ display_name: row.display_name, note: row.note, extras_json: this.mergedExtras(await this.extrasOf(id), actor) })
-      .where('id', '=', id)
+      .set({
+        display_name: input.display_name ?? input.username,
+        note,
+        extras_json: this.mergedExtras(await this.extrasOf(existing), actor),
+      })
+      .where('id', '=', existing)
       .execute();
   }
 
@@ -294,7 +297,7 @@ export class FaspDataSharingService {
    * at once (so no capability returns it), and without indexing none of its posts stays.
    */
   private async accountWithdrew(uri: string, actor: JsonObject): Promise<void> {
-    const accountId = (await accountIdsByUri(this.db, [uri])).get(uri);
+    const accountId = await accountIdByUri(this.db, uri);
     if (accountId === undefined) return;
     await this.db
       .updateTable('accounts')
@@ -307,7 +310,7 @@ export class FaspDataSharingService {
 
   /** The account is gone at its origin: its posts, then the account itself. */
   private async accountGone(uri: string): Promise<void> {
-    const accountId = (await accountIdsByUri(this.db, [uri])).get(uri);
+    const accountId = await accountIdByUri(this.db, uri);
     await this.db.deleteFrom('fasp_objects').where('uri', '=', uri).execute();
     if (accountId === undefined) return;
     await this.removePostsOf(accountId);
@@ -321,10 +324,10 @@ export class FaspDataSharingService {
 
   private async removePost(uri: string): Promise<void> {
     await this.db.deleteFrom('fasp_objects').where('uri', '=', uri).execute();
-    const stored = (await postsByUri(this.db, [uri])).get(uri);
+    const stored = await postIdByUri(this.db, uri);
     if (stored === undefined) return;
     try {
-      await this.posts.delete(stored.id);
+      await this.posts.delete(stored);
     } catch {
       // Already deleted (a reblog removed with its original, or a concurrent delete): nothing is left to remove.
     }
