@@ -2,14 +2,15 @@
  * The feature list: each feature folder registers its routes (and agents) here,
  * one line each, so app.ts stays about cross-cutting concerns.
  */
-import { pseudonymiseStoredIds } from './analytics/privacy-backfill.js';
+import { pseudonymiseStoredIds } from './experiments/events/privacy-backfill.js';
 import { registerPrivacy } from './privacy/privacy.feature.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
 import { newestInteractions } from './interactions/co-engagement.repository.js';
-import { registerAnalytics } from './analytics/analytics.feature.js';
+import { registerAnalytics } from './experiments/events/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
+import { experimentMeasurement } from './experiments/measurement.service.js';
 import { registerFasp } from './fasp/fasp.feature.js';
 import { candidatePosts } from './posts/post.service.js';
 import { registerOAuth } from './oauth/oauth.feature.js';
@@ -41,7 +42,12 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const { posts, trending } = await registerPosts(app, context, ranking);
   // Rows written by versions before pseudonymisation are converted once, before any route runs.
   await pseudonymiseStoredIds(db, context.privacy);
-  const interactions = await registerInteractions(app, context, { ranking, posts, privacy: context.privacy });
+  const interactions = await registerInteractions(app, context, {
+    ranking,
+    posts,
+    privacy: context.privacy,
+    measurement: experimentMeasurement,
+  });
   const experiments = await registerExperiments(app, context);
   // Another instance's experiment change reaches this runtime at once, and this one's reaches theirs.
   if (context.redis) await context.redis.attachExperiments(experiments.runtime);
@@ -50,9 +56,20 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   const { rankingPolicy } = experiments;
   await registerAnalytics(app, context, { privacy: context.privacy });
   await registerRag(app, context);
-  const recommendations = await registerRecommendations(app, context, { ranking, posts, interactions, policy: rankingPolicy });
+  const recommendations = await registerRecommendations(app, context, {
+    ranking,
+    posts,
+    interactions,
+    policy: rankingPolicy,
+    measurement: experimentMeasurement,
+  });
   await registerOAuth(app, context, context.oauth);
-  const preferences = new FeedbackService({ db, state: ranking, posts, interactions }, rankingPolicy, context.privacy);
+  const preferences = new FeedbackService(
+    { db, state: ranking, posts, interactions },
+    rankingPolicy,
+    context.privacy,
+    experimentMeasurement,
+  );
   await registerTimelines(app, context, { posts, recommendations, interactions, preferences, ranking });
   const settings = await registerSettings(app, context, {
     preferences,

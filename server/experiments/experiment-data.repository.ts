@@ -9,7 +9,7 @@
  * Impressions carry their experiment, recorded when served.
  *
  * Only accepted client events count (`rejected_reason IS NULL`: the analytics feature
- * judged them possible, see server/analytics/event-rules.ts). A click counts as the
+ * judged them possible, see server/experiments/events/event-rules.ts). A click counts as the
  * impression it claimed, and an impression is claimed by one click at most (a unique
  * index), so a user's clicks never exceed their impressions: click-through rate ≤ 1 by
  * construction. Sessions outside [0, MAX_SESSION_MS] never count, whatever wrote them.
@@ -29,9 +29,10 @@ import { MAX_SESSION_MS } from '../../src/experiments/event-rules.js';
 import { countWhere, floor, greatest, least } from '../platform/db/portable-sql.js';
 import type { Database } from '../platform/db/database.js';
 import { queryTemplate } from '../platform/db/precompiled-query.js';
+import { DAY_COUNT_COLUMNS, USER_COUNT_COLUMNS, type DayCountColumn, type DayCounters } from './counters.js';
 
 /** One enrolled user of a page, with the counts kept at write time (zeros when the row is missing). */
-export interface AssignmentPageRow {
+export interface AssignmentPageRow extends DayCounters<number> {
   user_id: string;
   variant: string;
   assigned_at_ms: number;
@@ -40,14 +41,6 @@ export interface AssignmentPageRow {
   /** 1 when the user had no recorded activity before the assignment. */
   cold: number;
   pre_engagement: number;
-  impressions: number;
-  clicks: number;
-  sessions: number;
-  session_ms: number;
-  bounces: number;
-  interactions: number;
-  feedback_positive: number;
-  feedback_negative: number;
 }
 
 export interface UserCountRow {
@@ -92,7 +85,7 @@ export async function pageAssignments(
   const after = afterUserId === null ? sql`` : sql`AND a.user_id > ${afterUserId}`;
   const kept = (column: string) => sql`COALESCE(${sql.ref(`c.${column}`)}, 0) AS ${sql.ref(column)}`;
   const result = await sql<AssignmentPageRow>`
-    SELECT a.user_id, a.variant, a.assigned_at_ms, a.instance, ${sql.join(KEPT_COUNTS.map(kept))}
+    SELECT a.user_id, a.variant, a.assigned_at_ms, a.instance, ${sql.join(USER_COUNT_COLUMNS.map(kept))}
     FROM experiment_assignments a
       LEFT JOIN experiment_user_counts c ON c.experiment_id = a.experiment_id AND c.user_id = a.user_id
     WHERE a.experiment_id = ${experimentId} ${after}
@@ -100,19 +93,6 @@ export async function pageAssignments(
     LIMIT ${limit}`.execute(db);
   return result.rows;
 }
-
-const KEPT_COUNTS = [
-  'cold',
-  'pre_engagement',
-  'impressions',
-  'clicks',
-  'sessions',
-  'session_ms',
-  'bounces',
-  'interactions',
-  'feedback_positive',
-  'feedback_negative',
-] as const;
 
 /**
  * At a user's assignment (`pseudonym` to `experimentId` at `assignedAtMs`): whether they had
@@ -268,18 +248,7 @@ export async function keptDayCounts(db: Kysely<Database>, experimentId: number, 
     .execute();
 }
 
-/** The counters experiment_user_day_counts splits by day (those of experiment_user_counts that grow after assignment). */
-export const DAY_COUNT_COLUMNS = [
-  'impressions',
-  'clicks',
-  'sessions',
-  'session_ms',
-  'bounces',
-  'interactions',
-  'feedback_positive',
-  'feedback_negative',
-] as const;
-export type DayCountColumn = (typeof DAY_COUNT_COLUMNS)[number];
+export { DAY_COUNT_COLUMNS, type DayCountColumn } from './counters.js';
 
 /**
  * Adds `deltas` to the user's (a pseudonym's) counts of `atMs`'s UTC day in one experiment:

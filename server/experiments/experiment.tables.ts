@@ -1,5 +1,6 @@
 /** Table types of the experiments feature (rows never leave the repositories). */
 import type { ColumnType, Generated } from 'kysely';
+import type { DayCounters } from './counters.js';
 
 /** A nullable column an insert may leave out (it is then null). */
 type OptionalNullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
@@ -86,20 +87,12 @@ export interface ExperimentLatencyBucketsTable {
 }
 
 /** experiment_user_counts split by UTC day (migration 0025): what event rows cannot give per day. */
-export interface ExperimentUserDayCountsTable {
+export interface ExperimentUserDayCountsTable extends DayCounters<Generated<number>> {
   id: Generated<number>;
   experiment_id: number;
   user_id: string;
   /** UTC midnight of the day (epoch ms). */
   day_ms: number;
-  impressions: Generated<number>;
-  clicks: Generated<number>;
-  sessions: Generated<number>;
-  session_ms: Generated<number>;
-  bounces: Generated<number>;
-  interactions: Generated<number>;
-  feedback_positive: Generated<number>;
-  feedback_negative: Generated<number>;
 }
 
 export interface ExperimentTables {

@@ -36,8 +36,7 @@ import type { Database } from '../platform/db/database.js';
 import { generatePostId } from '../../src/post-ids.js';
 import { type AdjustedPost, type CountDeltas, type PostService } from '../posts/post.service.js';
 import { type SignalWriterState } from '../ranking-state/ranking-state.service.js';
-import { PRE_PERIOD_MS } from '../experiments/experiment-counts.service.js';
-import { addPreEngagement, addUserCounts, removePreEngagement } from '../experiments/experiment-counts.service.js';
+import { UNMEASURED_INTERACTIONS, type InteractionMeasurement } from './interaction-measurement.types.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { StagingDatabase } from '../platform/db/bulk-staging.js';
@@ -139,6 +138,8 @@ export class InteractionService {
     private readonly state: SignalWriterState,
     private readonly posts: PostService,
     private readonly privacy: PrivacyPolicy = UNWIRED_PRIVACY,
+    /** Experiment measurement, in each write's transaction (experimentMeasurement, wired in server/features.ts). */
+    private readonly measurement: InteractionMeasurement = UNMEASURED_INTERACTIONS,
   ) {
     this.writes = new BatchedTransactionRunner(db);
   }
@@ -219,10 +220,7 @@ export class InteractionService {
     if (problem !== undefined) throw new ValidationError(`${p.at}created_at: ${problem}`, `${p.at}created_at`);
     const { post } = adjusted;
     const written = track(await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], atMs));
-    const pseudonym = this.privacy.pseudonym(input.userId);
-    await addUserCounts(trx, pseudonym, atMs, 'interactions', 1);
-    // Logged after the fact: the pre-period baseline of an experiment already under way may hold it.
-    if (atMs < nowMs) await addPreEngagement(trx, pseudonym, atMs, PRE_PERIOD_MS);
+    await this.measurement.interactionStored(trx, this.privacy.pseudonym(input.userId), atMs, nowMs);
     return { created: true, post, counts: adjusted.counts, written, partners: await this.coEngagementPartners(trx, row) };
   }
 
@@ -376,9 +374,7 @@ export class InteractionService {
       if (!adjusted) return undefined;
       const { post, counts } = adjusted;
       const written = track(await this.addSignal(trx, row.user_id, post, -INTERACTION_STRENGTH[action], row.created_at_ms));
-      const pseudonym = this.privacy.pseudonym(row.user_id);
-      await addUserCounts(trx, pseudonym, row.created_at_ms, 'interactions', -1);
-      await removePreEngagement(trx, pseudonym, row.created_at_ms, PRE_PERIOD_MS);
+      await this.measurement.interactionUndone(trx, this.privacy.pseudonym(row.user_id), row.created_at_ms);
       return { post, counts, written, partners: await this.coEngagementPartners(trx, row) };
     });
     if (outcome) {

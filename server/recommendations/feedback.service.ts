@@ -20,7 +20,7 @@ import type { SignalWrite } from '../interactions/interaction.service.js';
 import { NotFoundError } from '../../src/errors.js';
 import type { Feedback, Preferences, PreferencesUpdate } from '../../src/schemas/recommendation.schema.js';
 import type { Database } from '../platform/db/database.js';
-import { addUserCounts } from '../experiments/experiment-counts.service.js';
+import { UNMEASURED_FEEDBACK, type FeedbackMeasurement } from './feedback-measurement.types.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import { generatePostId } from '../../src/post-ids.js';
@@ -35,6 +35,8 @@ export class FeedbackService {
     private readonly sources: ProfileSources,
     private readonly policy: RankingPolicy,
     private readonly privacy: PrivacyPolicy = UNWIRED_PRIVACY,
+    /** Experiment measurement, in the feedback's transaction (experimentMeasurement, wired in server/features.ts). */
+    private readonly measurement: FeedbackMeasurement = UNMEASURED_FEEDBACK,
   ) {
     this.db = sources.db;
   }
@@ -75,8 +77,7 @@ export class FeedbackService {
         if (!engaged) throw new NotFoundError(`No post with id ${postId}`);
         await repo.insertFeedback(trx, row);
         pending = await interactions.addSignal(trx, userId, engaged, FEEDBACK_STRENGTH[feedback], nowMs);
-        const column = feedback === 'more' ? 'feedback_positive' : 'feedback_negative';
-        await addUserCounts(trx, this.privacy.pseudonym(userId), nowMs, column, 1);
+        await this.measurement.feedbackStored(trx, this.privacy.pseudonym(userId), nowMs, feedback === 'more');
         return { post: engaged, written: pending };
       });
     } catch (error) {

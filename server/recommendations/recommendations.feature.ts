@@ -6,6 +6,7 @@ import type { InteractionService } from '../interactions/interaction.service.js'
 import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { defaultRankingPolicy } from './default-ranking-policy.js';
+import type { FeedbackMeasurement } from './feedback-measurement.types.js';
 import { FeedbackService } from './feedback.service.js';
 import { preferencesRoutes } from './preferences.routes.js';
 import { cacheWarmerAgent } from './cache-warmer.agent.js';
@@ -22,6 +23,8 @@ export interface RecommendationsDeps {
   interactions: InteractionService;
   /** Experiments plug in here; without one every user gets the default ranking. */
   policy?: RankingPolicy;
+  /** What feedback reports for experiment measurement (experimentMeasurement); nothing without one. */
+  measurement?: FeedbackMeasurement;
 }
 
 /** Recommendation, seamless, feedback and preferences routes. */
@@ -48,7 +51,7 @@ export async function registerRecommendations(
   );
   context.agents.register(rankingDefaultAgent(fitDeps, { mode, intervalSeconds: context.agentIntervalSeconds }));
   const recommendations = new RecommendationService(sources, context.metrics, policy);
-  const feedback = new FeedbackService(sources, policy, context.privacy);
+  const feedback = new FeedbackService(sources, policy, context.privacy, deps.measurement);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });
   await app.register(preferencesRoutes, { feedback });
   return recommendations;

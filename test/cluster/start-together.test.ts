@@ -1,11 +1,11 @@
 /**
  * Instances starting at the same moment on one PostgreSQL schema: the one-time conversion
- * of stored ids to pseudonyms (server/analytics/privacy-backfill.ts) runs in each instance's
+ * of stored ids to pseudonyms (server/experiments/events/privacy-backfill.ts) runs in each instance's
  * start, and must run once — the others wait for it and find it done — instead of failing a
  * start on the bookkeeping row's unique key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pseudonymiseStoredIds } from '../../server/analytics/privacy-backfill.js';
+import { pseudonymiseStoredIds } from '../../server/experiments/events/privacy-backfill.js';
 import { openDatabase, type DatabaseHandle } from '../../server/platform/db/connection.js';
 import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { createTestSchema, postgresUnavailable, suiteTitle, type TestSchema } from '../postgres/postgres-test-database.js';

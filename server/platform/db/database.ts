@@ -3,7 +3,7 @@
  * Row types stay inside repositories; services map them to domain types.
  */
 import type { AgentTables } from '../agents/agents.tables.js';
-import type { AnalyticsTables } from '../../analytics/analytics.tables.js';
+import type { AnalyticsTables } from '../../experiments/events/analytics.tables.js';
 import type { AuthTables } from '../auth/auth.tables.js';
 import type { ExperimentTables } from '../../experiments/experiment.tables.js';
 import type { FaspTables } from '../../fasp/fasp.tables.js';

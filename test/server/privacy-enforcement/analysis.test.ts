@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrackingLevel } from '../../../src/privacy/tracking-level.js';
-import { PSEUDONYMISED_TABLES } from '../../../server/analytics/privacy-backfill.js';
+import { PSEUDONYMISED_TABLES } from '../../../server/experiments/events/privacy-backfill.js';
 import { iterateEnrolledUsers, type EnrolledUser } from '../../../server/experiments/user-counts.service.js';
 import { enforcement, POSTS, rowsOf, type Enforcement } from './enforcement-fixture.js';
 

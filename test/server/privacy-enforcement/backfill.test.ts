@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketOf } from '../../../src/experiments/assignment.js';
-import { PSEUDONYMISED_TABLES, pseudonymiseStoredIds } from '../../../server/analytics/privacy-backfill.js';
+import { PSEUDONYMISED_TABLES, pseudonymiseStoredIds } from '../../../server/experiments/events/privacy-backfill.js';
 import { iterateEnrolledUsers, type EnrolledUser } from '../../../server/experiments/user-counts.service.js';
 import { enforcement, POSTS, rowsOf, type Enforcement } from './enforcement-fixture.js';
 

@@ -4,7 +4,7 @@
  * key file beside the database, made by the first start, found again by the CLI), and a
  * malformed key file or a bad RECSVC_DEFAULT_TRACKING_LEVEL stops it with exit 2 naming them.
  */
-import { pseudonymiseStoredIds } from '../../../server/analytics/privacy-backfill.js';
+import { pseudonymiseStoredIds } from '../../../server/experiments/events/privacy-backfill.js';
 import Database from 'better-sqlite3';
 import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -21,9 +21,9 @@
  * `no_impression`, as for a stored event without an impression) and leave nothing behind.
  */
 import type { Kysely } from 'kysely';
-import { sessionVerdict, timestampVerdict, type EventToJudge, type Verdict } from '../../src/experiments/event-rules.js';
-import type { Database } from '../platform/db/database.js';
-import { addDayCounts } from '../experiments/experiment-counts.service.js';
+import { sessionVerdict, timestampVerdict, type EventToJudge, type Verdict } from '../../../src/experiments/event-rules.js';
+import type { Database } from '../../platform/db/database.js';
+import { addDayCounts } from '../experiment-data.repository.js';
 import {
   addCounts,
   deleteOpenSession,

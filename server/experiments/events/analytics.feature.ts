@@ -1,7 +1,7 @@
 /** Registers the analytics feature: client events. */
 import type { FastifyInstance } from 'fastify';
-import type { PlatformContext } from '../platform/context.js';
-import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import type { PlatformContext } from '../../platform/context.js';
+import type { PrivacyPolicy } from '../../privacy/privacy-policy.types.js';
 import { analyticsRoutes } from './analytics.routes.js';
 import { AnalyticsService } from './analytics.service.js';
 

@@ -16,13 +16,13 @@
  * reported as `not_stored`.
  */
 import type { Insertable, Kysely } from 'kysely';
-import { ValidationError } from '../../src/errors.js';
-import type { Database } from '../platform/db/database.js';
-import { isUniqueViolation } from '../platform/db/errors.js';
-import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
-import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { ValidationError } from '../../../src/errors.js';
+import type { Database } from '../../platform/db/database.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import type { ServiceMetrics } from '../../platform/metrics/service-metrics.js';
+import type { PrivacyPolicy } from '../../privacy/privacy-policy.types.js';
 import { recordAggregated } from './aggregate-events.js';
-import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
+import { UNWIRED_PRIVACY } from '../../privacy/privacy-policy.types.js';
 import type { AnalyticsEvent, EventBatchResult } from './analytics.schema.js';
 import { findClaimableImpressions, findSessionEvents, insertEvents } from './analytics.repository.js';
 import type { AnalyticsEventsTable } from './analytics.tables.js';
@@ -32,7 +32,7 @@ import {
   type RejectReason,
   type StoredSessionEvent,
   type Verdict,
-} from '../../src/experiments/event-rules.js';
+} from '../../../src/experiments/event-rules.js';
 
 const NEEDS_POST = new Set(['click', 'view']);
 /** Attempts of a batch whose claim lost a race to a concurrent batch (PostgreSQL: see isUniqueViolation). */

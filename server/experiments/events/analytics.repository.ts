@@ -3,7 +3,7 @@
  * sessions of users at `limited`. User ids are pseudonyms.
  */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../platform/db/database.js';
+import type { Database } from '../../platform/db/database.js';
 import type { AnalyticsEventsTable, ExperimentOpenSessionsTable } from './analytics.tables.js';
 
 /** Stores a batch of events (in the caller's transaction). */

@@ -16,18 +16,12 @@
  * longer allows them are converted too; the retention agent purges them on its schedule.
  */
 import { sql, type Kysely } from 'kysely';
-import { lockForTransaction } from '../platform/db/transaction-lock.js';
-import { bucketOf } from '../../src/experiments/assignment.js';
-import { instanceOfUser } from '../../src/experiments/canonical-user-id.js';
-import type { Database } from '../platform/db/database.js';
-import {
-  coldUsers,
-  feedbackCounts,
-  interactionCounts,
-  preEngagementCounts,
-  type UserCountRow,
-} from '../experiments/experiment-counts.service.js';
-import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
+import { lockForTransaction } from '../../platform/db/transaction-lock.js';
+import { bucketOf } from '../../../src/experiments/assignment.js';
+import { instanceOfUser } from '../../../src/experiments/canonical-user-id.js';
+import type { Database } from '../../platform/db/database.js';
+import { coldUsers, feedbackCounts, interactionCounts, preEngagementCounts, type UserCountRow } from '../experiment-data.repository.js';
+import type { PrivacyPolicy } from '../../privacy/privacy-policy.types.js';
 
 export const PSEUDONYM_BACKFILL = 'pseudonyms-v1';
 const PAGE = 1000;

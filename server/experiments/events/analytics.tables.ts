@@ -4,6 +4,7 @@
  * (PrivacyPolicy.pseudonym), never raw ids.
  */
 import type { Generated } from 'kysely';
+import type { DayCounters } from '../counters.js';
 
 export interface AnalyticsEventsTable {
   id: Generated<number>;
@@ -22,8 +23,12 @@ export interface AnalyticsEventsTable {
   rejected_reason: string | null;
 }
 
-/** One enrolled user (pseudonym) of one experiment: what the analysis needs beyond event rows. */
-export interface ExperimentUserCountsTable {
+/**
+ * One enrolled user (pseudonym) of one experiment: what the analysis needs beyond event rows.
+ * The counters (counters.ts): impressions, clicks and sessions of users at `limited` (no event rows
+ * for them); interactions and feedback in the experiment window (every enrolled user).
+ */
+export interface ExperimentUserCountsTable extends DayCounters<Generated<number>> {
   experiment_id: number;
   user_id: string;
   variant: string;
@@ -33,16 +38,6 @@ export interface ExperimentUserCountsTable {
   cold: Generated<number>;
   /** Interactions in the 14 days before the experiment first became active (CUPED). */
   pre_engagement: Generated<number>;
-  /** Impressions, clicks and sessions of users at `limited` (no event rows for them). */
-  impressions: Generated<number>;
-  clicks: Generated<number>;
-  sessions: Generated<number>;
-  session_ms: Generated<number>;
-  bounces: Generated<number>;
-  /** Interactions and feedback in the experiment window (every enrolled user). */
-  interactions: Generated<number>;
-  feedback_positive: Generated<number>;
-  feedback_negative: Generated<number>;
 }
 
 /** A `limited` user's session between its start and end (folded into the counts once complete). */

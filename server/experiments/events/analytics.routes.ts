@@ -1,8 +1,8 @@
 /** `POST /api/v1/analytics/events`: a batch of client events (clicks, views, sessions). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Envelope, errorResponses } from '../../src/schemas/common.schema.js';
-import { authorizeUser } from '../platform/plugins/access.js';
-import { envelope } from '../platform/http/envelope.js';
+import { Envelope, errorResponses } from '../../../src/schemas/common.schema.js';
+import { authorizeUser } from '../../platform/plugins/access.js';
+import { envelope } from '../../platform/http/envelope.js';
 import { EventBatchResultSchema, EventBatchSchema } from './analytics.schema.js';
 import type { AnalyticsService } from './analytics.service.js';
 

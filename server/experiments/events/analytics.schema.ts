@@ -1,7 +1,7 @@
 /** Wire schema of `POST /api/v1/analytics/events`: a batch of up to 500 client events. */
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '../../src/schemas/common.schema.js';
-import { REJECT_REASONS } from '../../src/experiments/event-rules.js';
+import { StringEnum } from '../../../src/schemas/common.schema.js';
+import { REJECT_REASONS } from '../../../src/experiments/event-rules.js';
 
 export const CLIENT_EVENT_TYPES = ['click', 'view', 'session_start', 'session_end'] as const;
 
