@@ -111,6 +111,13 @@ export class RecommendationService {
   /** The instant each cached list was ranked at (a first page may come from a list ranked up to a TTL ago). */
   private readonly rankedAt = new WeakMap<RankedItem[], number>();
   /**
+   * The response bytes of a cached list's first page (issue 27): a warm request for the same
+   * user, list and limit sends them again when every status on it serialises as it did (the
+   * same cached JSON strings); the entry goes with the list (dropped by the user's signals,
+   * preference changes or the list's expiry).
+   */
+  private readonly firstPageBytes = new WeakMap<RankedItem[], { limit: number; prefixes: readonly string[]; body: Buffer }>();
+  /**
    * The cache-key text of each exclusion list passed again and again (a timeline's window
    * passes the same array on every page): joined once, and the same string each time, so its
    * hash is computed once too.
@@ -147,21 +154,34 @@ export class RecommendationService {
    * ranking's fields straight into its bytes), with what the Link header needs.
    */
   async recommendJson(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<RecommendationPageLinks & { body: Buffer }> {
-    const page = await this.serve(userId, options, nowMs, async (items) => {
+    let reused: Buffer | undefined;
+    let fresh: { ranked: RankedItem[]; prefixes: string[] } | undefined;
+    const page = await this.serve(userId, options, nowMs, async (items, ranked) => {
       const prefixes = await this.posts.statusJsonPrefixes(items.map((i) => i.post.id));
-      return items.flatMap((item) => {
+      const out = items.flatMap((item) => {
         const prefix = prefixes.get(item.post.id);
-        return prefix === undefined ? [] : [{ item, pieces: [prefix, rankingFieldsJson(item)] }];
+        return prefix === undefined ? [] : [{ item, prefix }];
       });
+      // A first page of a cached list, whose statuses serialise as they did then (a changed
+      // count or edit replaces a status's cached JSON): the bytes sent then, as they are.
+      if (options.after === undefined) {
+        const cached = this.firstPageBytes.get(ranked);
+        if (cached !== undefined && cached.limit === options.limit && sameStrings(cached.prefixes, out)) reused = cached.body;
+        else fresh = { ranked, prefixes: out.map((o) => o.prefix) };
+      }
+      return out;
     });
-    return { newestId: page.newestId, next: page.next, body: jsonArrayBytes(page.items.map((s) => s.pieces)) };
+    if (reused !== undefined) return { newestId: page.newestId, next: page.next, body: reused };
+    const body = jsonArrayBytes(page.items.map((o) => [o.prefix, rankingFieldsJson(o.item)]));
+    if (fresh !== undefined) this.firstPageBytes.set(fresh.ranked, { limit: options.limit, prefixes: fresh.prefixes, body });
+    return { newestId: page.newestId, next: page.next, body };
   }
 
   private async serve<T extends { item: RankedItem }>(
     userId: string,
     options: RecommendOptions,
     nowMs: number,
-    render: (items: RankedItem[]) => Promise<T[]>,
+    render: (items: RankedItem[], ranked: RankedItem[]) => Promise<T[]>,
   ): Promise<RecommendationPage<T>> {
     // A stale cursor is the caller's error, not a failed serving: checked before anything is timed.
     if (options.after !== undefined) checkCursorAge(options.after, nowMs);
@@ -173,7 +193,7 @@ export class RecommendationService {
       cacheHit = list.cacheHit;
       const after = options.after;
       const { items, more } = after === undefined ? firstPage(list.ranked, options.limit) : pageAfter(list.ranked, after, options.limit);
-      const out = await render(items);
+      const out = await render(items, list.ranked);
       await this.report(
         userId,
         choice,
@@ -353,6 +373,13 @@ function servedScore(item: RankedItem): number {
 }
 
 /** The recommendation fields appended to a status' JSON (which lacks its closing brace). */
+/** True when `now` holds the same status JSON strings, in order, as `before`. */
+function sameStrings(before: readonly string[], now: readonly { prefix: string }[]): boolean {
+  if (before.length !== now.length) return false;
+  for (let i = 0; i < before.length; i++) if (before[i] !== now[i]!.prefix) return false;
+  return true;
+}
+
 function rankingFieldsJson(item: RankedItem): string {
   const score = servedScore(item);
   const reason = JSON.stringify(item.reasonText);

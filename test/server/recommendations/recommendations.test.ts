@@ -423,3 +423,23 @@ describe('metrics', () => {
     expect(text).toMatch(/service_ml_model_predictions\{model_name="default"\} 36/);
   });
 });
+
+describe('a warm first page (issue 27: its bytes are kept with the cached list)', () => {
+  it('is the same bytes again, and shows a status count another user changed meanwhile', async () => {
+    const first = await recommend('warm1', '&limit=10');
+    expect(first.statusCode).toBe(200);
+    const again = await recommend('warm1', '&limit=10');
+    expect(again.body).toBe(first.body);
+    const items = first.json<Array<Item & { favourites_count: number }>>();
+    const top = items[0]!;
+    const n = Number(BigInt(top.id) - BigInt(postId(0)));
+    expect(postId(n)).toBe(top.id);
+    // Another user's favourite changes the post's count: the kept bytes must not be sent.
+    await interact('someone-else', n);
+    const after = (await recommend('warm1', '&limit=10')).json<Array<Item & { favourites_count: number }>>();
+    expect(after.map((i) => i.id)).toEqual(items.map((i) => i.id));
+    expect(after[0]!.favourites_count).toBe(top.favourites_count + 1);
+    // Another limit is another page: its own bytes.
+    expect((await recommend('warm1', '&limit=5')).json<Item[]>()).toHaveLength(5);
+  });
+});
