@@ -10,7 +10,7 @@ import type { FeedbackMeasurement } from './feedback-measurement.types.js';
 import { FeedbackService } from './feedback.service.js';
 import { preferencesRoutes } from './preferences.routes.js';
 import { cacheWarmerAgent } from './cache-warmer.agent.js';
-import { rankingDefaultAgent, rankingFitAgent, readRankingFitMode } from '../ranking-state/ranking-fit.agent.js';
+import { registerRankingFit } from '../ranking-state/ranking-fit.feature.js';
 import { backfillInterests } from './profile-loader.js';
 import type { RankingPolicy } from './ranking-policy.types.js';
 import { recommendationRoutes } from './recommendation.routes.js';
@@ -44,12 +44,11 @@ export async function registerRecommendations(
   await backfillInterests(sources, (message) => app.log.info(message));
   context.agents.register(cacheWarmerAgent(sources, { intervalSeconds: context.agentIntervalSeconds * 15 }));
   // The default ranking fitted to this community's own interactions (docs/ranking.md, "Fitted to the community").
-  const mode = readRankingFitMode();
-  const fitDeps = { db: context.database.db, state: deps.ranking };
-  context.agents.register(
-    rankingFitAgent(fitDeps, { mode, intervalSeconds: context.agentIntervalSeconds * 2, log: (line) => app.log.info(line) }),
+  registerRankingFit(
+    context.agents,
+    { db: context.database.db, state: deps.ranking },
+    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
   );
-  context.agents.register(rankingDefaultAgent(fitDeps, { mode, intervalSeconds: context.agentIntervalSeconds }));
   const recommendations = new RecommendationService(sources, context.metrics, policy);
   const feedback = new FeedbackService(sources, policy, context.privacy, deps.measurement);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });
