@@ -27,6 +27,8 @@ export interface ExperimentsTable {
   /** First start (ordering rule between several ACTIVE experiments). */
   started_at: string | null;
   ended_at: string | null;
+  /** `ab` or `interleaving` (migration 0023). */
+  type: Generated<string>;
 }
 
 /** One stretch of time the experiment was ACTIVE (start/resume to pause/stop). */

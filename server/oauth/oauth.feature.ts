@@ -28,8 +28,7 @@ export async function registerOAuth(
   deps: OAuthDeps,
 ): Promise<{ oauth: OAuthService }> {
   const settings: OAuthSettings = { ...DEFAULT_OAUTH_SETTINGS, ...deps.settings };
-  // The feature's tables are in Database once server/platform/db/database.ts lists OAuthTables.
-  const db = context.database.db as unknown as OAuthDb;
+  const db: OAuthDb = context.database.db;
   const oauth = new OAuthService(db, context.tokens, deps.gateway, settings, deps.now);
   await app.register(oauthRoutes, { oauth });
   context.agents?.register(oauthMaintenanceAgent(oauth, (context.agentIntervalSeconds ?? 60) * 10));

@@ -8,12 +8,11 @@ import type {
   OAuthInstanceAppsTable,
   OAuthLoginsTable,
   OAuthRefreshTokensTable,
-  OAuthTables,
   OAuthTokenFamiliesTable,
 } from './oauth.tables.js';
 
-/** The database as this feature sees it (the same as `Database` once that lists OAuthTables). */
-export type OAuthDb = Kysely<Database & OAuthTables>;
+/** The database as this feature sees it: `Database`, which lists OAuthTables. */
+export type OAuthDb = Kysely<Database>;
 
 export type ClientRow = Selectable<OAuthClientsTable>;
 export type InstanceAppRow = Selectable<OAuthInstanceAppsTable>;

@@ -11,17 +11,17 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { DEFAULT_EXPERIMENT_TYPE, isExperimentType, type ExperimentType } from '../../../src/experiments/interleaving/experiment-type.js';
 import type { Database } from '../../platform/db/database.js';
-import { withInterleavingTables, type InterleavingImpressionsTable } from './interleaving.tables.js';
+import type { InterleavingImpressionsTable } from './interleaving.tables.js';
 
 /** Records an experiment's type (the column's default is `ab`). */
 export async function setExperimentType(db: Kysely<Database>, experimentId: number, type: ExperimentType): Promise<void> {
-  await withInterleavingTables(db).updateTable('experiments').set({ type }).where('id', '=', experimentId).execute();
+  await db.updateTable('experiments').set({ type }).where('id', '=', experimentId).execute();
 }
 
 /** The types of these experiments (an id without a row is left out). */
 export async function findExperimentTypes(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, ExperimentType>> {
   if (ids.length === 0) return new Map();
-  const rows = await withInterleavingTables(db)
+  const rows = await db
     .selectFrom('experiments')
     .select(['id', 'type'])
     .where('id', 'in', [...ids])
@@ -33,7 +33,7 @@ export async function findExperimentTypes(db: Kysely<Database>, ids: readonly nu
 export async function insertInterleavingImpressions(db: Kysely<Database>, rows: Insertable<InterleavingImpressionsTable>[]): Promise<void> {
   // 5 columns per row: 500 rows stay far below SQLite's bound-parameter limit.
   for (let i = 0; i < rows.length; i += 500) {
-    await withInterleavingTables(db)
+    await db
       .insertInto('interleaving_impressions')
       .values(rows.slice(i, i + 500))
       .execute();

@@ -7,6 +7,8 @@ import type { AnalyticsTables } from '../../experiments/events/analytics.tables.
 import type { AuthTables } from '../auth/auth.tables.js';
 import type { ExperimentTables } from '../../experiments/experiment.tables.js';
 import type { FaspTables } from '../../fasp/fasp.tables.js';
+import type { InterleavingTables } from '../../experiments/interleaving/interleaving.tables.js';
+import type { PrivacyTables } from '../../privacy/privacy.tables.js';
 import type { InteractionTables } from '../../interactions/interactions.tables.js';
 import type { OAuthTables } from '../../oauth/oauth.tables.js';
 import type { PostTables } from '../../posts/posts.tables.js';
@@ -24,4 +26,6 @@ export interface Database
     OAuthTables,
     SettingsTables,
     AgentTables,
-    FaspTables {}
+    FaspTables,
+    InterleavingTables,
+    PrivacyTables {}
