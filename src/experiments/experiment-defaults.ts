@@ -18,3 +18,12 @@ export const DEFAULT_GATE_THRESHOLDS = {
   max_error_rate: 0.01,
   min_user_satisfaction: 0.6,
 };
+
+/** How a gate is judged: on the figure's interval (default) or its point value (the spec's rule). */
+export const GATE_RULES = ['bounds', 'point'] as const;
+export type GateRule = (typeof GATE_RULES)[number];
+export const DEFAULT_GATE_RULE: GateRule = 'bounds';
+
+export function isGateRule(value: unknown): value is GateRule {
+  return typeof value === 'string' && (GATE_RULES as readonly string[]).includes(value);
+}

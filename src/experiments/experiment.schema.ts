@@ -7,8 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LiteralUnion } from '../schemas/common.schema.js';
 import { ExperimentTypeInputSchema } from './interleaving/experiment-type.js';
-import { DEFAULT_GATE_THRESHOLDS, EXPERIMENT_DEFAULTS } from './experiment-defaults.js';
-import { DEFAULT_GATE_RULE, GATE_RULES } from './gates/gates.js';
+import { DEFAULT_GATE_RULE, DEFAULT_GATE_THRESHOLDS, EXPERIMENT_DEFAULTS, GATE_RULES } from './experiment-defaults.js';
 import { DEFAULT_GUARDRAIL_METRICS, DEFAULT_PRIMARY_METRIC, METRIC_NAMES } from './metrics.js';
 import { ANALYSIS_METHODS, DEFAULT_ANALYSIS_METHOD, type AnalysisMethod } from './stats/sequential.js';
 

@@ -13,7 +13,7 @@
  * figure's own units to decide at all; a decisive failure on the always-valid interval fails
  * before the users minimum (evaluateGate).
  */
-import { DEFAULT_GATE_THRESHOLDS } from '../experiment-defaults.js';
+import { DEFAULT_GATE_RULE, DEFAULT_GATE_THRESHOLDS, type GateRule } from '../experiment-defaults.js';
 import type { GateThresholds } from '../experiment.schema.js';
 import type { GateInterval } from './gate-intervals.js';
 import { MINIMUM_METRIC_UNITS } from '../metrics.js';
@@ -53,14 +53,8 @@ export const GATE_UNITS: Record<GateName, string> = {
   min_user_satisfaction: '',
 };
 
-/** How a gate is judged: on the figure's interval (default) or its point value (the spec's rule). */
-export const GATE_RULES = ['bounds', 'point'] as const;
-export type GateRule = (typeof GATE_RULES)[number];
-export const DEFAULT_GATE_RULE: GateRule = 'bounds';
-
-export function isGateRule(value: unknown): value is GateRule {
-  return typeof value === 'string' && (GATE_RULES as readonly string[]).includes(value);
-}
+// The gate rules' names are declared with the other defaults (a leaf the creation schema reads too).
+export { DEFAULT_GATE_RULE, GATE_RULES, isGateRule, type GateRule } from '../experiment-defaults.js';
 
 /** The per-variant figures a gate reads. */
 export type GateFigure = 'response_time_p95' | 'click_through_rate' | 'error_rate' | 'user_satisfaction';
