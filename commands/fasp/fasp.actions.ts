@@ -5,6 +5,10 @@ import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { loadFaspKey } from '../../server/fasp/fasp-keys.js';
 import { registerWithServer } from '../../server/fasp/fasp-registration.service.js';
 import { FaspService, type FaspServer } from '../../server/fasp/fasp.service.js';
+import { FaspDebugService } from '../../server/fasp/fasp-debug.service.js';
+import { dataSharingState } from '../../server/fasp/fasp-data-sharing.service.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../server/platform/db/database.js';
 import { faspSettingsFrom } from '../../server/fasp/fasp.settings.js';
 import { printJson, printLine } from '../support/output.js';
 
@@ -15,13 +19,16 @@ export interface FaspRegisterOptions {
   json?: boolean;
 }
 
-async function withFasp<T>(path: string | undefined, work: (service: FaspService, faspKey: Buffer) => Promise<T>): Promise<T> {
+async function withFasp<T>(
+  path: string | undefined,
+  work: (service: FaspService, faspKey: Buffer, db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
   const dbPath = path ?? process.env.RECSVC_DATABASE_URL ?? process.env.RECSVC_DB ?? './recsvc.db';
   const database = await openDatabase(dbPath);
   try {
     await migrateToLatest(database.db);
     const faspKey = loadFaspKey({ configured: process.env.RECSVC_FASP_KEY, dbPath });
-    return await work(new FaspService(database.db, faspKey), faspKey);
+    return await work(new FaspService(database.db, faspKey), faspKey, database.db);
   } finally {
     await database.close();
   }
@@ -77,12 +84,27 @@ export async function runFaspList(options: { db?: string; json?: boolean }): Pro
   else for (const server of servers) printLine(`${server.id}  ${server.baseUrl}  ${server.capabilities.join(',') || '-'}`);
 }
 
-/** Shows one registration. */
+/** Shows one registration, its data-sharing subscriptions and the debug callbacks it asked for (the debug capability's log). */
 export async function runFaspShow(id: string, options: { db?: string; json?: boolean }): Promise<void> {
-  const server = await withFasp(options.db, (service) => service.find(id));
-  if (server === undefined) throw new InputError(`no FASP registration ${id}`, 'recsvc fasp list shows them');
-  if (options.json) printJson(server);
-  else printLine(describe(server));
+  const shown = await withFasp(options.db, async (service, _key, db) => {
+    const server = await service.find(id);
+    if (server === undefined) return undefined;
+    const debugCallbacks = await new FaspDebugService(db, service).list(id, 20);
+    return { server, dataSharing: await dataSharingState(db, id), debugCallbacks };
+  });
+  if (shown === undefined) throw new InputError(`no FASP registration ${id}`, 'recsvc fasp list shows them');
+  if (options.json) {
+    printJson({ ...shown.server, dataSharing: shown.dataSharing, debugCallbacks: shown.debugCallbacks });
+    return;
+  }
+  printLine(describe(shown.server));
+  printLine(`subscriptions  ${shown.dataSharing.subscriptions.join(', ') || '-'}`);
+  printLine(`backfills      ${shown.dataSharing.backfills.join(', ') || '-'}`);
+  printLine(shown.debugCallbacks.length === 0 ? 'debug calls    -' : 'debug calls    (newest first: when, from, callback status, body)');
+  for (const call of shown.debugCallbacks)
+    printLine(
+      `  ${new Date(call.createdAtMs).toISOString()}  ${call.ip}  ${call.callbackStatus ?? 'pending/failed'}  ${call.body || '(empty)'}`,
+    );
 }
 
 /** Removes one registration. */

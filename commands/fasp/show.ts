@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 export function registerFaspShow(fasp: Command, dbOption: readonly [string, string]): void {
   fasp
     .command('show')
-    .description('show one registration: ids, key fingerprints, enabled capabilities')
+    .description('show one registration: ids, key fingerprints, enabled capabilities, data-sharing subscriptions, debug calls')
     .argument('<id>', 'the server id `fasp list` shows')
     .option(...dbOption)
     .option('--json', 'print every field as JSON')

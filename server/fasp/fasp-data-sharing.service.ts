@@ -77,6 +77,27 @@ function idIn(body: unknown, key: string): string | undefined {
   return typeof id === 'string' ? id : typeof id === 'number' ? String(id) : undefined;
 }
 
+/** A server's data-sharing subscriptions and backfills, as `category/type#id` and `category#id`. */
+export interface DataSharingState {
+  readonly subscriptions: string[];
+  readonly backfills: string[];
+}
+
+/** The server's subscriptions and backfills as stored. */
+export async function dataSharingState(db: Kysely<Database>, serverId: string): Promise<DataSharingState> {
+  const subscriptions = await db
+    .selectFrom('fasp_subscriptions')
+    .selectAll()
+    .where('server_id', '=', serverId)
+    .orderBy('created_at_ms')
+    .execute();
+  const backfills = await db.selectFrom('fasp_backfills').selectAll().where('server_id', '=', serverId).orderBy('created_at_ms').execute();
+  return {
+    subscriptions: subscriptions.map((s) => `${s.category}/${s.subscription_type}#${s.remote_id}`),
+    backfills: backfills.map((b) => `${b.category}#${b.remote_id}${Number(b.more_available) === 1 ? '' : ' (done)'}`),
+  };
+}
+
 export class FaspDataSharingService {
   /** The FASP base URL (`{public url}{path}`) of the latest signed request: the actor's address for signing fetches. */
   private faspBase: string | undefined;
@@ -150,13 +171,8 @@ export class FaspDataSharingService {
   }
 
   /** The server's subscriptions and backfills as stored (tests, `recsvc fasp show`). */
-  async subscriptions(serverId: string): Promise<{ subscriptions: string[]; backfills: string[] }> {
-    const subscriptions = await this.db.selectFrom('fasp_subscriptions').selectAll().where('server_id', '=', serverId).execute();
-    const backfills = await this.db.selectFrom('fasp_backfills').selectAll().where('server_id', '=', serverId).execute();
-    return {
-      subscriptions: subscriptions.map((s) => `${s.category}/${s.subscription_type}#${s.remote_id}`),
-      backfills: backfills.map((b) => `${b.category}#${b.remote_id}${Number(b.more_available) === 1 ? '' : ' (done)'}`),
-    };
+  subscriptions(serverId: string): Promise<DataSharingState> {
+    return dataSharingState(this.db, serverId);
   }
 
   /** An announcement: every URI revalidated in the background (deletions on their own queue, so nothing delays them). */

@@ -55,11 +55,21 @@ describe.skipIf(TEST_BACKEND === 'postgres')('recsvc fasp', () => {
     expect(shown.stdout).toContain(mastodon.providerFingerprint());
     expect(shown.stdout).toContain('trends/0');
 
+    // The debug capability's log is the admin's to read here: the call, its address and body, the callback's status.
+    expect((await mastodon.debugCall()).status).toBe(201);
+    await t.app.faspFeature!.settled();
+    const debug = await runCli(['fasp', 'show', servers[0]!.id, '--json', '--db', file]);
+    expect(JSON.parse(debug.stdout)).toMatchObject({
+      debugCallbacks: [{ ip: '127.0.0.1', body: '{"hello":"world"}', callbackStatus: 201 }],
+    });
+    expect((await runCli(['fasp', 'show', servers[0]!.id, '--db', file])).stdout).toMatch(/127\.0\.0\.1 {2}201 {2}\{"hello":"world"\}/);
+
     const removed = await runCli(['fasp', 'remove', servers[0]!.id, '--db', file]);
     expect(removed.code).toBe(0);
     expect((await mastodon.request('GET', '/provider_info')).status).toBe(401);
     expect((await runCli(['fasp', 'show', servers[0]!.id, '--db', file])).code).toBe(2);
-  });
+    // Seven child processes, each loading the CLI: slow on a loaded machine.
+  }, 120_000);
 
   it('explains a server without FASP (404) and a missing base URL, exit 2', async () => {
     const noFasp = await runCli(['fasp', 'register', `${mastodon.url}/nothing-here`, '--base-url', base, '--db', file]);
