@@ -1,8 +1,9 @@
 // Ranking quality (issue 25, see bench/README.md, "Ranking quality"): `recsvc eval` on the
 // synthetic feed and catalogue (src/evaluation/generate.ts), for several data seeds, printed
-// as the Markdown tables the README records: for users with history and without, the shipped
-// default's nDCG@20 with its 95% per-user bootstrap interval, every baseline's, and the paired
-// difference to the best baseline of that group.
+// as the Markdown tables the README records: for users with history and without, the fitted
+// default's nDCG@20 (the point the ranking_fit agent reaches from the history before the cutoff:
+// `recsvc eval --fit`) and the shipped default's, with their 95% per-user bootstrap intervals,
+// every baseline's, and the paired differences to the best baseline of that group.
 // Run after `npx tsc -p tsconfig.build.json`: node bench/quality.js (npm run bench:quality builds first).
 // BENCH_SEEDS (default "1,2,3"), BENCH_REGIMES (default "feed,catalogue"), BENCH_SAMPLES (bootstrap
 // resamples, default 1000), BENCH_TUNE=1 (also --tune: the tuned candidate's row).
@@ -26,6 +27,7 @@ function evalJson(regime, seed) {
     '--samples',
     samples,
     '--json',
+    '--fit',
     ...(tune ? ['--tune'] : []),
   ];
   return new Promise((resolve, reject) => {
@@ -38,6 +40,8 @@ function evalJson(regime, seed) {
 }
 
 const f = (x) => x.toFixed(3);
+/** The point the fit reached from the history before the cutoff (what the ranking_fit agent applies). */
+const fittedPoint = (report) => `collab ${report.fitted.point.collaborative}, ${report.fitted.point.recency_half_life_hours} h`;
 const est = (e) => `${f(e.value)} [${f(e.ci_low)}, ${f(e.ci_high)}]`;
 
 const rows = [];
@@ -51,18 +55,19 @@ for (const regime of regimes) {
       const byName = new Map(group.rankers.map((r) => [r.name, r.metrics.ndcg]));
       const best = group.best_baseline;
       const vsBest = group.comparisons.find((c) => c.candidate === 'default' && c.against === best && c.metric === 'ndcg');
+      const fittedVsBest = group.comparisons.find((c) => c.candidate === 'fitted' && c.against === best && c.metric === 'ndcg');
       const baselines = group.rankers.filter((r) => r.kind === 'baseline').map((r) => `${r.name} ${f(r.metrics.ndcg.value)}`);
       const tuned = byName.get('tuned');
       rows.push(
-        `| ${regime} | ${seed} | ${group.group.replace('_', ' ')} | ${group.users} | ${est(byName.get('default'))} | ${best} ${f(byName.get(best).value)} | ${vsBest ? est(vsBest) : '—'} |${tune ? ` ${tuned ? est(tuned) : '—'} |` : ''} ${baselines.join(', ')} |`,
+        `| ${regime} | ${seed} | ${group.group.replace('_', ' ')} | ${group.users} | ${fittedPoint(report)} | ${est(byName.get('fitted'))} | ${best} ${f(byName.get(best).value)} | ${fittedVsBest ? est(fittedVsBest) : '—'} | ${est(byName.get('default'))} | ${vsBest ? est(vsBest) : '—'} |${tune ? ` ${tuned ? est(tuned) : '—'} |` : ''} ${baselines.join(', ')} |`,
       );
     }
   }
 }
 process.stdout.write(
   [
-    `| data | seed | users | n | default nDCG@20 | best baseline | default − best |${tune ? ' tuned |' : ''} every baseline |`,
-    `|---|---|---|---|---|---|---|${tune ? '---|' : ''}---|`,
+    `| data | seed | users | n | fitted default | its nDCG@20 | best baseline | fitted − best | shipped default nDCG@20 | shipped − best |${tune ? ' tuned |' : ''} every baseline |`,
+    `|---|---|---|---|---|---|---|---|---|---|${tune ? '---|' : ''}---|`,
     ...rows,
     '',
   ].join('\n'),

@@ -7,7 +7,9 @@ import { readFile, writeFile, appendFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BASELINE_NAMES, baselines, type BaselineName } from '../src/evaluation/baselines.js';
 import { candidatesFromJson, type NamedConfig } from '../src/evaluation/candidate-config.js';
-import { temporalSplit } from '../src/evaluation/dataset.js';
+import { temporalSplit, validationSplit, type Split } from '../src/evaluation/dataset.js';
+import { fitOnSplit } from '../src/evaluation/fit.js';
+import { describeRankingDefault, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
 import { evalGate, type EvalGate } from '../src/evaluation/eval-gate.js';
 import { renderEvalHtml } from '../src/evaluation/eval-report-html.js';
@@ -16,7 +18,12 @@ import { evaluate, type Evaluation } from '../src/evaluation/evaluate.js';
 import { EVAL_METRICS } from '../src/evaluation/metrics.js';
 import { rankingCandidate } from '../src/evaluation/rankers.js';
 import { tunedExperiment, tuneWeights, type TunedVariant } from '../src/evaluation/tune.js';
-import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../src/ranking/ranking.types.js';
+import {
+  DEFAULT_ALGORITHM_CONFIG,
+  SHIPPED_RANKING_OPTIONS,
+  type AlgorithmConfig,
+  type RankingKnobs,
+} from '../src/ranking/ranking.types.js';
 import { EXIT } from '../src/exit-codes.js';
 import { usageError } from './support/cli-error.js';
 import { loadEvalData } from './support/eval-data.js';
@@ -42,6 +49,8 @@ export interface EvalCommandOptions {
   easeMaxItems: number;
   tune?: boolean;
   tuneUsers: number;
+  fit?: boolean;
+  fitSteps: number;
   writeExperiment?: string;
   gate?: boolean;
   gateMargin: number;
@@ -72,6 +81,11 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     progress('tuning the weights on a validation split…');
     tuned = tuneWeights(split, { k: options.k, maxUsers: options.tuneUsers, seed: options.seed });
   }
+  let fitted: FittedDefault | undefined;
+  if (options.fit) {
+    progress('fitting the default ranking on the history before the cutoff…');
+    fitted = await fitDefault(split, options.fitSteps, options.k);
+  }
   const candidates: NamedConfig[] = [
     { name: 'default', config: DEFAULT_ALGORITHM_CONFIG },
     ...files,
@@ -81,15 +95,50 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
   const state = new EvalState(split);
   const rankers = [
     ...candidates.map((c) => rankingCandidate(c.name, c.config, state, c.name === 'default' ? SHIPPED_RANKING_OPTIONS : {})),
+    ...(fitted ? [rankingCandidate('fitted', fitted.config, state, fitted.options)] : []),
     ...baselines(state, names, { easeMaxItems: options.easeMaxItems }),
   ];
   const evaluation = evaluate(state, rankers, { k: options.k, samples: options.samples, seed: options.seed, maxUsers: options.maxUsers });
   progressDone();
   const gate = options.gate ? evalGate(evaluation, { margin: options.gateMargin, minUsers: options.minUsers }) : undefined;
   await writeReports(options, evaluation, gate, tuned, source);
-  if (options.json) printJson({ source, ...evaluation, ...(gate ? { gate } : {}), ...(tuned ? { tuned } : {}) });
-  else printLine(renderEvaluation(evaluation, gate, tuned, source));
+  const fit = fitted === undefined ? undefined : { point: fitted.point, steps: fitted.steps };
+  if (options.json)
+    printJson({ source, ...evaluation, ...(gate ? { gate } : {}), ...(tuned ? { tuned } : {}), ...(fit ? { fitted: fit } : {}) });
+  else {
+    printLine(renderEvaluation(evaluation, gate, tuned, source));
+    if (fit !== undefined)
+      printLine(
+        ['', `Fitted default (candidate "fitted"): ${describeRankingDefault(fit.point)}`, ...fit.steps.map((s) => `  ${s}`)].join('\n'),
+      );
+  }
   process.exitCode = gate === undefined ? EXIT.ok : exitCodeFor(gate.verdict, options.allowInconclusive === true);
+}
+
+interface FittedDefault {
+  readonly point: RankingDefault;
+  readonly config: AlgorithmConfig;
+  readonly options: RankingKnobs;
+  /** Each fit's one-line summary. */
+  readonly steps: string[];
+}
+
+/**
+ * The default the ranking_fit agent would reach from this history: successive fits (each one
+ * ladder step at most, on an interval above 0) on the validation split of the history before
+ * the cutoff, from the shipped point, until one keeps its point or `steps` ran.
+ */
+async function fitDefault(split: Split, steps: number, k: number): Promise<FittedDefault> {
+  const validation = validationSplit(split);
+  let point = SHIPPED_RANKING_DEFAULT;
+  const summaries: string[] = [];
+  for (let step = 0; step < steps; step++) {
+    const result = await fitOnSplit(validation, point, { k });
+    summaries.push(result.summary);
+    if (result.status !== 'applied') break;
+    point = result.chosen;
+  }
+  return { point, ...rankingOf(point), steps: summaries };
 }
 
 function parseBaselines(text: string | undefined): BaselineName[] {

@@ -56,6 +56,11 @@ export function registerEval(program: Command): void {
       'with --tune: write an experiment (default weights as control vs the tuned variant) for recsvc experiment create --file',
     )
     .option('--tune-users <n>', 'validation users ranked per configuration while tuning', parsePositiveInt, 300)
+    .option(
+      '--fit',
+      'add candidate "fitted": the default the ranking_fit agent reaches from the history before the cutoff (collaborative weight, half-life)',
+    )
+    .option('--fit-steps <n>', 'with --fit: successive fits at most (each moves one ladder step)', parsePositiveInt, 3)
     .option('--gate', "exit 1 when a candidate's nDCG is below a baseline's, 4 when undecided (like gates check)")
     .option('--gate-margin <x>', 'how much below a baseline still passes', parseFiniteNumber, 0)
     .option('--min-users <n>', 'fewer test users in a group make its gate inconclusive', parsePositiveInt, 30)
@@ -83,7 +88,8 @@ Examples:
   $ recsvc eval --synthetic feed
   $ recsvc eval --posts posts.jsonl --interactions interactions.csv --html eval.html
   $ recsvc eval --database recsvc.db --candidate mine=weights.json --gate --junit eval.xml
-  $ recsvc eval --database recsvc.db --tune --json`,
+  $ recsvc eval --database recsvc.db --tune --json
+  $ recsvc eval --synthetic catalogue --fit`,
     )
     .action(async (options: EvalCommandOptions) => {
       const { runEval } = await import('./eval.action.js');
