@@ -61,14 +61,12 @@ export class ApiClient {
 
   /** POST a JSON body to a route answering a bare body (the Mastodon-shaped posts routes); returns it, checked against `schema`. */
   async postBare<S extends TSchema>(path: string, schema: S, body: unknown): Promise<Static<S>> {
-    const response = await this.send('POST', path, body, false);
-    const parsed = await this.readJson(response.body, response.statusCode, response.headers);
-    const mismatch = findWireMismatch(schema, parsed);
-    if (mismatch !== undefined) {
-      const where = `${this.describe('POST', path)} answered a body that does not match the API: ${mismatch.field}: ${mismatch.message}`;
-      throw serverError(`${where} (is ${this.baseUrl} a recsvc server of this version?)`, requestIdOf(response.headers));
-    }
-    return parsed;
+    return this.bare('POST', path, schema, body);
+  }
+
+  /** GET a route answering a bare body (the recommendations list); returns it, checked against `schema`. */
+  async getBare<S extends TSchema>(path: string, schema: S): Promise<Static<S>> {
+    return this.bare('GET', path, schema, undefined);
   }
 
   /** GET a streamed body (the JSON Lines export); the caller consumes it. */
@@ -82,6 +80,17 @@ export class ApiClient {
   static experimentsPath(id?: number | string, sub?: string): string {
     if (id === undefined) return EXPERIMENTS;
     return `${EXPERIMENTS}/${encodeURIComponent(String(id))}${sub === undefined ? '' : `/${sub}`}`;
+  }
+
+  private async bare<S extends TSchema>(method: Method, path: string, schema: S, body: unknown): Promise<Static<S>> {
+    const response = await this.send(method, path, body, false);
+    const parsed = await this.readJson(response.body, response.statusCode, response.headers);
+    const mismatch = findWireMismatch(schema, parsed);
+    if (mismatch !== undefined) {
+      const where = `${this.describe(method, path)} answered a body that does not match the API: ${mismatch.field}: ${mismatch.message}`;
+      throw serverError(`${where} (is ${this.baseUrl} a recsvc server of this version?)`, requestIdOf(response.headers));
+    }
+    return parsed;
   }
 
   private async json<S extends TSchema>(
