@@ -14,7 +14,7 @@ import { ApiClient } from '../support/api-client.js';
 import { ApiError, CliError, usageError } from '../support/cli-error.js';
 import { EXIT } from '../../src/exit-codes.js';
 import { parseFlag, parseShare } from '../support/options.js';
-import { printJson, printLine, progress, progressDone } from '../support/output.js';
+import { printJson, printLine, progress, progressDone, warn } from '../support/output.js';
 import { openIdentities, type TrafficIdentities } from './traffic-identities.js';
 import type { TrafficOptions } from './traffic.options.js';
 import { newTally, summaryLines, toSummary, type RunTally, type TrafficSummary } from './traffic.view.js';
@@ -32,8 +32,9 @@ const JudgedSchema = Type.Object({
 export async function runTraffic(options: TrafficOptions): Promise<void> {
   const model = parseModel(options);
   const admin = new ApiClient(options);
-  const experiment = await admin.get(ApiClient.experimentsPath(options.experiment), ExperimentSchema);
-  checkRunnable(experiment, await admin.getAll(ApiClient.experimentsPath(), ExperimentSchema));
+  // The admin token's analytics limit (20 a minute) is shared with the tour's other commands: wait when asked.
+  const experiment = await waitingAsAsked(() => admin.get(ApiClient.experimentsPath(options.experiment), ExperimentSchema));
+  checkRunnable(experiment, await waitingAsAsked(() => admin.getAll(ApiClient.experimentsPath(), ExperimentSchema)));
   const userIds = Array.from({ length: options.users }, (_, i) => `user${i + 1}`);
   const identities = await openIdentities(options, userIds);
   let summary: TrafficSummary;
@@ -43,6 +44,8 @@ export async function runTraffic(options: TrafficOptions): Promise<void> {
     progressDone();
     await identities.close();
   }
+  if (summary.users_simulated > 0 && [...summary.variants, summary.not_enrolled].every((row) => row.impressions === 0))
+    warn('no recommendations were served, so nothing was clicked: does the server have posts? (start it with --demo)');
   if (options.json) printJson(summary);
   else printLine(summaryLines(summary).join('\n'));
 }
@@ -160,23 +163,37 @@ async function simulate(
 const MAX_WAITS = 5;
 const MAX_WAIT_SECONDS = 60;
 
-/** Sends a request, waiting as the server asks on 429/503; a token the server does not know is the --db's fault. */
+/** Sends a request as a simulated user: counted, waiting as the server asks; a token the server does not know is the --db's fault. */
 async function withRetries<T>(call: () => Promise<T>, tally: RunTally, identities: TrafficIdentities): Promise<T> {
+  try {
+    return await waitingAsAsked(
+      () => {
+        tally.requests += 1;
+        return call();
+      },
+      () => (tally.waits += 1),
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401 && identities.source.startsWith('a token per user')) {
+      throw new CliError(
+        `the server does not accept the tokens minted for the simulated users (${identities.source}): ` +
+          'pass the database of the running server with --db, or --shared-token',
+        EXIT.server,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Sends a request again after the server asked to wait (429 rate limited, 503 shedding load), at most MAX_WAITS times. */
+async function waitingAsAsked<T>(call: () => Promise<T>, onWait: () => void = () => undefined): Promise<T> {
   for (let waits = 0; ; waits++) {
     try {
-      tally.requests += 1;
       return await call();
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401 && identities.source.startsWith('a token per user')) {
-        throw new CliError(
-          `the server does not accept the tokens minted for the simulated users (${identities.source}): ` +
-            'pass the database of the running server with --db, or --shared-token',
-          EXIT.server,
-        );
-      }
       if (!(error instanceof ApiError) || (error.status !== 429 && error.status !== 503) || waits >= MAX_WAITS) throw error;
       const seconds = Math.min(MAX_WAIT_SECONDS, Math.max(1, error.retryAfter ?? 2 ** waits));
-      tally.waits += 1;
+      onWait();
       progress(`the server asked to wait (${error.status}): sending again in ${seconds}s`);
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }
