@@ -51,7 +51,7 @@ async function consentPage(
 }
 
 async function codesIssued(): Promise<number> {
-  const db = t.database.db as unknown as OAuthDb;
+  const db = t.database.db;
   const row = await db
     .selectFrom('oauth_codes')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -224,7 +224,7 @@ describe('answering the consent page', () => {
     expect(second).not.toBe(first);
     const back = locationOf(await answerConsent(t.app, second, 'approve'), 303);
     expect(back.searchParams.get('state')).toBe('other-state');
-    const db = t.database.db as unknown as OAuthDb;
+    const db = t.database.db;
     expect((await db.selectFrom('oauth_codes').select('user_id').execute()).map((row) => row.user_id)).toEqual(['7@social.example']);
   });
 });

@@ -512,7 +512,7 @@ describe('access token expiry', () => {
 
 describe('maintenance', () => {
   it('purges logins, consent tickets, codes and token families a day after they can no longer be used', async () => {
-    const db = t.database.db as unknown as OAuthDb;
+    const db = t.database.db;
     const counts = async () =>
       Promise.all(
         (['oauth_logins', 'oauth_consents', 'oauth_codes', 'oauth_token_families', 'oauth_refresh_tokens'] as const).map(

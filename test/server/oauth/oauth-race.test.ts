@@ -105,7 +105,7 @@ async function accessTokenRevoked(tokenId: string): Promise<boolean> {
 }
 
 async function issuedAccessTokenIds(): Promise<string[]> {
-  const db = database.db as unknown as OAuthDb;
+  const db = database.db;
   return (await db.selectFrom('oauth_refresh_tokens').select('access_token_id').execute()).map((row) => row.access_token_id);
 }
 
