@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OAuthDb } from '../../../server/oauth/oauth.repository.js';
 import {
   answerConsent,
   apiCall,

@@ -5,7 +5,6 @@
  * reuse, revocation, client authentication).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OAuthDb } from '../../../server/oauth/oauth.repository.js';
 import {
   answerConsent,
   apiCall,
