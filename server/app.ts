@@ -194,6 +194,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       policy: options.rateLimit,
       store: options.rateLimitStore ?? redis?.rateLimitStore ?? new MemoryRateLimitStore(),
       ...(options.now ? { now: options.now } : {}),
+      dropIn: options.proxy ?? true,
     });
   }
   await app.register(metricsPluginFp, { metrics });

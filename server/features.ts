@@ -63,7 +63,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
     policy: rankingPolicy,
     measurement: experimentMeasurement,
   });
-  await registerOAuth(app, context, context.oauth);
+  const { oauth } = await registerOAuth(app, context, context.oauth);
   const preferences = new FeedbackService(
     { db, state: ranking, posts, interactions },
     rankingPolicy,
@@ -93,6 +93,8 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   if (context.proxy) {
     await registerProxy(app, context, {
       dropIn: true,
+      // Mastodon's OAuth paths carry the service's own clients' calls to the service (masto.js posts to /oauth/token).
+      ownOAuthClient: (clientId) => oauth.isOwnClient(clientId),
       onForwarded: interactionLogger({
         interactions,
         postIdFor: (instance, localId) => posts.postIdFor(instance, localId),

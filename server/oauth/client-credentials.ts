@@ -7,11 +7,12 @@ import { OAuthError } from './oauth-errors.js';
 
 export interface ClientCredentials {
   clientId: string;
-  clientSecret: string;
+  /** Absent for a public client (`none`: client_id alone, in the body). */
+  clientSecret: string | undefined;
 }
 
-/** Supported `token_endpoint_auth_methods` (RFC 8414). */
-export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
+/** Supported `token_endpoint_auth_methods` (RFC 8414); `none` is a public client's (RFC 7591), PKCE its proof. */
+export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 
 function formDecode(text: string): string {
   try {
@@ -41,11 +42,12 @@ export function clientCredentials(
     }
     return { clientId, clientSecret };
   }
-  if (body.client_id === undefined || body.client_secret === undefined) {
+  if (body.client_id === undefined) {
     throw new OAuthError(
       'invalid_client',
       'Client authentication is required: client_id and client_secret, in the body or with HTTP Basic',
     );
   }
+  // client_id alone: a public client (the service checks that it is one).
   return { clientId: body.client_id, clientSecret: body.client_secret };
 }

@@ -77,12 +77,13 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService }> = a
       },
     },
     async (request, reply) => {
-      const { client_name, redirect_uris, scopes, website } = request.body;
+      const { client_name, redirect_uris, scopes, website, token_endpoint_auth_method } = request.body;
       const client = await oauth.registerClient({
         clientName: client_name,
         redirectUris: redirect_uris,
         scopes,
         website: website ?? undefined,
+        publicClient: token_endpoint_auth_method === 'none',
       });
       return noStore(reply).send({
         id: client.id,
@@ -92,7 +93,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService }> = a
         redirect_uri: client.redirectUris.join('\n'),
         redirect_uris: client.redirectUris,
         client_id: client.clientId,
-        client_secret: client.clientSecret,
+        ...(client.clientSecret === undefined ? {} : { client_secret: client.clientSecret }),
         client_secret_expires_at: 0,
       });
     },

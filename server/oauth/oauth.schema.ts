@@ -25,6 +25,11 @@ export const AppRegistrationSchema = Type.Object({
   }),
   scopes: optional(1024, 'Space-separated (default `read`): read, write, follow, push, profile, read:*, write:*'),
   website: Type.Optional(Type.Union([text(2048), Type.Null()])),
+  token_endpoint_auth_method: Type.Optional(
+    Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post'), Type.Literal('none')], {
+      description: '`none`: a public client (RFC 7591), which gets no secret and proves each code with PKCE alone',
+    }),
+  ),
 });
 export type AppRegistration = Static<typeof AppRegistrationSchema>;
 
@@ -37,7 +42,7 @@ export const ApplicationSchema = Type.Object({
   redirect_uri: Type.String({ description: 'The redirect URIs separated by newlines (deprecated in Mastodon, kept for older clients)' }),
   redirect_uris: Type.Array(Type.String()),
   client_id: Type.String(),
-  client_secret: Type.String(),
+  client_secret: Type.Optional(Type.String({ description: 'Absent for a public client' })),
   client_secret_expires_at: Type.Integer({ description: 'Always 0: secrets do not expire' }),
 });
 

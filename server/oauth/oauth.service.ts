@@ -64,9 +64,9 @@ export interface OAuthClient {
   scopes: string[];
 }
 
-/** A newly registered client and its secret (shown this once). */
+/** A newly registered client and its secret (shown this once; none for a public client). */
 export interface RegisteredClient extends OAuthClient {
-  clientSecret: string;
+  clientSecret: string | undefined;
 }
 
 export interface ClientRegistration {
@@ -74,7 +74,16 @@ export interface ClientRegistration {
   redirectUris: string | string[];
   scopes?: string | undefined;
   website?: string | undefined;
+  /**
+   * A public client (RFC 7591 `token_endpoint_auth_method: none`): a browser or native app that
+   * cannot keep a secret. It gets none, and proves each code with its PKCE verifier alone (every
+   * code needs S256 PKCE anyway, RFC 7636).
+   */
+  publicClient?: boolean | undefined;
 }
+
+/** What a public client has in place of a secret's hash (a hash is 64 hex digits, never empty). */
+const PUBLIC_CLIENT = '';
 
 /** An authorization request's parameters, once its client and redirect URI are known to be good. */
 export interface AuthorizationRequest {
@@ -203,11 +212,11 @@ export class OAuthService {
     if (website !== null && !/^https?:\/\/[^\s]+$/i.test(website)) {
       throw new OAuthError('invalid_client_metadata', 'website must be an http(s) URL');
     }
-    const clientSecret = secret();
+    const clientSecret = input.publicClient ? undefined : secret();
     const row: ClientRow = {
       client_id: secret(24),
       id: randomUUID(),
-      client_secret_hash: hashToken(clientSecret),
+      client_secret_hash: clientSecret === undefined ? PUBLIC_CLIENT : hashToken(clientSecret),
       name,
       website,
       redirect_uris: redirectUris.join('\n'),
@@ -216,6 +225,11 @@ export class OAuthService {
     };
     await insertClient(this.db, row);
     return { ...toClient(row), clientSecret };
+  }
+
+  /** Whether `clientId` names a client registered with the service (not with an instance). */
+  async isOwnClient(clientId: string): Promise<boolean> {
+    return clientId !== '' && (await findClient(this.db, clientId)) !== undefined;
   }
 
   /** The client an authorization request names, once its redirect URI matches one registered exactly; 400 otherwise. */
@@ -231,9 +245,23 @@ export class OAuthService {
     return client;
   }
 
-  /** The client these credentials authenticate; invalid_client (401) otherwise. */
+  /**
+   * The client these credentials authenticate; invalid_client (401) otherwise. A public client
+   * is named by its id alone (and refused with a secret); any other needs its secret.
+   */
   async authenticateClient(credentials: ClientCredentials): Promise<OAuthClient> {
     const row = await findClient(this.db, credentials.clientId);
+    if (row?.client_secret_hash === PUBLIC_CLIENT) {
+      if (credentials.clientSecret !== undefined && credentials.clientSecret !== '')
+        throw new OAuthError('invalid_client', 'A public client has no client secret');
+      return toClient(row);
+    }
+    if (credentials.clientSecret === undefined) {
+      throw new OAuthError(
+        'invalid_client',
+        'Client authentication is required: client_id and client_secret, in the body or with HTTP Basic (a client registered with token_endpoint_auth_method none sends client_id alone)',
+      );
+    }
     const expected = Buffer.from(row?.client_secret_hash ?? hashToken(''), 'hex');
     const given = Buffer.from(hashToken(credentials.clientSecret), 'hex');
     if (!row || !timingSafeEqual(expected, given)) throw new OAuthError('invalid_client', 'Unknown client or wrong client secret');

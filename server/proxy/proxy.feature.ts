@@ -15,6 +15,8 @@ export interface ProxyFeatureOptions {
   readonly dropIn?: boolean;
   /** Called after the instance answered a forwarded request. */
   readonly onForwarded?: ProxyRouteOptions['onForwarded'];
+  /** Whether a client id is one of the service's own OAuth clients (their `/oauth/*` calls are the service's). */
+  readonly ownOAuthClient?: ProxyRouteOptions['ownOAuthClient'];
   /** How nodeinfo discovery answers are kept (defaults: DEFAULT_NODEINFO_CACHE_OPTIONS). */
   readonly nodeinfo?: NodeinfoCacheOptions;
 }
@@ -33,6 +35,7 @@ export async function registerProxy(
     identities: context.social.identityProvider,
     nodeinfo,
     ...(options.onForwarded ? { onForwarded: options.onForwarded } : {}),
+    ...(options.ownOAuthClient ? { ownOAuthClient: options.ownOAuthClient } : {}),
   };
   await app.register(proxyRoutes, routeOptions);
   if (options.dropIn) await app.register(dropInRoutes, routeOptions);

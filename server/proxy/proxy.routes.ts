@@ -13,6 +13,7 @@ import type { InstanceAddress, MastodonIdentityProvider } from '../platform/soci
 import { NODEINFO_PATH, type NodeinfoCache } from './nodeinfo-cache.js';
 import type { ProxyResponse, ProxyService } from './proxy.service.js';
 import { splitProxiedUrl } from './proxy.service.js';
+import { answerOwnOAuth } from './own-oauth.js';
 
 export const PROXY_PREFIX = '/api/v1/proxy';
 
@@ -43,6 +44,8 @@ export interface ProxyRouteOptions {
   readonly nodeinfo: NodeinfoCache;
   /** Called after the instance answered a forwarded request (interaction logging). */
   readonly onForwarded?: (event: ForwardedEvent) => Promise<void> | void;
+  /** Whether a client id is one of the service's own OAuth clients (drop-in mode answers their `/oauth/*` calls itself). */
+  readonly ownOAuthClient?: (clientId: string) => Promise<boolean>;
 }
 
 export interface ForwardedEvent {
@@ -184,6 +187,8 @@ export async function dropInRoutes(app: FastifyInstance, options: ProxyRouteOpti
       throw request.tokenRejection ?? new AuthenticationError('The bearer token is invalid, expired or revoked');
     }
     const { path, query } = splitProxiedUrl(request.url, '');
+    const own = await answerOwnOAuth(options.ownOAuthClient, request, reply, path, query);
+    if (own !== undefined) return own;
     return send(options, request, reply, path, query, identity.kind === 'authenticated' ? identity : undefined);
   };
   const notFoundHandler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {

@@ -29,7 +29,7 @@ function injectedCounter(metrics: PlatformContext['metrics']): (instance: string
 /** `GET /api/v1/timelines/home`, `/public`, `/tag/:hashtag`. */
 export async function registerTimelines(
   app: FastifyInstance,
-  context: Pick<PlatformContext, 'social'> & Partial<Pick<PlatformContext, 'metrics'>>,
+  context: Pick<PlatformContext, 'social'> & Partial<Pick<PlatformContext, 'metrics'>> & { readonly proxy?: boolean },
   deps: TimelinesDeps,
 ): Promise<{ timelines: TimelineService }> {
   const engagement = deps.interactions ? new RecommendationEngagement(deps.interactions) : undefined;
@@ -47,6 +47,7 @@ export async function registerTimelines(
     ...(context.metrics ? { onInjectedAt: injectedCounter(context.metrics) } : {}),
     log: app.log,
   });
-  await app.register(timelineRoutes, { timelines, identityProvider: context.social.identityProvider });
+  // Drop-in mode answers anonymous readers of the public and tag timelines, as Mastodon does.
+  await app.register(timelineRoutes, { timelines, identityProvider: context.social.identityProvider, anonymous: context.proxy === true });
   return { timelines };
 }

@@ -18,7 +18,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ForbiddenError, AuthenticationError } from '../../src/errors.js';
+import { hasScope } from '../../src/auth/identity.js';
+import { ForbiddenError, AuthenticationError, NotFoundError } from '../../src/errors.js';
 import { errorResponses } from '../../src/schemas/common.schema.js';
 import { keptQuery, linkHeader, type PageLink } from '../platform/http/paging.js';
 import { publicBaseUrl } from '../platform/http/public-url.js';
@@ -30,6 +31,11 @@ export const DEGRADED_HEADER = 'x-recsvc-degraded';
 export interface TimelineRoutesOptions {
   timelines: TimelineService;
   identityProvider: Pick<MastodonIdentityProvider, 'instanceFor'>;
+  /**
+   * Drop-in mode: the public and tag timelines answer without a token, as Mastodon does, with the
+   * instance's own page (nothing woven in: there is no reader). Without it they need a token.
+   */
+  anonymous?: boolean;
 }
 
 const OUTAGE_DESCRIPTION =
@@ -37,6 +43,9 @@ const OUTAGE_DESCRIPTION =
   "`instance-unavailable` (the user's recommendations; also when the token was verified within " +
   '`RECSVC_SOCIAL_TOKEN_STALE_SECONDS` and cannot be checked now) or `instance-unavailable-unverified` (the token ' +
   'could not be checked and was never verified: recent stored posts, not personalised). A token the instance refuses is 401.';
+
+const ANONYMOUS_DESCRIPTION =
+  "Drop-in mode: without a token, the instance's page as it serves it anonymously (nothing woven in), as Mastodon serves its public and tag timelines.";
 
 const MASTODON_TOKEN_NEEDED = 'Timelines need a Mastodon access token: the page is fetched from your instance with it';
 
@@ -74,6 +83,8 @@ const TimelineResponse = Type.Array(
 );
 
 const CONFIG = { access: { scope: 'read' }, identityOutage: 'degrade' } as const;
+/** Drop-in mode's public and tag timelines: anyone may ask; a token, when sent, still needs `read` (checked by the route). */
+const OPEN_CONFIG = { access: 'public', identityOutage: 'degrade' } as const;
 const INSTANCE_HEADER_NAME = INSTANCE_HEADER.toLowerCase();
 
 const headers = {
@@ -87,21 +98,48 @@ function bearerToken(request: FastifyRequest): string {
   return match[1];
 }
 
-function sendPage(request: FastifyRequest, reply: FastifyReply, page: TimelinePage): FastifyReply {
-  for (const [name, value] of Object.entries(page.rateLimitHeaders)) void reply.header(name, value);
-  if (page.degraded) void reply.header(DEGRADED_HEADER, page.degraded);
+/** The Link header of the service's own route for the instance's page relations (their cursors kept). */
+function serviceLinks(request: FastifyRequest, upstream: TimelinePage['links']): string | undefined {
   const kept = keptQuery(request, ['max_id', 'since_id', 'min_id']);
-  const links: PageLink[] = page.links.flatMap((link) => {
+  const links: PageLink[] = upstream.flatMap((link) => {
     const cursor = link.rel === 'next' ? link.query.get('max_id') : (link.query.get('min_id') ?? link.query.get('since_id'));
     if (cursor === null || cursor === undefined) return [];
     return [{ rel: link.rel, query: { ...kept, [link.rel === 'next' ? 'max_id' : 'min_id']: cursor } }];
   });
-  const link = linkHeader(request, links);
+  return linkHeader(request, links);
+}
+
+function sendPage(request: FastifyRequest, reply: FastifyReply, page: TimelinePage): FastifyReply {
+  for (const [name, value] of Object.entries(page.rateLimitHeaders)) void reply.header(name, value);
+  if (page.degraded) void reply.header(DEGRADED_HEADER, page.degraded);
+  const link = serviceLinks(request, page.links);
   if (link !== undefined) void reply.header('link', link);
   return reply.code(200).type('application/json; charset=utf-8').send(page.body);
 }
 
-export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = async (app, { timelines, identityProvider }) => {
+/** The query string as the client wrote it (forwarded byte for byte). */
+function rawQueryOf(request: FastifyRequest): string {
+  const mark = request.url.indexOf('?');
+  return mark === -1 ? '' : request.url.slice(mark + 1);
+}
+
+export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = async (app, { timelines, identityProvider, anonymous }) => {
+  /** Drop-in mode's anonymous reader: the instance's page as it serves it to nobody in particular. */
+  const serveAnonymous = async (request: FastifyRequest, reply: FastifyReply, timeline: TimelineKind): Promise<FastifyReply> => {
+    const header = request.headers[INSTANCE_HEADER_NAME];
+    const instance = identityProvider.instanceFor(Array.isArray(header) ? header[0] : header);
+    if (instance === undefined) {
+      throw new NotFoundError(
+        `No instance to read this timeline from: send ${INSTANCE_HEADER}, or a token (no default instance is configured)`,
+      );
+    }
+    const page = await timelines.anonymousPage(instance, timeline, rawQueryOf(request));
+    for (const [name, value] of Object.entries(page.headers)) void reply.header(name, value);
+    const link = page.status === 200 ? serviceLinks(request, page.links) : undefined;
+    if (link !== undefined) void reply.header('link', link);
+    return reply.code(page.status).send(page.body);
+  };
+
   const serve = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -109,7 +147,13 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     query: TimelineQuery,
   ): Promise<FastifyReply> => {
     const identity = request.identity;
-    if (identity.kind !== 'authenticated') throw new AuthenticationError('A bearer token is required');
+    if (identity.kind !== 'authenticated') {
+      if (identity.rejectedToken)
+        throw request.tokenRejection ?? new AuthenticationError('The bearer token is invalid, expired or revoked');
+      if (anonymous && timeline.kind !== 'home') return serveAnonymous(request, reply, timeline);
+      throw new AuthenticationError('A bearer token is required');
+    }
+    if (!hasScope(identity, 'read')) throw new ForbiddenError('This operation needs the "read" scope');
     if (identity.source !== 'social') throw new ForbiddenError(MASTODON_TOKEN_NEEDED);
     const degraded = request.degradedIdentity;
     const header = request.headers[INSTANCE_HEADER_NAME];
@@ -126,13 +170,14 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     return sendPage(request, reply, page);
   };
 
-  const common = (operationId: string, summary: string) => ({
+  /** `open`: drop-in mode's public and tag timelines, which anyone may read (the instance's page, without a token). */
+  const common = (operationId: string, summary: string, open = false) => ({
     tags: ['timelines'],
     summary,
-    description: OUTAGE_DESCRIPTION,
+    description: open ? `${OUTAGE_DESCRIPTION} ${ANONYMOUS_DESCRIPTION}` : OUTAGE_DESCRIPTION,
     operationId,
     headers,
-    response: { 200: TimelineResponse, ...errorResponses(400, 401, 403, 404, 429, 503) },
+    response: { 200: TimelineResponse, ...(open ? errorResponses(400, 403, 404, 429, 503) : errorResponses(400, 401, 403, 404, 429, 503)) },
   });
 
   app.get(
@@ -147,10 +192,10 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     '/api/v1/timelines/public',
     {
       schema: {
-        ...common('getPublicTimeline', "Public timeline from the caller's instance, with recommendations"),
+        ...common('getPublicTimeline', "Public timeline from the caller's instance, with recommendations", anonymous),
         querystring: PublicQuery,
       },
-      config: CONFIG,
+      config: anonymous ? OPEN_CONFIG : CONFIG,
     },
     async (request, reply) => serve(request, reply, { kind: 'public' }, request.query),
   );
@@ -158,11 +203,11 @@ export const timelineRoutes: FastifyPluginAsyncTypebox<TimelineRoutesOptions> = 
     '/api/v1/timelines/tag/:hashtag',
     {
       schema: {
-        ...common('getTagTimeline', "Hashtag timeline from the caller's instance, with recommendations"),
+        ...common('getTagTimeline', "Hashtag timeline from the caller's instance, with recommendations", anonymous),
         params: Type.Object({ hashtag: Type.String({ minLength: 1, maxLength: 100 }) }),
         querystring: PublicQuery,
       },
-      config: CONFIG,
+      config: anonymous ? OPEN_CONFIG : CONFIG,
     },
     async (request, reply) => serve(request, reply, { kind: 'tag', hashtag: request.params.hashtag }, request.query),
   );

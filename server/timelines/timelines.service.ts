@@ -133,6 +133,15 @@ export interface TimelinePage {
   readonly written: number;
 }
 
+/** The instance's answer to an anonymous timeline request. */
+export interface AnonymousPage {
+  readonly status: number;
+  /** Content-Type, Cache-Control and X-RateLimit-* as the instance sent them. */
+  readonly headers: Record<string, string>;
+  readonly links: UpstreamLink[];
+  readonly body: Buffer;
+}
+
 export interface TimelineDeps {
   readonly client: InstanceClient;
   readonly posts: PostService;
@@ -299,6 +308,26 @@ export class TimelineService {
       if (value !== undefined) rateLimitHeaders[name] = value;
     }
     return { ids, body, links: parseUpstreamLinks(response.headers.link), rateLimitHeaders, stored, written };
+  }
+
+  /**
+   * A timeline as the instance serves it to nobody in particular (drop-in mode's anonymous
+   * readers, as Mastodon serves its public and tag timelines): the instance's answer, whatever
+   * its status, with no token and nothing woven in (there is no reader to recommend to).
+   */
+  async anonymousPage(instance: InstanceAddress, timeline: TimelineKind, rawQuery: string): Promise<AnonymousPage> {
+    const response = await this.deps.client.requestRaw(instance, {
+      path: instancePath(timeline),
+      ...(rawQuery === '' ? {} : { rawQuery }),
+      accept: 'any',
+      redirects: 'return',
+    });
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'cache-control', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const) {
+      const value = response.allHeaders[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    return { status: response.status, headers, links: parseUpstreamLinks(response.headers.link), body: response.body };
   }
 
   /**

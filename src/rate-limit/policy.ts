@@ -17,7 +17,16 @@ export type EndpointGroup = (typeof ENDPOINT_GROUPS)[number];
 export interface RateLimitPolicy {
   readonly tiers: Record<Tier, readonly WindowLimit[]>;
   readonly groups: Record<EndpointGroup, readonly WindowLimit[]>;
+  /**
+   * Mastodon API calls made through the service (the proxy, drop-in mode's forwarding, the
+   * blended timelines): limited like Mastodon limits them, instead of the tier's windows
+   * (default MASTODON_API_LIMITS).
+   */
+  readonly mastodon?: readonly WindowLimit[];
 }
+
+/** Mastodon's default limit of API calls: 300 per 5 minutes per token (or address). */
+export const MASTODON_API_LIMITS: readonly WindowLimit[] = [{ seconds: 300, max: 300 }];
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -60,6 +69,21 @@ const GROUP_PREFIXES: ReadonlyArray<readonly [string, EndpointGroup]> = [
   ['/api/v1/rag', 'rag'],
 ];
 
+/** The service's routes that are Mastodon API calls to the caller's instance (their route patterns). */
+const MASTODON_ROUTE_PREFIXES = ['/api/v1/proxy/', '/api/v1/timelines/'];
+/** Prefixes drop-in mode forwards when no route of the service matches (server/proxy/proxy.routes.ts). */
+const DROP_IN_PREFIXES = ['/api/v1/', '/api/v2/', '/oauth/'];
+
+/**
+ * True when a request is a Mastodon API call through the service: a route of the proxy or the
+ * timelines (by its pattern), or, when `forwarded` (drop-in mode, for a Mastodon token's holder),
+ * a path no route matched under a prefix drop-in mode forwards (by its path; `routeUrl` undefined).
+ */
+export function isMastodonCall(routeUrl: string | undefined, path: string, forwarded: boolean): boolean {
+  if (routeUrl !== undefined) return MASTODON_ROUTE_PREFIXES.some((prefix) => routeUrl.startsWith(prefix));
+  return forwarded && DROP_IN_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
 /** Paths never limited, so monitors are never throttled. */
 const EXEMPT_PATHS = new Set(['/api/v1/health']);
 
@@ -94,5 +118,6 @@ export function scalePolicy(policy: RateLimitPolicy, factor: number): RateLimitP
       analytics: scale(policy.groups.analytics),
       rag: scale(policy.groups.rag),
     },
+    mastodon: scale(policy.mastodon ?? MASTODON_API_LIMITS),
   };
 }

@@ -9,6 +9,12 @@
  * and absolute-form targets reach the same route and the same limits. Requests
  * that match no route are limited too, in the caller's tier.
  *
+ * Mastodon API calls through the service (the proxy, drop-in mode's forwarding, the blended
+ * timelines) are limited as Mastodon limits them (300 per 5 minutes per caller by default), in
+ * windows of their own instead of the tier's: a client browsing through the service in drop-in
+ * mode is subject to what its instance would allow, not to the service's 60 per minute. Their
+ * X-RateLimit-* headers are the instance's when it sends them (relayed over the service's own).
+ *
  * Token checks: identity resolution runs first, and checking a token the service has
  * not seen may mean asking another server (a Mastodon instance). Before such a check the
  * auth plugin calls `tokenCheckLimiter`, which charges the client's address in the
@@ -21,7 +27,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { tierOf } from '../../../src/auth/identity.js';
 import { RateLimitError } from '../../../src/errors.js';
-import { groupOfPath, isRateLimitedPath, type EndpointGroup, type RateLimitPolicy } from '../../../src/rate-limit/policy.js';
+import {
+  groupOfPath,
+  isMastodonCall,
+  isRateLimitedPath,
+  MASTODON_API_LIMITS,
+  type EndpointGroup,
+  type RateLimitPolicy,
+} from '../../../src/rate-limit/policy.js';
 import type { RateLimitStore, WindowCheck, WindowState } from '../rate-limit/rate-limit.store.js';
 
 declare module 'fastify' {
@@ -35,6 +48,8 @@ export interface RateLimitPluginOptions {
   policy: RateLimitPolicy;
   store: RateLimitStore;
   now?: () => number;
+  /** Drop-in mode: requests no route matched under its prefixes are forwarded Mastodon calls. */
+  dropIn?: boolean;
 }
 
 function tightest(windows: readonly WindowState[]): WindowState {
@@ -92,15 +107,20 @@ async function rateLimit(app: FastifyInstance, options: RateLimitPluginOptions):
     const caller = identity.kind === 'authenticated' ? identity.subjectKey : `ip:${request.ip}`;
     // A failed token already paid its anonymous-tier share in tokenCheckLimiter.
     const charged = identity.kind === 'anonymous' ? (request.tokenCheckWindows ?? []) : [];
-    const checks: WindowCheck[] =
-      charged.length > 0 ? [] : options.policy.tiers[tier].map((limit) => ({ key: `tier:${tier}:${caller}`, limit }));
+    // An unmatched path is a forwarded Mastodon call for a Mastodon token's holder; for anyone else it stays in the tier.
+    const social = identity.kind === 'authenticated' && identity.source === 'social';
+    const mastodon = isMastodonCall(request.routeOptions.url, request.url, options.dropIn === true && social);
+    const windows = mastodon
+      ? (options.policy.mastodon ?? MASTODON_API_LIMITS).map((limit) => ({ key: `mastodon:${caller}`, limit }))
+      : options.policy.tiers[tier].map((limit) => ({ key: `tier:${tier}:${caller}`, limit }));
+    const checks: WindowCheck[] = charged.length > 0 ? [] : windows;
     const group = route.group;
     if (group) for (const limit of options.policy.groups[group]) checks.push({ key: `group:${group}:${caller}`, limit });
     const nowMs = now();
     const result = checks.length > 0 ? await options.store.consume(checks, nowMs) : { allowed: true, windows: [] };
-    const windows = [...charged, ...result.windows];
-    if (!result.allowed) refuse(reply, windows, nowMs);
-    if (windows.length > 0) setHeaders(reply, tightest(windows));
+    const states = [...charged, ...result.windows];
+    if (!result.allowed) refuse(reply, states, nowMs);
+    if (states.length > 0) setHeaders(reply, tightest(states));
   });
 }
 

@@ -57,12 +57,28 @@ function recordHelmetHeaders(): ReadonlyArray<readonly [string, string]> {
   return [...recorded.entries()];
 }
 
-/** Every security header the service sends, in order: the same on every response. */
+/** Every security header the service sends, in order: the same on every response (but the login flow's, below). */
 export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = recordHelmetHeaders();
 
+/**
+ * Headers that break a browser's login flow: web clients (Phanpy, Elk) open the authorization
+ * page in a popup and wait for it to hand the code back through `window.opener`; a
+ * `Cross-Origin-Opener-Policy: same-origin` on any page of the popup severs that link (the main
+ * window then says "Failed to log in"), and `Cross-Origin-Resource-Policy` has no business on
+ * top-level pages. Left off the OAuth paths: the service's own (`/api/v1/oauth/…`) and the
+ * instance's, forwarded in drop-in mode (`/oauth/…`).
+ */
+const LOGIN_FLOW_BREAKERS = new Set(['cross-origin-opener-policy', 'cross-origin-resource-policy']);
+export const LOGIN_FLOW_HEADERS = SECURITY_HEADERS.filter(([name]) => !LOGIN_FLOW_BREAKERS.has(name));
+
+/** Whether a request URL is part of an OAuth login flow (its raw path, so an odd spelling keeps the strict headers). */
+export function isLoginFlowUrl(url: string): boolean {
+  return url.startsWith('/oauth/') || url.startsWith('/api/v1/oauth/');
+}
+
 async function securityHeaders(app: FastifyInstance): Promise<void> {
-  app.addHook('onRequest', (_request, reply, done) => {
-    for (const [name, value] of SECURITY_HEADERS) reply.raw.setHeader(name, value);
+  app.addHook('onRequest', (request, reply, done) => {
+    for (const [name, value] of isLoginFlowUrl(request.url) ? LOGIN_FLOW_HEADERS : SECURITY_HEADERS) reply.raw.setHeader(name, value);
     done();
   });
 }

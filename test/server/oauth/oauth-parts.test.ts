@@ -58,7 +58,9 @@ describe('client credentials', () => {
   });
 
   it('refuses missing, malformed and doubled credentials', () => {
-    expect(() => clientCredentials(undefined, { client_id: 'a' })).toThrow(expect.objectContaining({ code: 'invalid_client' }));
+    expect(() => clientCredentials(undefined, {})).toThrow(expect.objectContaining({ code: 'invalid_client' }));
+    // client_id alone names a public client (the service then checks it is one).
+    expect(clientCredentials(undefined, { client_id: 'a' })).toEqual({ clientId: 'a', clientSecret: undefined });
     expect(() => clientCredentials(basic('no-colon'), {})).toThrow(expect.objectContaining({ code: 'invalid_client' }));
     expect(() => clientCredentials(basic('a:%E0%A4%A'), {})).toThrow(expect.objectContaining({ code: 'invalid_client' }));
     expect(() => clientCredentials(basic('a:b'), { client_secret: 'b' })).toThrow(expect.objectContaining({ code: 'invalid_request' }));

@@ -43,6 +43,7 @@ describe('socialOptionsFromEnv', () => {
       tokenCacheCapacity: 50,
       tokenStaleTtlMs: 7_200_000,
       newPostsPerHour: 120,
+      timelineRecommendations: 'boost',
     });
   });
 
