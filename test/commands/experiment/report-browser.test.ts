@@ -6,18 +6,17 @@
  * control pages show that both detectors see what they are meant to. Set RECSVC_SKIP_BROWSER=1 to
  * skip on a machine without Chromium.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireChromium, runChromium, SKIP_BROWSER } from '../../helpers/chromium.js';
 import { METRIC_NAMES } from '../../../src/experiments/metrics.js';
 import { runCli, tempDir } from '../../helpers/cli.js';
 import { jsonlText, makeUsers, writeData } from '../support/make-data.js';
 
-const CHROMIUM = process.env.RECSVC_CHROMIUM ?? '/usr/bin/chromium';
-const skip = process.env.RECSVC_SKIP_BROWSER === '1';
+const skip = SKIP_BROWSER;
 /** Chromium's own background traffic (component updates, time, accounts), not the page's. */
 const BROWSER_OWN = /(^|\.)(google\.com|googleapis\.com|gstatic\.com|gvt1\.com)(:\d+)?$/;
 
@@ -48,12 +47,6 @@ function countingProxy(): Promise<{ server: Server; port: number; hosts: string[
 async function load(file: string, dir: string): Promise<BrowserRun> {
   const proxy = await countingProxy();
   const args = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-dev-shm-usage',
-    '--disable-background-networking',
-    '--no-first-run',
     '--disable-component-update',
     '--disable-sync',
     '--enable-logging=stderr',
@@ -66,12 +59,7 @@ async function load(file: string, dir: string): Promise<BrowserRun> {
     `file://${file}`,
   ];
   try {
-    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-      execFile(CHROMIUM, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-        if (error && !stdout) reject(new Error(`chromium failed: ${error.message}\n${stderr}`));
-        else resolve({ stdout, stderr });
-      });
-    });
+    const { stdout, stderr } = await runChromium(args);
     return {
       dom: stdout,
       console: stderr.split('\n').filter((line) => /:CONSOLE[:(]/.test(line)),
@@ -90,10 +78,7 @@ describe.skipIf(skip)('the experiment report in headless Chromium', () => {
   let fetching: BrowserRun;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} not found: install it with "apt-get install -y chromium" (or set RECSVC_SKIP_BROWSER=1 to skip this test)`,
-      );
+    requireChromium();
     const experiment = {
       id: 5,
       name: 'ranking "<v3>"',

@@ -8,15 +8,14 @@
  * element (control) shows the measurement sees overflow when there is some. Set
  * RECSVC_SKIP_BROWSER=1 to skip on a machine without Chromium.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireChromium, runChromium, SKIP_BROWSER } from '../../helpers/chromium.js';
 import { runCli, tempDir } from '../../helpers/cli.js';
 import { jsonlText, makeUsers, writeData } from '../support/make-data.js';
 
-const CHROMIUM = process.env.RECSVC_CHROMIUM ?? '/usr/bin/chromium';
-const skip = process.env.RECSVC_SKIP_BROWSER === '1';
+const skip = SKIP_BROWSER;
 const PHONE_WIDTH = 390;
 
 /** Writes {viewport, scrollWidth, overflowing} into <body data-measure>: elements reaching past the viewport outside a scrolling box. */
@@ -45,12 +44,6 @@ async function measure(html: string, width: number, dir: string, name: string): 
   const file = join(dir, `${name}-frame.html`);
   writeFileSync(file, frame(`${name}.html`, width));
   const args = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-dev-shm-usage',
-    '--disable-background-networking',
-    '--no-first-run',
     '--hide-scrollbars',
     `--user-data-dir=${join(dir, `profile-${name}`)}`,
     '--window-size=800,900',
@@ -58,12 +51,7 @@ async function measure(html: string, width: number, dir: string, name: string): 
     '--dump-dom',
     `file://${file}`,
   ];
-  const dom = await new Promise<string>((resolve, reject) => {
-    execFile(CHROMIUM, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && !stdout) reject(new Error(`chromium failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
-  });
+  const dom = await runChromium(args).then(({ stdout }) => stdout);
   const attribute = /data-measure="([^"]*)"/.exec(dom)?.[1];
   if (attribute === undefined) throw new Error(`the measuring script did not run:\n${dom.slice(0, 2000)}`);
   return JSON.parse(attribute.replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as Measure;
@@ -75,10 +63,7 @@ describe.skipIf(skip)('the experiment report on a phone', () => {
   let control: Measure;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} not found: install it with "apt-get install -y chromium" (or set RECSVC_SKIP_BROWSER=1 to skip this test)`,
-      );
+    requireChromium();
     const experiment = {
       id: 12,
       name: 'a rather long experiment name about ranking_with_semantic_similarity_and_recency',

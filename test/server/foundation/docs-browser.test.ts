@@ -4,15 +4,14 @@
  * runs the explorer's scripts and renders the operations of the OpenAPI document.
  * Set RECSVC_SKIP_BROWSER=1 to skip on a machine without Chromium.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireChromium, runChromium, SKIP_BROWSER } from '../../helpers/chromium.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
-const CHROMIUM = process.env.RECSVC_CHROMIUM ?? '/usr/bin/chromium';
-const skip = process.env.RECSVC_SKIP_BROWSER === '1';
+const skip = SKIP_BROWSER;
 
 interface BrowserRun {
   dom: string;
@@ -22,12 +21,6 @@ interface BrowserRun {
 /** One headless page load; the DOM after the scripts ran, and the browser's log (console messages, CSP reports). */
 function dumpDom(url: string, profileDir: string): Promise<BrowserRun> {
   const args = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-dev-shm-usage',
-    '--disable-background-networking',
-    '--no-first-run',
     '--disable-component-update',
     '--disable-sync',
     '--enable-logging=stderr',
@@ -37,12 +30,7 @@ function dumpDom(url: string, profileDir: string): Promise<BrowserRun> {
     '--dump-dom',
     url,
   ];
-  return new Promise((resolve, reject) => {
-    execFile(CHROMIUM, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && !stdout) reject(new Error(`chromium failed: ${error.message}\n${stderr}`));
-      else resolve({ dom: stdout, log: stderr });
-    });
-  });
+  return runChromium(args).then(({ stdout, stderr }) => ({ dom: stdout, log: stderr }));
 }
 
 describe.skipIf(skip)('the /docs explorer in headless Chromium', () => {
@@ -51,11 +39,7 @@ describe.skipIf(skip)('the /docs explorer in headless Chromium', () => {
   let run: BrowserRun;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} not found: install it with "apt-get install -y chromium" (or set RECSVC_SKIP_BROWSER=1 to skip this test)`,
-      );
-    }
+    requireChromium();
     t = await createTestApp();
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
     profileDir = mkdtempSync(join(tmpdir(), 'recsvc-chromium-'));

@@ -7,17 +7,16 @@
  * the boosting account) and where the service wove them in: the sorted order is the order sent.
  * Set RECSVC_SKIP_BROWSER=1 to skip on a machine without Chromium.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireChromium, runChromium, SKIP_BROWSER } from '../../helpers/chromium.js';
 import { startMastodonInstance, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { timelinesHarness, unfollowedStatuses, type TimelinesHarness } from './timelines-test-app.js';
 
-const CHROMIUM = process.env.RECSVC_CHROMIUM ?? '/usr/bin/chromium';
-const skip = process.env.RECSVC_SKIP_BROWSER === '1';
+const skip = SKIP_BROWSER;
 
 /** The client: fetch, sort by created_at (stable), render; the order as sent is kept aside to compare. */
 const CLIENT_PAGE = `<!doctype html>
@@ -56,12 +55,6 @@ fetch(params.get('api') + '/api/v1/timelines/home?limit=20', {
 
 function dumpDom(url: string, profileDir: string): Promise<string> {
   const args = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-dev-shm-usage',
-    '--disable-background-networking',
-    '--no-first-run',
     '--disable-component-update',
     '--disable-sync',
     `--user-data-dir=${profileDir}`,
@@ -69,12 +62,7 @@ function dumpDom(url: string, profileDir: string): Promise<string> {
     '--dump-dom',
     url,
   ];
-  return new Promise((resolve, reject) => {
-    execFile(CHROMIUM, args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && !stdout) reject(new Error(`chromium failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
-  });
+  return runChromium(args).then(({ stdout }) => stdout);
 }
 
 /** The rendered list's items: each one's id and, for a boost, who boosted it. */
@@ -94,11 +82,7 @@ describe.skipIf(skip)('a timeline rendered by a client that sorts by created_at,
   let dom: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} not found: install it with "apt-get install -y chromium" (or set RECSVC_SKIP_BROWSER=1 to skip this test)`,
-      );
-    }
+    requireChromium();
     instance = await startMastodonInstance({ statuses: 80 });
     h = await timelinesHarness({ timelineRecommendations: 'boost' });
     await h.seed(unfollowedStatuses(instance), instance);
