@@ -154,3 +154,19 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list === undefined) map.set(key, [value]);
   else list.push(value);
 }
+
+/** A seeded sample of at most `max` users, in time order. */
+export function sampleUsers(users: readonly TestUser[], max: number, seed: number): TestUser[] {
+  if (users.length <= max) return [...users];
+  let state = seed >>> 0;
+  const keyed = users.map((_, i) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return [state, i] as const;
+  });
+  return keyed
+    .sort((a, b) => a[0] - b[0])
+    .slice(0, max)
+    .map(([, i]) => i)
+    .sort((a, b) => a - b)
+    .map((i) => users[i] as TestUser);
+}

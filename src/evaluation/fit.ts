@@ -24,7 +24,7 @@ import {
   type RankingDefault,
 } from '../ranking/ranking-default.js';
 import { bootstrapPairedDifference, drawResamples, type Estimate } from './bootstrap.js';
-import { temporalSplit, type EvalDataset, type Split, type TestUser } from './dataset.js';
+import { sampleUsers, temporalSplit, type EvalDataset, type Split, type TestUser } from './dataset.js';
 import { EvalState } from './eval-context.js';
 import { userMetrics } from './metrics.js';
 import { rankingCandidate } from './rankers.js';
@@ -130,7 +130,7 @@ export async function fitOnSplit(
   const o = { ...DEFAULT_FIT_OPTIONS, ...options };
   const interactions = split.dataset.interactions.length;
   const cutoff = new Date(split.cutoffMs).toISOString();
-  const users = sample(split.users, o.maxUsers, o.seed);
+  const users = sampleUsers(split.users, o.maxUsers, o.seed);
   const withHistory = users.filter((u) => u.history.length > 0).length;
   if (interactions < o.minInteractions)
     return insufficient(
@@ -243,20 +243,4 @@ function insufficient(
     summary: `kept ${describeRankingDefault(current)}: not enough data, ${why}`,
     evidence: { interactions, cutoff, users, users_with_history: withHistory, points: [], difference: null },
   };
-}
-
-/** A seeded sample of at most `max` users, in time order. */
-function sample(users: readonly TestUser[], max: number, seed: number): TestUser[] {
-  if (users.length <= max) return [...users];
-  let state = seed >>> 0;
-  const keyed = users.map((_, i) => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return [state, i] as const;
-  });
-  return keyed
-    .sort((a, b) => a[0] - b[0])
-    .slice(0, max)
-    .map(([, i]) => i)
-    .sort((a, b) => a - b)
-    .map((i) => users[i] as TestUser);
 }

@@ -10,7 +10,7 @@
 import type { CandidateIndexOptions } from '../ranking/candidate-index.js';
 import { WeightsSchema } from '../experiments/experiment.schema.js';
 import { DEFAULT_ALGORITHM_CONFIG, type AlgorithmConfig, type Weights } from '../ranking/ranking.types.js';
-import { validationSplit, type Split, type TestUser } from './dataset.js';
+import { sampleUsers, validationSplit, type Split, type TestUser } from './dataset.js';
 import { EvalState } from './eval-context.js';
 import { userMetrics } from './metrics.js';
 import { rankingCandidate } from './rankers.js';
@@ -59,7 +59,7 @@ export function tuneWeights(
 ): TunedVariant {
   const o = { ...DEFAULT_TUNE_OPTIONS, ...options };
   const validation = validationSplit(split, o.validationFraction);
-  const users = sample(
+  const users = sampleUsers(
     validation.users.filter((u) => u.history.length > 0),
     o.maxUsers,
     o.seed,
@@ -152,22 +152,6 @@ function keyOf(names: readonly WeightName[], w: Weights): string {
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
-}
-
-/** A seeded sample of at most `max` users, in time order. */
-function sample(users: readonly TestUser[], max: number, seed: number): TestUser[] {
-  if (users.length <= max) return [...users];
-  let state = seed >>> 0;
-  const keyed = users.map((_, i) => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return [state, i] as const;
-  });
-  return keyed
-    .sort((a, b) => a[0] - b[0])
-    .slice(0, max)
-    .map(([, i]) => i)
-    .sort((a, b) => a - b)
-    .map((i) => users[i] as TestUser);
 }
 
 /**
