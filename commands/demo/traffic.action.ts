@@ -14,7 +14,8 @@ import { ApiClient } from '../support/api-client.js';
 import { ApiError, CliError, usageError } from '../support/cli-error.js';
 import { EXIT } from '../../src/exit-codes.js';
 import { parseFlag, parseShare } from '../support/options.js';
-import { printJson, printLine, progress, progressDone, warn } from '../support/output.js';
+import { waitingAsAsked } from '../support/server-waits.js';
+import { printJson, printLine, progressDone, throttledProgress, warn } from '../support/output.js';
 import { openIdentities, type TrafficIdentities } from './traffic-identities.js';
 import type { TrafficOptions } from './traffic.options.js';
 import { newTally, summaryLines, toSummary, type RunTally, type TrafficSummary } from './traffic.view.js';
@@ -107,7 +108,7 @@ async function simulate(
   const run = startedMs.toString(36);
   let next = 1;
   let failure: Error | undefined;
-  const report = throttled(() => progress(progressLine(tally, options, deadlineMs)));
+  const report = throttledProgress(() => progressLine(tally, options, deadlineMs));
   const worker = async (): Promise<void> => {
     while (failure === undefined && next <= options.users && Date.now() < deadlineMs) {
       const userNumber = next++;
@@ -159,10 +160,6 @@ async function simulate(
   return toSummary(tally, next - 1 >= options.users ? 'users' : 'duration', (Date.now() - startedMs) / 1000);
 }
 
-/** Times one request is sent again after the server asked to wait (429 rate limited, 503 shedding load). */
-const MAX_WAITS = 5;
-const MAX_WAIT_SECONDS = 60;
-
 /** Sends a request as a simulated user: counted, waiting as the server asks; a token the server does not know is the --db's fault. */
 async function withRetries<T>(call: () => Promise<T>, tally: RunTally, identities: TrafficIdentities): Promise<T> {
   try {
@@ -185,21 +182,6 @@ async function withRetries<T>(call: () => Promise<T>, tally: RunTally, identitie
   }
 }
 
-/** Sends a request again after the server asked to wait (429 rate limited, 503 shedding load), at most MAX_WAITS times. */
-async function waitingAsAsked<T>(call: () => Promise<T>, onWait: () => void = () => undefined): Promise<T> {
-  for (let waits = 0; ; waits++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 429 && error.status !== 503) || waits >= MAX_WAITS) throw error;
-      const seconds = Math.min(MAX_WAIT_SECONDS, Math.max(1, error.retryAfter ?? 2 ** waits));
-      onWait();
-      progress(`the server asked to wait (${error.status}): sending again in ${seconds}s`);
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    }
-  }
-}
-
 function progressLine(tally: RunTally, options: TrafficOptions, deadlineMs: number): string {
   const left = Math.max(0, Math.ceil((deadlineMs - Date.now()) / 1000));
   const perVariant = tally.rows
@@ -211,15 +193,4 @@ function progressLine(tally: RunTally, options: TrafficOptions, deadlineMs: numb
 
 function formatPercent(share: number): string {
   return `${(share * 100).toFixed(1).replace(/\.0$/, '')}%`;
-}
-
-/** `fn` at most every 100 ms. */
-function throttled(fn: () => void): () => void {
-  let last = 0;
-  return () => {
-    const now = Date.now();
-    if (now - last < 100) return;
-    last = now;
-    fn();
-  };
 }

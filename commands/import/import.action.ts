@@ -10,7 +10,8 @@ import { MAX_IMPORT_BATCH, type ImportKind } from '../../src/import/import-rows.
 import { ApiClient } from '../support/api-client.js';
 import { ApiError, CliError, usageError } from '../support/cli-error.js';
 import { openLineSource, type LineSource } from '../support/line-source.js';
-import { formatCount, printJson, printLine, progress, progressDone, warn } from '../support/output.js';
+import { waitingAsAsked } from '../support/server-waits.js';
+import { formatCount, printJson, printLine, progressDone, throttledProgress, warn } from '../support/output.js';
 import { readCheckpoint, writeCheckpoint } from './import-checkpoint.js';
 import { formatOfPath, lineError, readRecords, type ImportRecord } from './import-records.js';
 import type { ServerFlags } from '../support/server-options.js';
@@ -81,7 +82,7 @@ export async function runImport(kind: ImportKind, file: string, options: ImportO
     summary.last_line = batch.at(-1)!.line;
     if (checkpointPath !== undefined) await writeCheckpoint(checkpointPath, { kind, line: summary.last_line });
   };
-  const report = throttled(() => progress(progressLine(summary, source)));
+  const report = throttledProgress(() => progressLine(summary, source));
   try {
     let batch: ImportRecord[] = [];
     for await (const record of readRecords(kind, format, source)) {
@@ -119,27 +120,12 @@ export async function runImport(kind: ImportKind, file: string, options: ImportO
   else printLine(summaryLine(summary));
 }
 
-/** Times a batch is sent again after the server asked to wait (429 rate limited, 503 shedding load). */
-const MAX_WAITS = 5;
-/** Longest wait, in seconds, whatever the server asks. */
-const MAX_WAIT_SECONDS = 60;
-
 /**
  * Sends one batch, waiting and sending it again when the server asks (a batch is idempotent,
  * so sending it twice stores it once); a refused item becomes an input error naming its line.
  */
-async function sendBatch(client: ApiClient, kind: ImportKind, batch: ImportRecord[], summary: ImportSummary, file: string): Promise<void> {
-  for (let waits = 0; ; waits++) {
-    try {
-      await sendOnce(client, kind, batch, summary, file);
-      return;
-    } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 429 && error.status !== 503) || waits >= MAX_WAITS) throw error;
-      const seconds = Math.min(MAX_WAIT_SECONDS, Math.max(1, error.retryAfter ?? 2 ** waits));
-      progress(`the server asked to wait (${error.status}): sending again in ${seconds}s`);
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    }
-  }
+function sendBatch(client: ApiClient, kind: ImportKind, batch: ImportRecord[], summary: ImportSummary, file: string): Promise<void> {
+  return waitingAsAsked(() => sendOnce(client, kind, batch, summary, file));
 }
 
 async function sendOnce(client: ApiClient, kind: ImportKind, batch: ImportRecord[], summary: ImportSummary, file: string): Promise<void> {
@@ -199,15 +185,4 @@ function progressLine(s: ImportSummary, source: LineSource): string {
   const width = 24;
   const filled = Math.round(fraction * width);
   return `importing ${s.kind} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(fraction * 100)}% ${counts}`;
-}
-
-/** `fn` at most every 100 ms. */
-function throttled(fn: () => void): () => void {
-  let last = 0;
-  return () => {
-    const now = Date.now();
-    if (now - last < 100) return;
-    last = now;
-    fn();
-  };
 }

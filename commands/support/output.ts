@@ -72,6 +72,17 @@ export function progress(text: string): void {
   if (process.stderr.isTTY) process.stderr.write(`\r${text}\u001b[K`);
 }
 
+/** A progress note of `line()` on a terminal, at most every 100 ms however often it is called. */
+export function throttledProgress(line: () => string): () => void {
+  let last = 0;
+  return () => {
+    const now = Date.now();
+    if (now - last < 100) return;
+    last = now;
+    progress(line());
+  };
+}
+
 /** Ends a progress line. */
 export function progressDone(): void {
   if (process.stderr.isTTY) process.stderr.write('\r\u001b[K');
