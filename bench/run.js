@@ -38,6 +38,14 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const only = process.env.BENCH_ONLY ?? '';
 const aa = process.env.BENCH_AA ?? 'plain';
 const recordDir = process.env.BENCH_RECORD;
+// BENCH_VARIANT_ENV="A=1 B=2": a fourth server, this checkout's build with those settings, paired
+// with HEAD (e.g. RECSVC_RANKING_FIT=off to see what the fit agent costs the serving process).
+const variantEnv = Object.fromEntries(
+  (process.env.BENCH_VARIANT_ENV ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 const DATASETS = {
   default: { posts: 10_000, interactions: 200_000, users: 5_000, authors: 500 },
   large: { posts: 100_000, interactions: 2_000_000, users: 100_000, authors: 5_000 },
@@ -80,7 +88,7 @@ function mintToken(checkout, dbPath) {
 }
 
 /** Starts a server (kind recsvc or plain) on a free port, pinned to core 0 when possible. */
-async function startServer(label, kind, dbPath, checkout = root, nodeArgs = []) {
+async function startServer(label, kind, dbPath, checkout = root, nodeArgs = [], env = {}) {
   const port = await freePort();
   const command =
     kind === 'plain'
@@ -100,9 +108,8 @@ async function startServer(label, kind, dbPath, checkout = root, nodeArgs = []) 
           'warn',
         ];
   // taskset execs the command: the child's pid is the server's.
-  const child = pinned
-    ? spawn('taskset', ['-c', '0', ...command], { stdio: ['ignore', 'inherit', 'inherit'] })
-    : spawn(command[0], command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
+  const options = { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } };
+  const child = pinned ? spawn('taskset', ['-c', '0', ...command], options) : spawn(command[0], command.slice(1), options);
   const server = { label, kind, child, base: `http://127.0.0.1:${port}`, dbPath };
   servers.push(server);
   // A loaded machine can take long to start a server: two minutes before giving up.
@@ -241,6 +248,7 @@ function printSummary() {
     ['plain_aa', 'plain', 'A/A: plain #2 / plain'],
     ['head_aa', 'head', 'A/A: HEAD #2 / HEAD'],
     ['head', 'ref', `HEAD / ${compareRef}`],
+    ['variant', 'head', `variant / HEAD`],
   ];
   const summary = [];
   console.error('\nRatios per round (requests/s a/b; CPU per request b/a, > 1 = a cheaper; p99 a/b):');
@@ -305,6 +313,10 @@ try {
     if (ref) (await startServer('ref', 'recsvc', ref.db, ref.where)).headers = headers(ref.token);
     (await startServer('plain', 'plain', copyDatabase(headDb, join(dir, 'plain.db')))).headers = headers(token);
     if (aa === 'plain') (await startServer('plain_aa', 'plain', copyDatabase(headDb, join(dir, 'plain-aa.db')))).headers = headers(token);
+    if (Object.keys(variantEnv).length > 0) {
+      const variantDb = copyDatabase(headDb, join(dir, 'variant.db'));
+      (await startServer('variant', 'recsvc', variantDb, root, nodeArgs, variantEnv)).headers = headers(token);
+    }
     if (aa === 'recsvc') {
       (await startServer('head_aa', 'recsvc', copyDatabase(headDb, join(dir, 'head-aa.db')), root, nodeArgs)).headers = headers(token);
     }
