@@ -25,6 +25,9 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
+      // A feature adds its tables to the platform's `Database` by declaration merging
+      // (`interface Database extends PostTables {}` in its *.tables.ts): an empty interface with one parent.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
     },
   },
   {

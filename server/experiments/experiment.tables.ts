@@ -107,3 +107,8 @@ export interface ExperimentTables {
   experiment_latency_buckets: ExperimentLatencyBucketsTable;
   experiment_user_day_counts: ExperimentUserDayCountsTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends ExperimentTables {}
+}

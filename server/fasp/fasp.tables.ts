@@ -65,3 +65,8 @@ export interface FaspTables {
   fasp_signature_schemes: FaspSignatureSchemesTable;
   fasp_actor: FaspActorTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends FaspTables {}
+}

@@ -35,3 +35,8 @@ export interface InteractionTables {
   user_affinities: UserAffinitiesTable;
   user_interests: UserInterestsTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends InteractionTables {}
+}

@@ -104,3 +104,8 @@ export interface OAuthTables {
   oauth_token_families: OAuthTokenFamiliesTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends OAuthTables {}
+}

@@ -84,3 +84,8 @@ export interface PostTables {
   post_instance_ids: PostInstanceIdsTable;
   account_instance_ids: AccountInstanceIdsTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends PostTables {}
+}

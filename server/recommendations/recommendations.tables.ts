@@ -45,3 +45,8 @@ export interface RecommendationTables {
   user_preferences: UserPreferencesTable;
   ranking_fits: RankingFitsTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends RecommendationTables {}
+}

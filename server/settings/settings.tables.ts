@@ -22,3 +22,8 @@ export interface SettingsTables {
   user_settings: UserSettingsTable;
   integration_settings: IntegrationSettingsTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends SettingsTables {}
+}

@@ -63,3 +63,8 @@ export interface AnalyticsTables {
   experiment_open_sessions: ExperimentOpenSessionsTable;
   privacy_backfills: PrivacyBackfillsTable;
 }
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../../platform/db/database.js' {
+  interface Database extends AnalyticsTables {}
+}

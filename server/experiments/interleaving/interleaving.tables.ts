@@ -1,6 +1,6 @@
 /**
  * Table types of interleaving experiments (migration 0023), kept beside the feature's own:
- * listed in `Database` like every feature's.
+ * they join `Database` like every feature's.
  */
 import type { Generated, Kysely } from 'kysely';
 
@@ -15,7 +15,6 @@ export type InterleavingImpressionsTable = {
   served_at_ms: number;
 };
 
-// A type alias, not an interface: kysely's withTables wants an indexable record.
 export type InterleavingTables = {
   interleaving_impressions: InterleavingImpressionsTable;
 };
@@ -23,4 +22,9 @@ export type InterleavingTables = {
 /** The database as the interleaving repositories see it: `Database`, which lists these tables (kept for the tests that read them). */
 export function withInterleavingTables<DB>(db: Kysely<DB>): Kysely<DB> {
   return db;
+}
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../../platform/db/database.js' {
+  interface Database extends InterleavingTables {}
 }
