@@ -7,8 +7,21 @@
  * absolute error (useless for small p-values), its `probit` uses Winitzki's closed form
  * (probit(0.975) = 1.9572 instead of 1.959964), and it has no chi-square CDF (only a
  * table of critical values). Its Lanczos `gammaln` is accurate to ~1e-15 and is used.
+ *
+ * It is loaded on first use, not at import (issue 27): parsing the whole package was the
+ * largest part of `recsvc gates check --file`'s start, and the usual check (two variants:
+ * one degree of freedom) needs no gamma function at all (chiSquareSf's closed forms).
  */
-import { gammaln } from 'simple-statistics';
+import { createRequire } from 'node:module';
+import type * as SimpleStatistics from 'simple-statistics';
+
+let loadedGammaln: ((n: number) => number) | undefined;
+
+/** simple-statistics' log-gamma, its package required the first time one is needed. */
+function gammaln(n: number): number {
+  loadedGammaln ??= (createRequire(import.meta.url)('simple-statistics') as typeof SimpleStatistics).gammaln;
+  return loadedGammaln(n);
+}
 
 // W. J. Cody, "Rational Chebyshev approximations for the error function" (Math. Comp. 1969),
 // in the form of Cody's ANORM / R's pnorm.c: three ranges of |z|, each a rational function.
@@ -196,8 +209,14 @@ export function regularizedGammaQ(a: number, x: number): number {
   return x < a + 1 ? 1 - lowerGammaSeries(a, x) : upperGammaFraction(a, x);
 }
 
-/** Chi-square survival function P(X > x) for `df` degrees of freedom: Q(df/2, x/2). */
+/**
+ * Chi-square survival function P(X > x) for `df` degrees of freedom: Q(df/2, x/2). One and
+ * two degrees of freedom have closed forms, exact in double precision: P(|Z| > √x) =
+ * 2·normalSf(√x) and e^(−x/2).
+ */
 export function chiSquareSf(x: number, df: number): number {
   if (x <= 0) return Number.isNaN(x) ? Number.NaN : 1;
+  if (df === 1) return 2 * normalSf(Math.sqrt(x));
+  if (df === 2) return Math.exp(-x / 2);
   return regularizedGammaQ(df / 2, x / 2);
 }
