@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
 import { newestInteractions } from './interactions/co-engagement.repository.js';
+import { postEngagerGroups } from './interactions/engagers.service.js';
 import { registerAnalytics } from './experiments/events/analytics.feature.js';
 import { registerExperiments } from './experiments/experiments.feature.js';
 import { experimentMeasurement } from './experiments/measurement.service.js';
@@ -39,7 +40,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   context.metrics.watchCaches(() => ranking.cacheSizes());
   // Other instances' invalidations reach this state, and its own reach them (server/platform/redis/ranking-fanout.ts).
   if (context.redis) await context.redis.attachRankingState(ranking);
-  const { posts, trending } = await registerPosts(app, context, ranking);
+  const { posts, trending } = await registerPosts(app, context, ranking, (sinceMs) => postEngagerGroups(db, sinceMs));
   // Rows written by versions before pseudonymisation are converted once, before any route runs.
   await pseudonymiseStoredIds(db, context.privacy);
   const interactions = await registerInteractions(app, context, {

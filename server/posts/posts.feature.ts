@@ -2,13 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { PlatformContext } from '../platform/context.js';
 import type { SourceShares } from '../../src/ranking/index.js';
-import { postEngagerGroups } from '../interactions/engagers.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { postRoutes } from './post.routes.js';
 import { PostService } from './post.service.js';
 import { candidatePoolRefreshAgent } from './candidate-pool.agent.js';
 import { trendingRefreshAgent } from './trending.agent.js';
-import { TrendingService } from './trending.service.js';
+import { TrendingService, type EngagerSource } from './trending.service.js';
 
 export interface PostsFeature {
   posts: PostService;
@@ -21,14 +20,18 @@ export interface PostsContext extends Pick<PlatformContext, 'database' | 'agents
   sourceShares: SourceShares;
 }
 
-/** Posts routes and the `trending_refresh` and `candidate_pool_refresh` agents. */
-export async function registerPosts(app: FastifyInstance, context: PostsContext, ranking: RankingState): Promise<PostsFeature> {
+/**
+ * Posts routes and the `trending_refresh` and `candidate_pool_refresh` agents. Who engaged with
+ * the posts trending counts is the interactions feature's to say: `engagers` (wired in features.ts).
+ */
+export async function registerPosts(
+  app: FastifyInstance,
+  context: PostsContext,
+  ranking: RankingState,
+  engagers: EngagerSource,
+): Promise<PostsFeature> {
   const posts = new PostService(context.database.db, ranking);
-  const trending = new TrendingService(
-    context.database.db,
-    (sinceMs) => postEngagerGroups(context.database.db, sinceMs),
-    context.sourceShares,
-  );
+  const trending = new TrendingService(context.database.db, engagers, context.sourceShares);
   context.agents.register(trendingRefreshAgent(trending, context.agentIntervalSeconds));
   context.agents.register(candidatePoolRefreshAgent(ranking, context.database.db, context.agentIntervalSeconds * 15, context.sourceShares));
   await app.register(postRoutes, { posts, trending });

@@ -2,7 +2,7 @@
  * Trending posts (the formula is `computeTrendingPosts` in src/ranking/trending.ts: distinct
  * engagers grouped by instance, decayed with age, under the source shares), recomputed by the
  * trending agent and served from a snapshot so that a read is a slice of an array. Who engaged
- * is the interactions feature's to say (`postEngagerGroups`, handed in by posts.feature.ts),
+ * is the interactions feature's to say (`postEngagerGroups`, handed in by server/features.ts),
  * never a post's stored counters, which an instance's page could once claim.
  */
 import type { Kysely } from 'kysely';
