@@ -17,7 +17,7 @@ import {
   MAX_TIMER_MS,
   parseDurationSetting,
   type DurationBounds,
-} from './duration-setting.js';
+} from './platform/duration-setting.js';
 import { socialOptionsFromEnv, type SocialOptions } from './platform/social/social.service.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 import { sourceSharesFromEnv, type CoEngagementOptions, type SourceShares } from '../src/ranking/index.js';

@@ -1,6 +1,6 @@
 /** The OAuth server's settings: lifetimes and the instance users log in at when they name none. */
 import { InputError } from '../../src/errors.js';
-import { parseDurationSetting, type DurationBounds } from '../duration-setting.js';
+import { parseDurationSetting, type DurationBounds } from '../platform/duration-setting.js';
 
 export interface OAuthSettings {
   /** Access tokens' lifetime in seconds (`expires_in`); 24 h by default. */

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { SERVICE_VERSION } from '../../server/version.js';
+import { SERVICE_VERSION } from '../../server/platform/version.js';
 import { runCli, startServe, tempDir } from '../helpers/cli.js';
 
 describe('recsvc binary', () => {

@@ -89,7 +89,7 @@ const CORE = [
   'dist/commands/run.js',
   'dist/commands/support/cli-error.js',
   'dist/commands/support/version.js',
-  'dist/server/version.js',
+  'dist/server/platform/version.js',
   'dist/src/errors.js',
   'dist/src/exit-codes.js',
 ];

@@ -35,7 +35,7 @@
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { MAX_TIMER_MS } from '../../duration-setting.js';
+import { MAX_TIMER_MS } from '../duration-setting.js';
 import type { ExclusiveLock } from '../db/database-handle.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Agent, AgentReport, AgentRunOutcome, AgentStatus } from './agent.types.js';

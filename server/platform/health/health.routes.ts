@@ -1,6 +1,6 @@
 /** `GET /health` (liveness) and `GET /api/v1/health` (components, resources). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { SERVICE_VERSION } from '../../version.js';
+import { SERVICE_VERSION } from '../version.js';
 import { DetailedHealthSchema, LivenessSchema } from './health.schema.js';
 import { checkDatabase, checkRedis, processStats, type ComponentHealth, type InstanceHealthReading } from './health.service.js';
 

@@ -14,7 +14,7 @@ import { ValidationError } from '../../../src/errors.js';
 import type { ErrorBody } from '../../../src/schemas/common.schema.js';
 import { errorResponseHeaders, rawErrorResponse } from './raw-response.js';
 import { SECURITY_HEADERS } from './security-headers.js';
-import { API_VERSION, SERVICE_VERSION } from '../../version.js';
+import { API_VERSION, SERVICE_VERSION } from '../version.js';
 import { sendError } from './error-handler.js';
 
 type ParserError = Error & { code?: string };

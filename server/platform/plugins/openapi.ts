@@ -9,7 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ErrorBodySchema } from '../../../src/schemas/common.schema.js';
-import { SERVICE_VERSION } from '../../version.js';
+import { SERVICE_VERSION } from '../version.js';
 import { hoistTitledSchemas } from './openapi-components.js';
 import { completeOperations, type OpenapiDocument } from './openapi-responses.js';
 import { nameWildcardParameters } from './openapi-wildcards.js';

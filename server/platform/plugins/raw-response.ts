@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorBody } from '../../../src/schemas/common.schema.js';
 import { SECURITY_HEADERS } from './security-headers.js';
-import { API_VERSION, SERVICE_VERSION } from '../../version.js';
+import { API_VERSION, SERVICE_VERSION } from '../version.js';
 
 /** Every header of an error response written outside fastify, with `Connection: close`. */
 export function errorResponseHeaders(body: ErrorBody, json: string): Array<readonly [string, string]> {

@@ -19,7 +19,7 @@
  */
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { AppError, AuthenticationError, ForbiddenError, NotFoundError, UnavailableError, ValidationError } from '../../../src/errors.js';
-import { SERVICE_VERSION } from '../../version.js';
+import { SERVICE_VERSION } from '../version.js';
 import {
   ForbiddenInstanceAddressError,
   InstanceAddressError,

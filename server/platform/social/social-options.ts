@@ -25,7 +25,7 @@
  * long. Below the cache lifetime it counts as the cache lifetime.
  */
 import { InputError } from '../../../src/errors.js';
-import { MAX_TIMER_MS, MAX_TIMER_SECONDS, parseDurationSetting } from '../../duration-setting.js';
+import { MAX_TIMER_MS, MAX_TIMER_SECONDS, parseDurationSetting } from '../duration-setting.js';
 import { InstanceAddressError, parseInstanceAddress } from './instance-address.js';
 import { DEFAULT_INSTANCE_CLIENT_OPTIONS } from './instance-client.js';
 import { DEFAULT_MASTODON_IDENTITY_OPTIONS } from './mastodon-identity.js';

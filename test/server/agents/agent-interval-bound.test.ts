@@ -1,5 +1,5 @@
 /**
- * The agent interval's bound (server/duration-setting.ts) against the agents the app really
+ * The agent interval's bound (server/platform/duration-setting.ts) against the agents the app really
  * registers: at the longest RECSVC_AGENT_INTERVAL every agent's interval still fits a Node timer,
  * and the runner refuses an agent whose interval would not (Node would fire it after 1 ms).
  */
@@ -8,7 +8,7 @@ import { buildApp } from '../../../server/app.js';
 import { AgentRunner } from '../../../server/platform/agents/agent-runner.js';
 import { openSqlite } from '../../../server/platform/db/connection.js';
 import { migrateToLatest } from '../../../server/platform/db/migrate.js';
-import { AGENT_INTERVAL_MAX_SECONDS, MAX_TIMER_MS } from '../../../server/duration-setting.js';
+import { AGENT_INTERVAL_MAX_SECONDS, MAX_TIMER_MS } from '../../../server/platform/duration-setting.js';
 import { createServiceMetrics } from '../../../server/platform/metrics/service-metrics.js';
 
 describe('agent intervals and Node timers', () => {

@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scalePolicy, DEFAULT_RATE_LIMIT_POLICY } from '../../../src/rate-limit/policy.js';
 import { DEFAULT_HTTP_LIMITS } from '../../../server/config.js';
-import { SERVICE_VERSION } from '../../../server/version.js';
+import { SERVICE_VERSION } from '../../../server/platform/version.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import {

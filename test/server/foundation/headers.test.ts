@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_VERSION } from '../../../server/version.js';
+import { SERVICE_VERSION } from '../../../server/platform/version.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../server/app.js';
 import { openSqlite } from '../../../server/platform/db/connection.js';
 import { migrateToLatest } from '../../../server/platform/db/migrate.js';
-import { SERVICE_VERSION } from '../../../server/version.js';
+import { SERVICE_VERSION } from '../../../server/platform/version.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
 let t: TestApp;

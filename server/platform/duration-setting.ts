@@ -4,7 +4,7 @@
  * of misbehaving later: Node keeps a timer's delay in 32 bits, and a longer one (about 24.8
  * days and up) fires after 1 ms, so an agent scheduled that far ahead would run in a loop.
  */
-import { InputError } from '../src/errors.js';
+import { InputError } from '../../src/errors.js';
 
 /** The longest delay a Node timer holds: 2^31 − 1 ms, about 24.8 days. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
