@@ -1,26 +1,43 @@
 /**
  * The interactions feature's interface for trending: who engaged with the posts of a window,
- * counted as distinct users per post and per instance (src/ranking/trending.ts,
- * `distinctEngagement`). A social user's id is `<account id>@<instance host>`; an id without
- * '@' is the service's own API user, grouped under instance ''.
+ * counted as distinct users per post and per instance, each weighted by its account's age
+ * (src/ranking/trending.ts, `distinctEngagement` and `accountAgeWeight`). A social user's id is
+ * `<account id>@<instance host>`; an id without '@' is the service's own API user, grouped under
+ * instance ''. A user's age is its account's `created_at` where the service stored that account
+ * (the instance's own id for it, `account_instance_ids`), else the time of its oldest stored
+ * interaction (when the service first saw it act).
  */
 import type { Kysely } from 'kysely';
-import type { EngagerGroup } from '../../src/ranking/index.js';
+import { engagerGroups, engagerInstance, type EngagerGroup } from '../../src/ranking/index.js';
 import type { Database } from '../platform/db/database.js';
-import { engagerGroupRows } from './interaction.repository.js';
+import { accountCreatedAtByInstanceIds, engagerFirstSeenRows, postEngagementRows } from './interaction.repository.js';
 
 /** The distinct engagers of one post from one instance. */
 export interface PostEngagerGroup extends EngagerGroup {
   readonly postId: string;
 }
 
-/** Distinct favouriting and reblogging users of each post created since `sinceMs`, by post and instance (one grouped query). */
+const orNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+/** Age-weighted favouriting and reblogging users of each post created since `sinceMs`, by post and instance. */
 export async function postEngagerGroups(db: Kysely<Database>, sinceMs: number): Promise<PostEngagerGroup[]> {
-  const rows = await engagerGroupRows(db, sinceMs);
-  return rows.map((row) => ({
-    postId: row.post_id,
-    instance: row.instance,
-    favourites: Number(row.favourites),
-    reblogs: Number(row.reblogs),
-  }));
+  const [engagements, firstSeen] = await Promise.all([postEngagementRows(db, sinceMs), engagerFirstSeenRows(db, sinceMs)]);
+  const sinceByUser = new Map(firstSeen.map((row) => [row.user_id, Number(row.first_ms)]));
+  const social = [...sinceByUser.keys()].flatMap((userId) => {
+    const instance = engagerInstance(userId);
+    return instance === '' ? [] : [{ instance, localId: userId.slice(0, userId.length - instance.length - 1) }];
+  });
+  for (const [userId, createdAt] of await accountCreatedAtByInstanceIds(db, social)) {
+    const ms = Date.parse(createdAt);
+    if (Number.isFinite(ms)) sinceByUser.set(userId, ms);
+  }
+  return engagerGroups(
+    engagements.map((row) => ({
+      postId: row.post_id,
+      userId: row.user_id,
+      favouritedAtMs: orNull(row.favourited_at_ms),
+      rebloggedAtMs: orNull(row.reblogged_at_ms),
+    })),
+    (userId) => sinceByUser.get(userId),
+  );
 }

@@ -5,7 +5,7 @@ import { bulkInsert, bulkInsertObjects } from '../platform/db/bulk-insert.js';
 import type { Database } from '../platform/db/database.js';
 import { isForeignKeyViolation } from '../platform/db/errors.js';
 import { jsonRows, jsonValues, parseJsonRows } from '../platform/db/json-rows.js';
-import { asFloat, countWhere, greatest, positionOf, power } from '../platform/db/portable-sql.js';
+import { asFloat, greatest, power } from '../platform/db/portable-sql.js';
 import { queryTemplate } from '../platform/db/precompiled-query.js';
 import type { StoredDecayedSums } from '../../src/ranking/index.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
@@ -191,30 +191,70 @@ const addAffinitiesQuery = queryTemplate((db: Kysely<Database>, args) => {
     );
 });
 
-/**
- * Per post created since `sinceMs` and per engagers' instance (the text after the first '@' of
- * the user id; '' for ids without one), the distinct users who favourited and who reblogged it:
- * rows, as (user, post, action) is unique. Reads the window's posts by their creation time and
- * their interactions by post (never the interactions of older posts, however many).
- */
-export async function engagerGroupRows(
+/** The favourites and reblogs of the posts created since `sinceMs`: one row per post and user, with when it did each (null: did not). */
+export async function postEngagementRows(
   db: Kysely<Database>,
   sinceMs: number,
-): Promise<{ post_id: string; instance: string; favourites: number | string; reblogs: number | string }[]> {
-  const at = positionOf(db, sql.ref('interactions.user_id'), '@');
-  const instance = sql<string>`(CASE WHEN ${at} > 0 THEN substr(${sql.ref('interactions.user_id')}, ${at} + 1) ELSE '' END)`;
+): Promise<{ post_id: string; user_id: string; favourited_at_ms: number | string | null; reblogged_at_ms: number | string | null }[]> {
+  const at = (action: string) =>
+    sql<
+      number | null
+    >`MIN(CASE WHEN ${sql.ref('interactions.action_type')} = ${sql.lit(action)} THEN ${sql.ref('interactions.created_at_ms')} END)`;
   return db
     .selectFrom('interactions')
-    .select((eb) => [
-      'interactions.post_id',
-      instance.as('instance'),
-      countWhere(eb('interactions.action_type', '=', sql.lit('favorite'))).as('favourites'),
-      countWhere(eb('interactions.action_type', '=', sql.lit('reblog'))).as('reblogs'),
-    ])
+    .select(['interactions.post_id', 'interactions.user_id', at('favorite').as('favourited_at_ms'), at('reblog').as('reblogged_at_ms')])
     .where('interactions.post_id', 'in', (eb) => eb.selectFrom('posts').select('posts.id').where('posts.created_at_ms', '>=', sinceMs))
     .where('interactions.action_type', 'in', ['favorite', 'reblog'])
-    .groupBy(['interactions.post_id', instance])
+    .groupBy(['interactions.post_id', 'interactions.user_id'])
     .execute();
+}
+
+/**
+ * When the service first saw each user who favourited or reblogged a post created since
+ * `sinceMs` act: its oldest stored interaction (one grouped read of the (user, time) index).
+ */
+export async function engagerFirstSeenRows(
+  db: Kysely<Database>,
+  sinceMs: number,
+): Promise<{ user_id: string; first_ms: number | string }[]> {
+  return db
+    .selectFrom('interactions')
+    .select(['interactions.user_id', (eb) => eb.fn.min('interactions.created_at_ms').as('first_ms')])
+    .where('interactions.user_id', 'in', (eb) =>
+      eb
+        .selectFrom('interactions as engaged')
+        .select('engaged.user_id')
+        .where('engaged.post_id', 'in', (inner) => inner.selectFrom('posts').select('posts.id').where('posts.created_at_ms', '>=', sinceMs))
+        .where('engaged.action_type', 'in', ['favorite', 'reblog']),
+    )
+    .groupBy('interactions.user_id')
+    .execute();
+}
+
+/** The stored accounts' `created_at` for (instance, that instance's account id) pairs, as `<local id>@<instance>` → created_at. */
+export async function accountCreatedAtByInstanceIds(
+  db: Kysely<Database>,
+  pairs: readonly { instance: string; localId: string }[],
+): Promise<Map<string, string>> {
+  const byInstance = new Map<string, string[]>();
+  for (const { instance, localId } of pairs) {
+    const list = byInstance.get(instance);
+    if (list === undefined) byInstance.set(instance, [localId]);
+    else list.push(localId);
+  }
+  const out = new Map<string, string>();
+  for (const [instance, localIds] of byInstance)
+    for (let i = 0; i < localIds.length; i += 500) {
+      const rows = await db
+        .selectFrom('account_instance_ids')
+        .innerJoin('accounts', 'accounts.id', 'account_instance_ids.account_id')
+        .select(['account_instance_ids.local_id', 'accounts.created_at'])
+        .where('account_instance_ids.instance', '=', instance)
+        .where('account_instance_ids.local_id', 'in', localIds.slice(i, i + 500))
+        .execute();
+      for (const row of rows) out.set(`${row.local_id}@${instance}`, row.created_at);
+    }
+  return out;
 }
 
 /** The posts of a user's live interactions (a covering read of the (user, post, action) key: no table rows), as one JSON value. */

@@ -18,12 +18,18 @@ export {
 export { DecayedSums, type StoredDecayedSums } from './decayed-sums.js';
 export { CandidateIndex, DEFAULT_CANDIDATE_INDEX_OPTIONS, primaryLanguage, type CandidateIndexOptions } from './candidate-index.js';
 export {
+  accountAgeWeight,
   computeTrendingPosts,
   distinctEngagement,
+  engagerGroups,
+  engagerInstance,
+  NEW_ACCOUNT_FULL_AGE_DAYS,
+  NEW_ACCOUNT_MIN_WEIGHT,
   TRENDING_HALF_LIFE_HOURS,
   TRENDING_PAGE_SIZE,
   TRENDING_WINDOW_HOURS,
   type EngagerGroup,
+  type PostEngagement,
   type TrendCandidate,
   type TrendingTag,
 } from './trending.js';

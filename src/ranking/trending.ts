@@ -1,8 +1,8 @@
 /**
  * What "trending" means, once: trending tags (the tags carried by the most pooled posts in
  * a recent window; they drive the `TRENDING_TAG` reason and the cold-start ranking) and
- * trending posts (distinct engagers, grouped by instance, decayed with age, under the source
- * shares; the trending endpoint).
+ * trending posts (distinct engagers, new accounts discounted, grouped by instance, decayed
+ * with age, under the source shares; the trending endpoint).
  */
 import { ENGAGEMENT_WEIGHTS } from './features.js';
 import { DEFAULT_SOURCE_SHARES, takeWithinShares, type SourcedItem, type SourceShares } from './source-shares.js';
@@ -63,14 +63,75 @@ export const TRENDING_PAGE_SIZE = 20;
 export interface EngagerGroup {
   /** The users' instance (`host[:port]`), or '' for the service's own API users (ids without '@'), each counted plainly. */
   readonly instance: string;
+  /** The favouriting users, each counted by its `accountAgeWeight` (1 each for established accounts). */
   readonly favourites: number;
+  /** The reblogging users, counted the same way. */
   readonly reblogs: number;
+}
+
+/** An account this many days old (or older) when it engages counts fully. */
+export const NEW_ACCOUNT_FULL_AGE_DAYS = 30;
+/** What an account counts on its first day: a burst of fresh accounts weighs a tenth of as many established ones. */
+export const NEW_ACCOUNT_MIN_WEIGHT = 0.1;
+
+/**
+ * The new-account discount: an engagement counts
+ * w(age) = NEW_ACCOUNT_MIN_WEIGHT + (1 − NEW_ACCOUNT_MIN_WEIGHT) · min(1, age / NEW_ACCOUNT_FULL_AGE_DAYS),
+ * `age` the account's age when it engaged (its `created_at` where the service stored the
+ * account, else the time the service first saw it act); 0.1 on the first day, 0.55 at 15 days,
+ * 1 from 30 days on. A negative or unknown age counts as new. Non-decreasing in the age, never 0,
+ * so a new account's engagement still counts, only less.
+ */
+export function accountAgeWeight(ageMs: number): number {
+  const age = Number.isFinite(ageMs) && ageMs > 0 ? ageMs : 0;
+  return NEW_ACCOUNT_MIN_WEIGHT + (1 - NEW_ACCOUNT_MIN_WEIGHT) * Math.min(1, age / (NEW_ACCOUNT_FULL_AGE_DAYS * 86_400_000));
+}
+
+/** One user's engagement with one post, for `engagerGroups`. */
+export interface PostEngagement {
+  readonly postId: string;
+  /** `<account id>@<instance>` for a user of an instance, an id without '@' for an API user. */
+  readonly userId: string;
+  /** When the user favourited / reblogged the post (null: did not). */
+  readonly favouritedAtMs: number | null;
+  readonly rebloggedAtMs: number | null;
+}
+
+/** The instance a user id counts under: the host after the last '@', or '' for an API user. */
+export function engagerInstance(userId: string): string {
+  const at = userId.indexOf('@');
+  return at > 0 ? userId.slice(at + 1) : '';
+}
+
+/**
+ * Per post and instance, the age-weighted counts of its favouriting and reblogging users
+ * (`accountAgeWeight` of each user's age at the time of its action); `accountSinceMs` gives a
+ * user's account creation (or first-seen) time.
+ */
+export function engagerGroups(
+  engagements: Iterable<PostEngagement>,
+  accountSinceMs: (userId: string) => number | undefined,
+): (EngagerGroup & { readonly postId: string })[] {
+  const groups = new Map<string, { postId: string; instance: string; favourites: number; reblogs: number }>();
+  for (const e of engagements) {
+    const instance = engagerInstance(e.userId);
+    const key = `${e.postId}\u0000${instance}`;
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { postId: e.postId, instance, favourites: 0, reblogs: 0 }));
+    const since = accountSinceMs(e.userId);
+    const weight = (atMs: number): number => accountAgeWeight(since === undefined ? 0 : atMs - since);
+    if (e.favouritedAtMs !== null) group.favourites += weight(e.favouritedAtMs);
+    if (e.rebloggedAtMs !== null) group.reblogs += weight(e.rebloggedAtMs);
+  }
+  return [...groups.values()];
 }
 
 /**
  * A post's engagement from its distinct engagers: each API user counts plainly, and the n
  * distinct users of one instance who took an action count log2(1 + n) (1 → 1, 3 → 2, 7 → 3,
- * 1,000 → ≈ 10), so that one instance's mass-created accounts add little:
+ * 1,000 → ≈ 10), so that one instance's mass-created accounts add little. Each user counts
+ * `accountAgeWeight` of its account's age rather than 1 (n is then the sum of the weights), so
+ * that a burst of new accounts adds little wherever they live:
  * engagement = Σ_actions w_a · (n_{'',a} + Σ_{instances i} log2(1 + n_{i,a})), w = ENGAGEMENT_WEIGHTS
  * (favourite 1, reblog 2). Increasing in every count, so within one instance more engagers
  * always mean more engagement.

@@ -38,3 +38,14 @@ export async function insertEngagements(db: Kysely<Database>, engagements: reado
       .values(rows.slice(i, i + 500))
       .execute();
 }
+
+/** 60 days, beyond src/ranking/trending.ts's NEW_ACCOUNT_FULL_AGE_DAYS: an account seen acting this long ago counts fully. */
+export const ESTABLISHED_MS = 60 * 86_400_000;
+
+/**
+ * Makes the users established accounts as trending sees them (first seen acting long ago): a
+ * bookmark of `postId` (bookmarks never make a post trend) `ESTABLISHED_MS` before `nowMs`.
+ */
+export async function establishUsers(db: Kysely<Database>, userIds: readonly string[], postId: string, nowMs = Date.now()): Promise<void> {
+  await insertEngagements(db, [{ postId, userIds, action: 'bookmark' }], nowMs - ESTABLISHED_MS);
+}

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeInstanceStatuses } from '../../../server/posts/instance-statuses.js';
 import type { StatusInput } from '../../../src/schemas/post.schema.js';
-import { insertEngagements, usersOf } from '../../helpers/engagements.js';
+import { establishUsers, insertEngagements, usersOf } from '../../helpers/engagements.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
@@ -50,11 +50,14 @@ describe('trending counts distinct engagers, grouped by instance', () => {
     const [hostile] = await pageFrom('evil.example', [statusOf('evil.example', 'mallory', 1, 999_999)]);
     const [honest] = await pageFrom('honest0.example', [statusOf('honest0.example', 'alice', 3)]);
     const [local] = await pageFrom('honest1.example', [statusOf('honest1.example', 'bob', 1)]);
+    const honestUsers = Array.from({ length: 10 }, (_, i) => usersOf(`honest${i}.example`, 3)).flat();
+    // Every account here is established (new accounts are discounted: below), so only the grouping by instance differs.
+    await establishUsers(t.database.db, [...usersOf('evil.example', 1000), ...honestUsers, 'api1', 'api2', 'api3', 'api4', 'api5'], local!);
     await insertEngagements(t.database.db, [
       // log2(1 + 1000) · 2^(−1/12) ≈ 9.41
       { postId: hostile!, userIds: usersOf('evil.example', 1000) },
       // 10 · log2(1 + 3) · 2^(−3/12) ≈ 16.8
-      { postId: honest!, userIds: Array.from({ length: 10 }, (_, i) => usersOf(`honest${i}.example`, 3)).flat() },
+      { postId: honest!, userIds: honestUsers },
       // Five API users, each counted plainly: 5 · 2^(−1/12) ≈ 4.72
       { postId: local!, userIds: ['api1', 'api2', 'api3', 'api4', 'api5'] },
     ]);
@@ -63,6 +66,7 @@ describe('trending counts distinct engagers, grouped by instance', () => {
 
   it('counts a user once per action, and a reblog as two favourites', async () => {
     const [a, b] = await pageFrom('honest0.example', [statusOf('honest0.example', 'alice', 1), statusOf('honest0.example', 'carol', 1)]);
+    await establishUsers(t.database.db, [...usersOf('one.example', 7), '7@two.example', '8@three.example'], b!);
     // a: 7 favouriting users of one instance = log2(1 + 7) = 3; b: one reblogging user of each of 2 instances = 2 · 2 = 4.
     await insertEngagements(t.database.db, [
       { postId: a!, userIds: usersOf('one.example', 7) },
@@ -107,5 +111,43 @@ describe('trending keeps its pages diverse across instances and authors', () => 
     expect([...first, ...second].filter((id) => !attackerIds.has(id)).sort()).toEqual([...honest].sort());
     // Once the honest posts are listed, the attacker's fill the rest of the snapshot: shares never empty a list.
     expect(await trendingIds(40, 40)).toHaveLength(40);
+  });
+});
+
+describe('trending discounts new accounts (src/ranking/trending.ts, accountAgeWeight)', () => {
+  // Hostile: 100 accounts made for the purpose, 10 on each of 10 instances, all first seen in the burst.
+  // Without the discount: 10 · log2(1 + 10) ≈ 34.6; with it each counts 0.1: 10 · log2(1 + 1) = 10.
+  // Organic: 3 established accounts on each of 8 instances: 8 · log2(1 + 3) = 16. Same age for both posts.
+  const burst = Array.from({ length: 10 }, (_, i) => usersOf(`fresh${i}.example`, 10)).flat();
+  const organicUsers = Array.from({ length: 8 }, (_, i) => usersOf(`organic${i}.example`, 3, 500)).flat();
+
+  it('a burst of fresh accounts favouriting one status does not outrank organic engagement of established accounts (first seen long ago)', async () => {
+    const [gamed] = await pageFrom('evil.example', [statusOf('evil.example', 'mallory', 1)]);
+    const [organic] = await pageFrom('honest0.example', [statusOf('honest0.example', 'alice', 1)]);
+    await establishUsers(t.database.db, organicUsers, organic!);
+    await insertEngagements(t.database.db, [
+      { postId: gamed!, userIds: burst },
+      { postId: organic!, userIds: organicUsers },
+    ]);
+    expect(await trendingIds(20)).toEqual([organic, gamed]);
+  });
+
+  it("takes an account's age from its stored created_at where the service has the account, even when first seen today", async () => {
+    const [gamed] = await pageFrom('evil.example', [statusOf('evil.example', 'mallory', 1)]);
+    const [organic] = await pageFrom('honest0.example', [statusOf('honest0.example', 'alice', 1)]);
+    // Each organic engager's account, stored from its own instance's page (account_instance_ids: instance, its id), created two years ago.
+    for (const userId of organicUsers) {
+      const [localId, host] = userId.split('@') as [string, string];
+      const status = statusOf(host, `user${localId}`, 48);
+      await pageFrom(host, [
+        { ...status, account: { ...status.account, id: localId, created_at: new Date(Date.now() - 730 * 86_400_000).toISOString() } },
+      ]);
+    }
+    // The burst's accounts claim nothing and were never seen before: first seen now.
+    await insertEngagements(t.database.db, [
+      { postId: gamed!, userIds: burst },
+      { postId: organic!, userIds: organicUsers },
+    ]);
+    expect(await trendingIds(20)).toEqual([organic, gamed]);
   });
 });

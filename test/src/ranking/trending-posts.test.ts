@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  accountAgeWeight,
   computeTrendingPosts,
   distinctEngagement,
+  engagerGroups,
   TRENDING_PAGE_SIZE,
   type EngagerGroup,
   type TrendCandidate,
@@ -30,6 +32,54 @@ function candidate(
     accountId: options.author ?? `author-of-${id}`,
   };
 }
+
+const DAY = 86_400_000;
+
+describe('accountAgeWeight: the new-account discount', () => {
+  it('is 0.1 on the first day, rises linearly to 1 at 30 days, and stays 1', () => {
+    // 0.1 + 0.9 · min(1, age / 30 d), by hand: 0 → 0.1, 15 d → 0.55, 3 d → 0.19, 30 d and later → 1.
+    expect(accountAgeWeight(0)).toBe(0.1);
+    expect(accountAgeWeight(15 * DAY)).toBeCloseTo(0.55, 12);
+    expect(accountAgeWeight(3 * DAY)).toBeCloseTo(0.19, 12);
+    expect(accountAgeWeight(30 * DAY)).toBe(1);
+    expect(accountAgeWeight(3650 * DAY)).toBe(1);
+    // A created_at in the future, or none: counted as new.
+    expect(accountAgeWeight(-5 * DAY)).toBe(0.1);
+    expect(accountAgeWeight(Number.NaN)).toBe(0.1);
+  });
+
+  it('weights each user by its age when it acted, per post and instance; unknown users count as new', () => {
+    const since = new Map([
+      ['1@a.example', NOW - 60 * DAY],
+      ['2@a.example', NOW - 15 * DAY],
+      ['api1', NOW - 3 * DAY],
+    ]);
+    const groups = engagerGroups(
+      [
+        { postId: 'p', userId: '1@a.example', favouritedAtMs: NOW, rebloggedAtMs: null },
+        { postId: 'p', userId: '2@a.example', favouritedAtMs: NOW, rebloggedAtMs: NOW },
+        { postId: 'p', userId: '9@b.example', favouritedAtMs: NOW, rebloggedAtMs: null },
+        { postId: 'p', userId: 'api1', favouritedAtMs: NOW, rebloggedAtMs: null },
+      ],
+      (userId) => since.get(userId),
+    );
+    const byInstance = new Map(groups.map((g) => [g.instance, g]));
+    expect(byInstance.get('a.example')?.favourites).toBeCloseTo(1.55, 12);
+    expect(byInstance.get('a.example')?.reblogs).toBeCloseTo(0.55, 12);
+    expect(byInstance.get('b.example')?.favourites).toBe(0.1);
+    expect(byInstance.get('')?.favourites).toBeCloseTo(0.19, 12);
+    // python: log2(1+1.55) + 2*log2(1+0.55) + log2(1+0.1) + 0.19 = 2.942537201833094
+    expect(distinctEngagement(groups)).toBeCloseTo(2.942537201833094, 12);
+  });
+
+  it('a burst of 100 fresh accounts over 10 instances weighs less than 24 established ones over 8', () => {
+    const burst = Array.from({ length: 10 }, (_, i) => fav(`fresh${i}.example`, 10 * accountAgeWeight(0)));
+    const organic = Array.from({ length: 8 }, (_, i) => fav(`organic${i}.example`, 3 * accountAgeWeight(90 * DAY)));
+    // 10 · log2(2) = 10 against 8 · log2(4) = 16; undiscounted the burst would weigh 10 · log2(11) ≈ 34.6.
+    expect(distinctEngagement(burst)).toBeCloseTo(10, 12);
+    expect(distinctEngagement(organic)).toBe(16);
+  });
+});
 
 describe('distinctEngagement', () => {
   it("counts each API user plainly, each instance's n engagers of an action as log2(1 + n), reblogs twice a favourite", () => {
