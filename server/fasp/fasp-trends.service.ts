@@ -11,7 +11,7 @@
 import { languageMatches, trendRank } from '../../src/fasp/index.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import type { TrendingSnapshot } from '../posts/trending.service.js';
-import { mayStoreStatus } from '../timelines/timelines.service.js';
+import { mayStoreStatus } from '../posts/post.service.js';
 
 export interface TrendsQuery {
   readonly withinLastHours: number;

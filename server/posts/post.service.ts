@@ -6,9 +6,11 @@
  */
 import type { Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
-import { assertWithinBounds, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
-import type { AccountInput, Status, StatusInput } from '../../src/schemas/post.schema.js';
+import { assertWithinBounds, findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
+import { StatusInputSchema, type AccountInput, type Status, type StatusInput } from '../../src/schemas/post.schema.js';
+import { CANDIDATE_CONSENT, consentsToDiscovery } from '../../src/mastodon/timeline-consent.js';
 import type { Database } from '../platform/db/database.js';
+import { validatorCompiler } from '../platform/plugins/validator.js';
 import {
   DEFAULT_SOURCE_SHARES,
   normaliseTag,
@@ -339,4 +341,25 @@ const ID_CHUNK = 500;
 
 function toStoredPost(row: repo.RankableRow): StoredPost {
   return { ...toRankable(row), visibility: row.visibility };
+}
+
+const checkStatusInput = validatorCompiler({ schema: StatusInputSchema, httpPart: 'body', method: 'POST', url: '/' }) as (
+  value: unknown,
+) => boolean | { error?: unknown };
+
+/**
+ * Whether a status an instance sent may be stored as a candidate post: its authors consent
+ * to discovery (a sensitive status too: the ranking leaves it out for users who do not allow
+ * sensitive posts), and it fits the stored shape and bounds (the rule the timelines apply,
+ * shared with the proxy's interaction logging and the FASP trends).
+ */
+export function mayStoreStatus(status: Record<string, unknown>): boolean {
+  return consentsToDiscovery(status, CANDIDATE_CONSENT) && isStorableStatus(status);
+}
+
+/** Whether a status fits the stored shape (the posts API's input schema) and bounds, consent aside. */
+export function isStorableStatus(status: Record<string, unknown>): boolean {
+  const verdict = checkStatusInput(status);
+  const valid = typeof verdict === 'boolean' ? verdict : verdict.error === undefined;
+  return valid && findJsonBoundsViolation(status, STATUS_BOUNDS) === undefined;
 }

@@ -8,7 +8,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { statusFingerprint } from './stored-statuses.js';
-import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
+import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from '../../src/mastodon/timeline-consent.js';
 
 /** Bytes of instance pages kept (their parsed form counts four times its bytes). */
 export const KEPT_PAGE_BYTES = 32 * 1024 * 1024;

@@ -6,7 +6,7 @@
  */
 import type { Status } from '../../src/schemas/post.schema.js';
 import { toRecommendedPost, type Recommendation } from '../recommendations/recommendation.service.js';
-import { CANDIDATE_CONSENT, consentsToDiscovery, isSensitive } from './timeline-consent.js';
+import { CANDIDATE_CONSENT, consentsToDiscovery, isSensitive } from '../../src/mastodon/timeline-consent.js';
 
 /** A recommendation to inject: the post it is and its JSON. */
 export interface InjectedStatus {

@@ -9,7 +9,7 @@
  *   for users whose engagement rate is above 0.7 when an engagement source is wired, else
  *   0.3), at the points of planSeamlessInsertions (spread, never first, never adjacent),
  *   never a status already on the page (by id, uri, or reblogged original), only posts
- *   whose authors consent (./timeline-consent.ts), sensitive ones only for users whose
+ *   whose authors consent (src/mastodon/timeline-consent.ts), sensitive ones only for users whose
  *   `allow_sensitive` preference is on (their ranking), each with `is_recommendation: true`
  *   and `recommendation_metadata`, and their own `created_at`; rendered from the store with
  *   every field a Mastodon 4.5 instance sends (the posts service's rendering, completed by
@@ -33,11 +33,9 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { DEFAULT_INJECTION_RATIO, planSeamlessInsertions } from '../../src/ranking/index.js';
-import { StatusInputSchema, type StatusInput } from '../../src/schemas/post.schema.js';
-import { findJsonBoundsViolation, STATUS_BOUNDS } from '../../src/schemas/bounded-json.js';
+import type { StatusInput } from '../../src/schemas/post.schema.js';
 import { jsonArrayBytes, type JsonPiece } from '../platform/http/json-array-bytes.js';
-import type { PostService } from '../posts/post.service.js';
-import { validatorCompiler } from '../platform/plugins/validator.js';
+import { isStorableStatus, type PostService } from '../posts/post.service.js';
 import type { Recommendation, RecommendationService } from '../recommendations/recommendation.service.js';
 import { InstanceUnavailableError, type InstanceAddress, type InstanceClient } from '../platform/social/social.service.js';
 import { RecommendationWindows } from './recommendation-window.js';
@@ -52,7 +50,7 @@ import { fitsTimeline, queryFlag, type TimelineFilter } from './timeline-fit.js'
 import { FollowedAccounts } from './followed-accounts.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { StatusResolver } from './status-resolver.js';
-import { CANDIDATE_CONSENT, consentsToDiscovery, PageKeys, type StatusJson } from './timeline-consent.js';
+import { PageKeys, type StatusJson } from '../../src/mastodon/timeline-consent.js';
 import {
   boostJson,
   createdAtMs,
@@ -202,26 +200,6 @@ function readerOf(request: Pick<TimelineRequest, 'timeline' | 'query' | 'instanc
   };
 }
 
-const checkStatusInput = validatorCompiler({ schema: StatusInputSchema, httpPart: 'body', method: 'POST', url: '/' }) as (
-  value: unknown,
-) => boolean | { error?: unknown };
-
-/**
- * Whether a status an instance sent may be stored as a candidate post: its authors consent
- * to discovery (a sensitive status too: the ranking leaves it out for users who do not allow
- * sensitive posts), and it fits the stored shape and bounds (the rule the timelines apply,
- * shared with the proxy's interaction logging).
- */
-export function mayStoreStatus(status: Record<string, unknown>): boolean {
-  return consentsToDiscovery(status, CANDIDATE_CONSENT) && isStorable(status);
-}
-
-function isStorable(status: StatusJson): boolean {
-  const verdict = checkStatusInput(status);
-  const valid = typeof verdict === 'boolean' ? verdict : verdict.error === undefined;
-  return valid && findJsonBoundsViolation(status, STATUS_BOUNDS) === undefined;
-}
-
 function instancePath(timeline: TimelineKind): string {
   switch (timeline.kind) {
     case 'home':
@@ -345,7 +323,7 @@ export class TimelineService {
       // The instance's id names the status only on that instance.
       const key = typeof status.id === 'string' && status.id !== '' ? `${instance} ${status.id}` : '';
       if (key !== '' && this.storedStatuses.isStored(key, fingerprint)) stored++;
-      else if (isStorable(status)) changed.push({ status, key, fingerprint });
+      else if (isStorableStatus(status)) changed.push({ status, key, fingerprint });
     }
     if (changed.length === 0) return { stored, written: 0 };
     for (const { key, fingerprint } of changed) if (key !== '') this.storedStatuses.storing(key, fingerprint);

@@ -7,7 +7,7 @@
  */
 import { sanitizeStatusHtml } from '../../../src/mastodon/sanitize-status-html.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mayStoreStatus } from '../../../server/timelines/timelines.service.js';
+import { mayStoreStatus } from '../../../server/posts/post.service.js';
 import { startMastodonInstance, type Json, type MastodonTestInstance } from '../../helpers/mastodon-instance.js';
 import { copiedStatuses, timelinesHarness, unfollowedStatuses, type TimelinesHarness } from './timelines-test-app.js';
 
