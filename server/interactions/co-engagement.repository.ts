@@ -14,12 +14,9 @@ const partnersQuery = queryTemplate((db: Kysely<Database>, args) =>
     .select('post_id')
     .where('user_id', '=', args[0] as string)
     .where('post_id', '<>', args[1] as string)
-    .where((eb) =>
-      eb.or([
-        eb('created_at_ms', '<', args[2] as number),
-        eb.and([eb('created_at_ms', '=', args[2] as number), eb('id', '<', args[3] as string)]),
-      ]),
-    )
+    // A row-value comparison: both SQLite and PostgreSQL search the (user_id, created_at_ms, id)
+    // index for the range itself, where the equivalent OR was searched on user_id and filtered.
+    .where((eb) => eb(eb.refTuple('created_at_ms', 'id'), '<', eb.tuple(args[2] as number, args[3] as string)))
     .orderBy('created_at_ms', 'desc')
     .orderBy('id', 'desc')
     .limit(args[4] as number),
