@@ -195,6 +195,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       store: options.rateLimitStore ?? redis?.rateLimitStore ?? new MemoryRateLimitStore(),
       ...(options.now ? { now: options.now } : {}),
       dropIn: options.proxy ?? true,
+      ...(options.fasp ? { faspPath: options.fasp.settings.path } : {}),
     });
   }
   await app.register(metricsPluginFp, { metrics });

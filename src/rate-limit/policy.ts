@@ -23,10 +23,23 @@ export interface RateLimitPolicy {
    * (default MASTODON_API_LIMITS).
    */
   readonly mastodon?: readonly WindowLimit[];
+  /**
+   * The FASP provider's routes (server/fasp: signed calls of registered Mastodon servers, and the
+   * actor and WebFinger its fetches point to), per calling address, instead of the tier's
+   * windows (default FASP_LIMITS).
+   */
+  readonly fasp?: readonly WindowLimit[];
 }
 
 /** Mastodon's default limit of API calls: 300 per 5 minutes per token (or address). */
 export const MASTODON_API_LIMITS: readonly WindowLimit[] = [{ seconds: 300, max: 300 }];
+
+/**
+ * A Mastodon server calling the FASP provider: 300 calls per 5 minutes per address, what Mastodon
+ * allows a caller of its own API. The anonymous tier (20 a minute) would refuse a busy server's
+ * data-sharing announcements; a FASP server is not an anonymous browser.
+ */
+export const FASP_LIMITS: readonly WindowLimit[] = [{ seconds: 300, max: 300 }];
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -119,5 +132,6 @@ export function scalePolicy(policy: RateLimitPolicy, factor: number): RateLimitP
       rag: scale(policy.groups.rag),
     },
     mastodon: scale(policy.mastodon ?? MASTODON_API_LIMITS),
+    fasp: scale(policy.fasp ?? FASP_LIMITS),
   };
 }

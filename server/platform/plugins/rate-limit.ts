@@ -15,6 +15,9 @@
  * mode is subject to what its instance would allow, not to the service's 60 per minute. Their
  * X-RateLimit-* headers are the instance's when it sends them (relayed over the service's own).
  *
+ * The FASP provider's routes (under its path, and WebFinger), when it is on, are signed calls of
+ * Mastodon servers: limited per address in the policy's `fasp` windows (default FASP_LIMITS).
+ *
  * Token checks: identity resolution runs first, and checking a token the service has
  * not seen may mean asking another server (a Mastodon instance). Before such a check the
  * auth plugin calls `tokenCheckLimiter`, which charges the client's address in the
@@ -28,6 +31,7 @@ import fp from 'fastify-plugin';
 import { tierOf } from '../../../src/auth/identity.js';
 import { RateLimitError } from '../../../src/errors.js';
 import {
+  FASP_LIMITS,
   groupOfPath,
   isMastodonCall,
   isRateLimitedPath,
@@ -50,6 +54,8 @@ export interface RateLimitPluginOptions {
   now?: () => number;
   /** Drop-in mode: requests no route matched under its prefixes are forwarded Mastodon calls. */
   dropIn?: boolean;
+  /** The FASP provider's path (`/fasp`), when it is on: its routes and WebFinger are limited in the policy's `fasp` windows. */
+  faspPath?: string;
 }
 
 function tightest(windows: readonly WindowState[]): WindowState {
@@ -99,7 +105,21 @@ async function rateLimit(app: FastifyInstance, options: RateLimitPluginOptions):
     };
   }
 
+  const isFasp = (routeUrl: string | undefined): boolean =>
+    options.faspPath !== undefined &&
+    routeUrl !== undefined &&
+    (routeUrl.startsWith(`${options.faspPath}/`) || routeUrl === '/.well-known/webfinger');
+
   app.addHook('onRequest', async (request, reply) => {
+    if (isFasp(request.routeOptions.url)) {
+      // Signed server-to-server calls (and the actor's public documents): per address, in windows of their own.
+      const checks = (options.policy.fasp ?? FASP_LIMITS).map((limit) => ({ key: `fasp:ip:${request.ip}`, limit }));
+      const nowMs = now();
+      const result = await options.store.consume(checks, nowMs);
+      if (!result.allowed) refuse(reply, result.windows, nowMs);
+      if (result.windows.length > 0) setHeaders(reply, tightest(result.windows));
+      return;
+    }
     const route = classify(request.routeOptions.url, request.method);
     if (route === 'exempt') return;
     const identity = request.identity;

@@ -16,6 +16,7 @@ import { insertEngagements, usersOf } from '../../helpers/engagements.js';
 import { FakeMastodon } from '../../helpers/fake-mastodon-fasp.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
+import { DEFAULT_RATE_LIMIT_POLICY } from '../../../src/rate-limit/policy.js';
 
 let t: TestApp;
 let mastodon: FakeMastodon;
@@ -201,5 +202,37 @@ describe('capabilities and trends', () => {
     expect(tags[0]!.rank).toBeGreaterThan(tags[1]!.rank);
     const links = await mastodon.request('GET', '/trends/v0/links?language=en&maxCount=20&withinLastHours=4');
     expect(JSON.parse(links.body)).toMatchObject({ links: [{ url: card.url, examples: [tagged.uri] }] });
+  });
+});
+
+describe('rate limits', () => {
+  it("answer 429 with Retry-After in the error body once a server's FASP windows are spent, and the windows are the FASP's own", async () => {
+    // The same provider with rate limits on: 3 FASP calls per 5 minutes per address (the default is 300).
+    await t.close();
+    await mastodon.close();
+    t = await createTestApp({
+      fasp: { settings: faspSettingsFrom({ RECSVC_FASP_NAME: 'recsvc test' }), faspKey },
+      rateLimit: { ...DEFAULT_RATE_LIMIT_POLICY, fasp: [{ seconds: 300, max: 3 }] },
+    });
+    baseUrl = `${await t.app.listen({ host: '127.0.0.1', port: 0 })}/fasp`;
+    mastodon = await FakeMastodon.start();
+    await register();
+    await mastodon.setCapability('trends', true);
+    const statuses: number[] = [];
+    let refused: Awaited<ReturnType<FakeMastodon['trends']>> | undefined;
+    for (let i = 0; i < 4 && refused === undefined; i += 1) {
+      const response = await mastodon.trends('en');
+      statuses.push(response.status);
+      if (response.status === 429) refused = response;
+      else expect(response.headers['x-ratelimit-limit']).toBe('3');
+    }
+    // The activation was one of the 3; the trends calls take the rest, then the 429.
+    expect(statuses).toEqual([200, 200, 429]);
+    const retryAfter = Number(refused!.headers['retry-after']);
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 300).toBe(true);
+    expect(JSON.parse(refused!.body)).toMatchObject({ error: 'Rate limit exceeded', status_code: 429 });
+    // Other routes keep the tier's windows: the FASP windows are not theirs.
+    expect((await t.app.inject({ url: '/api/v1/health' })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/v1/posts/trending' })).statusCode).toBe(200);
   });
 });
