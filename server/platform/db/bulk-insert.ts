@@ -4,7 +4,7 @@
  * benchmarks. SQLite allows 32,766 bound values per statement.
  */
 import { CompiledQuery, SqliteAdapter, sql, type Kysely } from 'kysely';
-import { withStagingDatabase, type StagingDatabase } from './bulk-staging.js';
+import { attachStaging, withStagingDatabase, type StagingDatabase } from './bulk-staging.js';
 
 const MAX_VALUES = 30_000;
 
@@ -181,6 +181,7 @@ export async function inBulkLoadTransaction<DB, T>(
   await sql`PRAGMA foreign_keys = OFF`.execute(db);
   const inTransaction = (staging: StagingDatabase | undefined) =>
     db.transaction().execute(async (trx) => {
+      if (staging) await attachStaging(trx, staging);
       const result = await work(trx, staging);
       await checkForeignKeys(trx, options.foreignKeysChecked ?? []);
       return result;

@@ -76,24 +76,30 @@ function isSqlite<DB>(db: Kysely<DB>): boolean {
 }
 
 /**
- * Runs `work` (which opens the bulk load's transaction) with a staging file attached to the
- * connection (SQLite; undefined elsewhere), detached and deleted afterwards: SQLite attaches
- * inside a transaction but detaches only outside.
+ * Runs `work` (which opens the bulk load's transaction and attaches the file first thing in it,
+ * attachStaging) with a staging file for the load (SQLite; undefined elsewhere), detached and
+ * deleted afterwards: SQLite detaches only outside a transaction.
  */
 export async function withStagingDatabase<DB, T>(db: Kysely<DB>, work: (staging: StagingDatabase | undefined) => Promise<T>): Promise<T> {
   if (!isSqlite(db)) return work(undefined);
   const dir = mkdtempSync(join(tmpdir(), 'recsvc-staging-'));
   const staging = { path: join(dir, 'staging.db'), schema: STAGING_SCHEMA };
   try {
-    await sql`ATTACH DATABASE ${staging.path} AS ${sql.id(staging.schema)}`.execute(db);
-    try {
-      return await work(staging);
-    } finally {
-      await sql`DETACH DATABASE ${sql.id(staging.schema)}`.execute(db);
-    }
+    return await work(staging);
   } finally {
+    const attached = await sql<{ name: string }>`SELECT name FROM pragma_database_list WHERE name = ${staging.schema}`.execute(db);
+    if (attached.rows.length > 0) await sql`DETACH DATABASE ${sql.id(staging.schema)}`.execute(db);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Attaches the staging file to the load's transaction, once it has begun: SQLite's write
+ * transactions begin with `BEGIN IMMEDIATE` (sqlite-immediate.ts), which write-locks every
+ * database attached at that moment, and the worker could then not write the staging file.
+ */
+export async function attachStaging<DB>(trx: Kysely<DB>, staging: StagingDatabase): Promise<void> {
+  await sql`ATTACH DATABASE ${staging.path} AS ${sql.id(staging.schema)}`.execute(trx);
 }
 
 /**

@@ -3,13 +3,14 @@
  * (postgres-connection.ts). Everything dialect-specific lives in this folder.
  */
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import { startBackgroundCheckpointer } from './background-checkpointer.js';
 import { DatabaseOpenError, type DatabaseHandle } from './database-handle.js';
 import type { Database } from './database.js';
 import { exclusiveLock } from './exclusive-lock.js';
 import type { OpenPostgresOptions } from './postgres-connection.js';
 import { runTransactionsDirectly } from './precompiled-query.js';
+import { ImmediateSqliteDialect } from './sqlite-immediate.js';
 import { withStatementCache } from './statement-cache.js';
 
 export {
@@ -98,7 +99,8 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
     throw new DatabaseOpenError(`cannot open database ${path}: ${(error as Error).message}`);
   }
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  // Transactions take the write lock at BEGIN, so another process's writes are waited for (sqlite-immediate.ts).
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
   runTransactionsDirectly(db, statements);
   const ping = sqlite.prepare('SELECT 1');
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
