@@ -9,8 +9,8 @@
  * sequence keeps its false blocks at most 2.5% however often it is read.
  */
 import { describe, expect, it } from 'vitest';
-import { binomialUpperBound } from '../src/experiments/peeking-simulation.js';
-import { simulateGateChecks, type GateSimulationOutcome } from '../src/experiments/gates-simulation.js';
+import { binomialUpperBound } from '../src/experiments/stats/peeking-simulation.js';
+import { simulateGateChecks, type GateSimulationOutcome } from '../src/experiments/gates/gates-simulation.js';
 import { inChunks } from './chunks.js';
 
 const TRAFFIC = {

@@ -5,8 +5,8 @@
  * guardrails, one-sided tests); uncorrected one-sided tests are shown far above it.
  */
 import { describe, expect, it } from 'vitest';
-import { binomialUpperBound } from '../src/experiments/peeking-simulation.js';
-import { simulateGuardrails } from '../src/experiments/guardrail-simulation.js';
+import { binomialUpperBound } from '../src/experiments/stats/peeking-simulation.js';
+import { simulateGuardrails } from '../src/experiments/stats/guardrail-simulation.js';
 
 describe.each(['fixed', 'sequential'] as const)('2,000 A/A experiments with three guardrails (%s)', (method) => {
   const plan = { experiments: 2000, usersPerVariant: 1000, alpha: 0.05, seed: 20261124, method };

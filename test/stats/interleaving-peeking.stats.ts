@@ -7,7 +7,7 @@
  * far above it.
  */
 import { describe, expect, it } from 'vitest';
-import { binomialUpperBound } from '../src/experiments/peeking-simulation.js';
+import { binomialUpperBound } from '../src/experiments/stats/peeking-simulation.js';
 import { simulateInterleavingPeeking } from '../src/experiments/interleaving/peeking-simulation.js';
 
 const PLANS = [

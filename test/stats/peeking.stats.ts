@@ -6,7 +6,7 @@
  * 1,000-user minimum (decisions from day 10), and family-wise with two treatments under Holm.
  */
 import { describe, expect, it } from 'vitest';
-import { binomialUpperBound, simulatePeeking } from '../src/experiments/peeking-simulation.js';
+import { binomialUpperBound, simulatePeeking } from '../src/experiments/stats/peeking-simulation.js';
 
 const PLANS = [
   { experiments: 2000, days: 14, usersPerDay: 100, minimumSampleSize: 100, alpha: 0.05, seed: 20240611, treatments: 1 },

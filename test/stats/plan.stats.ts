@@ -5,7 +5,7 @@
  * size read sequentially 43.5%.
  */
 import { describe, expect, it } from 'vitest';
-import { planFromPilot, simulatePower } from '../src/experiments/plan-simulation.js';
+import { planFromPilot, simulatePower } from '../src/experiments/stats/plan-simulation.js';
 import { inChunks } from './chunks.js';
 
 const RUNS = 1500;

@@ -6,8 +6,8 @@
  * 3.4% with 0.5% (the audit; this simulation: about 15% and 3%); the documented bound is γ/2 = 2.5%.
  */
 import { describe, expect, it } from 'vitest';
-import { binomialLowerBound, binomialUpperBound } from '../src/experiments/peeking-simulation.js';
-import { simulateSatisfactionGate, type SatisfactionGatePlan } from '../src/experiments/satisfaction-gate-simulation.js';
+import { binomialLowerBound, binomialUpperBound } from '../src/experiments/stats/peeking-simulation.js';
+import { simulateSatisfactionGate, type SatisfactionGatePlan } from '../src/experiments/gates/satisfaction-gate-simulation.js';
 import { inChunks } from './chunks.js';
 
 const PLAN = { runs: 1000, users: 28_000, minimumSampleSize: 1000, confidenceLevel: 0.95 };

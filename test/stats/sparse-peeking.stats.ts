@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { METRIC_NAMES } from '../../src/experiments/metrics.js';
-import { simulateSparsePeeking } from '../src/experiments/sparse-peeking-simulation.js';
+import { simulateSparsePeeking } from '../src/experiments/stats/sparse-peeking-simulation.js';
 import { inChunks } from './chunks.js';
 
 describe('1,500 A/A experiments read hourly for 14 days, 100-user minimum, sparse feedback', () => {

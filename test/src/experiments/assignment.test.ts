@@ -10,7 +10,7 @@ import {
   variantRanges,
 } from '../../../src/experiments/assignment.js';
 import { chiSquareSf } from '../../../src/experiments/stats/distributions.js';
-import { readFixture } from './reference-data.js';
+import { readFixture } from './stats/reference-data.js';
 
 interface BucketCase {
   user_id: string;

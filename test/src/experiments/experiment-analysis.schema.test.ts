@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiPlugin } from '../../../server/platform/plugins/openapi.js';
 import { analyzeExperiment } from '../../../src/experiments/stats/analysis.js';
 import { ExperimentAnalysisSchema } from '../../../src/experiments/experiment-analysis.schema.js';
-import { accumulate, readFixture, type ReferenceDataset } from './reference-data.js';
+import { accumulate, readFixture, type ReferenceDataset } from './stats/reference-data.js';
 
 const dataset = readFixture<ReferenceDataset>('reference-three-variant.json');
 const underpowered = readFixture<ReferenceDataset>('reference-srm.json');

@@ -6,7 +6,7 @@ import {
   signTestPValue,
   wilsonInterval,
 } from '../../../../src/experiments/interleaving/analysis.js';
-import { readFixture } from '../reference-data.js';
+import { readFixture } from '../stats/reference-data.js';
 
 interface Reference {
   provenance: Record<string, string>;

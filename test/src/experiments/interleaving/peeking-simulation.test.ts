@@ -4,7 +4,7 @@
  * read daily for 14 days and stopped at the first significant read.
  */
 import { describe, expect, it } from 'vitest';
-import { binomialUpperBound } from '../peeking-simulation.js';
+import { binomialUpperBound } from '../stats/peeking-simulation.js';
 import { simulateInterleavingPeeking } from './peeking-simulation.js';
 
 const PLAN = { experiments: 300, days: 14, usersPerDay: 30, minimumSampleSize: 30, alpha: 0.05, seed: 20261123 };

@@ -12,7 +12,7 @@ import {
   shareConfidenceSequence,
 } from '../../../../src/experiments/interleaving/sequential-share.js';
 import { alwaysValidPValue } from '../../../../src/experiments/stats/sequential.js';
-import { readFixture } from '../reference-data.js';
+import { readFixture } from '../stats/reference-data.js';
 
 interface Case {
   k: number;
