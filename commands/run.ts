@@ -9,6 +9,7 @@ import { CodedError } from '../src/errors.js';
 import { EXIT } from '../src/exit-codes.js';
 import { buildProgram } from './program.js';
 import { errorLine } from './support/cli-error.js';
+import { prepareColours } from './support/output.js';
 
 /** Commands that stop gracefully on SIGINT themselves (serve finishes in-flight requests, then exits 0). */
 const HANDLES_SIGINT: ReadonlySet<string> = new Set(['serve']);
@@ -16,7 +17,7 @@ const HANDLES_SIGINT: ReadonlySet<string> = new Set(['serve']);
 /** Parses argv, runs the command, and returns the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   exitQuietlyOnClosedPipe(process.stdout);
-  const program = await buildProgram(argv);
+  const [program] = await Promise.all([buildProgram(argv), prepareColours()]);
   program.exitOverride();
   for (const command of allCommands(program)) command.exitOverride();
   program.hook('preAction', (_program, action) => {

@@ -4,7 +4,7 @@
  * only on a terminal without NO_COLOR (README, Command reference), plain aligned
  * text everywhere else so pipes, logs and `grep` see no drawing characters.
  */
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import type TableConstructor from 'cli-table3';
 import { createRequire } from 'node:module';
 
@@ -13,9 +13,28 @@ export function useRichOutput(stream: NodeJS.WriteStream = process.stdout): bool
   return Boolean(stream.isTTY) && (process.env.NO_COLOR ?? '') === '' && process.env.TERM !== 'dumb';
 }
 
-/** A chalk instance that honours useRichOutput(). */
+let chalk: typeof import('chalk') | undefined;
+
+/**
+ * Loads chalk when stdout or stderr gets colours (the program's start awaits it, runCli):
+ * off a terminal — CI, pipes, scripts — chalk is never loaded, which was a sixth of an
+ * offline `gates check`'s start (issue 27).
+ */
+export async function prepareColours(): Promise<void> {
+  if (chalk === undefined && (useRichOutput(process.stdout) || useRichOutput(process.stderr))) chalk = await import('chalk');
+}
+
+/**
+ * Text as it is, for any chain of styles (`plain.bold.red('x')` is 'x'): what chalk at level 0
+ * writes, without loading chalk.
+ */
+const plain: ChalkInstance = new Proxy((...text: unknown[]) => text.join(' '), {
+  get: (_target, key) => (key === 'level' ? 0 : plain),
+}) as unknown as ChalkInstance;
+
+/** A chalk instance that honours useRichOutput() (plain text off a terminal). */
 export function colours(stream: NodeJS.WriteStream = process.stdout): ChalkInstance {
-  return new Chalk({ level: useRichOutput(stream) ? 1 : 0 });
+  return chalk !== undefined && useRichOutput(stream) ? new chalk.Chalk({ level: 1 }) : plain;
 }
 
 /** Prints a value as one JSON document. */
