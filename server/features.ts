@@ -4,6 +4,10 @@
  */
 import { pseudonymiseStoredIds } from './experiments/events/privacy-backfill.js';
 import { registerPrivacy } from './privacy/privacy.feature.js';
+import { tokenUserData } from './platform/auth/token-user-data.js';
+import { oauthUserData } from './oauth/oauth-user-data.js';
+import { settingsUserData } from './settings/settings-user-data.js';
+import { findOwnAccountIds, userIdsOfAccounts } from './posts/user-accounts.repository.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
@@ -84,7 +88,13 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
     const changed = JSON.stringify(values.gate_thresholds) !== JSON.stringify(DEFAULT_INTEGRATION_VALUES.gate_thresholds);
     experiments.experiments.useGateDefaults(changed ? values.gate_thresholds : undefined);
   });
-  await registerPrivacy(app, context, { ranking, tokenCaches: [context.social.identityProvider] });
+  await registerPrivacy(app, context, {
+    ranking,
+    tokenCaches: [context.social.identityProvider],
+    accounts: { ownAccountIds: (userId) => findOwnAccountIds(db, userId), userIdsOf: (ids) => userIdsOfAccounts(db, ids) },
+    // Each owner's part of a user's export and full erasure, in this order (live credentials counted before any row goes).
+    userData: [tokenUserData, oauthUserData, settingsUserData],
+  });
   // A user's changed level or erasure (here or fanned out from another instance) reaches every cache of them.
   context.privacy.onLevelChange((userId) => experiments.runtime.forgetUser(userId));
   ranking.onUserErased((userId) => experiments.runtime.forgetUser(userId));

@@ -222,3 +222,23 @@ export async function purgeExpired(db: OAuthDb, cutoffMs: number): Promise<numbe
   );
   return deleted;
 }
+
+/** Live (not revoked) token families of these user ids. */
+export async function countLiveFamilies(db: OAuthDb, userIds: readonly string[]): Promise<number> {
+  const families = await db
+    .selectFrom('oauth_token_families')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', 'in', userIds)
+    .where('revoked_at_ms', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(families.n);
+}
+
+/** Deletes the refresh tokens of these user ids' token families (before the families go); the number deleted. */
+export async function deleteRefreshTokensOfUsers(db: OAuthDb, userIds: readonly string[]): Promise<number> {
+  const result = await db
+    .deleteFrom('oauth_refresh_tokens')
+    .where('family_id', 'in', db.selectFrom('oauth_token_families').select('id').where('user_id', 'in', userIds))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -8,8 +8,9 @@
  * 2. the requests of the user (and admins') that began before are waited for (their writes
  *    are committed when they answer: in-flight-requests.ts);
  * 3. one transaction deletes the rows of the raw id and of the pseudonym from every table
- *    with a `user_id` column (user-data.repository.ts), the user's refresh tokens, and the
- *    erased admin's name on integration settings. A full erasure then empties the token
+ *    with a `user_id` column (user-data.repository.ts), after each other feature's part of a
+ *    full erasure (user-data.types.ts: the user's refresh tokens, the erased admin's name on
+ *    integration settings, the live credentials counted). A full erasure then empties the token
  *    caches (the user's deleted tokens are refused from then on) and does 2-3 again, for
  *    writes that do not ask the policy (settings) and began meanwhile;
  * 4. memory is told: the ranking state's `userErased` (profiles, lists; the co-engagement
@@ -29,16 +30,13 @@ import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import {
-  countLiveCredentials,
-  deleteRefreshTokens,
   deleteUserRows,
   EVENT_LEVEL_TABLES,
-  findOwnAccountIds,
   findUserTables,
-  forgetSettingAuthor,
   SETTINGS_AND_CREDENTIAL_TABLES,
   type UserTable,
 } from './user-data.repository.js';
+import type { UserAccounts, UserDataPart } from './user-data.types.js';
 
 /** What an erasure removes: `everything`, the `tracking` data a level `none` may not keep, or the `events` of `limited`. */
 export type ErasureScope = 'everything' | 'tracking' | 'events';
@@ -63,6 +61,10 @@ export interface ErasureDeps {
   tokenCaches: ReadonlyArray<{ forget(): void }>;
   /** The RAG index, when there is one. */
   rag?: { removeAuthor(accountId: string): number };
+  /** Which stored accounts are the user's (their posts' chunks leave the RAG index). */
+  accounts?: Pick<UserAccounts, 'ownAccountIds'>;
+  /** Other features' parts of a full erasure, run in this order in its transaction. */
+  userData?: readonly UserDataPart[];
   /** Longest wait for a request in flight (default 15 s). */
   drainTimeoutMs?: number;
   /** After the rows are deleted: leaves none of their bytes in the database files (db/maintenance.ts scrubDeletedData). */
@@ -150,9 +152,13 @@ export class PrivacyErasureService {
         report.rows_deleted += rows;
       };
       if (scope === 'everything') {
-        report.credentials_revoked = await countLiveCredentials(trx, keys, new Date((this.deps.now ?? Date.now)()).toISOString());
-        count('oauth_refresh_tokens', await deleteRefreshTokens(trx, keys));
-        await forgetSettingAuthor(trx, keys);
+        const nowMs = (this.deps.now ?? Date.now)();
+        for (const part of this.deps.userData ?? []) {
+          if (!part.erase) continue;
+          const erased = await part.erase(trx, keys, nowMs);
+          report.credentials_revoked += erased.credentialsRevoked;
+          for (const [table, rows] of Object.entries(erased.deleted)) count(table, rows);
+        }
       }
       for (const table of tables) count(table.name, await deleteUserRows(trx, table.name, keys));
       return report;
@@ -160,10 +166,10 @@ export class PrivacyErasureService {
   }
 
   private async removeChunks(userId: string): Promise<number> {
-    const rag = this.deps.rag;
-    if (!rag) return 0;
+    const { rag, accounts } = this.deps;
+    if (!rag || !accounts) return 0;
     let removed = 0;
-    for (const accountId of await findOwnAccountIds(this.deps.db, userId)) removed += rag.removeAuthor(accountId);
+    for (const accountId of await accounts.ownAccountIds(userId)) removed += rag.removeAuthor(accountId);
     return removed;
   }
 

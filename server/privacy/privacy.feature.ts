@@ -5,11 +5,9 @@
  * app (start.ts: its key comes from the database path) and handed to every write path.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { AgentRunner } from '../platform/agents/agent-runner.js';
 import { retentionAgent } from './retention.agent.js';
 import type { DatabaseHandle } from '../platform/db/connection.js';
-import type { Database } from '../platform/db/database.js';
 import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import type { RagRuntime } from '../rag/rag.feature.js';
 import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
@@ -18,7 +16,7 @@ import { followOutsideLevelChanges, PrivacyErasureService } from './privacy-eras
 import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import { privacyRoutes } from './privacy.routes.js';
 import { PrivacyService } from './privacy.service.js';
-import { hostOf } from './user-data.repository.js';
+import type { UserAccounts, UserDataPart } from './user-data.types.js';
 import { scrubDeletedData } from '../platform/db/maintenance.js';
 
 export { createPrivacyPolicy, PrivacyPolicyService, type PrivacyPolicyOptions } from './privacy-policy.service.js';
@@ -43,6 +41,10 @@ export interface PrivacyDeps {
   ranking: Pick<RankingEvents, 'userErased'> & { erasureApplied?(): Promise<void> };
   /** Other caches of verified tokens (the Mastodon token cache). */
   tokenCaches?: ReadonlyArray<{ forget(): void }>;
+  /** Which stored accounts are a user's (the posts feature's). */
+  accounts: UserAccounts;
+  /** What other features hold of a user beyond the `user_id` tables: their parts of the export and of a full erasure. */
+  userData: readonly UserDataPart[];
 }
 
 export interface PrivacyFeature {
@@ -72,6 +74,8 @@ export async function registerPrivacy(app: FastifyInstance, context: PrivacyCont
     ranking: deps.ranking,
     tokenCaches: [context.tokens, ...(deps.tokenCaches ?? [])],
     rag: context.rag.index,
+    accounts: deps.accounts,
+    userData: deps.userData,
     // The rows are gone either way: a scrub that fails (a statement still open) is logged, and the next erasure redoes it.
     scrubDeleted: () =>
       scrubDeletedData(db).catch((error: unknown) => app.log.warn({ err: error }, 'erasure: scrubbing the database files failed')),
@@ -80,11 +84,11 @@ export async function registerPrivacy(app: FastifyInstance, context: PrivacyCont
   followOutsideLevelChanges(policy, erasure, (error, userId) =>
     app.log.error({ err: error, userId }, 'deleting what this instance stored while another erased the user failed'),
   );
-  const service = new PrivacyService({ db, policy, erasure });
+  const service = new PrivacyService({ db, policy, erasure, userData: deps.userData });
   // Posts of authors at `none` are never indexed (read at every indexer pass), besides any the runtime already excluded.
   const excludedBefore = context.rag.excludedAuthors;
   context.rag.excludedAuthors = async (accountIds) => {
-    const excluded = await authorsAtNone(db, policy, accountIds);
+    const excluded = await authorsAtNone(deps.accounts, policy, accountIds);
     for (const id of await excludedBefore(accountIds)) excluded.add(id);
     return excluded;
   };
@@ -98,19 +102,10 @@ export async function registerPrivacy(app: FastifyInstance, context: PrivacyCont
 }
 
 /** Of these stored accounts, those whose user (`<account id>@<host>`, or the id itself) is at `none`. */
-async function authorsAtNone(db: Kysely<Database>, policy: PrivacyPolicyService, accountIds: readonly string[]): Promise<Set<string>> {
+async function authorsAtNone(accounts: UserAccounts, policy: PrivacyPolicyService, accountIds: readonly string[]): Promise<Set<string>> {
   const excluded = new Set<string>();
-  for (let i = 0; i < accountIds.length; i += 500) {
-    const rows = await db
-      .selectFrom('accounts')
-      .select(['id', 'url'])
-      .where('id', 'in', accountIds.slice(i, i + 500))
-      .execute();
-    for (const row of rows) {
-      const host = hostOf(row.url);
-      const userId = host === undefined ? row.id : `${row.id}@${host}`;
-      if (policy.levelOf(userId) === 'none') excluded.add(row.id);
-    }
+  for (const [accountId, userId] of await accounts.userIdsOf(accountIds)) {
+    if (policy.levelOf(userId) === 'none') excluded.add(accountId);
   }
   return excluded;
 }

@@ -14,11 +14,14 @@ import type { ErasureReport, PrivacyErasureService } from './privacy-erasure.ser
 import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import type { PrivacyExport, PrivacySettingsView } from './privacy.schema.js';
 import { findUserTables, selectUserRows } from './user-data.repository.js';
+import type { UserDataPart } from './user-data.types.js';
 
 export interface PrivacyServiceDeps {
   db: Kysely<Database>;
   policy: PrivacyPolicyService;
   erasure: PrivacyErasureService;
+  /** Other features' parts of the export, after the `user_id` tables. */
+  userData?: readonly UserDataPart[];
   now?: () => number;
 }
 
@@ -53,7 +56,7 @@ export class PrivacyService {
     });
   }
 
-  /** Everything held about the user, as one document: every table's rows of the raw id or the pseudonym. */
+  /** Everything held about the user, as one document: every table's rows of the raw id or the pseudonym, and the other features' parts. */
   async exportUser(userId: string): Promise<PrivacyExport> {
     const { db, policy } = this.deps;
     const pseudonym = policy.pseudonym(userId);
@@ -63,12 +66,7 @@ export class PrivacyService {
     const tables = await db.transaction().execute(async (trx) => {
       const rows: Record<string, Record<string, unknown>[]> = {};
       for (const table of userTables) rows[table.name] = await selectUserRows(trx, table, keys);
-      const authored = await trx
-        .selectFrom('integration_settings')
-        .select(['name', 'updated_at_ms', 'updated_by'])
-        .where('updated_by', 'in', keys)
-        .execute();
-      if (authored.length > 0) rows.integration_settings = authored;
+      for (const part of this.deps.userData ?? []) Object.assign(rows, await part.exportRows?.(trx, keys));
       return rows;
     });
     return {

@@ -2,12 +2,12 @@
  * Where a user's data lives, found from the schema rather than listed by hand: every table
  * with a `user_id` column holds rows of one user each (raw id in the user's own tables,
  * pseudonym in the analytics tables, either until the pseudonymisation backfill ran), so a
- * table added later is exported and erased without a change here. Besides those,
- * `integration_settings.updated_by` names the admin who changed a setting.
+ * table added later is exported and erased without a change here. What other features hold
+ * of a user besides (refresh tokens, the author of a setting) is theirs to export and erase:
+ * user-data.types.ts.
  * Column names ending in `_hash`, PKCE challenges and binary columns never leave the service.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { accountOfUser } from '../../src/auth/user-account.js';
 import type { Database } from '../platform/db/database.js';
 
 export interface UserTable {
@@ -59,61 +59,4 @@ export async function selectUserRows(db: Kysely<Database>, table: UserTable, key
 export async function deleteUserRows(trx: Transaction<Database>, table: string, keys: readonly string[]): Promise<number> {
   const result = await sql`DELETE FROM ${sql.table(table)} WHERE user_id IN (${sql.join(keys)})`.execute(trx);
   return Number(result.numAffectedRows ?? 0n);
-}
-
-/** Refresh tokens of the user's OAuth token families (deleted before the families; hashes only). */
-export async function deleteRefreshTokens(trx: Transaction<Database>, keys: readonly string[]): Promise<number> {
-  const result = await trx
-    .deleteFrom('oauth_refresh_tokens')
-    .where('family_id', 'in', trx.selectFrom('oauth_token_families').select('id').where('user_id', 'in', keys))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/** Live service tokens (OAuth access tokens included) and OAuth families of the user: what erasure revokes. */
-export async function countLiveCredentials(trx: Transaction<Database>, keys: readonly string[], nowIso: string): Promise<number> {
-  const tokens = await trx
-    .selectFrom('tokens')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', 'in', keys)
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso)]))
-    .executeTakeFirstOrThrow();
-  const families = await trx
-    .selectFrom('oauth_token_families')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', 'in', keys)
-    .where('revoked_at_ms', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(tokens.n) + Number(families.n);
-}
-
-/** Settings an admin changed keep their value but no longer name the erased admin. */
-export async function forgetSettingAuthor(trx: Transaction<Database>, keys: readonly string[]): Promise<number> {
-  const result = await trx.updateTable('integration_settings').set({ updated_by: null }).where('updated_by', 'in', keys).executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-/**
- * Stored accounts that are this user's: the user id itself, and for `<account id>@<host>`
- * (`accountOfUser`, the rule the ranking's own-post exclusion uses too) account
- * `<account id>` whose URL is on `<host>`.
- */
-export async function findOwnAccountIds(db: Kysely<Database>, userId: string): Promise<string[]> {
-  const account = accountOfUser(userId);
-  const rows = await db
-    .selectFrom('accounts')
-    .select(['id', 'url'])
-    .where('id', 'in', [...new Set([userId, account?.accountId ?? userId])])
-    .execute();
-  return rows.filter((row) => row.id === userId || (account !== undefined && hostOf(row.url) === account.host)).map((row) => row.id);
-}
-
-/** `host[:port]` of a URL, lowercased; undefined when it is not one. */
-export function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).host.toLowerCase();
-  } catch {
-    return undefined;
-  }
 }

@@ -54,3 +54,21 @@ export async function upsertIntegrationSettings(db: Kysely<Database>, rows: read
     }
   });
 }
+
+/** The integration settings these user ids last changed (an admin's trace). */
+export async function settingsChangedBy(
+  db: Kysely<Database>,
+  userIds: readonly string[],
+): Promise<Pick<IntegrationSettingRow, 'name' | 'updated_at_ms' | 'updated_by'>[]> {
+  return db.selectFrom('integration_settings').select(['name', 'updated_at_ms', 'updated_by']).where('updated_by', 'in', userIds).execute();
+}
+
+/** Settings these user ids changed keep their value but no longer name them; the number changed. */
+export async function forgetSettingsAuthor(db: Kysely<Database>, userIds: readonly string[]): Promise<number> {
+  const result = await db
+    .updateTable('integration_settings')
+    .set({ updated_by: null })
+    .where('updated_by', 'in', userIds)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -28,13 +28,6 @@ const DECLARED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   interactions: {
     posts: 'read model: an interaction refers to a stored post (the foreign key and its time)',
   },
-  privacy: {
-    accounts: "erasure and export: the user's own account rows",
-    integration_settings: 'read model: the deployment default of the tracking level',
-    oauth_refresh_tokens: "erasure: the user's OAuth refresh tokens",
-    oauth_token_families: "erasure: the user's OAuth token families",
-    tokens: "erasure: the user's service tokens",
-  },
   rag: {
     posts: 'read model: the stored posts the index covers',
   },

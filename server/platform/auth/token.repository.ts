@@ -58,6 +58,18 @@ export async function revokeToken(db: Kysely<Database>, id: string, at: string):
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Live (neither revoked nor expired at `nowIso`) tokens of these user ids, OAuth access tokens included. */
+export async function countLiveTokens(db: Kysely<Database>, userIds: readonly string[], nowIso: string): Promise<number> {
+  const tokens = await db
+    .selectFrom('tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', 'in', userIds)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso)]))
+    .executeTakeFirstOrThrow();
+  return Number(tokens.n);
+}
+
 /** Deletes tokens that expired or were revoked before `cutoff`; returns how many. */
 export async function purgeDeadTokens(db: Kysely<Database>, cutoff: string): Promise<number> {
   const result = await db

@@ -5,7 +5,7 @@
  * identity provider accepts (Mastodon digits, Pleroma flake ids, GoToSocial ULIDs).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findOwnAccountIds } from '../../../server/privacy/user-data.repository.js';
+import { findOwnAccountIds } from '../../../server/posts/user-accounts.repository.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 
