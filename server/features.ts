@@ -18,6 +18,7 @@ import { registerExperiments } from './experiments/experiments.feature.js';
 import { experimentMeasurement } from './experiments/measurement.service.js';
 import { registerFasp } from './fasp/fasp.feature.js';
 import { candidatePosts, mayStoreStatus } from './posts/post.service.js';
+import { accountCreatedAtByInstanceIds } from './posts/post-identity.repository.js';
 import { registerOAuth } from './oauth/oauth.feature.js';
 import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './ranking-state/ranking-state.service.js';
@@ -43,7 +44,9 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   context.metrics.watchCaches(() => ranking.cacheSizes());
   // Other instances' invalidations reach this state, and its own reach them (server/platform/redis/ranking-fanout.ts).
   if (context.redis) await context.redis.attachRankingState(ranking);
-  const { posts, trending } = await registerPosts(app, context, ranking, (sinceMs) => postEngagerGroups(db, sinceMs));
+  const { posts, trending } = await registerPosts(app, context, ranking, (sinceMs) =>
+    postEngagerGroups(db, sinceMs, (pairs) => accountCreatedAtByInstanceIds(db, pairs)),
+  );
   // Rows written by versions before pseudonymisation are converted once, before any route runs.
   await pseudonymiseStoredIds(db, context.privacy);
   const interactions = await registerInteractions(app, context, {

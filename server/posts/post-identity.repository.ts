@@ -167,3 +167,29 @@ export function localPostIds(db: Kysely<Database>, instance: string, postIds: re
 export function localAccountIds(db: Kysely<Database>, instance: string, accountIds: readonly string[]): Promise<Map<string, string>> {
   return readMapping(db, 'accounts', instance, accountIds, true);
 }
+
+/** The stored accounts' `created_at` for (instance, that instance's account id) pairs, as `<local id>@<instance>` → created_at. */
+export async function accountCreatedAtByInstanceIds(
+  db: Kysely<Database>,
+  pairs: readonly { instance: string; localId: string }[],
+): Promise<Map<string, string>> {
+  const byInstance = new Map<string, string[]>();
+  for (const { instance, localId } of pairs) {
+    const list = byInstance.get(instance);
+    if (list === undefined) byInstance.set(instance, [localId]);
+    else list.push(localId);
+  }
+  const out = new Map<string, string>();
+  for (const [instance, localIds] of byInstance)
+    for (let i = 0; i < localIds.length; i += 500) {
+      const rows = await db
+        .selectFrom('account_instance_ids')
+        .innerJoin('accounts', 'accounts.id', 'account_instance_ids.account_id')
+        .select(['account_instance_ids.local_id', 'accounts.created_at'])
+        .where('account_instance_ids.instance', '=', instance)
+        .where('account_instance_ids.local_id', 'in', localIds.slice(i, i + 500))
+        .execute();
+      for (const row of rows) out.set(`${row.local_id}@${instance}`, row.created_at);
+    }
+  return out;
+}

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { postEngagerGroups } from '../../../server/interactions/engagers.service.js';
+import { accountCreatedAtByInstanceIds } from '../../../server/posts/post-identity.repository.js';
 import { InteractionService } from '../../../server/interactions/interaction.service.js';
 import { candidatePoolRefreshAgent } from '../../../server/posts/candidate-pool.agent.js';
 import { candidatePosts, PostService, writeStatuses } from '../../../server/posts/post.service.js';
@@ -90,7 +91,9 @@ describe('trending_refresh', () => {
       database.db,
       [1, 2, 3].map((n) => ({ postId: postId(n), userIds: Array.from({ length: n }, (_, k) => `reader${k}`) })),
     );
-    const trending = new TrendingService(database.db, (sinceMs) => postEngagerGroups(database.db, sinceMs));
+    const trending = new TrendingService(database.db, (sinceMs) =>
+      postEngagerGroups(database.db, sinceMs, (pairs) => accountCreatedAtByInstanceIds(database.db, pairs)),
+    );
     const report = await trendingRefreshAgent(trending, 60).run(context());
     expect(report).toMatchObject({ details: { trending_posts: 3 } });
     expect((await trending.current()).posts.map((p) => p.id)).toEqual([postId(3), postId(2), postId(1)]);
