@@ -19,6 +19,8 @@ export interface FrameContext {
   intervalSeconds: number;
   /** The last refresh failed with this message (the frame shows the last good data). */
   error?: string;
+  /** Why the next refresh comes later than the interval (the server's rate limit, its Retry-After). */
+  wait?: string;
 }
 
 const time = (at: Date): string => at.toISOString().slice(11, 19);
@@ -62,5 +64,6 @@ export function renderWatchFrame(history: readonly WatchSample[], context: Frame
     ...primaryLines(history),
     srm,
     ...(context.error === undefined ? [] : [c.yellow(`last refresh failed: ${context.error}`)]),
+    ...(context.wait === undefined ? [] : [c.yellow(context.wait)]),
   ].join('\n');
 }

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { EXIT } from '../../src/exit-codes.js';
 import type { ErrorBody } from '../../src/schemas/common.schema.js';
 import { findWireMismatch } from '../../src/schemas/wire-check.js';
+import { readRateLimitHeaders, readRetryAfter, type RateLimitState } from '../../src/rate-limit/pacing.js';
 import { ApiError, CliError } from './cli-error.js';
 import { DEFAULT_SERVER, type ServerFlags } from './server-options.js';
 
@@ -23,11 +24,20 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly token: string | undefined;
   private readonly timeoutMs: number;
+  #rateLimit: RateLimitState | undefined;
 
   constructor(flags: ServerFlags) {
     this.baseUrl = normaliseBase(flags.server ?? DEFAULT_SERVER);
     this.token = flags.token === '' ? undefined : flags.token;
     this.timeoutMs = Math.round((flags.timeout ?? 10) * 1000);
+  }
+
+  /**
+   * The rate-limit window the server's latest answer reported (`X-RateLimit-*`), when it sent
+   * one: of answers in the same window arriving out of order, the one with the fewest left.
+   */
+  get rateLimit(): RateLimitState | undefined {
+    return this.#rateLimit;
   }
 
   /** GET a path; returns the envelope's `data`, checked against `schema`. */
@@ -133,13 +143,24 @@ export class ApiClient {
     } catch (error) {
       throw this.connectionError(error);
     }
+    this.noteRateLimit(response.headers);
     if (response.statusCode >= 400) {
       const parsed = (await this.readJson(response.body, response.statusCode, response.headers).catch(
         () => null,
       )) as Partial<ErrorBody> | null;
-      throw this.httpError(method, path, response.statusCode, parsed, requestIdOf(response.headers));
+      const retryAfter = readRetryAfter(headerText(response.headers['retry-after']), Date.now());
+      throw this.httpError(method, path, response.statusCode, parsed, requestIdOf(response.headers), retryAfter);
     }
     return response;
+  }
+
+  private noteRateLimit(headers: Record<string, string | string[] | undefined>): void {
+    const state = readRateLimitHeaders(headers);
+    if (state === undefined) return;
+    const last = this.#rateLimit;
+    const sameWindow = last !== undefined && last.limit === state.limit && last.resetAtSeconds === state.resetAtSeconds;
+    if (sameWindow && last.remaining < state.remaining) return;
+    this.#rateLimit = state;
   }
 
   private async readJson(body: { text(): Promise<string> }, status: number, headers: Record<string, unknown>): Promise<unknown> {
@@ -162,16 +183,22 @@ export class ApiClient {
     status: number,
     body: Partial<ErrorBody> | null,
     headerRequestId: string | undefined,
+    headerRetryAfter: number | undefined,
   ): CliError {
     const requestId = body?.request_id ?? headerRequestId;
     if (body === null || typeof body !== 'object') {
-      return serverError(`${this.describe(method, path)} failed with HTTP ${status}`, requestId);
+      // Not the service's error body (a proxy in front answered): the status and Retry-After still count.
+      return new ApiError(`${this.describe(method, path)} failed with HTTP ${status}`, status, undefined, '', {
+        ...(requestId === undefined ? {} : { requestId }),
+        ...(headerRetryAfter === undefined ? {} : { retryAfter: headerRetryAfter }),
+      });
     }
     const field = body.field === undefined ? '' : ` (field ${body.field})`;
     const name = body.error ?? `HTTP ${status}`;
     const hint = status === 401 ? 'pass an admin token with --token or RECSVC_TOKEN' : undefined;
     const message = body.message ?? 'no message';
-    const retryAfter = typeof body.retry_after === 'number' ? body.retry_after : undefined;
+    // The body's retry_after (429), else the Retry-After header (a 503 shedding load or closing).
+    const retryAfter = typeof body.retry_after === 'number' ? body.retry_after : headerRetryAfter;
     return new ApiError(`server: ${status} ${name}: ${message}${field}`, status, body.field ?? undefined, message, {
       ...(hint === undefined ? {} : { hint }),
       ...(requestId === undefined ? {} : { requestId }),
@@ -203,6 +230,10 @@ export class ApiClient {
 
 function serverError(message: string, requestId: string | undefined, hint?: string): CliError {
   return new CliError(message, EXIT.server, { ...(hint === undefined ? {} : { hint }), ...(requestId === undefined ? {} : { requestId }) });
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function requestIdOf(headers: Record<string, unknown>): string | undefined {
