@@ -257,6 +257,8 @@ function parseCacheLimits(env: Env): CacheLimits {
       // At most 255 (a byte per post counts them).
       neighboursPerPost: Math.min(255, limit('RECSVC_COENGAGEMENT_NEIGHBOURS', DEFAULT_CACHE_LIMITS.coEngagement.neighboursPerPost)),
       maxBytes: megabytes('RECSVC_COENGAGEMENT_MB', DEFAULT_CACHE_LIMITS.coEngagement.maxBytes),
+      // The most similar neighbours a post serves to the collaborative feature (at most 255).
+      servedPerPost: Math.min(255, limit('RECSVC_COENGAGEMENT_SERVED', DEFAULT_CACHE_LIMITS.coEngagement.servedPerPost)),
       // 0 turns the pairing off: no read per interaction, nothing co-engaged.
       window: parseWholeNumber('RECSVC_COENGAGEMENT_WINDOW', env.RECSVC_COENGAGEMENT_WINDOW, DEFAULT_CACHE_LIMITS.coEngagement.window, 0),
     },

@@ -24,6 +24,12 @@ export interface CoEngagementOptions {
   readonly maxBytes: number;
   /** An interaction is paired with the user's this many most recent other posts. */
   readonly window: number;
+  /**
+   * Neighbours served per post: the most similar of the kept ones (`forEachServedNeighbour`),
+   * precomputed when the post's list changed, so the collaborative feature of a request reads
+   * at most this many per seed post, whatever `neighboursPerPost`.
+   */
+  readonly servedPerPost: number;
 }
 
 /**
@@ -37,7 +43,22 @@ export const DEFAULT_CO_ENGAGEMENT_OPTIONS: CoEngagementOptions = {
   neighboursPerPost: 100,
   maxBytes: 64 * 1024 * 1024,
   window: 8,
+  servedPerPost: 30,
 };
+
+/**
+ * How strongly the similarity damps the seed's own popularity, against the neighbour's:
+ * sim(p, q) = c(p, q) / (n(p)^α · n(q)^(1−α)). α = ½ is the cosine; a larger α keeps more of
+ * a popular neighbour's weight (on the synthetic catalogue, the 30 most similar of 100 kept
+ * neighbours, the feature alone: α = ½ nDCG@20 0.078, α = 0.7 0.111, α = 0.85 0.110, α = 1 0.109;
+ * all 100 at α = ½: 0.110).
+ */
+export const SEED_DAMPING = 0.7;
+
+/** sim(p, q) of the served lists (see SEED_DAMPING); counts above a post's own engagements count as them. */
+export function coEngagementSimilarity(count: number, engagedSeed: number, engagedNeighbour: number): number {
+  return count / (Math.pow(Math.max(engagedSeed, count), SEED_DAMPING) * Math.pow(Math.max(engagedNeighbour, count), 1 - SEED_DAMPING));
+}
 
 /** A change of co-engagement as writers announce it: `postId` paired with each of `withPostIds`, by `weight` (+1, or −1 for an undo). */
 export interface CoEngagementChange {
@@ -52,12 +73,19 @@ export interface CoEngagementReader {
   forEachNeighbour(postId: string, visit: (neighbourId: string, count: number, neighbourEngaged: number) => void): void;
   /** How often the post was engaged with (interactions counted by the state), 0 when unknown. */
   engaged(postId: string): number;
+  /**
+   * Calls `visit` for each of the post's served neighbours (at most `servedPerPost`, the most
+   * similar first): its id and sim(post, neighbour) (`coEngagementSimilarity`).
+   */
+  forEachServedNeighbour(postId: string, visit: (neighbourId: string, similarity: number) => void): void;
 }
 
 /** Per-post fixed bytes: id string and map entry (~120), generation, counts, LRU links. */
 const POST_BYTES = 140;
-/** Per-neighbour bytes: index (4), generation (2), count (4). */
+/** Per-neighbour bytes: index (4), generation (2), count (4); a served neighbour the same (similarity for count). */
 const NEIGHBOUR_BYTES = 10;
+/** Per-post bytes of the served list's bookkeeping: its length and two versions. */
+const SERVED_POST_BYTES = 9;
 /** Weights at or below this are gone (all weights are whole numbers; this absorbs nothing else). */
 const GONE = 1e-9;
 
@@ -67,6 +95,8 @@ export class CoEngagement implements CoEngagementReader {
   /** `maxPosts`, lowered to what `maxBytes` allows. */
   readonly capacity: number;
   private readonly k: number;
+  /** Served neighbours per post. */
+  private readonly ks: number;
   private readonly indexOf = new Map<string, number>();
   private ids: string[] = [];
   private free: number[] = [];
@@ -77,6 +107,13 @@ export class CoEngagement implements CoEngagementReader {
   private nIdx = new Int32Array(0);
   private nGen = new Uint16Array(0);
   private nCount = new Float32Array(0);
+  /** Bumped by every change of a post's list or count; the served list is recomputed when its version is behind. */
+  private version = new Uint32Array(0);
+  private servedVersion = new Uint32Array(0);
+  private sLen = new Uint8Array(0);
+  private sIdx = new Int32Array(0);
+  private sGen = new Uint16Array(0);
+  private sSim = new Float32Array(0);
   /** Least recently engaged first: a doubly linked list over post indices (-1 ends it). */
   private prev = new Int32Array(0);
   private next = new Int32Array(0);
@@ -86,7 +123,8 @@ export class CoEngagement implements CoEngagementReader {
   constructor(options: Partial<CoEngagementOptions> = {}) {
     this.options = { ...DEFAULT_CO_ENGAGEMENT_OPTIONS, ...options };
     this.k = Math.max(1, Math.min(255, Math.floor(this.options.neighboursPerPost)));
-    const perPost = POST_BYTES + NEIGHBOUR_BYTES * this.k;
+    this.ks = Math.max(1, Math.min(this.k, Math.floor(this.options.servedPerPost)));
+    const perPost = POST_BYTES + SERVED_POST_BYTES + NEIGHBOUR_BYTES * (this.k + this.ks);
     this.capacity = Math.max(1, Math.min(Math.floor(this.options.maxPosts), Math.floor(this.options.maxBytes / perPost)));
   }
 
@@ -97,7 +135,7 @@ export class CoEngagement implements CoEngagementReader {
 
   /** Estimated bytes held (the arrays allocated so far, and the ids). */
   estimatedBytes(): number {
-    return this.allocated * (POST_BYTES + NEIGHBOUR_BYTES * this.k);
+    return this.allocated * (POST_BYTES + SERVED_POST_BYTES + NEIGHBOUR_BYTES * (this.k + this.ks));
   }
 
   /** Applies an announced change (see CoEngagementChange). */
@@ -114,6 +152,7 @@ export class CoEngagement implements CoEngagementReader {
     const p = weight > 0 ? this.touch(postId) : this.indexOf.get(postId);
     if (p === undefined) return;
     this.engagedBy[p] = Math.max(0, this.engagedBy[p]! + weight);
+    this.version[p] = this.version[p]! + 1;
     for (const otherId of withPostIds) {
       if (otherId === postId) continue;
       const q = weight > 0 ? this.touch(otherId) : this.indexOf.get(otherId);
@@ -141,6 +180,45 @@ export class CoEngagement implements CoEngagementReader {
     }
   }
 
+  forEachServedNeighbour(postId: string, visit: (neighbourId: string, similarity: number) => void): void {
+    const p = this.indexOf.get(postId);
+    if (p === undefined) return;
+    if (this.servedVersion[p] !== this.version[p]) this.serve(p);
+    const base = p * this.ks;
+    for (let j = 0; j < this.sLen[p]!; j++) {
+      const q = this.sIdx[base + j]!;
+      // A neighbour evicted since: skipped, as in the kept list.
+      if (this.sGen[base + j] !== this.gen[q]) continue;
+      visit(this.ids[q]!, this.sSim[base + j]!);
+    }
+  }
+
+  /** Recomputes p's served list: its `ks` most similar live neighbours, most similar first (ties: the smaller index). */
+  private serve(p: number): void {
+    const base = p * this.k;
+    const nSeed = this.engagedBy[p]!;
+    const live: number[] = [];
+    const sims: number[] = [];
+    for (let j = 0; j < this.used[p]!; j++) {
+      const q = this.nIdx[base + j]!;
+      if (this.nGen[base + j] !== this.gen[q]) continue;
+      live.push(j);
+      sims.push(coEngagementSimilarity(this.nCount[base + j]!, nSeed, this.engagedBy[q]!));
+    }
+    const order = live.map((_, i) => i);
+    order.sort((a, b) => sims[b]! - sims[a]! || this.nIdx[base + live[a]!]! - this.nIdx[base + live[b]!]!);
+    const n = Math.min(this.ks, order.length);
+    const out = p * this.ks;
+    for (let x = 0; x < n; x++) {
+      const j = live[order[x]!]!;
+      this.sIdx[out + x] = this.nIdx[base + j]!;
+      this.sGen[out + x] = this.nGen[base + j]!;
+      this.sSim[out + x] = sims[order[x]!]!;
+    }
+    this.sLen[p] = n;
+    this.servedVersion[p] = this.version[p]!;
+  }
+
   engaged(postId: string): number {
     const p = this.indexOf.get(postId);
     return p === undefined ? 0 : this.engagedBy[p]!;
@@ -160,6 +238,7 @@ export class CoEngagement implements CoEngagementReader {
 
   /** Adds `w` to a→b; a newcomer to a full list takes the weakest's place or wears it down (see the file's comment). */
   private bump(a: number, b: number, w: number): void {
+    this.version[a] = this.version[a]! + 1;
     const base = a * this.k;
     const n = this.used[a]!;
     const bGen = this.gen[b]!;
@@ -219,6 +298,8 @@ export class CoEngagement implements CoEngagementReader {
     this.ids[p] = postId;
     this.engagedBy[p] = 0;
     this.used[p] = 0;
+    this.sLen[p] = 0;
+    this.version[p] = this.version[p]! + 1;
     this.link(p);
     return p;
   }
@@ -231,6 +312,8 @@ export class CoEngagement implements CoEngagementReader {
     // Entries elsewhere naming p are recognised as stale by the generation.
     this.gen[p] = (this.gen[p]! + 1) & 0xffff;
     this.used[p] = 0;
+    this.sLen[p] = 0;
+    this.version[p] = this.version[p]! + 1;
     this.engagedBy[p] = 0;
     this.free.push(p);
   }
@@ -248,6 +331,13 @@ export class CoEngagement implements CoEngagementReader {
       this.nIdx = grown(this.nIdx, new Int32Array(size * k));
       this.nGen = grown(this.nGen, new Uint16Array(size * k));
       this.nCount = grown(this.nCount, new Float32Array(size * k));
+      const ks = this.ks;
+      this.version = grown(this.version, new Uint32Array(size));
+      this.servedVersion = grown(this.servedVersion, new Uint32Array(size));
+      this.sLen = grown(this.sLen, new Uint8Array(size));
+      this.sIdx = grown(this.sIdx, new Int32Array(size * ks));
+      this.sGen = grown(this.sGen, new Uint16Array(size * ks));
+      this.sSim = grown(this.sSim, new Float32Array(size * ks));
     }
     this.allocated += 1;
     return p;
@@ -271,7 +361,7 @@ export class CoEngagement implements CoEngagementReader {
   }
 }
 
-function grown<T extends Uint8Array | Uint16Array | Int32Array | Float32Array | Float64Array>(old: T, fresh: T): T {
+function grown<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array>(old: T, fresh: T): T {
   fresh.set(old);
   return fresh;
 }

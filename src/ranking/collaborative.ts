@@ -2,19 +2,23 @@
  * The collaborative feature of one user: posts co-engaged with what the user engaged with
  * recently, scored item-to-item (co-engagement counts of ./co-engagement.ts).
  *
- * sim(p, q) = c(p, q) / √(n(p) · n(q)), with c the co-engagement count and n a post's own
- * engagement count (each at least c): a cosine over users, so a post engaged by everyone is
- * not everyone's neighbour. raw(q) = Σ over the user's recent posts p of sim(p, q), and the
- * feature is raw(q) / max raw over the user's neighbours, in [0, 1] like engagement's.
+ * Each seed post p (the user's recent posts) serves its most similar neighbours q, at most
+ * `servedPerPost` of them, with sim(p, q) = c(p, q) / (n(p)^α · n(q)^(1−α)) (c the
+ * co-engagement count, n a post's own engagement count, α = SEED_DAMPING: a post engaged by
+ * everyone is not everyone's neighbour, and a seed engaged by everyone says little of the
+ * user). raw(q) = Σ over the user's recent posts p of sim(p, q), and the feature is
+ * raw(q) / max raw over the user's neighbours, in [0, 1] like engagement's. The work per
+ * request is bounded: at most MAX_RECENT_POSTS × servedPerPost (30 × 30) entries.
  */
 import type { CoEngagementReader } from './co-engagement.js';
 
 /**
- * The user's most recent engaged posts a profile keeps for the collaborative feature: like
- * item kNN, the feature sums over (nearly) the whole history; 20 lost a fifth of what it
- * recovers on a catalogue, where a user's taste is spread over months of ratings.
+ * The user's most recent engaged posts a profile keeps for the collaborative feature: 30
+ * recover about what 100 did on the synthetic catalogue (the feature alone, nDCG@20 0.111
+ * with 30 × 30 served neighbours against 0.114 with 100 × 100), at a tenth of the work per
+ * request and of the read that loads them.
  */
-export const MAX_RECENT_POSTS = 100;
+export const MAX_RECENT_POSTS = 30;
 
 /** One co-engaged post of a user. */
 export interface CollaborativeMatch {
@@ -35,11 +39,10 @@ export function collaborativeMatches(
 ): Map<string, CollaborativeMatch> {
   const raw = new Map<string, { sum: number; seedId: string; seedSim: number }>();
   const own = new Set(recentPostIds);
-  for (const seedId of recentPostIds) {
-    const nSeed = state.engaged(seedId);
-    state.forEachNeighbour(seedId, (id, count, nNeighbour) => {
+  const seeds = recentPostIds.length > MAX_RECENT_POSTS ? recentPostIds.slice(0, MAX_RECENT_POSTS) : recentPostIds;
+  for (const seedId of seeds) {
+    state.forEachServedNeighbour(seedId, (id, sim) => {
       if (own.has(id)) return;
-      const sim = count / Math.sqrt(Math.max(nSeed, count) * Math.max(nNeighbour, count));
       const entry = raw.get(id);
       if (entry === undefined) raw.set(id, { sum: sim, seedId, seedSim: sim });
       else {

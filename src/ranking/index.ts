@@ -60,8 +60,10 @@ export { rankCandidates, COLD_START_WEIGHTS } from './rank.js';
 export {
   CoEngagement,
   CoEngagementReplay,
+  coEngagementSimilarity,
   DEFAULT_CO_ENGAGEMENT_OPTIONS,
   recentOtherPosts,
+  SEED_DAMPING,
   replayCoEngagement,
   type CoEngagementChange,
   type CoEngagementEvent,

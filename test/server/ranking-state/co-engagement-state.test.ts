@@ -75,7 +75,9 @@ describe('RankingState co-engagement', () => {
   });
 
   it('takes its bounds from the options', () => {
-    const state = new RankingState(async () => [], { coEngagement: { maxPosts: 2, neighboursPerPost: 1, maxBytes: 1 << 20, window: 3 } });
+    const state = new RankingState(async () => [], {
+      coEngagement: { maxPosts: 2, neighboursPerPost: 1, maxBytes: 1 << 20, window: 3, servedPerPost: 1 },
+    });
     state.coEngaged({ postId: 'x', withPostIds: ['y', 'z'], weight: 1 });
     expect(state.coEngagementWindow).toBe(3);
     const size = state.cacheSizes().find((c) => c.cache === 'co_engagement');

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import {
   CoEngagement,
   CoEngagementReplay,
+  coEngagementSimilarity,
   collaborativeMatches,
+  MAX_RECENT_POSTS,
   recentOtherPosts,
   replayCoEngagement,
   type CoEngagementEvent,
@@ -57,6 +59,56 @@ describe('CoEngagement', () => {
     expect(best[0]![1].value).toBe(1);
     expect(['p50', 'p51', 'p52']).toContain(best[0]![1].seedId);
     for (const own of ['p50', 'p51', 'p52']) expect(matches.has(own)).toBe(false);
+  });
+
+  it("serves each post's most similar neighbours, at most servedPerPost, and the planted community among them", () => {
+    const state = replayCoEngagement(plantedEvents(4), { neighboursPerPost: 100, servedPerPost: 6 });
+    let same = 0;
+    let total = 0;
+    for (let p = 0; p < 200; p++) {
+      const served: { id: string; sim: number }[] = [];
+      state.forEachServedNeighbour(`p${p}`, (id, sim) => served.push({ id, sim }));
+      expect(served).toHaveLength(6);
+      // Most similar first, each the similarity of its kept count.
+      for (let i = 1; i < served.length; i++) expect(served[i]!.sim).toBeLessThanOrEqual(served[i - 1]!.sim);
+      const kept = new Map(state.neighbours(`p${p}`).map((n) => [n.id, n.count]));
+      for (const n of served) {
+        expect(n.sim).toBeCloseTo(coEngagementSimilarity(kept.get(n.id)!, state.engaged(`p${p}`), state.engaged(n.id)), 6);
+        total += 1;
+        if (communityOf(n.id) === communityOf(`p${p}`)) same += 1;
+      }
+      // None left out is more similar than the last served.
+      const least = served[served.length - 1]!.sim;
+      for (const [id, count] of kept)
+        if (!served.some((n) => n.id === id))
+          expect(coEngagementSimilarity(count, state.engaged(`p${p}`), state.engaged(id))).toBeLessThanOrEqual(least + 1e-6);
+    }
+    expect(same / total).toBeGreaterThan(0.95);
+  });
+
+  it('recomputes a served list when its post changes, and skips an evicted neighbour', () => {
+    const state = new CoEngagement({ servedPerPost: 2, maxPosts: 4 });
+    state.record('a', ['b', 'c'], 1);
+    const served = (): string[] => {
+      const out: string[] = [];
+      state.forEachServedNeighbour('a', (id) => out.push(id));
+      return out;
+    };
+    expect(served().sort()).toEqual(['b', 'c']);
+    for (let i = 0; i < 3; i++) state.record('a', ['d'], 1);
+    expect(served()[0]).toBe('d');
+    expect(served()).toHaveLength(2);
+    state.remove('d');
+    expect(served()).not.toContain('d');
+  });
+
+  it('reads at most MAX_RECENT_POSTS seeds and servedPerPost neighbours of each per request', () => {
+    const state = new CoEngagement({ neighboursPerPost: 100, servedPerPost: 5 });
+    const seeds = Array.from({ length: 50 }, (_, i) => `s${i}`);
+    for (const seed of seeds) for (let j = 0; j < 40; j++) state.record(seed, [`${seed}-n${j}`], 1);
+    const matches = collaborativeMatches(state, seeds);
+    expect(matches.size).toBe(MAX_RECENT_POSTS * 5);
+    for (const [, match] of matches) expect(seeds.slice(0, MAX_RECENT_POSTS)).toContain(match.seedId);
   });
 
   it('keeps at most neighboursPerPost neighbours and at most maxPosts posts, dropping the least recently engaged', () => {
