@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { BASELINE_NAMES, baselines, type BaselineName } from '../src/evaluation/baselines.js';
 import { candidatesFromJson, type NamedConfig } from '../src/evaluation/candidate-config.js';
 import { temporalSplit, validationSplit, type Split } from '../src/evaluation/dataset.js';
-import { fitOnSplit } from '../src/evaluation/fit.js';
+import { fitSteps } from '../src/evaluation/fit.js';
 import { describeRankingDefault, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
 import { evalGate, type EvalGate } from '../src/evaluation/eval-gate.js';
@@ -129,16 +129,9 @@ interface FittedDefault {
  * the cutoff, from the shipped point, until one keeps its point or `steps` ran.
  */
 async function fitDefault(split: Split, steps: number, k: number): Promise<FittedDefault> {
-  const validation = validationSplit(split);
-  let point = SHIPPED_RANKING_DEFAULT;
-  const summaries: string[] = [];
-  for (let step = 0; step < steps; step++) {
-    const result = await fitOnSplit(validation, point, { k });
-    summaries.push(result.summary);
-    if (result.status !== 'applied') break;
-    point = result.chosen;
-  }
-  return { point, ...rankingOf(point), steps: summaries };
+  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k });
+  const point = result.status === 'applied' ? result.chosen : SHIPPED_RANKING_DEFAULT;
+  return { point, ...rankingOf(point), steps: [...result.steps] };
 }
 
 function parseBaselines(text: string | undefined): BaselineName[] {

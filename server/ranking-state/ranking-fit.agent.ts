@@ -16,8 +16,9 @@
  * applied one (or the shipped default) rules again at the next `ranking_default` run.
  */
 import type { Kysely } from 'kysely';
-import { fitRankingDefault, type FitOptions } from '../../src/evaluation/fit.js';
+import type { FitOptions } from '../../src/evaluation/fit.js';
 import {
+  completeRankingDefault,
   describeRankingDefault,
   isRankingDefault,
   SHIPPED_RANKING_DEFAULT,
@@ -26,6 +27,7 @@ import {
 import type { Agent } from '../platform/agents/agent.types.js';
 import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
+import { runFit } from './ranking-fit.job.js';
 import { countInteractions, insertFit, latestFits, loadFitData } from './ranking-fit.repository.js';
 
 /** RECSVC_RANKING_FIT, parsed. */
@@ -50,9 +52,9 @@ export function parseRankingFitMode(value: string | undefined): RankingFitMode {
   }
   if (!isRankingDefault(point))
     throw new Error(
-      `RECSVC_RANKING_FIT: expected auto, off or {"collaborative": 0..10, "recency_half_life_hours": > 0} (got ${JSON.stringify(text)})`,
+      `RECSVC_RANKING_FIT: expected auto, off or {"collaborative": 0..10, "recency_half_life_hours": > 0, "cold_start_recency": 0..1 (optional)} (got ${JSON.stringify(text)})`,
     );
-  return { kind: 'pinned', point: { collaborative: point.collaborative, recency_half_life_hours: point.recency_half_life_hours } };
+  return { kind: 'pinned', point: completeRankingDefault(point) };
 }
 
 export interface RankingFitOptions {
@@ -66,6 +68,8 @@ export interface RankingFitOptions {
   /** Or for this long, with any new interaction (default a day). */
   readonly maxAgeMs?: number;
   readonly fit?: Partial<FitOptions>;
+  /** The worker thread's script (default the built one; null: fit on this thread). */
+  readonly workerScript?: URL | null;
   /** Logs each fit's one-line summary. */
   readonly log?: (line: string) => void;
 }
@@ -77,6 +81,12 @@ export interface RankingFitDeps {
 
 const GROWTH = 1.2;
 const NEWEST_POSTS = 2_000;
+/**
+ * Successive steps one fit may take (each one ladder step on each axis, on an interval above
+ * 0; src/evaluation/fit.ts `fitSteps`): the first fit after an import must reach a point
+ * worth serving, since the next waits for a fifth more data.
+ */
+export const FIT_STEPS = 3;
 
 /** Applies what the mode and the stored fits say; returns the current point and what decided it. */
 async function applyStored(deps: RankingFitDeps, mode: RankingFitMode): Promise<{ point: RankingDefault; why: string }> {
@@ -103,7 +113,8 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
     name: 'ranking_fit',
     description: 'fits the default ranking (collaborative weight, recency half-life) to the service’s own interactions',
     intervalSeconds: options.intervalSeconds,
-    initialDelaySeconds: Math.min(options.intervalSeconds, 60),
+    // Soon after a start: a service started on an imported history fits it at once.
+    initialDelaySeconds: Math.min(options.intervalSeconds, 5),
     timeoutSeconds: 900,
     scope: 'cluster',
     async run({ signal, now }) {
@@ -119,10 +130,7 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           details: { interactions: count },
         };
       const data = await loadFitData(deps.db, maxInteractions, NEWEST_POSTS);
-      const result = await fitRankingDefault(data, current, options.fit, {
-        signal,
-        pause: () => new Promise<void>((resolve) => setImmediate(resolve)),
-      });
+      const { result } = await runFit(data, current, { steps: FIT_STEPS, ...options.fit }, signal, options.workerScript);
       const id = await insertFit(deps.db, {
         createdAtMs: now(),
         status: result.status,
@@ -143,6 +151,7 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           users: result.evidence.users,
           collaborative: result.chosen.collaborative,
           recency_half_life_hours: result.chosen.recency_half_life_hours,
+          cold_start_recency: completeRankingDefault(result.chosen).cold_start_recency,
         },
       };
     },

@@ -1,18 +1,66 @@
 /**
  * The ranking fit's interface (docs/ranking.md, "Fitted to the community"): the feature that
  * serves recommendations registers its two agents here — the fit itself, which evaluates and
- * stores a new default, and the one that applies the newest stored default in every process.
+ * stores a new default, and the one that applies the newest stored default in every process —
+ * and the trigger that runs the fit as soon as an import (or any burst of new interactions)
+ * has come in, instead of at the agent's next interval.
  */
-import type { Agent } from '../platform/agents/agent.types.js';
+import type { Agent, AgentRunOutcome } from '../platform/agents/agent.types.js';
 import { rankingDefaultAgent, rankingFitAgent, readRankingFitMode, type RankingFitDeps } from './ranking-fit.agent.js';
 
-/** Registers the `ranking_fit` agent every two agent intervals and the default-applying agent every interval. */
+/** How often the trigger looks (in memory only: two numbers). */
+const TRIGGER_CHECK_MS = 2_000;
+/** New signals that make a fit worth asking for (the agent still checks the stored count). */
+const TRIGGER_MIN_SIGNALS = 500;
+/** Writes quiet this long: the import has ended or paused, its data is in. */
+const TRIGGER_QUIET_MS = 3_000;
+
+export interface FitTriggerSource {
+  readonly signalsSeen: number;
+  readonly lastSignalAtMs: number;
+}
+
+/**
+ * Asks for a `ranking_fit` run when at least `minSignals` signals came since the last ask and
+ * none for `quietMs` (an import's batches, a burst of activity): the agent then fits when the
+ * stored interactions are due (none fitted yet, or a fifth more), else it costs one count.
+ * Returns the function that stops it.
+ */
+export function startFitTrigger(
+  source: FitTriggerSource,
+  runNow: () => Promise<AgentRunOutcome>,
+  options: { checkMs?: number; minSignals?: number; quietMs?: number; now?: () => number } = {},
+): () => void {
+  const minSignals = options.minSignals ?? TRIGGER_MIN_SIGNALS;
+  const quietMs = options.quietMs ?? TRIGGER_QUIET_MS;
+  const now = options.now ?? Date.now;
+  let asked = source.signalsSeen;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running || source.signalsSeen - asked < minSignals || now() - source.lastSignalAtMs < quietMs) return;
+    asked = source.signalsSeen;
+    running = true;
+    void runNow().finally(() => {
+      running = false;
+    });
+  }, options.checkMs ?? TRIGGER_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Registers the `ranking_fit` agent every two agent intervals (and 5 s after the start) and the
+ * default-applying agent every interval; with RECSVC_RANKING_FIT=auto also the trigger.
+ * Returns the function that stops the trigger (call it when the app closes).
+ */
 export function registerRankingFit(
-  agents: { register(agent: Agent): void },
+  agents: { register(agent: Agent): void; runNow(name: string): Promise<AgentRunOutcome> },
   deps: RankingFitDeps,
   options: { intervalSeconds: number; log: (line: string) => void },
-): void {
+): () => void {
   const mode = readRankingFitMode();
   agents.register(rankingFitAgent(deps, { mode, intervalSeconds: options.intervalSeconds * 2, log: options.log }));
   agents.register(rankingDefaultAgent(deps, { mode, intervalSeconds: options.intervalSeconds }));
+  if (mode.kind !== 'auto') return () => undefined;
+  return startFitTrigger(deps.state, () => agents.runNow('ranking_fit'));
 }

@@ -35,7 +35,13 @@ import {
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
 import { CoEngagementHolder, DEFAULT_CO_ENGAGEMENT_HISTORY, type CoEngagementSource } from './co-engagement.state.js';
 import { CollaborativeCandidates } from './collaborative-candidates.js';
-import { rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../src/ranking/ranking-default.js';
+import {
+  completeRankingDefault,
+  rankingOf,
+  sameRankingDefault,
+  SHIPPED_RANKING_DEFAULT,
+  type RankingDefault,
+} from '../../src/ranking/ranking-default.js';
 import type { AlgorithmConfig, RankingKnobs } from '../../src/ranking/ranking.types.js';
 
 export interface RankingStateOptions extends StatusCacheOptions {
@@ -165,6 +171,8 @@ export class RankingState implements RankingEvents, TermWeigher {
   /** Which co-engaged posts from outside the pool are fetched, and which cannot be. */
   readonly collaborative: CollaborativeCandidates;
   private defaultPoint: RankingDefault = SHIPPED_RANKING_DEFAULT;
+  private signals = 0;
+  private lastSignalMs = 0;
   private defaultConfig: { readonly config: AlgorithmConfig; readonly options: RankingKnobs } = rankingOf(SHIPPED_RANKING_DEFAULT);
 
   /** @param history the stored interactions the co-engagement state is rebuilt from (none: it starts empty). */
@@ -232,6 +240,7 @@ export class RankingState implements RankingEvents, TermWeigher {
   }
 
   userSignalsChanged(userId: string, change: UserSignal): void {
+    this.signalSeen();
     this.bumpUser(userId);
     const profile = this.profiles.peek(userId);
     if (profile !== undefined) {
@@ -278,8 +287,10 @@ export class RankingState implements RankingEvents, TermWeigher {
       if (message.type === 'postsStored') this.postsStored(message.posts);
       else if (message.type === 'postsDeleted') this.postsDeleted(message.ids);
       else if (message.type === 'postCountsChanged') this.postCountsChanged(message.postId, message.counts);
-      else if (message.type === 'userSignalsChanged') this.userErasedFromMemory(message.userId);
-      else if (message.type === 'coEngaged') this.coEngaged(message.change);
+      else if (message.type === 'userSignalsChanged') {
+        this.signalSeen();
+        this.userErasedFromMemory(message.userId);
+      } else if (message.type === 'coEngaged') this.coEngaged(message.change);
       else this.userErased(message.userId);
     } finally {
       this.applyingRemote = false;
@@ -418,9 +429,8 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   /** Moves the default ranking; a change drops the cached lists (they were ranked the old way). Returns whether it changed. */
   setRankingDefault(point: RankingDefault): boolean {
-    const now = this.defaultPoint;
-    if (now.collaborative === point.collaborative && now.recency_half_life_hours === point.recency_half_life_hours) return false;
-    this.defaultPoint = { collaborative: point.collaborative, recency_half_life_hours: point.recency_half_life_hours };
+    if (sameRankingDefault(this.defaultPoint, point)) return false;
+    this.defaultPoint = completeRankingDefault(point);
     this.defaultConfig = rankingOf(this.defaultPoint);
     this.generation += 1;
     return true;
@@ -459,6 +469,21 @@ export class RankingState implements RankingEvents, TermWeigher {
       { cache: 'statuses', entries: statuses.statuses },
       { cache: 'status_json', entries: statuses.json, bytes: statuses.jsonChars },
     ];
+  }
+
+  /** Users' signals announced here (this instance's and the others'): what the ranking fit's trigger watches. */
+  get signalsSeen(): number {
+    return this.signals;
+  }
+
+  /** When the last of them came (epoch ms; 0: none yet). */
+  get lastSignalAtMs(): number {
+    return this.lastSignalMs;
+  }
+
+  private signalSeen(): void {
+    this.signals += 1;
+    this.lastSignalMs = Date.now();
   }
 
   private userErasedFromMemory(userId: string): void {

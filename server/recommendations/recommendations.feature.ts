@@ -44,11 +44,12 @@ export async function registerRecommendations(
   await backfillInterests(sources, (message) => app.log.info(message));
   context.agents.register(cacheWarmerAgent(sources, { intervalSeconds: context.agentIntervalSeconds * 15 }));
   // The default ranking fitted to this community's own interactions (docs/ranking.md, "Fitted to the community").
-  registerRankingFit(
+  const stopFitTrigger = registerRankingFit(
     context.agents,
     { db: context.database.db, state: deps.ranking },
     { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
   );
+  app.addHook('onClose', async () => stopFitTrigger());
   const recommendations = new RecommendationService(sources, context.metrics, policy);
   const feedback = new FeedbackService(sources, policy, context.privacy, deps.measurement);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });

@@ -16,11 +16,17 @@
  *   bootstrap interval of nDCG@K over the current one lies above 0 (`applied`), else the
  *   current one stays (`kept`).
  */
+import { accountIdOfUser } from '../auth/user-account.js';
+import { buildUserProfile } from '../ranking/profile.js';
+import { rankCandidates } from '../ranking/rank.js';
 import {
+  COLD_START_RECENCY_LADDER,
   COLLABORATIVE_LADDER,
+  completeRankingDefault,
   describeRankingDefault,
   HALF_LIFE_LADDER_HOURS,
   rankingOf,
+  sameRankingDefault,
   type RankingDefault,
 } from '../ranking/ranking-default.js';
 import { bootstrapPairedDifference, drawResamples, type Estimate } from './bootstrap.js';
@@ -40,9 +46,12 @@ export interface FitOptions {
   readonly minUsers: number;
   readonly samples: number;
   readonly seed: number;
+  /** Successive steps one fit may take (`fitSteps`). */
+  readonly steps: number;
 }
 
 export const DEFAULT_FIT_OPTIONS: FitOptions = {
+  steps: 1,
   k: 20,
   testFraction: 0.1,
   maxUsers: 400,
@@ -56,6 +65,12 @@ export type FitStatus = 'applied' | 'kept' | 'insufficient';
 
 export interface FitPointResult {
   readonly point: RankingDefault;
+  readonly ndcg: number;
+}
+
+/** A cold-start share of recency, judged by nDCG on every sampled user ranked as a newcomer. */
+export interface FitColdResult {
+  readonly cold_start_recency: number;
   readonly ndcg: number;
 }
 
@@ -74,6 +89,8 @@ export interface FitResult {
     readonly points: readonly FitPointResult[];
     /** nDCG of the best point minus the current one's, paired, with its 95% interval. */
     readonly difference: Estimate | null;
+    /** The cold-start shares tried (at the chosen half-life), and the chosen one minus the current one's. */
+    readonly cold?: { readonly points: readonly FitColdResult[]; readonly difference: Estimate | null };
   };
 }
 
@@ -83,6 +100,13 @@ export interface FitHooks {
   readonly pause?: () => Promise<void>;
   readonly signal?: AbortSignal;
 }
+
+/**
+ * The least gain in mean nDCG@K a move needs besides its interval above 0: a difference
+ * "beyond doubt" because a handful of users moved by a hair (a shorter half-life reordering
+ * two posts) is no reason to change what everyone is served.
+ */
+export const MIN_FIT_GAIN = 0.001;
 
 /** The points one step from `current` on each ladder (itself included), current first. */
 export function neighbourPoints(current: RankingDefault): RankingDefault[] {
@@ -94,10 +118,56 @@ export function neighbourPoints(current: RankingDefault): RankingDefault[] {
     return [value, ...near.filter((x) => x !== value)];
   };
   const out: RankingDefault[] = [];
+  const cold = completeRankingDefault(current).cold_start_recency;
   for (const collaborative of around(COLLABORATIVE_LADDER, current.collaborative))
     for (const recency_half_life_hours of around(HALF_LIFE_LADDER_HOURS, current.recency_half_life_hours))
-      out.push({ collaborative, recency_half_life_hours });
+      out.push({ collaborative, recency_half_life_hours, cold_start_recency: cold });
   return out;
+}
+
+/** The cold-start shares one step from `value` on its ladder (itself first). */
+export function neighbourColdShares(value: number): number[] {
+  const ladder = COLD_START_RECENCY_LADDER;
+  let at = 0;
+  for (let i = 1; i < ladder.length; i++) if (Math.abs((ladder[i] as number) - value) < Math.abs((ladder[at] as number) - value)) at = i;
+  const near = [ladder[at - 1], ladder[at], ladder[at + 1]].filter((x): x is number => x !== undefined);
+  return [value, ...near.filter((x) => x !== value)];
+}
+
+/**
+ * Successive fits (`recsvc eval --fit`, and the agent's run): each on the same split, each
+ * moving at most one ladder step on each axis and only on evidence, until one keeps its point
+ * or `steps` ran. The result is the last fit's, with every step's summary joined.
+ */
+export async function fitSteps(
+  split: Split,
+  current: RankingDefault,
+  steps: number,
+  options: Partial<FitOptions> = {},
+  hooks: FitHooks = {},
+): Promise<FitResult & { readonly steps: readonly string[] }> {
+  let point = current;
+  const summaries: string[] = [];
+  let last: FitResult | undefined;
+  let applied: FitResult | undefined;
+  for (let step = 0; step < Math.max(1, steps); step++) {
+    last = await fitOnSplit(split, point, options, hooks);
+    summaries.push(last.summary);
+    if (last.status !== 'applied') break;
+    applied = last;
+    point = last.chosen;
+  }
+  const result = last as FitResult;
+  if (applied === undefined) return { ...result, steps: summaries };
+  // Something moved: the run is "applied", from where it started to where it stopped.
+  return {
+    ...result,
+    status: 'applied',
+    current,
+    chosen: point,
+    summary: `applied ${describeRankingDefault(point)} (was ${describeRankingDefault(current)}) in ${summaries.length} step(s): ${summaries.join('; ')}`,
+    steps: summaries,
+  };
 }
 
 /** Fits on a data set's own newest interactions (the server's case). */
@@ -117,7 +187,7 @@ export async function fitRankingDefault(
       0,
       `${dataset.interactions.length} interactions (at least ${o.minInteractions} needed)`,
     );
-  return fitOnSplit(temporalSplit(dataset, { testFraction: o.testFraction }), current, o, hooks);
+  return fitSteps(temporalSplit(dataset, { testFraction: o.testFraction }), current, o.steps, o, hooks);
 }
 
 /** Fits on a split (`recsvc eval --fit` passes the validation split of its training part). */
@@ -158,69 +228,118 @@ export async function fitOnSplit(
     return rankingCandidate('', config, state, knobs);
   });
   const values = points.map(() => new Float64Array(users.length));
+  // The cold start, judged on every sampled user ranked as a newcomer (their own posts left
+  // out): far more users than those without history, and the same regime. Each share at each
+  // half-life tried, since the half-life the warm points choose is the cold start's too.
+  const halfLives = [...new Set(points.map((p) => p.recency_half_life_hours))];
+  const coldShares = neighbourColdShares(completeRankingDefault(current).cold_start_recency);
+  const coldValues = halfLives.map(() => coldShares.map(() => new Float64Array(users.length)));
+  const coldKnobs = halfLives.map((h) =>
+    coldShares.map((c) => rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c })),
+  );
   for (let u = 0; u < users.length; u++) {
     if (hooks.signal?.aborted) throw new Error('the fit was aborted');
     const user = users[u] as TestUser;
     state.advanceTo(user.atMs);
     rankers.forEach((r, i) => ((values[i] as Float64Array)[u] = userMetrics(r.rank(user, o.k), user.targets, o.k, () => 0).ndcg));
+    const newcomer = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions: [] }, state.index);
+    const excludeIds = user.history.map((i) => i.postId);
+    coldKnobs.forEach((row, h) =>
+      row.forEach(({ config, options: knobs }, c) => {
+        const list = rankCandidates(state.index, newcomer, config, { ...knobs, limit: o.k, nowMs: state.now, excludeIds }).map(
+          (item) => item.post.reblogOfId ?? item.post.id,
+        );
+        (coldValues[h]![c] as Float64Array)[u] = userMetrics(list, user.targets, o.k, () => 0).ndcg;
+      }),
+    );
     state.release(user);
     if (hooks.pause !== undefined && u % 20 === 19) await hooks.pause();
   }
   const mean = (v: Float64Array): number => (v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
   const results = points.map((point, i) => ({ point, ndcg: mean(values[i] as Float64Array) }));
-  let best = 0;
-  for (let i = 1; i < results.length; i++)
-    if ((results[i] as FitPointResult).ndcg > (results[best] as FitPointResult).ndcg + 1e-12) best = i;
-  const evidenceOf = (difference: Estimate | null) => ({
-    interactions,
-    cutoff,
-    users: users.length,
-    users_with_history: withHistory,
-    points: results,
-    difference,
+  const resamples = drawResamples(users.length, o.samples, o.seed);
+  const warm = decideWarm(results, values, current, resamples, o.k, users.length);
+
+  // The cold start at the half-life chosen: a move of one step, on an interval above 0.
+  const h = halfLives.indexOf(warm.chosen.recency_half_life_hours);
+  const coldRow = coldValues[h < 0 ? 0 : h] as Float64Array[];
+  const coldResults = coldShares.map((share, c) => ({ cold_start_recency: share, ndcg: mean(coldRow[c] as Float64Array) }));
+  let bestCold = 0;
+  for (let c = 1; c < coldResults.length; c++) if (coldResults[c]!.ndcg > coldResults[bestCold]!.ndcg + 1e-12) bestCold = c;
+  const coldDifference = bestCold === 0 ? null : bootstrapPairedDifference(resamples, coldRow[bestCold]!, coldRow[0]!);
+  const coldMoves = coldDifference !== null && coldDifference.ci_low > 0 && coldDifference.value >= MIN_FIT_GAIN;
+  const chosen = completeRankingDefault({
+    ...warm.chosen,
+    cold_start_recency: coldMoves ? coldShares[bestCold]! : coldShares[0]!,
   });
-  const currentNdcg = (results[0] as FitPointResult).ndcg;
+  const coldSummary = coldMoves
+    ? `; cold start recency ${coldShares[0]} -> ${coldShares[bestCold]} (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)} -> ${coldResults[bestCold]!.ndcg.toFixed(4)}, difference ${estimate(coldDifference)})`
+    : `; cold start recency ${coldShares[0]} kept (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)})`;
+  const applied = !sameRankingDefault(chosen, current);
+  const summary = applied
+    ? `applied ${describeRankingDefault(chosen)} (was ${describeRankingDefault(current)}): ${warm.summary}${coldSummary}`
+    : `kept ${describeRankingDefault(current)}: ${warm.summary}${coldSummary}`;
+  return {
+    status: applied ? 'applied' : 'kept',
+    chosen: applied ? chosen : current,
+    current,
+    summary,
+    evidence: {
+      interactions,
+      cutoff,
+      users: users.length,
+      users_with_history: withHistory,
+      points: results,
+      difference: warm.difference,
+      cold: { points: coldResults, difference: coldDifference },
+    },
+  };
+}
+
+/**
+ * The warm points' verdict: of those better than the current one beyond doubt and not worse
+ * than the best beyond doubt, the one changing fewest axes (a change the evidence does not
+ * ask for is not made), then the best; else the current one.
+ */
+function decideWarm(
+  results: readonly FitPointResult[],
+  values: readonly Float64Array[],
+  current: RankingDefault,
+  resamples: ReturnType<typeof drawResamples>,
+  k: number,
+  users: number,
+): { chosen: RankingDefault; summary: string; difference: Estimate | null } {
+  let best = 0;
+  for (let i = 1; i < results.length; i++) if (results[i]!.ndcg > results[best]!.ndcg + 1e-12) best = i;
+  const currentNdcg = results[0]!.ndcg;
   if (best === 0)
     return {
-      status: 'kept',
       chosen: current,
-      current,
-      summary: `kept ${describeRankingDefault(current)}: no neighbouring point ranks better (nDCG@${o.k} ${currentNdcg.toFixed(4)}, ${users.length} users)`,
-      evidence: evidenceOf(null),
+      summary: `no neighbouring point ranks better (nDCG@${k} ${currentNdcg.toFixed(4)}, ${users} users)`,
+      difference: null,
     };
-  // The point to move to: of those better than the current one beyond doubt and not worse
-  // than the best beyond doubt, the one changing fewest axes (a change the evidence does not
-  // ask for is not made), then the best.
-  const resamples = drawResamples(users.length, o.samples, o.seed);
-  const diff = (a: number, b: number): Estimate =>
-    bootstrapPairedDifference(resamples, values[a] as Float64Array, values[b] as Float64Array);
+  const diff = (a: number, b: number): Estimate => bootstrapPairedDifference(resamples, values[a]!, values[b]!);
   const changes = (p: RankingDefault): number =>
     (p.collaborative !== current.collaborative ? 1 : 0) + (p.recency_half_life_hours !== current.recency_half_life_hours ? 1 : 0);
   const order = results
     .map((_, i) => i)
     .filter((i) => i !== 0)
     .sort((a, b) => changes(results[a]!.point) - changes(results[b]!.point) || results[b]!.ndcg - results[a]!.ndcg);
-  const bestResult = results[best] as FitPointResult;
   for (const i of order) {
     const overCurrent = diff(i, 0);
-    if (!(overCurrent.ci_low > 0)) continue;
+    if (!(overCurrent.ci_low > 0 && overCurrent.value >= MIN_FIT_GAIN)) continue;
     if (i !== best && diff(best, i).ci_low > 0) continue;
-    const chosen = (results[i] as FitPointResult).point;
     return {
-      status: 'applied',
-      chosen,
-      current,
-      summary: `applied ${describeRankingDefault(chosen)} (was ${describeRankingDefault(current)}): nDCG@${o.k} ${currentNdcg.toFixed(4)} -> ${(results[i] as FitPointResult).ndcg.toFixed(4)}, difference ${estimate(overCurrent)}, ${users.length} users`,
-      evidence: evidenceOf(overCurrent),
+      chosen: results[i]!.point,
+      summary: `collaborative ${results[i]!.point.collaborative}, recency half-life ${results[i]!.point.recency_half_life_hours} h: nDCG@${k} ${currentNdcg.toFixed(4)} -> ${results[i]!.ndcg.toFixed(4)}, difference ${estimate(overCurrent)}, ${users} users`,
+      difference: overCurrent,
     };
   }
   const difference = diff(best, 0);
   return {
-    status: 'kept',
     chosen: current,
-    current,
-    summary: `kept ${describeRankingDefault(current)}: ${describeRankingDefault(bestResult.point)} is not better beyond doubt (nDCG@${o.k} ${currentNdcg.toFixed(4)} -> ${bestResult.ndcg.toFixed(4)}, difference ${estimate(difference)}, ${users.length} users)`,
-    evidence: evidenceOf(difference),
+    summary: `collaborative ${results[best]!.point.collaborative}, recency half-life ${results[best]!.point.recency_half_life_hours} h is not better beyond doubt (nDCG@${k} ${currentNdcg.toFixed(4)} -> ${results[best]!.ndcg.toFixed(4)}, difference ${estimate(difference)}, ${users} users)`,
+    difference,
   };
 }
 

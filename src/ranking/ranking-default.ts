@@ -14,24 +14,57 @@ export interface RankingDefault {
   readonly collaborative: number;
   /** Half-life of the recency feature, in hours (the cold start's too). */
   readonly recency_half_life_hours: number;
+  /**
+   * Share of recency in the cold start (users without history), engagement the rest: 0 ranks
+   * by popularity (a catalogue's best), 0.5 about as "hot" on a feed. Absent (a point stored
+   * or pinned before it existed): the shipped 0.5.
+   */
+  readonly cold_start_recency?: number;
 }
 
 /** The steps a fit moves along (one run moves at most one step on each: bounded change). */
 export const COLLABORATIVE_LADDER: readonly number[] = [0, 0.15, 0.3, 0.5, 0.8];
 export const HALF_LIFE_LADDER_HOURS: readonly number[] = [2, 4, 8, 24, 72, 168];
+export const COLD_START_RECENCY_LADDER: readonly number[] = [0, 0.25, 0.5, 0.75];
 
 /** The shipped point: no collaborative weight, an 8-hour half-life (SHIPPED_RANKING_OPTIONS). */
-export const SHIPPED_RANKING_DEFAULT: RankingDefault = Object.freeze({
+export const SHIPPED_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
   collaborative: 0,
   recency_half_life_hours: SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours,
+  cold_start_recency: SHIPPED_RANKING_OPTIONS.coldStartWeights.recency,
 });
+
+/** The point with every axis given (an absent cold start share is the shipped one). */
+export function completeRankingDefault(point: RankingDefault): Required<RankingDefault> {
+  return {
+    collaborative: point.collaborative,
+    recency_half_life_hours: point.recency_half_life_hours,
+    cold_start_recency: point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency,
+  };
+}
+
+/** Whether two points rank alike. */
+export function sameRankingDefault(a: RankingDefault, b: RankingDefault): boolean {
+  const x = completeRankingDefault(a);
+  const y = completeRankingDefault(b);
+  return (
+    x.collaborative === y.collaborative &&
+    x.recency_half_life_hours === y.recency_half_life_hours &&
+    x.cold_start_recency === y.cold_start_recency
+  );
+}
 
 /** The config and knobs of a point. With `collaborative` 0 it is exactly DEFAULT_ALGORITHM_CONFIG and SHIPPED_RANKING_OPTIONS. */
 export function rankingOf(point: RankingDefault): { config: AlgorithmConfig; options: Required<RankingKnobs> } {
+  const cold = point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency;
   const options =
-    point.recency_half_life_hours === SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours
+    point.recency_half_life_hours === SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours && cold === SHIPPED_RANKING_DEFAULT.cold_start_recency
       ? SHIPPED_RANKING_OPTIONS
-      : { ...SHIPPED_RANKING_OPTIONS, recencyHalfLifeHours: point.recency_half_life_hours };
+      : {
+          ...SHIPPED_RANKING_OPTIONS,
+          recencyHalfLifeHours: point.recency_half_life_hours,
+          coldStartWeights: { content_engagement: 1 - cold, recency: cold, trending: 0 },
+        };
   if (!(point.collaborative > 0)) return { config: DEFAULT_ALGORITHM_CONFIG, options };
   return {
     config: { ...DEFAULT_ALGORITHM_CONFIG, weights: { ...DEFAULT_ALGORITHM_CONFIG.weights, collaborative: point.collaborative } },
@@ -51,11 +84,14 @@ export function isRankingDefault(value: unknown): value is RankingDefault {
     typeof v.recency_half_life_hours === 'number' &&
     Number.isFinite(v.recency_half_life_hours) &&
     v.recency_half_life_hours > 0 &&
-    v.recency_half_life_hours <= 100_000
+    v.recency_half_life_hours <= 100_000 &&
+    (v.cold_start_recency === undefined ||
+      (typeof v.cold_start_recency === 'number' && v.cold_start_recency >= 0 && v.cold_start_recency <= 1))
   );
 }
 
-/** "collaborative 0.3, half-life 8 h". */
+/** "collaborative 0.3, recency half-life 8 h, cold start recency 0.5". */
 export function describeRankingDefault(point: RankingDefault): string {
-  return `collaborative ${point.collaborative}, recency half-life ${point.recency_half_life_hours} h`;
+  const cold = point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency;
+  return `collaborative ${point.collaborative}, recency half-life ${point.recency_half_life_hours} h, cold start recency ${cold}`;
 }

@@ -5,7 +5,9 @@
  * instance applies the stored fit; the operator's RECSVC_RANKING_FIT turns it off or pins a
  * point; a reverted fit gives way to the one before.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
 import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { candidatePosts, writeStatuses } from '../../../server/posts/post.service.js';
@@ -15,7 +17,9 @@ import {
   rankingFitAgent,
   type RankingFitMode,
 } from '../../../server/ranking-state/ranking-fit.agent.js';
-import { latestFits, listFits } from '../../../server/ranking-state/ranking-fit.repository.js';
+import { startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
+import { runFit } from '../../../server/ranking-state/ranking-fit.job.js';
+import { latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
 import { SHIPPED_RANKING_DEFAULT } from '../../../src/ranking/ranking-default.js';
@@ -40,7 +44,7 @@ afterEach(async () => {
 
 /** A synthetic catalogue's posts and interactions as rows (interaction ids in time order, as the service makes them). */
 async function storeCatalogue(): Promise<number> {
-  const data = generateSynthetic(generatorOptions('catalogue', { seed: 5, users: 700 }));
+  const data = generateSynthetic(generatorOptions('catalogue', { seed: 5, users: 1000 }));
   await writeStatuses(database.db, data.statuses as unknown as StatusInput[], Date.now(), { keepOriginals: false });
   const rows = data.interactions.map((i, n) => {
     const atMs = Date.parse(i.created_at);
@@ -69,8 +73,15 @@ describe('RECSVC_RANKING_FIT', () => {
     expect(parseRankingFitMode('off')).toEqual({ kind: 'off' });
     expect(parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24}')).toEqual({
       kind: 'pinned',
-      point: { collaborative: 0.3, recency_half_life_hours: 24 },
+      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0.5 },
     });
+    expect(parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24,"cold_start_recency":0}')).toEqual({
+      kind: 'pinned',
+      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0 },
+    });
+    expect(() => parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24,"cold_start_recency":2}')).toThrow(
+      /^RECSVC_RANKING_FIT: expected auto, off or/,
+    );
     expect(() => parseRankingFitMode('{"collaborative":-1,"recency_half_life_hours":24}')).toThrow(
       /^RECSVC_RANKING_FIT: expected auto, off or/,
     );
@@ -81,7 +92,9 @@ describe('RECSVC_RANKING_FIT', () => {
 describe('ranking_fit', () => {
   it('keeps the shipped default on an empty service, and says why', async () => {
     const report = await rankingFitAgent({ db: database.db, state }, { mode: auto, intervalSeconds: 60 }).run(context());
-    expect(report!.summary).toMatch(/^kept collaborative 0, recency half-life 8 h: not enough data, 0 interactions/);
+    expect(report!.summary).toMatch(
+      /^kept collaborative 0, recency half-life 8 h, cold start recency 0\.5: not enough data, 0 interactions/,
+    );
     expect(state.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
     expect((await listFits(database.db)).map((f) => f.status)).toEqual(['insufficient']);
   });
@@ -91,14 +104,17 @@ describe('ranking_fit', () => {
     const logged: string[] = [];
     const agent = rankingFitAgent(
       { db: database.db, state },
-      { mode: auto, intervalSeconds: 60, log: (line) => logged.push(line), fit: { maxUsers: 300 } },
+      // One step, on this thread (from sources there is no built worker; the worker is tested below).
+      { mode: auto, intervalSeconds: 60, log: (line) => logged.push(line), fit: { maxUsers: 400, steps: 1 }, workerScript: null },
     );
     const report = await agent.run(context());
     expect(report!.details).toMatchObject({ status: 'applied', interactions: count, collaborative: 0.15, recency_half_life_hours: 8 });
-    expect(state.rankingDefault).toEqual({ collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(state.rankingDefault).toMatchObject({ collaborative: 0.15, recency_half_life_hours: 8 });
     expect(state.defaultRanking.config.weights.collaborative).toBe(0.15);
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatch(/applied collaborative 0\.15, recency half-life 8 h \(was collaborative 0, recency half-life 8 h\): nDCG@20/);
+    expect(logged[0]).toMatch(
+      /applied collaborative 0\.15, recency half-life 8 h, cold start recency [\d.]+ \(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\): /,
+    );
     const { applied } = await latestFits(database.db);
     expect(applied).toMatchObject({
       status: 'applied',
@@ -107,7 +123,7 @@ describe('ranking_fit', () => {
       interactions: count,
     });
     const evidence = await database.db.selectFrom('ranking_fits').select('evidence').executeTakeFirstOrThrow();
-    expect(JSON.parse(evidence.evidence)).toMatchObject({ users: 300, difference: { ci_low: expect.any(Number) } });
+    expect(JSON.parse(evidence.evidence)).toMatchObject({ users: 400, difference: { ci_low: expect.any(Number) } });
 
     // No new interactions: nothing to fit (one count, no evaluation).
     const again = await agent.run(context());
@@ -117,10 +133,12 @@ describe('ranking_fit', () => {
     // Another instance applies the stored fit; a reverted fit gives way to the shipped default.
     const other = await loadRankingState((limits) => candidatePosts(database.db, limits));
     await rankingDefaultAgent({ db: database.db, state: other }, { mode: auto, intervalSeconds: 60 }).run(context());
-    expect(other.rankingDefault).toEqual({ collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(other.rankingDefault).toEqual(state.rankingDefault);
     await database.db.updateTable('ranking_fits').set({ status: 'reverted' }).where('id', '=', applied!.id).execute();
     const report2 = await rankingDefaultAgent({ db: database.db, state: other }, { mode: auto, intervalSeconds: 60 }).run(context());
-    expect(report2!.summary).toBe('collaborative 0, recency half-life 8 h (no fit applied yet: the shipped default)');
+    expect(report2!.summary).toBe(
+      'collaborative 0, recency half-life 8 h, cold start recency 0.5 (no fit applied yet: the shipped default)',
+    );
     expect(other.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
   }, 180_000);
 
@@ -130,11 +148,80 @@ describe('ranking_fit', () => {
       { db: database.db, state },
       { mode: parseRankingFitMode('{"collaborative":0.5,"recency_half_life_hours":24}'), intervalSeconds: 60 },
     ).run(context());
-    expect(pinned!.summary).toBe('not fitting: collaborative 0.5, recency half-life 24 h (pinned by RECSVC_RANKING_FIT)');
+    expect(pinned!.summary).toBe(
+      'not fitting: collaborative 0.5, recency half-life 24 h, cold start recency 0.5 (pinned by RECSVC_RANKING_FIT)',
+    );
     expect(state.defaultRanking.options.recencyHalfLifeHours).toBe(24);
     const off = await rankingDefaultAgent({ db: database.db, state }, { mode: { kind: 'off' }, intervalSeconds: 60 }).run(context());
-    expect(off!.summary).toBe('collaborative 0, recency half-life 8 h (RECSVC_RANKING_FIT=off: the shipped default)');
+    expect(off!.summary).toBe(
+      'collaborative 0, recency half-life 8 h, cold start recency 0.5 (RECSVC_RANKING_FIT=off: the shipped default)',
+    );
     expect(state.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
     expect(await listFits(database.db)).toEqual([]);
   }, 60_000);
+});
+
+describe('the fit off the serving thread, and soon after an import', () => {
+  it('fits in a worker thread (the built service) exactly as on this thread', async () => {
+    // The built worker (npx tsc -p tsconfig.build.json): what `recsvc serve` runs.
+    const script = new URL('../../../dist/server/ranking-state/ranking-fit.worker.js', import.meta.url);
+    expect(existsSync(fileURLToPath(script)), 'build first: npx tsc -p tsconfig.build.json').toBe(true);
+    await storeCatalogue();
+    const data = await loadFitData(database.db, 100_000, 2_000);
+    const options = { maxUsers: 120, steps: 1, samples: 200 };
+    const inWorker = await runFit(data, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, script);
+    const onThread = await runFit(data, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, null);
+    expect(inWorker.where).toBe('worker');
+    expect(onThread.where).toBe('thread');
+    expect(inWorker.result).toEqual(onThread.result);
+    expect(inWorker.result.evidence.users).toBe(120);
+  }, 240_000);
+
+  it('asks for a fit once an import has come in and gone quiet, not while it goes on, and not again without new data', async () => {
+    vi.useFakeTimers();
+    try {
+      let nowMs = 1_000_000;
+      const source = { signalsSeen: 0, lastSignalAtMs: 0 };
+      let asked = 0;
+      const stop = startFitTrigger(
+        source,
+        async () => {
+          asked += 1;
+          return { status: 'success' } as never;
+        },
+        { checkMs: 1_000, minSignals: 500, quietMs: 3_000, now: () => nowMs },
+      );
+      const tick = async (ms: number): Promise<void> => {
+        nowMs += ms;
+        await vi.advanceTimersByTimeAsync(ms);
+      };
+      // An import in progress: signals keep coming.
+      for (let i = 0; i < 10; i++) {
+        source.signalsSeen += 200;
+        source.lastSignalAtMs = nowMs;
+        await tick(1_000);
+      }
+      expect(asked).toBe(0);
+      // It ends: three quiet seconds later, one fit is asked for.
+      await tick(4_000);
+      expect(asked).toBe(1);
+      await tick(10_000);
+      expect(asked).toBe(1);
+      // A few new signals are not worth a fit; enough are.
+      source.signalsSeen += 100;
+      source.lastSignalAtMs = nowMs;
+      await tick(10_000);
+      expect(asked).toBe(1);
+      source.signalsSeen += 400;
+      source.lastSignalAtMs = nowMs;
+      await tick(10_000);
+      expect(asked).toBe(2);
+      stop();
+      source.signalsSeen += 10_000;
+      await tick(10_000);
+      expect(asked).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -5,15 +5,21 @@
  * one fit never moves more than one ladder step on each axis.
  */
 import { describe, expect, it } from 'vitest';
-import { buildDataset } from '../../../src/evaluation/dataset.js';
-import { fitRankingDefault, neighbourPoints } from '../../../src/evaluation/fit.js';
+import { buildDataset, temporalSplit } from '../../../src/evaluation/dataset.js';
+import { fitRankingDefault, fitSteps, neighbourColdShares, neighbourPoints } from '../../../src/evaluation/fit.js';
 import { generateSynthetic, generatorOptions, type Regime } from '../../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
-import { COLLABORATIVE_LADDER, HALF_LIFE_LADDER_HOURS, rankingOf, SHIPPED_RANKING_DEFAULT } from '../../../src/ranking/ranking-default.js';
+import {
+  COLD_START_RECENCY_LADDER,
+  COLLABORATIVE_LADDER,
+  HALF_LIFE_LADDER_HOURS,
+  rankingOf,
+  SHIPPED_RANKING_DEFAULT,
+} from '../../../src/ranking/ranking-default.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
 
 function dataset(regime: Regime, seed: number) {
-  const data = generateSynthetic(generatorOptions(regime, { seed, ...(regime === 'catalogue' ? { users: 700 } : { users: 1000 }) }));
+  const data = generateSynthetic(generatorOptions(regime, { seed, users: 1000 }));
   const posts = createPostsParser('posts.jsonl');
   for (const line of toJsonLines(data.statuses).split('\n')) posts.line(line);
   const interactions = createInteractionsParser('interactions.jsonl');
@@ -34,7 +40,7 @@ describe('fitting the default ranking', () => {
 
   it('tries only the points one ladder step away on each axis, the current one first', () => {
     const points = neighbourPoints({ collaborative: 0.15, recency_half_life_hours: 8 });
-    expect(points[0]).toEqual({ collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(points[0]).toEqual({ collaborative: 0.15, recency_half_life_hours: 8, cold_start_recency: 0.5 });
     expect(new Set(points.map((p) => p.collaborative))).toEqual(new Set([0, 0.15, 0.3]));
     expect(new Set(points.map((p) => p.recency_half_life_hours))).toEqual(new Set([4, 8, 24]));
     expect(points).toHaveLength(9);
@@ -48,6 +54,17 @@ describe('fitting the default ranking', () => {
       expect(COLLABORATIVE_LADDER).toContain(p.collaborative);
       expect(HALF_LIFE_LADDER_HOURS).toContain(p.recency_half_life_hours);
     }
+    // The cold start's share of recency: its own ladder, one step each way.
+    expect(neighbourColdShares(0.5)).toEqual([0.5, 0.25, 0.75]);
+    expect(neighbourColdShares(0)).toEqual([0, 0.25]);
+    for (const share of neighbourColdShares(0.75)) expect(COLD_START_RECENCY_LADDER).toContain(share);
+    // A point stored before the cold start was fitted ranks newcomers as shipped.
+    expect(rankingOf({ collaborative: 0, recency_half_life_hours: 8 }).options).toBe(SHIPPED_RANKING_OPTIONS);
+    expect(rankingOf({ collaborative: 0, recency_half_life_hours: 8, cold_start_recency: 0 }).options.coldStartWeights).toEqual({
+      content_engagement: 1,
+      recency: 0,
+      trending: 0,
+    });
   });
 
   it('changes nothing on too little data', async () => {
@@ -66,7 +83,7 @@ describe('fitting the default ranking', () => {
     const result = await fitRankingDefault(
       dataset('catalogue', 5),
       SHIPPED_RANKING_DEFAULT,
-      { maxUsers: 300 },
+      { maxUsers: 400 },
       { pause: async () => void pauses++ },
     );
     expect(result.status).toBe('applied');
@@ -76,11 +93,26 @@ describe('fitting the default ranking', () => {
     expect(pauses).toBeGreaterThan(5);
   }, 120_000);
 
-  it('keeps a feed without the collaborative weight', async () => {
+  it('keeps a feed without the collaborative weight, and its cold start on recency', async () => {
     const result = await fitRankingDefault(dataset('feed', 5), SHIPPED_RANKING_DEFAULT, { maxUsers: 300 });
     expect(result.status).toBe('kept');
     expect(result.chosen).toEqual(SHIPPED_RANKING_DEFAULT);
     const collaborative = result.evidence.points.find((p) => p.point.collaborative > 0 && p.point.recency_half_life_hours === 8)!;
     expect(collaborative.ndcg).toBeLessThan(result.evidence.points[0]!.ndcg);
+    // Newcomers on a feed: less recency than the shipped half ranks them worse (what was planted: attention fades within hours).
+    const cold = new Map(result.evidence.cold!.points.map((p) => [p.cold_start_recency, p.ndcg]));
+    expect(cold.get(0.25)!).toBeLessThan(cold.get(0.5)! - 0.05);
   }, 120_000);
+
+  it('takes successive steps on evidence, each one ladder step, and stops where nothing is better beyond doubt', async () => {
+    const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
+    const result = await fitSteps(split, SHIPPED_RANKING_DEFAULT, 3, { maxUsers: 400 });
+    expect(result.steps.length).toBeGreaterThanOrEqual(2);
+    expect(result.steps.length).toBeLessThanOrEqual(3);
+    expect(result.status).toBe('applied');
+    expect(result.chosen.collaborative).toBeGreaterThanOrEqual(0.15);
+    // Each step moved at most one rung on each ladder.
+    expect(result.steps[0]).toMatch(/^applied collaborative 0\.15, /);
+    if (result.steps.length < 3) expect(result.steps[result.steps.length - 1]).toMatch(/^kept /);
+  }, 240_000);
 });
