@@ -24,6 +24,7 @@ import { registerPosts } from './posts/posts.feature.js';
 import { loadRankingState } from './ranking-state/ranking-state.service.js';
 import { FeedbackService } from './recommendations/feedback.service.js';
 import { registerRag } from './rag/rag.feature.js';
+import { findPostTexts, listIndexablePostHeads } from './posts/indexable-posts.repository.js';
 import { registerRecommendations } from './recommendations/recommendations.feature.js';
 import { registerSettings } from './settings/settings.feature.js';
 import { registerTimelines } from './timelines/timelines.feature.js';
@@ -62,7 +63,9 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
   context.database.onExperimentsChange(() => experiments.runtime.applyRemoteInvalidation());
   const { rankingPolicy } = experiments;
   await registerAnalytics(app, context, { privacy: context.privacy });
-  await registerRag(app, context);
+  await registerRag(app, context, {
+    posts: { heads: (limit) => listIndexablePostHeads(db, limit), texts: (ids) => findPostTexts(db, ids) },
+  });
   const recommendations = await registerRecommendations(app, context, {
     ranking,
     posts,

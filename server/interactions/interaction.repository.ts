@@ -330,3 +330,23 @@ export async function hasInterests(db: Kysely<Database>): Promise<boolean> {
 export async function interactingUsers(db: Kysely<Database>): Promise<string[]> {
   return (await db.selectFrom('interactions').select('user_id').distinct().orderBy('user_id').execute()).map((r) => r.user_id);
 }
+
+/**
+ * The users with the most interactions among the newest `recent` ones, busiest first (ties
+ * by user id). Newest by id: an interaction's id is its creation time in milliseconds
+ * shifted left 16 bits plus a sequence (generatePostId), so its primary key is in time order
+ * and the tail is read backwards through that index on SQLite and PostgreSQL alike, a
+ * bounded scan (ids are 18 digits from 2018 to 2445, so text order is number order).
+ */
+export async function mostActiveRecentUsers(db: Kysely<Database>, recent: number, limit: number): Promise<string[]> {
+  const newest = db.selectFrom('interactions').select('user_id').orderBy('id', 'desc').limit(recent).as('newest');
+  const rows = await db
+    .selectFrom(newest)
+    .select('newest.user_id')
+    .groupBy('newest.user_id')
+    .orderBy((eb) => eb.fn.countAll(), 'desc')
+    .orderBy('newest.user_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.user_id);
+}

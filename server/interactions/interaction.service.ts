@@ -278,6 +278,11 @@ export class InteractionService {
     return repo.hasInterests(this.db);
   }
 
+  /** The users with the most interactions among the newest `recent` ones, busiest first (the cache warmer's choice). */
+  async mostActiveRecentUsers(recent: number, limit: number): Promise<string[]> {
+    return repo.mostActiveRecentUsers(this.db, recent, limit);
+  }
+
   /** Every user with at least one live interaction. */
   async interactingUsers(): Promise<string[]> {
     return repo.interactingUsers(this.db);

@@ -4,11 +4,33 @@
  * then the text of new or changed posts; posts deleted, pushed out by newer ones, or whose
  * author opted out leave the index. Runs at start and as the `rag_indexer` agent.
  */
-import type { Kysely } from 'kysely';
 import type { Agent } from '../platform/agents/agent.types.js';
-import type { Database } from '../platform/db/database.js';
-import { findPostTexts, listIndexablePostHeads } from './rag.repository.js';
 import type { RagIndex } from './rag-index.js';
+
+/** What tells whether an indexed post is still current. */
+export interface PostHead {
+  id: string;
+  account_id: string;
+  /** Rewritten on every (re)ingest: a changed value means the text may have changed. */
+  ingested_at: string;
+}
+
+export interface PostText {
+  id: string;
+  account_id: string;
+  url: string | null;
+  spoiler_text: string;
+  plain_text: string;
+  tag_names: string;
+}
+
+/** The stored posts the index covers, read through the posts feature (wired in server/features.ts). */
+export interface IndexablePosts {
+  /** The newest `limit` originals (not reblogs) that anyone may read (public and unlisted), newest first. */
+  heads(limit: number): Promise<PostHead[]>;
+  /** The text columns of these posts (missing ids are absent). */
+  texts(ids: readonly string[]): Promise<PostText[]>;
+}
 
 /**
  * The privacy hook: of these authors (post `account_id`s), those whose posts must never be
@@ -27,8 +49,8 @@ export interface SyncResult {
 }
 
 /** One pass of the indexer (see the file's comment). */
-export async function syncPosts(db: Kysely<Database>, index: RagIndex, excludedAuthors: ExcludedAuthors): Promise<SyncResult> {
-  const heads = await listIndexablePostHeads(db, index.maxPosts);
+export async function syncPosts(posts: IndexablePosts, index: RagIndex, excludedAuthors: ExcludedAuthors): Promise<SyncResult> {
+  const heads = await posts.heads(index.maxPosts);
   const excluded = await excludedAuthors([...new Set(heads.map((head) => head.account_id))]);
   const wanted = new Map(heads.filter((head) => !excluded.has(head.account_id)).map((head) => [head.id, head]));
   let removed = 0;
@@ -38,7 +60,7 @@ export async function syncPosts(db: Kysely<Database>, index: RagIndex, excludedA
   for (let i = 0; i < stale.length; i += TEXT_BATCH) {
     const batch = stale.slice(i, i + TEXT_BATCH);
     const versions = new Map(batch.map((head) => [head.id, head.ingested_at]));
-    for (const row of await findPostTexts(db, [...versions.keys()])) {
+    for (const row of await posts.texts([...versions.keys()])) {
       const post = {
         id: row.id,
         accountId: row.account_id,
@@ -54,7 +76,7 @@ export async function syncPosts(db: Kysely<Database>, index: RagIndex, excludedA
 }
 
 /** The `rag_indexer` agent. */
-export function ragIndexerAgent(db: Kysely<Database>, index: RagIndex, excludedAuthors: ExcludedAuthors, intervalSeconds: number): Agent {
+export function ragIndexerAgent(posts: IndexablePosts, index: RagIndex, excludedAuthors: ExcludedAuthors, intervalSeconds: number): Agent {
   return {
     name: 'rag_indexer',
     description: 'keeps the RAG index in step with the newest stored posts (new, edited, deleted, opted out)',
@@ -62,7 +84,7 @@ export function ragIndexerAgent(db: Kysely<Database>, index: RagIndex, excludedA
     // Keeps this process's in-memory index in step with the posts table.
     scope: 'instance',
     async run() {
-      const { indexed, removed } = await syncPosts(db, index, excludedAuthors);
+      const { indexed, removed } = await syncPosts(posts, index, excludedAuthors);
       return {
         summary: `indexed ${indexed} posts, removed ${removed}; ${index.size} chunks loaded`,
         details: { indexed, removed, chunks_loaded: index.size },

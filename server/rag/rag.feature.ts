@@ -5,16 +5,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AgentRunner } from '../platform/agents/agent-runner.js';
-import type { DatabaseHandle } from '../platform/db/connection.js';
 import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import { loadDocumentation } from './docs-corpus.js';
 import { RagIndex } from './rag-index.js';
-import { EXCLUDE_NOBODY, ragIndexerAgent, syncPosts, type ExcludedAuthors } from './rag-indexer.js';
+import { EXCLUDE_NOBODY, ragIndexerAgent, syncPosts, type ExcludedAuthors, type IndexablePosts } from './rag-indexer.js';
 import { ragRoutes } from './rag.routes.js';
 import { RagService } from './rag.service.js';
 import { DEFAULT_RAG_SETTINGS, type RagSettings } from './rag.settings.js';
 
-export type { ExcludedAuthors } from './rag-indexer.js';
+export type { ExcludedAuthors, IndexablePosts } from './rag-indexer.js';
 export type { RagHealth } from './rag-index.js';
 
 /**
@@ -37,7 +36,6 @@ export function createRagRuntime(settings: Partial<RagSettings> = {}): RagRuntim
 
 /** What the feature takes from the app's context. */
 export interface RagContext {
-  database: DatabaseHandle;
   agents: AgentRunner;
   agentIntervalSeconds: number;
   metrics: ServiceMetrics;
@@ -45,6 +43,8 @@ export interface RagContext {
 }
 
 export interface RagDeps {
+  /** The stored posts the index covers (the posts feature's). */
+  posts: IndexablePosts;
   /** Where README.md and docs/ are (default: this package's root). */
   docsRoot?: string;
 }
@@ -57,22 +57,22 @@ export interface RagFeature {
 }
 
 /** Loads the index, registers `POST /api/v1/rag/query` and the `rag_indexer` agent. */
-export async function registerRag(app: FastifyInstance, context: RagContext, deps: RagDeps = {}): Promise<RagFeature> {
+export async function registerRag(app: FastifyInstance, context: RagContext, deps: RagDeps): Promise<RagFeature> {
   const runtime = context.rag;
   const { index, settings } = runtime;
-  const db = context.database.db;
+  const { posts } = deps;
   // Read at each pass: the privacy feature may set the hook after this registration.
   const excludedAuthors: ExcludedAuthors = (accountIds) => runtime.excludedAuthors(accountIds);
   index.setDocumentation(loadDocumentation(deps.docsRoot));
-  await syncPosts(db, index, excludedAuthors);
+  await syncPosts(posts, index, excludedAuthors);
   index.markLoaded();
   context.metrics.watchCaches(() => [{ cache: 'rag_chunks', entries: index.size, bytes: index.chars }]);
-  context.agents.register(ragIndexerAgent(db, index, excludedAuthors, context.agentIntervalSeconds));
+  context.agents.register(ragIndexerAgent(posts, index, excludedAuthors, context.agentIntervalSeconds));
   await app.register(ragRoutes, { rag: new RagService(index, settings.llm, app.log) });
   return {
     removeAuthor: (accountId) => index.removeAuthor(accountId),
     reindex: async () => {
-      await syncPosts(db, index, excludedAuthors);
+      await syncPosts(posts, index, excludedAuthors);
     },
   };
 }

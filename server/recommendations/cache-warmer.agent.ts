@@ -5,9 +5,7 @@
  * the table's tail, not the whole history), and the number of profiles is bounded well
  * below the profile cache's capacity so that warming never evicts what requests cached.
  */
-import type { Kysely } from 'kysely';
 import type { Agent } from '../platform/agents/agent.types.js';
-import type { Database } from '../platform/db/database.js';
 import { loadProfile, type ProfileSources } from './profile-loader.js';
 
 export interface CacheWarmerOptions {
@@ -16,26 +14,6 @@ export interface CacheWarmerOptions {
   maxUsers?: number;
   /** How many of the newest interactions are counted (default 20,000). */
   recentInteractions?: number;
-}
-
-/**
- * The users with the most interactions among the newest `recent` ones, busiest first (ties
- * by user id). Newest by id: an interaction's id is its creation time in milliseconds
- * shifted left 16 bits plus a sequence (generatePostId), so its primary key is in time order
- * and the tail is read backwards through that index on SQLite and PostgreSQL alike, a
- * bounded scan (ids are 18 digits from 2018 to 2445, so text order is number order).
- */
-export async function mostActiveRecentUsers(db: Kysely<Database>, recent: number, limit: number): Promise<string[]> {
-  const newest = db.selectFrom('interactions').select('user_id').orderBy('id', 'desc').limit(recent).as('newest');
-  const rows = await db
-    .selectFrom(newest)
-    .select('newest.user_id')
-    .groupBy('newest.user_id')
-    .orderBy((eb) => eb.fn.countAll(), 'desc')
-    .orderBy('newest.user_id')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => row.user_id);
 }
 
 /** Profiles built between two yields to the event loop. */
@@ -52,7 +30,7 @@ export function cacheWarmerAgent(sources: ProfileSources, options: CacheWarmerOp
     // Fills this process's profile cache.
     scope: 'instance',
     async run({ signal }) {
-      const users = await mostActiveRecentUsers(sources.db, options.recentInteractions ?? 20_000, maxUsers);
+      const users = await sources.interactions.mostActiveRecentUsers(options.recentInteractions ?? 20_000, maxUsers);
       let built = 0;
       for (const userId of users) {
         if (signal.aborted) break;

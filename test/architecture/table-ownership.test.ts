@@ -28,17 +28,11 @@ const DECLARED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   interactions: {
     posts: 'read model: an interaction refers to a stored post (the foreign key and its time)',
   },
-  rag: {
-    posts: 'read model: the stored posts the index covers',
-  },
   'ranking-state': {
     accounts: 'read model: the ranking fit evaluates on stored posts and their authors',
     interactions: "read model: the ranking fit's held-out interactions",
     posts: 'read model: the ranking fit evaluates on stored posts',
     ranking_fits: 'the ranking fit stores its evaluations (the table is declared with the recommendations)',
-  },
-  recommendations: {
-    interactions: 'read model: the cache warmer picks the users active lately',
   },
 };
 

@@ -11,7 +11,8 @@ import { InteractionService } from '../../server/interactions/interaction.servic
 import { statusRows } from '../../server/posts/post.mapper.js';
 import { candidatePosts, PostService } from '../../server/posts/post.service.js';
 import { loadRankingState } from '../../server/ranking-state/ranking-state.service.js';
-import { cacheWarmerAgent, mostActiveRecentUsers } from '../../server/recommendations/cache-warmer.agent.js';
+import { cacheWarmerAgent } from '../../server/recommendations/cache-warmer.agent.js';
+import { mostActiveRecentUsers } from '../../server/interactions/interaction.repository.js';
 import { generatePostId } from '../../src/post-ids.js';
 import { makeStatus, postId } from '../helpers/mastodon-fixtures.js';
 import { observeOnBoth, postgresUnavailable, suiteTitle, type TestSchema } from './postgres-test-database.js';

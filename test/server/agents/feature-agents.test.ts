@@ -13,7 +13,8 @@ import { candidatePosts, PostService, writeStatuses } from '../../../server/post
 import { TrendingService } from '../../../server/posts/trending.service.js';
 import { trendingRefreshAgent } from '../../../server/posts/trending.agent.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
-import { cacheWarmerAgent, mostActiveRecentUsers } from '../../../server/recommendations/cache-warmer.agent.js';
+import { cacheWarmerAgent } from '../../../server/recommendations/cache-warmer.agent.js';
+import { mostActiveRecentUsers } from '../../../server/interactions/interaction.repository.js';
 import { loadProfile } from '../../../server/recommendations/profile-loader.js';
 import type { AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
 import { insertEngagements } from '../../helpers/engagements.js';

@@ -9,6 +9,7 @@ import { buildApp } from '../../../server/app.js';
 import { createToken } from '../../../server/platform/auth/token.service.js';
 import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { createServiceMetrics } from '../../../server/platform/metrics/service-metrics.js';
+import { findPostTexts, listIndexablePostHeads } from '../../../server/posts/indexable-posts.repository.js';
 import { createRagRuntime, registerRag, type ExcludedAuthors, type RagRuntime } from '../../../server/rag/rag.feature.js';
 import type { RagSettings } from '../../../server/rag/rag.settings.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
@@ -60,7 +61,11 @@ export async function createRagTestApp(options: RagTestAppOptions = {}): Promise
   const app = await buildApp(appOptions);
   const wiredByApp = app.hasRoute({ method: 'POST', url: '/api/v1/rag/query' });
   if (!wiredByApp) {
-    await registerRag(app, { database, agents: app.agentRunner, agentIntervalSeconds: 60, metrics, rag: runtime });
+    const posts = {
+      heads: (limit: number) => listIndexablePostHeads(database.db, limit),
+      texts: (ids: readonly string[]) => findPostTexts(database.db, ids),
+    };
+    await registerRag(app, { agents: app.agentRunner, agentIntervalSeconds: 60, metrics, rag: runtime }, { posts });
   }
   const storePost: RagTestApp['storePost'] = async (n, text, postOptions = {}) => {
     const status = makeStatus({ n, text, author: postOptions.author, tags: postOptions.tags ?? [] });

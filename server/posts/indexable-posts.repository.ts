@@ -1,4 +1,7 @@
-/** SQL of the RAG indexer: which posts to index (newest first) and their text. */
+/**
+ * The posts the RAG index may hold (newest first) and their text: the rag feature's
+ * `IndexablePosts` (server/rag/rag-indexer.ts), wired in server/features.ts.
+ */
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 
