@@ -16,8 +16,9 @@ const SERVER = fileURLToPath(new URL('../../server/', import.meta.url));
 /** Another feature's tables each feature's SQL names: table → why. Nothing else may be named. */
 const DECLARED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   experiments: {
-    interactions: 'read model: cold start and pre-experiment engagement at assignment',
-    feedback: 'read model: cold start at assignment',
+    interactions:
+      "read model: cold start and pre-experiment engagement at assignment, joined in SQL with the assignments (one statement over every assigned user; a port would read each user's history apart)",
+    feedback: 'read model: cold start at assignment, joined in SQL with the assignments (as interactions)',
   },
   fasp: {
     accounts: 'read model: the accounts shared with subscribed FASPs',
@@ -26,13 +27,13 @@ const DECLARED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     interactions: 'read model: the engagement counted for shared accounts',
   },
   interactions: {
-    posts: 'read model: an interaction refers to a stored post (the foreign key and its time)',
+    posts:
+      "read model: trending's engagements of the window's posts, post_id IN (posts created since), one statement driven by the posts' time index (handing the window's ids across would list every post of it)",
   },
   'ranking-state': {
     accounts: 'read model: the ranking fit evaluates on stored posts and their authors',
     interactions: "read model: the ranking fit's held-out interactions",
     posts: 'read model: the ranking fit evaluates on stored posts',
-    ranking_fits: 'the ranking fit stores its evaluations (the table is declared with the recommendations)',
   },
 };
 

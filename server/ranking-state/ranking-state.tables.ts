@@ -1,0 +1,26 @@
+/** Table types of the ranking state's own writer, the ranking_fit agent. */
+/** One run of the ranking_fit agent (migration 0050; server/ranking-state/ranking-fit.agent.ts). */
+export interface RankingFitsTable {
+  id: string;
+  created_at_ms: number;
+  /** applied, kept, insufficient or reverted. */
+  status: string;
+  /** JSON RankingDefault: the point chosen (or kept). */
+  choice: string;
+  /** JSON RankingDefault: the point in effect before. */
+  previous: string;
+  /** Interactions the service held when the fit ran. */
+  interactions: number;
+  summary: string;
+  /** JSON: the fit's evidence (src/evaluation/fit.ts). */
+  evidence: string;
+}
+
+export interface RankingStateTables {
+  ranking_fits: RankingFitsTable;
+}
+
+// These tables join the service's one `Database` type (server/platform/db/database.ts).
+declare module '../platform/db/database.js' {
+  interface Database extends RankingStateTables {}
+}
