@@ -14,6 +14,8 @@
  *   feedback cascade; the ranking state forgets it: PostService.delete); an account that
  *   withdrew consent to indexing loses every stored post; one that withdrew discoverability is
  *   kept only as not discoverable (so no capability returns it); one that is gone is deleted.
+ *   Either way, what users were learned to like about that author goes too (their `author`
+ *   affinities to it, and the cached profiles holding them: `authorRemoved`).
  */
 import type { Kysely } from 'kysely';
 import {
@@ -108,7 +110,13 @@ export class FaspDataSharingService {
     private readonly tasks: BackgroundTasks,
     private readonly fetcher: OriginFetcher,
     private readonly posts: PostStore,
-    private readonly options: { faspBase?: string | undefined; fetchImpl?: typeof fetch; now?: () => number } = {},
+    private readonly options: {
+      faspBase?: string | undefined;
+      fetchImpl?: typeof fetch;
+      now?: () => number;
+      /** Forgets what was learned about an author whose consent is gone (the users' affinities to it): fasp.feature.ts. */
+      authorRemoved?: (accountId: string) => Promise<void>;
+    } = {},
   ) {
     this.faspBase = options.faspBase;
   }
@@ -322,6 +330,7 @@ export class FaspDataSharingService {
       .execute();
     if (!actorConsentsToIndexing(actor)) await this.removePostsOf(accountId);
     if (!actorConsentsToDiscovery(actor)) await this.db.deleteFrom('fasp_objects').where('uri', '=', uri).execute();
+    await this.options.authorRemoved?.(accountId);
   }
 
   /** The account is gone at its origin: its posts, then the account itself. */
@@ -330,6 +339,7 @@ export class FaspDataSharingService {
     await this.db.deleteFrom('fasp_objects').where('uri', '=', uri).execute();
     if (accountId === undefined) return;
     await this.removePostsOf(accountId);
+    await this.options.authorRemoved?.(accountId);
     await this.db.deleteFrom('accounts').where('id', '=', accountId).execute();
   }
 

@@ -8,6 +8,7 @@ import type { PlatformContext } from '../platform/context.js';
 import type { PostService } from '../posts/post.service.js';
 import type { TrendingService } from '../posts/trending.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
+import { forgetAuthorAffinities } from '../interactions/author-affinities.service.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { FaspAccountsService } from './fasp-accounts.service.js';
 import { FaspActor } from './fasp-actor.js';
@@ -70,6 +71,7 @@ export async function registerFasp(
   const dataSharing = new FaspDataSharingService(db, service, tasks, fetcher, deps.posts, {
     faspBase: publicUrl === undefined ? undefined : `${publicUrl.replace(/\/+$/, '')}${options.settings.path}`,
     fetchImpl,
+    authorRemoved: async (accountId) => deps.ranking.usersSignalsReplaced(await forgetAuthorAffinities(db, accountId)),
   });
   const path = options.settings.path;
   await app.register(faspRoutes, {

@@ -231,6 +231,17 @@ export async function engagerFirstSeenRows(
     .execute();
 }
 
+/** Deletes every user's affinity to an author (its consent is gone); the users who had one. */
+export async function deleteAuthorAffinities(db: Kysely<Database>, accountId: string): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('user_affinities')
+    .where('kind', '=', 'author')
+    .where('target', '=', accountId)
+    .returning('user_id')
+    .execute();
+  return rows.map((row) => row.user_id);
+}
+
 /** The posts of a user's live interactions (a covering read of the (user, post, action) key: no table rows), as one JSON value. */
 export async function userInteractionPostIds(db: Kysely<Database>, userId: string): Promise<string[]> {
   const { rows } = await userPostIdsQuery(db, [userId]);

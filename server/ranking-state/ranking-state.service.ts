@@ -253,6 +253,18 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.announceLocal({ type: 'userSignalsChanged', userId });
   }
 
+  /**
+   * These users' stored signals changed outside the incremental path (an author's affinities
+   * deleted when its consent went): their cached profiles and lists are dropped, here and on
+   * every instance, and rebuilt from storage on their next request.
+   */
+  usersSignalsReplaced(userIds: Iterable<string>): void {
+    for (const userId of new Set(userIds)) {
+      this.userErasedFromMemory(userId);
+      this.announceLocal({ type: 'userSignalsChanged', userId });
+    }
+  }
+
   coEngaged(change: CoEngagementChange): void {
     this.co.apply(change);
     this.announceLocal({ type: 'coEngaged', change });

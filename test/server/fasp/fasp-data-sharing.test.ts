@@ -112,6 +112,49 @@ describe('data_sharing', () => {
       expect(answers).not.toContain(fixture);
   });
 
+  it("forgets the users' affinities to an author whose consent is withdrawn or who is gone, and keeps the others'", async () => {
+    const m = rig.mastodon;
+    await m.setCapability('data_sharing', true);
+    await settled();
+    const actors = {
+      keeps: m.addActor('keeps', { discoverable: true, indexable: true }),
+      unindexed: m.addActor('unindexed', { discoverable: true, indexable: true }),
+      undiscovered: m.addActor('undiscovered', { discoverable: true, indexable: true }),
+      gone: m.addActor('gone', { discoverable: true, indexable: true }),
+    };
+    for (const name of Object.keys(actors)) expect((await m.announce('content', 'new', m.addNote(name, 1))).status).toBe(204);
+    for (const uri of Object.values(actors)) expect((await m.announce('account', 'new', uri)).status).toBe(204);
+    await settled();
+    const db = rig.t.database.db;
+    const accounts = await db.selectFrom('accounts').select(['id', 'uri']).execute();
+    const idOf = (uri: string): string => accounts.find((a) => a.uri === uri)!.id;
+    // What the interactions service learns from engagement: each user's affinity to each author (and to a tag, which stays).
+    const users = ['1@x.example', '2@y.example'];
+    await db
+      .insertInto('user_affinities')
+      .values([
+        ...users.flatMap((userId) =>
+          Object.values(actors).map((uri) => ({ user_id: userId, kind: 'author', target: idOf(uri), score: 2, as_of_ms: Date.now() })),
+        ),
+        { user_id: users[0]!, kind: 'tag', target: 'cats', score: 1, as_of_ms: Date.now() },
+      ])
+      .execute();
+
+    m.update(actors.unindexed, { indexable: false, discoverable: true });
+    m.update(actors.undiscovered, { indexable: true, discoverable: false });
+    m.remove(actors.gone);
+    for (const uri of [actors.unindexed, actors.undiscovered]) expect((await m.announce('account', 'update', uri)).status).toBe(204);
+    expect((await m.announce('account', 'delete', actors.gone)).status).toBe(204);
+    await settled();
+
+    const left = await db.selectFrom('user_affinities').select(['user_id', 'kind', 'target']).orderBy('user_id').orderBy('kind').execute();
+    expect(left).toEqual([
+      { user_id: users[0], kind: 'author', target: idOf(actors.keeps) },
+      { user_id: users[0], kind: 'tag', target: 'cats' },
+      { user_id: users[1], kind: 'author', target: idOf(actors.keeps) },
+    ]);
+  });
+
   it('continues a backfill while the server says more is available', async () => {
     const m = rig.mastodon;
     await m.setCapability('data_sharing', true);
