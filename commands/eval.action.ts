@@ -18,6 +18,9 @@ import { evaluate, type Evaluation } from '../src/evaluation/evaluate.js';
 import { EVAL_METRICS } from '../src/evaluation/metrics.js';
 import { rankingCandidate } from '../src/evaluation/rankers.js';
 import { tunedExperiment, tuneWeights, type TunedVariant } from '../src/evaluation/tune.js';
+import { cutoffFor, DEFAULT_TEST_FRACTION } from '../src/evaluation/dataset.js';
+import { evaluateTrends, TREND_METRICS, type TrendsEvaluation } from '../src/evaluation/trends-eval.js';
+import { trendsSummaryMarkdown } from '../src/evaluation/eval-text.js';
 import {
   DEFAULT_ALGORITHM_CONFIG,
   SHIPPED_RANKING_OPTIONS,
@@ -40,7 +43,7 @@ export interface EvalCommandOptions {
   candidate: string[];
   baselines?: string;
   k: number;
-  testFraction: number;
+  testFraction?: number;
   cutoff?: string;
   horizonHours?: number;
   samples: number;
@@ -60,16 +63,23 @@ export interface EvalCommandOptions {
   summaryMd?: string;
   html?: string;
   json?: boolean;
+  trends?: boolean;
+  trendsWithinHours: number;
+  trendsHorizonHours: number;
+  trendsStepHours?: number;
 }
 
 /** Evaluates, reports, and sets the exit code. */
 export async function runEval(options: EvalCommandOptions): Promise<void> {
+  if (options.trends) return runTrendsEval(options);
   const names = parseBaselines(options.baselines);
   const files = await candidateFiles(options.candidate);
   progress('reading the data…');
   const { dataset, source } = await loadEvalData(options);
   const split = temporalSplit(dataset, {
-    ...(options.cutoff === undefined ? { testFraction: options.testFraction } : { cutoffMs: parseTime(options.cutoff) }),
+    ...(options.cutoff === undefined
+      ? { testFraction: options.testFraction ?? DEFAULT_TEST_FRACTION }
+      : { cutoffMs: parseTime(options.cutoff) }),
     ...(options.horizonHours === undefined ? {} : { horizonMs: options.horizonHours * 3_600_000 }),
   });
   if (split.users.length === 0)
@@ -259,4 +269,69 @@ function renderEvaluation(evaluation: Evaluation, gate: EvalGate | undefined, tu
   if (tuned !== undefined)
     out.push('', tuned.description, 'Variant (recsvc experiment create accepts it in "variants"):', JSON.stringify(tuned.variant, null, 2));
   return out.join('\n');
+}
+
+/** Flags of the recommendation evaluation that mean nothing to --trends. */
+const NOT_WITH_TRENDS: readonly [keyof EvalCommandOptions, string][] = [
+  ['tune', '--tune'],
+  ['fit', '--fit'],
+  ['gate', '--gate'],
+  ['junit', '--junit'],
+  ['html', '--html'],
+  ['baselines', '--baselines'],
+  ['maxUsers', '--max-users'],
+  ['horizonHours', '--horizon-hours'],
+  ['writeExperiment', '--write-experiment'],
+];
+
+/** `recsvc eval --trends`: recsvc's FASP trends against fediscoverer's score (src/evaluation/trends-eval.ts). */
+async function runTrendsEval(options: EvalCommandOptions): Promise<void> {
+  for (const [key, flag] of NOT_WITH_TRENDS)
+    if (options[key] !== undefined && options[key] !== false)
+      throw usageError(`${flag} is not for --trends (it evaluates the recommendations)`);
+  if (options.candidate.length > 0) throw usageError('--candidate is not for --trends (it evaluates the recommendations)');
+  progress('reading the data…');
+  const { dataset, source } = await loadEvalData(options);
+  const fromMs = options.cutoff !== undefined ? parseTime(options.cutoff) : cutoffFor(dataset.interactions, options.testFraction ?? 0.5);
+  progress('ranking the trends at each instant…');
+  const trends = evaluateTrends(dataset, {
+    fromMs,
+    withinLastHours: options.trendsWithinHours,
+    horizonHours: options.trendsHorizonHours,
+    stepHours: options.trendsStepHours ?? options.trendsWithinHours,
+    k: options.k,
+    samples: options.samples,
+    seed: options.seed,
+  });
+  progressDone();
+  if (trends.instants === 0)
+    throw usageError(
+      `${source}: no instant from ${trends.from} with a full ${trends.horizon_hours}-hour window after it in which a candidate post was engaged with: nothing to evaluate`,
+    );
+  if (options.summaryMd !== undefined) {
+    const path = options.summaryMd;
+    await appendFile(path, trendsSummaryMarkdown(trends, source)).catch((error: unknown) => {
+      throw usageError(
+        `--summary-md ${path}: cannot write the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
+    });
+  }
+  if (options.json) printJson({ source, trends });
+  else printLine(renderTrends(trends, source));
+  process.exitCode = EXIT.ok;
+}
+
+function renderTrends(trends: TrendsEvaluation, source: string): string {
+  const k = trends.k;
+  return [
+    `${source}: FASP trends, ${trends.instants} instants every ${trends.step_hours} h from ${trends.from} (withinLastHours ${trends.within_last_hours}, ${trends.mean_candidates.toFixed(1)} candidates each), target: distinct engagers in the next ${trends.horizon_hours} h, ${Math.round(trends.confidence * 100)}% bootstrap intervals over instants`,
+    '',
+    renderTable(
+      ['ranker', `nDCG@${k}`, 'Spearman'],
+      [
+        ...trends.rankers.map((r) => [r.name, ...TREND_METRICS.map((m) => formatEstimate(r.metrics[m]))]),
+        ['recsvc − fediscoverer', ...TREND_METRICS.map((m) => formatEstimate(trends.difference[m]))],
+      ],
+    ),
+  ].join('\n');
 }

@@ -36,7 +36,7 @@ export function registerEval(program: Command): void {
     )
     .option('--baselines <list>', 'baselines to compare with (default all): popularity,recent_6h,hot,newest,item_knn,ease')
     .option('-k, --k <n>', 'list length the metrics cut at', parsePositiveInt, 20)
-    .option('--test-fraction <share>', 'share of the interactions after the cutoff', parseShare, 0.1)
+    .option('--test-fraction <share>', 'share of the interactions after the cutoff (default 0.1; with --trends 0.5)', parseShare)
     .option('--cutoff <time>', 'the cutoff instant (ISO 8601) instead of --test-fraction')
     .option(
       '--horizon-hours <h>',
@@ -69,6 +69,18 @@ export function registerEval(program: Command): void {
     .option('--summary-md <file>', 'also append a Markdown summary (GitHub step-summary format), e.g. "$GITHUB_STEP_SUMMARY"')
     .option('--html <file>', 'also write a self-contained HTML report with charts')
     .option('--json', 'print the evaluation as one JSON object')
+    .option(
+      '--trends',
+      "evaluate the FASP trends instead: at instants from the cutoff, recsvc's trend rank and fediscoverer's capped-count score against the next window's engagement",
+    )
+    .option('--trends-within-hours <h>', 'with --trends: the withinLastHours of the query', parsePositiveInt, 4)
+    .option(
+      '--trends-horizon-hours <h>',
+      'with --trends: the window after each instant whose engagement is the target',
+      parsePositiveInt,
+      24,
+    )
+    .option('--trends-step-hours <h>', 'with --trends: hours between instants (default: --trends-within-hours)', parsePositiveInt)
     .addHelpText(
       'after',
       `
@@ -81,6 +93,11 @@ at that instant. Users with and without history are reported apart. The ranking 
 server's own code (src/ranking); "default" is the shipped algorithm_config.
 Metrics (each with a per-user bootstrap interval): nDCG, Recall, HitRate, MRR, catalogue
 coverage and novelty at K; paired differences of every candidate against every baseline.
+With --trends (docs/fasp.md, "Trends against fediscoverer"): at instants every step from the
+cutoff, the posts of the last withinLastHours ranked by recsvc's trends formula and by
+fediscoverer's capped-count score from the history before the instant, against each post's
+distinct engagers in the following horizon: nDCG@K and Spearman, bootstrap over instants,
+and the paired difference recsvc − fediscoverer.
 Exit codes: 0 done (with --gate: every candidate at least every baseline); 1 a candidate is
 below a baseline; 4 inconclusive (without --allow-inconclusive); 2 bad flags or input.
 
@@ -89,7 +106,8 @@ Examples:
   $ recsvc eval --posts posts.jsonl --interactions interactions.csv --html eval.html
   $ recsvc eval --database recsvc.db --candidate mine=weights.json --gate --junit eval.xml
   $ recsvc eval --database recsvc.db --tune --json
-  $ recsvc eval --synthetic catalogue --fit`,
+  $ recsvc eval --synthetic catalogue --fit
+  $ recsvc eval --synthetic feed --trends --json`,
     )
     .action(async (options: EvalCommandOptions) => {
       const { runEval } = await import('./eval.action.js');

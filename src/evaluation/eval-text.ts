@@ -6,6 +6,7 @@ import { escapeMarkdown, STEP_SUMMARY_MAX_BYTES } from '../experiments/gates/gat
 import type { EvalGate } from './eval-gate.js';
 import type { Evaluation } from './evaluate.js';
 import { EVAL_METRICS } from './metrics.js';
+import { TREND_METRICS, type TrendsEvaluation } from './trends-eval.js';
 
 export { STEP_SUMMARY_MAX_BYTES };
 
@@ -98,6 +99,22 @@ export function evalJunitXml(gate: EvalGate, now = new Date()): string {
     ...cases,
     '  </testsuite>',
     '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** The trends evaluation (`recsvc eval --trends`) as a Markdown table. */
+export function trendsSummaryMarkdown(trends: TrendsEvaluation, source: string): string {
+  const k = trends.k;
+  return [
+    '## recsvc eval --trends: FASP trends vs fediscoverer',
+    '',
+    `${escapeMarkdown(source)} · ${trends.instants} instants every ${trends.step_hours} h from ${trends.from} · withinLastHours ${trends.within_last_hours} · target: distinct engagers in the next ${trends.horizon_hours} h · ${Math.round(trends.confidence * 100)}% bootstrap intervals over instants (${trends.samples} resamples, seed ${trends.seed})`,
+    '',
+    `| ranker | nDCG@${k} | Spearman |`,
+    '|---|---|---|',
+    ...trends.rankers.map((r) => `| ${r.name} | ${TREND_METRICS.map((m) => formatEstimate(r.metrics[m])).join(' | ')} |`),
+    `| **recsvc − fediscoverer** | ${TREND_METRICS.map((m) => formatEstimate(trends.difference[m])).join(' | ')} |`,
     '',
   ].join('\n');
 }

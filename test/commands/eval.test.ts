@@ -171,3 +171,43 @@ describe('recsvc eval', () => {
     expect(unknown.stderr).toContain('unknown baseline "magic"');
   });
 });
+
+describe('recsvc eval --trends', () => {
+  it("compares the FASP trends with fediscoverer's score on the synthetic feed: --json, the table and the Markdown summary", async () => {
+    const md = join(dir, 'trends.md');
+    const json = await runCli(['eval', '--synthetic', 'feed', '--trends', '--samples', '100', '--json', '--summary-md', md]);
+    expect(json.code, json.stderr).toBe(0);
+    const { source, trends } = JSON.parse(json.stdout) as {
+      source: string;
+      trends: {
+        instants: number;
+        within_last_hours: number;
+        horizon_hours: number;
+        rankers: { name: string; metrics: Record<string, { value: number; ci_low: number; ci_high: number }> }[];
+        difference: Record<string, { value: number; ci_low: number; ci_high: number }>;
+      };
+    };
+    expect(source).toBe('synthetic feed (seed 1)');
+    expect(trends).toMatchObject({ within_last_hours: 4, horizon_hours: 24 });
+    expect(trends.instants).toBeGreaterThan(20);
+    expect(trends.rankers.map((r) => r.name)).toEqual(['recsvc', 'fediscoverer']);
+    for (const metric of ['ndcg', 'spearman']) expect(Number.isFinite(trends.difference[metric]!.value)).toBe(true);
+    const summary = readFileSync(md, 'utf8');
+    expect(summary).toContain('FASP trends vs fediscoverer');
+    expect(summary).toMatch(/\| \*\*recsvc − fediscoverer\*\* \| -?\d\.\d{3} \[/);
+
+    const text = await runCli(['eval', '--synthetic', 'feed', '--trends', '--samples', '100', '--trends-within-hours', '6']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('withinLastHours 6');
+    expect(text.stdout).toMatch(/recsvc − fediscoverer\s+-?\d\.\d{3} \[/);
+  });
+
+  it('refuses the recommendation evaluation flags, and data with nothing to evaluate', async () => {
+    const tune = await runCli(['eval', '--synthetic', 'feed', '--trends', '--tune']);
+    expect(tune.code).toBe(2);
+    expect(tune.stderr).toContain('--tune is not for --trends');
+    const late = await runCli(['eval', '--posts', posts, '--interactions', interactions, '--trends', '--cutoff', '2100-01-01T00:00:00Z']);
+    expect(late.code).toBe(2);
+    expect(late.stderr).toContain('nothing to evaluate');
+  });
+});
