@@ -173,9 +173,19 @@ describe('recsvc eval', () => {
 });
 
 describe('recsvc eval --trends', () => {
-  it("compares the FASP trends with fediscoverer's score on the synthetic feed: --json, the table and the Markdown summary", async () => {
+  // A smaller feed than --synthetic feed's default (a fifth of it), so two runs stay quick on a loaded machine.
+  const feed = generateSynthetic(generatorOptions('feed', { users: 300, authors: 60, posts: 1200, seed: 3 }));
+  const feedPosts = join(dir, 'feed-posts.jsonl');
+  const feedInteractions = join(dir, 'feed-interactions.jsonl');
+  beforeAll(() => {
+    writeFileSync(feedPosts, toJsonLines(feed.statuses));
+    writeFileSync(feedInteractions, toJsonLines(feed.interactions));
+  });
+  const FEED = ['--posts', feedPosts, '--interactions', feedInteractions];
+
+  it("compares the FASP trends with fediscoverer's score on a synthetic feed: --json, the table and the Markdown summary", async () => {
     const md = join(dir, 'trends.md');
-    const json = await runCli(['eval', '--synthetic', 'feed', '--trends', '--samples', '100', '--json', '--summary-md', md]);
+    const json = await runCli(['eval', ...FEED, '--trends', '--samples', '100', '--json', '--summary-md', md]);
     expect(json.code, json.stderr).toBe(0);
     const { source, trends } = JSON.parse(json.stdout) as {
       source: string;
@@ -187,7 +197,7 @@ describe('recsvc eval --trends', () => {
         difference: Record<string, { value: number; ci_low: number; ci_high: number }>;
       };
     };
-    expect(source).toBe('synthetic feed (seed 1)');
+    expect(source).toBe(`${feedPosts} + ${feedInteractions}`);
     expect(trends).toMatchObject({ within_last_hours: 4, horizon_hours: 24 });
     expect(trends.instants).toBeGreaterThan(20);
     expect(trends.rankers.map((r) => r.name)).toEqual(['recsvc', 'fediscoverer']);
@@ -196,14 +206,14 @@ describe('recsvc eval --trends', () => {
     expect(summary).toContain('FASP trends vs fediscoverer');
     expect(summary).toMatch(/\| \*\*recsvc − fediscoverer\*\* \| -?\d\.\d{3} \[/);
 
-    const text = await runCli(['eval', '--synthetic', 'feed', '--trends', '--samples', '100', '--trends-within-hours', '6']);
+    const text = await runCli(['eval', ...FEED, '--trends', '--samples', '100', '--trends-within-hours', '6']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('withinLastHours 6');
     expect(text.stdout).toMatch(/recsvc − fediscoverer\s+-?\d\.\d{3} \[/);
-  });
+  }, 120_000);
 
   it('refuses the recommendation evaluation flags, and data with nothing to evaluate', async () => {
-    const tune = await runCli(['eval', '--synthetic', 'feed', '--trends', '--tune']);
+    const tune = await runCli(['eval', ...FEED, '--trends', '--tune']);
     expect(tune.code).toBe(2);
     expect(tune.stderr).toContain('--tune is not for --trends');
     const late = await runCli(['eval', '--posts', posts, '--interactions', interactions, '--trends', '--cutoff', '2100-01-01T00:00:00Z']);
