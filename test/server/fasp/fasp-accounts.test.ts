@@ -4,6 +4,8 @@
  * discoverable never said, opt-in withdrawn, #nobot in the bio) never come back.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FaspAccountsService } from '../../../server/fasp/fasp-accounts.service.js';
+import type { CoEngagementReader } from '../../../src/ranking/index.js';
 import { insertEngagements, usersOf } from '../../helpers/engagements.js';
 import { startFaspRig, statusBy, store, type AccountFixture, type FaspRig } from '../../helpers/fasp-fixtures.js';
 
@@ -59,6 +61,29 @@ describe('follow_recommendation', () => {
     expect(uris).toContain(uriOf(dave));
     expect(uris).toContain(uriOf(german));
     for (const excluded of [alice, bob, carol, hidden, unsaid, withdrawn, nobot]) expect(uris).not.toContain(uriOf(excluded));
+  });
+
+  it('recommends an author reached by co-engagement alone, and not without the collaborative state', async () => {
+    const t = rig.t;
+    const [, bobPost, davePost, carolPost] = await store(t, [statusBy(alice), statusBy(bob), statusBy(dave), statusBy(carol)]);
+    // Alice engaged with bob's post only. Nobody in the stored interactions engaged with dave's or carol's
+    // posts: no neighbour, no popularity reaches them. The collaborative state (what RankingState.coEngagement
+    // learned, e.g. from interactions since pruned) says bob's post is co-engaged with dave's (3 of 3 users).
+    await insertEngagements(t.database.db, [{ postId: bobPost!, userIds: ['1@home.example'] }]);
+    const state: CoEngagementReader = {
+      forEachNeighbour: (postId, visit) => {
+        if (postId === bobPost) visit(davePost!, 3, 3);
+      },
+      engaged: (postId) => (postId === bobPost || postId === davePost ? 3 : 0),
+    };
+    const withState = new FaspAccountsService(t.database.db, () => state);
+    const recommended = await withState.followRecommendations({ accountUri: uriOf(alice) });
+    expect(recommended).toEqual([uriOf(dave)]);
+    expect(recommended).not.toContain(uriOf(carol));
+    expect(carolPost).toBeDefined();
+    // The same data without the co-engagement source: dave is reached by nothing else.
+    const without = new FaspAccountsService(t.database.db, () => undefined);
+    expect(await without.followRecommendations({ accountUri: uriOf(alice) })).toEqual([]);
   });
 
   it('filters by language (RFC 4647 basic filtering over the accounts’ posts)', async () => {
