@@ -75,6 +75,10 @@ describe('follow_recommendation', () => {
         if (postId === bobPost) visit(davePost!, 3, 3);
       },
       engaged: (postId) => (postId === bobPost || postId === davePost ? 3 : 0),
+      // The ranking's bounded read; follow recommendations read forEachNeighbour.
+      forEachServedNeighbour: (postId, visit) => {
+        if (postId === bobPost) visit(davePost!, 1);
+      },
     };
     const withState = new FaspAccountsService(t.database.db, () => state);
     const recommended = await withState.followRecommendations({ accountUri: uriOf(alice) });
