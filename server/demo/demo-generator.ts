@@ -1,11 +1,28 @@
 /**
- * Generates the demo data set deterministically from a seed and an anchor time:
- * authors with favourite topics and a heavy-tailed popularity, posts with tags and
- * text from those topics, and users whose interactions follow their interests and
- * the posts' popularity (so a few posts get most of the engagement).
+ * The demo data set: the planted structure of the evaluation's generator
+ * (src/evaluation/synthetic-structure.ts: communities with their topics, authors in them,
+ * favourite authors, a popularity tail, newcomers) over the past `days`, with engagement drawn
+ * fast enough for the benchmark's millions: each user's interactions at once, each post drawn
+ * with probability ∝ quality × appeal (an exact mixture: the user's community, topics and
+ * favourite authors, and everything), among the posts of the day before the user's start on,
+ * within hours of the post (a feed). Deterministic from a seed and an anchor time, with
+ * exactly `interactions` interactions; `truth` says what was planted (docs/demo.md).
  */
-import { createRandom, randomInt } from '../../src/random.js';
-import { FILLER, LANGUAGES, TOPIC_NAMES, TOPICS } from './demo-content.js';
+import { randomInt } from '../../src/random.js';
+import { LANGUAGES, SYNTHETIC_TOPICS } from '../../src/evaluation/synthetic-content.js';
+import {
+  activeShare,
+  APPEAL,
+  cumulative,
+  DAY_MS,
+  drawCumulative,
+  HOUR_MS,
+  plantStructure,
+  postWords,
+  type PlantedPost,
+  type PlantedStructure,
+  type PlantedUser,
+} from '../../src/evaluation/synthetic-structure.js';
 import type { InteractionAction } from '../../src/schemas/interaction.schema.js';
 
 export interface DemoSizes {
@@ -17,11 +34,24 @@ export interface DemoSizes {
   days: number;
 }
 
-export const DEFAULT_DEMO_SIZES: DemoSizes = { authors: 300, posts: 4000, users: 2000, interactions: 60_000, days: 7 };
+export const DEFAULT_DEMO_SIZES: DemoSizes = { authors: 300, posts: 4000, users: 2000, interactions: 60_000, days: 14 };
+
+/** Communities planted (each with two topics of its own). */
+export const DEMO_COMMUNITIES = 8;
+/** Share of users who started in the last day or so: short histories. */
+const NEWCOMER_SHARE = 0.1;
+const NEWCOMER_WINDOW = 0.08;
+/** A user engages with a post within hours of its publication (e-folding 4 h), never before the user's start. */
+const ATTENTION_MS = 4 * HOUR_MS;
+/** Interactions every user has at least (when the sizes allow). */
+const MIN_PER_USER = 3;
+/** Draws that fall on a post from before the day preceding the user's start are drawn again, this many times at most. */
+const REDRAWS = 12;
 
 export interface DemoAuthor {
   id: string;
   username: string;
+  /** Topic names. */
   topics: string[];
   popularity: number;
 }
@@ -33,6 +63,10 @@ export interface DemoPost {
   text: string;
   tags: string[];
   language: string;
+  /** The topic's name. */
+  topic: string;
+  /** The community whose users it appeals to. */
+  community: number;
   /** Engagement from beyond this data set (other instances), heavy-tailed. */
   remoteFavourites: number;
   remoteReblogs: number;
@@ -50,23 +84,28 @@ export interface DemoInteraction {
   createdAtMs: number;
 }
 
+/** What was planted, by user name (`user1` …) and author username (`author0` …). */
+export interface DemoTruth {
+  /** Community -> its topics' names. */
+  readonly communityTopics: readonly (readonly string[])[];
+  readonly userCommunity: ReadonlyMap<string, number>;
+  /** User -> the usernames of their favourite authors. */
+  readonly favouriteAuthors: ReadonlyMap<string, readonly string[]>;
+  /** User -> the topics they are drawn to (their community's and one more). */
+  readonly userTopics: ReadonlyMap<string, readonly string[]>;
+  /** Users whose activity started in the last day or so (short histories). */
+  readonly newcomers: ReadonlySet<string>;
+}
+
 export interface DemoData {
   authors: DemoAuthor[];
   posts: DemoPost[];
   users: string[];
   interactions: DemoInteraction[];
-}
-
-/** Pareto-distributed value ≥ 1 with tail index `alpha` (smaller: heavier tail). */
-function pareto(random: () => number, alpha: number): number {
-  return Math.pow(1 - random(), -1 / alpha);
+  truth: DemoTruth;
 }
 
 const ACTIONS: readonly InteractionAction[] = ['favorite', 'reblog', 'bookmark'];
-
-function pick<T>(random: () => number, xs: readonly T[]): T {
-  return xs[randomInt(random, xs.length)] as T;
-}
 
 function pickLanguage(random: () => number): string {
   let u = random();
@@ -77,19 +116,7 @@ function pickLanguage(random: () => number): string {
   return 'en';
 }
 
-/** Index drawn with probability proportional to weight, from cumulative weights. */
-function drawWeighted(random: () => number, cumulative: Float64Array): number {
-  const total = cumulative[cumulative.length - 1] ?? 0;
-  const target = random() * total;
-  let lo = 0;
-  let hi = cumulative.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((cumulative[mid] ?? 0) > target) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
+const topicName = (topic: number): string => SYNTHETIC_TOPICS[topic]!.name;
 
 /**
  * The decimal text of `ms * 65536 + low` (a snowflake-style id: the instant in the high bits,
@@ -152,75 +179,120 @@ class IntegerSet {
 /** Up to this instant (year 33658), every step of snowflakeId's arithmetic stays exact in a double. */
 const MAX_FAST_ID_MS = 1e15;
 
-function cumulate(weights: readonly number[]): Float64Array {
-  const out = new Float64Array(weights.length);
-  let sum = 0;
-  weights.forEach((w, i) => {
-    sum += w;
-    out[i] = sum;
-  });
-  return out;
-}
+/**
+ * The clock the structure is planted on, then moved to end at the anchor: how many random draws
+ * the post times take depends on the time of day, so planting at the anchor itself would give
+ * each start's users other communities and favourites.
+ */
+const PLANTED_END_MS = Date.UTC(2026, 0, 1);
 
-/** The whole data set; the same seed, sizes and anchor give the same data. */
+/** The whole data set; the same seed and sizes give the same data, whatever the anchor (its times end there). */
 export function generateDemoData(sizes: DemoSizes, anchorMs: number, seed = 20250301): DemoData {
-  const random = createRandom(seed);
-  const authors: DemoAuthor[] = Array.from({ length: sizes.authors }, (_, i) => ({
-    id: String(100_000 + i),
-    username: `author${i}`,
-    topics: [pick(random, TOPIC_NAMES), pick(random, TOPIC_NAMES), pick(random, TOPIC_NAMES)],
-    popularity: pareto(random, 1.3),
+  const planted = plantStructure({
+    regime: 'feed',
+    seed,
+    users: sizes.users,
+    authors: sizes.authors,
+    posts: sizes.posts,
+    communities: DEMO_COMMUNITIES,
+    days: sizes.days,
+    endMs: PLANTED_END_MS,
+    newcomerShare: NEWCOMER_SHARE,
+    newcomerWindow: NEWCOMER_WINDOW,
+  });
+  const shift = anchorMs - PLANTED_END_MS;
+  const structure: PlantedStructure = {
+    ...planted,
+    startMs: planted.startMs + shift,
+    posts: planted.posts.map((post) => ({ ...post, createdAtMs: post.createdAtMs + shift })),
+    users: planted.users.map((user) => ({ ...user, startMs: user.startMs + shift })),
+  };
+  const { random } = structure;
+  const authors: DemoAuthor[] = structure.authors.map((a) => ({
+    id: a.id,
+    username: a.username,
+    topics: a.topics.map(topicName),
+    popularity: a.popularity,
   }));
-  const authorCumulative = cumulate(authors.map((a) => Math.sqrt(a.popularity)));
-  const spanMs = sizes.days * 86_400_000;
-
-  const posts: DemoPost[] = [];
-  for (let i = 0; i < sizes.posts; i++) {
-    const authorIndex = drawWeighted(random, authorCumulative);
-    const author = authors[authorIndex] as DemoAuthor;
-    // Older posts are rarer: the network grew over the window.
-    const createdAtMs = anchorMs - Math.floor(spanMs * Math.pow(random(), 1.5)) - 1;
-    const topic = pick(random, author.topics);
-    const tags = random() < 0.35 ? [topic, pick(random, TOPIC_NAMES)] : [topic];
-    const words = Array.from({ length: 6 + randomInt(random, 8) }, () =>
-      random() < 0.6 ? pick(random, TOPICS[random() < 0.85 ? topic : pick(random, TOPIC_NAMES)] ?? FILLER) : pick(random, FILLER),
-    );
-    const quality = pareto(random, 1.6) * author.popularity;
-    posts.push({
+  const posts = structure.posts.map((post): DemoPost => {
+    const { words, tags } = postWords(random, post.topic);
+    return {
       id: '',
-      authorIndex,
-      createdAtMs,
+      authorIndex: post.author,
+      createdAtMs: post.createdAtMs,
       text: words.join(' '),
-      tags: [...new Set(tags)],
+      tags,
       language: pickLanguage(random),
-      remoteFavourites: Math.floor(quality * random() * 3),
-      remoteReblogs: Math.floor(quality * random() * 0.8),
-      replies: Math.floor(quality * random() * 0.5),
-      weight: quality,
-    });
-  }
-  posts.sort((a, b) => a.createdAtMs - b.createdAtMs);
+      topic: topicName(post.topic),
+      community: post.community,
+      // Other instances' engagement grows faster than the quality that draws it (their feeds boost what is boosted).
+      remoteFavourites: Math.floor(post.quality ** 1.5 * random() * 1.5),
+      remoteReblogs: Math.floor(post.quality ** 1.5 * random() * 0.4),
+      replies: Math.floor(post.quality * random() * 0.5),
+      weight: post.quality,
+    };
+  });
   posts.forEach((post, i) => {
     post.id = snowflakeId(post.createdAtMs, i & 0xffff);
   });
+  const users = structure.users.map((_, u) => `user${u + 1}`);
+  const interactions = engage(structure, sizes, anchorMs, posts, users);
+  return { authors, posts, users, interactions, truth: truthOf(structure, users) };
+}
 
-  const byTopic = new Map<string, number[]>();
-  posts.forEach((post, i) => {
-    for (const tag of post.tags) {
-      const list = byTopic.get(tag) ?? [];
-      list.push(i);
-      byTopic.set(tag, list);
-    }
+function truthOf(structure: PlantedStructure, users: readonly string[]): DemoTruth {
+  const named = <T>(value: (user: PlantedUser) => T): Map<string, T> => new Map(structure.users.map((user, u) => [users[u]!, value(user)]));
+  return {
+    communityTopics: structure.communityTopics.map((topics) => topics.map(topicName)),
+    userCommunity: named((user) => user.community),
+    favouriteAuthors: named((user) => [...user.favourites].map((a) => structure.authors[a]!.username)),
+    userTopics: named((user) => [...user.topics].map(topicName)),
+    newcomers: new Set(structure.users.flatMap((user, u) => (user.newcomer ? [users[u]!] : []))),
+  };
+}
+
+/** Post indices with their cumulative quality: one component of a user's mixture. */
+interface Group {
+  readonly posts: Int32Array;
+  readonly cumulative: Float64Array;
+}
+
+function groupBy(posts: readonly PlantedPost[], key: (post: PlantedPost) => number, groups: number): Group[] {
+  const members = Array.from({ length: groups }, (): number[] => []);
+  posts.forEach((post, i) => members[key(post)]?.push(i));
+  return members.map((list) => ({ posts: Int32Array.from(list), cumulative: cumulative(list.map((i) => posts[i]!.quality)) }));
+}
+
+const mass = (group: Group): number => group.cumulative[group.cumulative.length - 1] ?? 0;
+
+/**
+ * Each user's mixture: P(post) ∝ quality × appeal = quality × (1 + 10·[community] +
+ * 3·[topic] + 15·[favourite author]), as components (everything, the community, each topic,
+ * each favourite) weighed by appeal × their total quality.
+ */
+function mixtures(structure: PlantedStructure): Array<{ groups: Group[]; cumulative: Float64Array }> {
+  const { posts } = structure;
+  const all = groupBy(posts, () => 0, 1)[0]!;
+  const byCommunity = groupBy(posts, (p) => p.community, structure.communityTopics.length);
+  const byTopic = groupBy(posts, (p) => p.topic, SYNTHETIC_TOPICS.length);
+  const byAuthor = groupBy(posts, (p) => p.author, structure.authors.length);
+  return structure.users.map((user) => {
+    const parts: Array<[Group, number]> = [
+      [all, 1],
+      [byCommunity[user.community]!, APPEAL.community],
+      ...[...user.topics].map((t): [Group, number] => [byTopic[t]!, APPEAL.topic]),
+      ...[...user.favourites].map((a): [Group, number] => [byAuthor[a]!, APPEAL.favouriteAuthor]),
+    ];
+    return { groups: parts.map(([g]) => g), cumulative: cumulative(parts.map(([g, w]) => w * mass(g))) };
   });
-  const topicCumulative = new Map(
-    [...byTopic].map(([topic, idx]) => [topic, { idx, cum: cumulate(idx.map((i) => posts[i]?.weight ?? 1)) }]),
-  );
-  const globalCumulative = cumulate(posts.map((p) => p.weight));
+}
 
-  const users = Array.from({ length: sizes.users }, (_, i) => `user${i + 1}`);
-  const activity = users.map(() => pareto(random, 1.8));
-  const activityTotal = activity.reduce((a, b) => a + b, 0);
+/** Exactly `sizes.interactions` interactions (fewer only when every user did everything), oldest-first ids. */
+function engage(structure: PlantedStructure, sizes: DemoSizes, anchorMs: number, posts: DemoPost[], users: string[]): DemoInteraction[] {
+  const { random } = structure;
+  const planted = structure.posts;
   const interactions: DemoInteraction[] = [];
+  const spanMs = sizes.days * DAY_MS;
   // An id is the instant in the high bits and a counter in the low 16, bumped past ids taken.
   // Ids taken are kept as numbers, the instant counted from the oldest possible post: exact
   // in a double for windows up to about 1,500 days.
@@ -237,7 +309,9 @@ export function generateDemoData(sizes: DemoSizes, anchorMs: number, seed = 2025
     const actionIndex = roll < 0.7 ? 0 : roll < 0.85 ? 1 : 2;
     if (!done.add(u * actionsPerUser + postIndex * 3 + actionIndex)) return;
     const post = posts[postIndex] as DemoPost;
-    const createdAtMs = post.createdAtMs + Math.floor((anchorMs - post.createdAtMs) * random() * random());
+    const from = Math.max(post.createdAtMs, Math.ceil(structure.users[u]!.startMs));
+    let createdAtMs = from + Math.floor(-Math.log(1 - random()) * ATTENTION_MS);
+    if (createdAtMs >= anchorMs) createdAtMs = from + Math.floor((anchorMs - from) * random());
     let idKey = (createdAtMs - oldestMs) * 65536 + (interactions.length & 0xffff);
     while (!usedIds.add(idKey)) idKey += 1;
     const low = idKey % 65536;
@@ -250,18 +324,49 @@ export function generateDemoData(sizes: DemoSizes, anchorMs: number, seed = 2025
       createdAtMs,
     });
   };
-  users.forEach((_, u) => {
-    const quota = Math.round((sizes.interactions * (activity[u] ?? 1)) / activityTotal);
-    const interests = [topicCumulative.get(pick(random, TOPIC_NAMES)), topicCumulative.get(pick(random, TOPIC_NAMES))];
-    const target = Math.min(sizes.interactions, interactions.length + quota);
-    for (let attempt = 0; interactions.length < target && attempt < quota * 3; attempt++) {
-      const topic = pick(random, interests);
-      add(u, random() < 0.75 && topic ? (topic.idx[drawWeighted(random, topic.cum)] ?? 0) : drawWeighted(random, globalCumulative));
+  const mixture = mixtures(structure);
+  /** A post the user may have seen: published from the day before the user's start on. */
+  const draw = (u: number): number => {
+    const { groups, cumulative: weights } = mixture[u]!;
+    const earliest = structure.users[u]!.startMs - DAY_MS;
+    for (let attempt = 0; attempt < REDRAWS; attempt++) {
+      const group = groups[drawCumulative(random, weights)]!;
+      if (group.posts.length === 0) continue;
+      const p = group.posts[drawCumulative(random, group.cumulative)]!;
+      if (planted[p]!.createdAtMs >= earliest) return p;
     }
+    // A newcomer's appealing posts may all be older: any post of their time then.
+    const first = firstAtOrAfter(planted, earliest);
+    return first < planted.length ? first + randomInt(random, planted.length - first) : randomInt(random, planted.length);
+  };
+  const shares = structure.users.map((user) => user.activity * activeShare(user, { endMs: anchorMs, days: sizes.days }));
+  const shareTotal = shares.reduce((a, b) => a + b, 0);
+  // A few interactions for every user (a newcomer's short history), the rest by their activity;
+  // as many are kept back for each user still to come.
+  const floor = Math.min(MIN_PER_USER, Math.floor(sizes.interactions / Math.max(1, users.length)));
+  const spread = sizes.interactions - floor * users.length;
+  structure.users.forEach((_, u) => {
+    const quota = floor + Math.round((spread * shares[u]!) / shareTotal);
+    const target = Math.min(sizes.interactions - floor * (users.length - 1 - u), interactions.length + quota);
+    for (let attempt = 0; interactions.length < target && attempt < quota * 3; attempt++) add(u, draw(u));
   });
-  // Rounding and saturated users leave a few short: top up with popular posts for random users.
+  // Rounding and saturated users leave a few short: top up with posts drawn by their appeal for random users.
   const capacity = users.length * posts.length * 3;
-  while (interactions.length < Math.min(sizes.interactions, capacity))
-    add(randomInt(random, users.length), drawWeighted(random, globalCumulative));
-  return { authors, posts, users, interactions };
+  while (interactions.length < Math.min(sizes.interactions, capacity)) {
+    const u = randomInt(random, users.length);
+    add(u, draw(u));
+  }
+  return interactions;
+}
+
+/** The index of the first post (oldest first) made at or after `atMs`; `posts.length` when none. */
+function firstAtOrAfter(posts: readonly PlantedPost[], atMs: number): number {
+  let lo = 0;
+  let hi = posts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (posts[mid]!.createdAtMs < atMs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

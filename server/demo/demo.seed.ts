@@ -9,10 +9,20 @@ import type { DatabaseHandle } from '../platform/db/connection.js';
 import { lockForTransaction } from '../platform/db/transaction-lock.js';
 import { startImport } from '../interactions/interaction.service.js';
 import { hasPosts, writeAccounts, writeStatuses } from '../posts/post.service.js';
+import { recordStartingPoint } from '../ranking-state/ranking-fit.feature.js';
+import { describeRankingDefault, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../src/ranking/ranking-default.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData, type DemoSizes } from './demo-generator.js';
 import { demoAccounts, demoInteractions, demoStatuses } from './demo-statuses.js';
 
 export { DEFAULT_DEMO_SIZES, type DemoSizes } from './demo-generator.js';
+
+/**
+ * The default ranking `serve --demo` starts from: the shipped point with the collaborative
+ * signal weighed 0.3, so the demo shows it ("Liked by people who liked @x's post about #y"). A
+ * fresh deployment starts at the shipped point and its `ranking_fit` agent adds the weight
+ * where its own data show it helps (docs/demo.md says why the demo does not wait for that).
+ */
+export const DEMO_RANKING_DEFAULT: RankingDefault = Object.freeze({ ...SHIPPED_RANKING_DEFAULT, collaborative: 0.3 });
 
 export interface DemoSeedResult {
   authors: number;
@@ -38,10 +48,11 @@ export async function seedDemoIfEmpty(
   const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, Date.now(), undefined, {
     onlyIfEmpty: true,
     rollbackJournal: false,
+    startingPoint: true,
   });
   if (result === undefined) return nothing();
   log(
-    `demo data: ${result.posts} posts by ${result.authors} authors, ${result.interactions} interactions by ${result.users} users (user1…user${result.users}) in ${Date.now() - started} ms`,
+    `demo data: ${result.posts} posts by ${result.authors} authors, ${result.interactions} interactions by ${result.users} users (user1…user${result.users}) in ${Date.now() - started} ms; default ranking from ${describeRankingDefault(DEMO_RANKING_DEFAULT)} (docs/demo.md)`,
   );
 }
 
@@ -55,6 +66,7 @@ export async function seedDemo(
   const result = await writeDemo(database, { ...DEFAULT_DEMO_SIZES, ...sizes }, anchorMs, seed, {
     onlyIfEmpty: false,
     rollbackJournal: true,
+    startingPoint: false,
   });
   if (result === undefined) throw new Error('demo data: nothing written');
   return result;
@@ -66,7 +78,7 @@ async function writeDemo(
   sizes: DemoSizes,
   anchorMs: number,
   seed: number | undefined,
-  options: { onlyIfEmpty: boolean; rollbackJournal: boolean },
+  options: { onlyIfEmpty: boolean; rollbackJournal: boolean; startingPoint: boolean },
 ): Promise<DemoSeedResult | undefined> {
   const data = generateDemoData(sizes, anchorMs, seed);
   // The interactions' bulk load looks up every post they refer to before writing a row.
@@ -87,6 +99,12 @@ async function writeDemo(
         throw error;
       }
       await interactions.finish(anchorMs);
+      if (options.startingPoint)
+        await recordStartingPoint(trx, DEMO_RANKING_DEFAULT, {
+          atMs: anchorMs,
+          interactions: data.interactions.length,
+          source: 'the demo data set (serve --demo; docs/demo.md)',
+        });
       return true;
     },
     load,

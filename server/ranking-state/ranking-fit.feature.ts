@@ -2,11 +2,16 @@
  * The ranking fit's interface (docs/ranking.md, "Fitted to the community"): the feature that
  * serves recommendations registers its two agents here — the fit itself, which evaluates and
  * stores a new default, and the one that applies the newest stored default in every process —
- * and the trigger that runs the fit as soon as an import (or any burst of new interactions)
- * has come in, instead of at the agent's next interval.
+ * the trigger that runs the fit as soon as an import (or any burst of new interactions)
+ * has come in, instead of at the agent's next interval, and the record of a data set's own
+ * starting point (the demo's).
  */
+import type { Kysely } from 'kysely';
+import { describeRankingDefault, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../src/ranking/ranking-default.js';
 import type { Agent, AgentRunOutcome } from '../platform/agents/agent.types.js';
+import type { Database } from '../platform/db/database.js';
 import { rankingDefaultAgent, rankingFitAgent, readRankingFitMode, type RankingFitDeps } from './ranking-fit.agent.js';
+import { insertFit } from './ranking-fit.repository.js';
 
 /** How often the trigger looks (in memory only: two numbers). */
 const TRIGGER_CHECK_MS = 2_000;
@@ -63,4 +68,26 @@ export function registerRankingFit(
   agents.register(rankingDefaultAgent(deps, { mode, intervalSeconds: options.intervalSeconds }));
   if (mode.kind !== 'auto') return () => undefined;
   return startFitTrigger(deps.state, () => agents.runNow('ranking_fit'));
+}
+
+/**
+ * Records `point` as the default in effect, an `applied` row of the fit log that says where it
+ * came from (`source`): the `ranking_default` agents apply it within a second of their start,
+ * RECSVC_RANKING_FIT still overrides it, marking it `reverted` takes it back, and the next fit
+ * waits until the interactions grew by a fifth over `interactions`.
+ */
+export async function recordStartingPoint(
+  db: Kysely<Database>,
+  point: RankingDefault,
+  start: { atMs: number; interactions: number; source: string },
+): Promise<string> {
+  return insertFit(db, {
+    createdAtMs: start.atMs,
+    status: 'applied',
+    choice: point,
+    previous: SHIPPED_RANKING_DEFAULT,
+    interactions: start.interactions,
+    summary: `starting point ${describeRankingDefault(point)}, not fitted: ${start.source}`,
+    evidence: { source: start.source, interactions: start.interactions },
+  });
 }

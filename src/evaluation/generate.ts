@@ -11,33 +11,33 @@
  * (Mastodon statuses, interaction records), plus the planted truth for tests to check that
  * each signal recovers it. Pure: the same options give the same data, byte for byte.
  */
-import { createRandom, randomInt } from '../random.js';
 import type { InteractionAction } from '../schemas/interaction.schema.js';
 import type { InteractionRecord, StatusRecord } from './import-format.js';
-import { FILLER_WORDS, SYNTHETIC_TOPICS } from './synthetic-content.js';
+import { SYNTHETIC_TOPICS } from './synthetic-content.js';
+import {
+  activeShare,
+  appeal,
+  cumulative,
+  dailyRhythmTime,
+  DAY_MS,
+  drawCumulative,
+  HOUR_MS,
+  plantStructure,
+  postWords,
+  type PlantedAuthor as Author,
+  type PlantedPost as Post,
+  type PlantedUser as User,
+  type Regime,
+  type StructureOptions,
+} from './synthetic-structure.js';
 
-export type Regime = 'feed' | 'catalogue';
+export type { Regime } from './synthetic-structure.js';
 export const REGIMES: readonly Regime[] = ['feed', 'catalogue'];
 
-export interface GeneratorOptions {
-  readonly regime: Regime;
-  readonly seed: number;
-  readonly users: number;
-  readonly authors: number;
-  readonly posts: number;
-  readonly communities: number;
-  /** The interactions span this many days, ending at `endMs`. */
-  readonly days: number;
-  readonly endMs: number;
+export interface GeneratorOptions extends StructureOptions {
   /** Mean interactions per user (heavy-tailed across users). */
   readonly interactionsPerUser: number;
-  /** Share of users whose activity starts late: in the last `newcomerWindow` of the time span, before its last quarter. */
-  readonly newcomerShare: number;
-  readonly newcomerWindow: number;
 }
-
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 
 /** A two-week community feed: 6,000 posts, 1,500 users. */
 export const FEED_DEFAULTS: GeneratorOptions = {
@@ -80,6 +80,8 @@ export interface SyntheticTruth {
   readonly userCommunity: ReadonlyMap<string, number>;
   /** User id -> favourite author account ids. */
   readonly favouriteAuthors: ReadonlyMap<string, readonly string[]>;
+  /** User id -> the names of the topics the user is drawn to (the community's two and one more). */
+  readonly userTopics: ReadonlyMap<string, readonly string[]>;
   /** Post id -> the community whose users it appeals to. */
   readonly postCommunity: ReadonlyMap<string, number>;
   /** Post id -> topic name. */
@@ -97,114 +99,16 @@ export interface SyntheticData {
   readonly truth: SyntheticTruth;
 }
 
-/** How strongly each planted signal draws a user to a post (multipliers of the base appeal 1). */
-const APPEAL = { community: 10, topic: 3, favouriteAuthor: 15 } as const;
 /** A feed user's attention to a post halves about every 3 hours of its age (e-folding 4 h). */
 const FEED_ATTENTION_MS = 4 * HOUR_MS;
 /** A feed session sees the posts of the last day. */
 const FEED_WINDOW_MS = DAY_MS;
-/** Catalogue items were made over the three years before the ratings start, a tenth during them. */
-const CATALOGUE_BACK_MS = 3 * 365 * DAY_MS;
-const CATALOGUE_NEW_SHARE = 0.1;
-
-interface Author {
-  id: string;
-  username: string;
-  community: number;
-  topics: number[];
-  popularity: number;
-}
-
-interface Post {
-  createdAtMs: number;
-  author: number;
-  topic: number;
-  community: number;
-  quality: number;
-}
-
-interface User {
-  id: string;
-  community: number;
-  topics: Set<number>;
-  favourites: Set<number>;
-  activity: number;
-  startMs: number;
-  newcomer: boolean;
-}
 
 /** Generates one data set. */
 export function generateSynthetic(options: GeneratorOptions): SyntheticData {
-  const random = createRandom(options.seed * 2654435761 + (options.regime === 'feed' ? 1 : 2));
-  const startMs = options.endMs - options.days * DAY_MS;
-  const communityTopics = Array.from({ length: options.communities }, () => distinct(random, SYNTHETIC_TOPICS.length, 2));
-  const authors = makeAuthors(random, options, communityTopics);
-  const posts = makePosts(random, options, authors, startMs);
-  const users = makeUsers(random, options, authors, communityTopics, startMs);
+  const { random, authors, posts, users } = plantStructure(options);
   const events = options.regime === 'feed' ? simulateFeed(random, users, posts, options) : simulateCatalogue(random, users, posts, options);
   return output(random, options, authors, posts, users, events);
-}
-
-function makeAuthors(random: () => number, options: GeneratorOptions, communityTopics: number[][]): Author[] {
-  return Array.from({ length: options.authors }, (_, i) => {
-    const community = randomInt(random, options.communities);
-    const own = communityTopics[community] as number[];
-    const topics = [...new Set([own[randomInt(random, own.length)] as number, randomInt(random, SYNTHETIC_TOPICS.length)])];
-    return { id: String(10_000 + i), username: `author${i}`, community, topics, popularity: Math.min(20, pareto(random, 1.6)) };
-  });
-}
-
-function makePosts(random: () => number, options: GeneratorOptions, authors: Author[], startMs: number): Post[] {
-  const authorWeights = cumulative(authors.map((a) => a.popularity));
-  const posts = Array.from({ length: options.posts }, (): Post => {
-    const author = drawCumulative(random, authorWeights);
-    const a = authors[author] as Author;
-    const topic = a.topics[randomInt(random, a.topics.length)] as number;
-    // Most posts appeal to their author's community; some to another (co-engagement the text does not show).
-    const community = random() < 0.8 ? a.community : randomInt(random, options.communities);
-    const quality = Math.min(50, pareto(random, 1.4)) * Math.sqrt(a.popularity);
-    return { createdAtMs: postTime(random, options, startMs), author, topic, community, quality };
-  });
-  return posts.sort((x, y) => x.createdAtMs - y.createdAtMs);
-}
-
-function postTime(random: () => number, options: GeneratorOptions, startMs: number): number {
-  if (options.regime === 'catalogue') {
-    if (random() < CATALOGUE_NEW_SHARE) return Math.floor(startMs + random() * (options.endMs - startMs));
-    return Math.floor(startMs - random() * CATALOGUE_BACK_MS);
-  }
-  return dailyRhythmTime(random, startMs, options.endMs);
-}
-
-/** A time in [from, to) drawn with a daily rhythm (quiet at night UTC, busy in the evening). */
-function dailyRhythmTime(random: () => number, from: number, to: number): number {
-  for (;;) {
-    const t = from + random() * (to - from);
-    const hour = (t % DAY_MS) / HOUR_MS;
-    if (random() < 0.55 + 0.45 * Math.sin(((hour - 9) / 24) * 2 * Math.PI)) return Math.floor(t);
-  }
-}
-
-function makeUsers(
-  random: () => number,
-  options: GeneratorOptions,
-  authors: Author[],
-  communityTopics: number[][],
-  startMs: number,
-): User[] {
-  const span = options.endMs - startMs;
-  const byCommunity = Array.from({ length: options.communities }, (_, c) => authors.flatMap((a, i) => (a.community === c ? [i] : [])));
-  return Array.from({ length: options.users }, (_, i): User => {
-    const community = randomInt(random, options.communities);
-    const pool = byCommunity[community]!.length > 0 ? byCommunity[community]! : authors.map((_, j) => j);
-    const weights = cumulative(pool.map((j) => (authors[j] as Author).popularity));
-    const favourites = new Set(Array.from({ length: 3 }, () => pool[drawCumulative(random, weights)] as number));
-    const topics = new Set([...(communityTopics[community] as number[]), randomInt(random, SYNTHETIC_TOPICS.length)]);
-    const newcomer = random() < options.newcomerShare;
-    const late = options.endMs - options.newcomerWindow * span;
-    const userStart = newcomer ? late + random() * (options.endMs - late) * 0.75 : startMs + random() * (late - startMs) * 0.5;
-    return { id: `user${i}`, community, topics, favourites, activity: Math.min(15, pareto(random, 1.8)), startMs: userStart, newcomer };
-  });
 }
 
 /** One engagement, by post index. */
@@ -214,20 +118,11 @@ interface Engagement {
   atMs: number;
 }
 
-function appeal(user: User, post: Post): number {
-  return (
-    1 +
-    (post.community === user.community ? APPEAL.community : 0) +
-    (user.topics.has(post.topic) ? APPEAL.topic : 0) +
-    (user.favourites.has(post.author) ? APPEAL.favouriteAuthor : 0)
-  );
-}
-
 /**
  * Sessions in time order: each session sees the last day's posts and engages with a few,
  * drawn by quality × appeal × attention (decaying with the post's age) × social proof.
  */
-function simulateFeed(random: () => number, users: User[], posts: Post[], options: GeneratorOptions): Engagement[] {
+function simulateFeed(random: () => number, users: readonly User[], posts: readonly Post[], options: GeneratorOptions): Engagement[] {
   const endMs = options.endMs;
   const meanActivity = users.reduce((s, u) => s + u.activity, 0) / Math.max(1, users.length);
   const perSession = 2;
@@ -274,13 +169,8 @@ function simulateFeed(random: () => number, users: User[], posts: Post[], option
   return events;
 }
 
-/** The user's active time over the mean active time of a user present from the first half of the span (3/4 of it). */
-function activeShare(user: User, options: GeneratorOptions): number {
-  return (options.endMs - user.startMs) / (0.75 * options.days * DAY_MS);
-}
-
 /** Each user rates items over their active span, drawn by quality × appeal among the items released by then. */
-function simulateCatalogue(random: () => number, users: User[], posts: Post[], options: GeneratorOptions): Engagement[] {
+function simulateCatalogue(random: () => number, users: readonly User[], posts: readonly Post[], options: GeneratorOptions): Engagement[] {
   const meanActivity = users.reduce((s, u) => s + u.activity, 0) / Math.max(1, users.length);
   const events: Engagement[] = [];
   users.forEach((user, u) => {
@@ -306,9 +196,9 @@ function simulateCatalogue(random: () => number, users: User[], posts: Post[], o
 function output(
   random: () => number,
   options: GeneratorOptions,
-  authors: Author[],
-  posts: Post[],
-  users: User[],
+  authors: readonly Author[],
+  posts: readonly Post[],
+  users: readonly User[],
   events: Engagement[],
 ): SyntheticData {
   const postIds = posts.map((_, i) => String(100_000_000 + i));
@@ -323,6 +213,7 @@ function output(
   const truth: SyntheticTruth = {
     userCommunity: new Map(users.map((u) => [u.id, u.community])),
     favouriteAuthors: new Map(users.map((u) => [u.id, [...u.favourites].map((a) => (authors[a] as Author).id)])),
+    userTopics: new Map(users.map((u) => [u.id, [...u.topics].map((t) => (SYNTHETIC_TOPICS[t] as { name: string }).name)])),
     postCommunity: new Map(posts.map((p, i) => [postIds[i] as string, p.community])),
     postTopic: new Map(posts.map((p, i) => [postIds[i] as string, (SYNTHETIC_TOPICS[p.topic] as { name: string }).name])),
     newcomers: new Set(users.filter((u) => u.newcomer).map((u) => u.id)),
@@ -336,13 +227,7 @@ function actionOf(random: () => number): InteractionAction {
 }
 
 function statusOf(random: () => number, id: string, post: Post, author: Author): StatusRecord {
-  const topic = SYNTHETIC_TOPICS[post.topic]!;
-  const words = [
-    ...Array.from({ length: 3 + randomInt(random, 4) }, () => topic.words[randomInt(random, topic.words.length)] as string),
-    ...Array.from({ length: 2 + randomInt(random, 3) }, () => FILLER_WORDS[randomInt(random, FILLER_WORDS.length)] as string),
-  ];
-  shuffle(random, words);
-  const tags = [...new Set([topic.tags[0] as string, topic.tags[randomInt(random, topic.tags.length)] as string])];
+  const { words, tags } = postWords(random, post.topic);
   const base = 'https://synthetic.example';
   const hashtags = tags.map((t) => `<a href="${base}/tags/${t}" class="mention hashtag" rel="tag">#<span>${t}</span></a>`).join(' ');
   const createdAt = new Date(post.createdAtMs).toISOString();
@@ -372,43 +257,4 @@ function statusOf(random: () => number, id: string, post: Post, author: Author):
       note: '',
     },
   };
-}
-
-/** Pareto-distributed value ≥ 1 with tail index `alpha` (smaller: heavier tail). */
-function pareto(random: () => number, alpha: number): number {
-  return Math.pow(1 - random(), -1 / alpha);
-}
-
-function distinct(random: () => number, n: number, k: number): number[] {
-  const out = new Set<number>();
-  while (out.size < Math.min(k, n)) out.add(randomInt(random, n));
-  return [...out];
-}
-
-function cumulative(weights: readonly number[]): Float64Array {
-  const out = new Float64Array(weights.length);
-  let total = 0;
-  weights.forEach((w, i) => (out[i] = total += w));
-  return out;
-}
-
-/** Index drawn with probability proportional to its weight, from cumulative weights (binary search). */
-function drawCumulative(random: () => number, cumulativeWeights: Float64Array): number {
-  const total = cumulativeWeights[cumulativeWeights.length - 1] ?? 0;
-  const target = random() * total;
-  let lo = 0;
-  let hi = cumulativeWeights.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((cumulativeWeights[mid] as number) > target) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-function shuffle<T>(random: () => number, xs: T[]): void {
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = randomInt(random, i + 1);
-    [xs[i], xs[j]] = [xs[j] as T, xs[i] as T];
-  }
 }

@@ -1,7 +1,8 @@
 /**
- * Words and tags of the synthetic evaluation data: topics, each with its tags and words, so
- * that a post's text and tags say which topic it is about (what the semantic feature and a
- * tag affinity can recover), plus neutral filler words shared by every topic.
+ * Words and tags of the generated data (the evaluation's synthetic feed and catalogue, and the
+ * demo data set): topics, each with its tags and words, so that a post's text and tags say
+ * which topic it is about (what the semantic feature and a tag affinity can recover), plus
+ * neutral filler words shared by every topic.
  */
 
 /** One topic: the tags its posts carry (one or two of them) and the words their text draws from. */
@@ -120,4 +121,13 @@ export const FILLER_WORDS: readonly string[] = [
   'tiny',
   'honestly',
   'noticed',
+];
+
+/** Language codes and their shares of the demo data set's posts (the evaluation's are all `en`). */
+export const LANGUAGES: readonly (readonly [string, number])[] = [
+  ['en', 0.78],
+  ['de', 0.08],
+  ['fr', 0.06],
+  ['es', 0.05],
+  ['ja', 0.03],
 ];

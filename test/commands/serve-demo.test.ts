@@ -1,27 +1,69 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SYNTHETIC_TOPICS } from '../../src/evaluation/synthetic-content.js';
+import { DEFAULT_DEMO_SIZES, generateDemoData } from '../../server/demo/demo-generator.js';
 import { runCli, startServe, tempDir } from '../helpers/cli.js';
+
+interface Item {
+  is_recommendation: boolean;
+  account: { username: string };
+  tags: Array<{ name: string }>;
+  recommendation_metadata: { reason_code: string; reason_string: string };
+}
+
+/** What the demo planted for a user (the data set is the same whatever the anchor). */
+function planted(user: string): { favourites: readonly string[]; tags: Set<string> } {
+  const { truth } = generateDemoData(DEFAULT_DEMO_SIZES, Date.now());
+  const topics = truth.userTopics.get(user)!;
+  return {
+    favourites: truth.favouriteAuthors.get(user)!,
+    tags: new Set(SYNTHETIC_TOPICS.filter((t) => topics.includes(t.name)).flatMap((t) => t.tags)),
+  };
+}
 
 describe('recsvc serve --demo', () => {
   it('seeds before the app loads its candidate pool, so the demo users get recommendations at once', async () => {
     const db = join(tempDir(), 'demo.db');
-    const server = await startServe(['--db', db, '--demo', '--log-level', 'info']);
+    const server = await startServe(['--db', db, '--demo', '--log-level', 'info'], {}, 90_000);
     try {
       const { token } = JSON.parse((await runCli(['token', 'create', '--scopes', 'read', '--user', 'user1', '--db', db, '--json'])).stdout);
       const response = await fetch(`${server.baseUrl}/api/v1/recommendations?user_id=user1&limit=10`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(response.status).toBe(200);
-      const items = (await response.json()) as Array<{ is_recommendation: boolean; recommendation_metadata: { reason_code: string } }>;
+      const items = (await response.json()) as Item[];
       expect(items).toHaveLength(10);
       expect(items.every((item) => item.is_recommendation)).toBe(true);
       const trending = (await (await fetch(`${server.baseUrl}/api/v1/posts/trending?limit=5`)).json()) as unknown[];
       expect(trending).toHaveLength(5);
+
+      // The demo's starting point (collaborative 0.3) applies within a second or so of the start (the ranking_default agent).
+      const list = async (): Promise<Item[]> =>
+        (await (
+          await fetch(`${server.baseUrl}/api/v1/recommendations?user_id=user1&limit=20`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as Item[];
+      let twenty = await list();
+      for (let wait = 0; wait < 60 && !twenty.some((i) => i.recommendation_metadata.reason_code === 'COLLABORATIVE'); wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        twenty = await list();
+      }
+      const { favourites, tags } = planted('user1');
+      const reasons = (code: string): Item[] => twenty.filter((i) => i.recommendation_metadata.reason_code === code);
+      expect(reasons('COLLABORATIVE').map((i) => i.recommendation_metadata.reason_string)).toContainEqual(
+        expect.stringMatching(/^Liked by people who liked @author\d+'s post about #\w+$/),
+      );
+      // user1's planted favourite authors, as the author feature found them.
+      expect(reasons('AUTHOR_INTERACTION').filter((i) => favourites.includes(i.account.username)).length).toBeGreaterThan(0);
+      expect(reasons('TRENDING_TAG').length).toBeGreaterThan(0);
+      // Most of the list is about user1's planted topics (three of sixteen).
+      expect(twenty.filter((i) => i.tags.some((t) => tags.has(t.name))).length).toBeGreaterThanOrEqual(12);
     } finally {
       expect(await server.stop()).toBe(0);
     }
-    expect(server.logs()).toMatch(/demo data: \d+ posts by \d+ authors, \d+ interactions by \d+ users/);
-  });
+    expect(server.logs()).toMatch(
+      /demo data: \d+ posts by \d+ authors, \d+ interactions by \d+ users.*; default ranking from collaborative 0.3/,
+    );
+  }, 150_000);
 });
 
 describe('recsvc serve --demo, three processes starting together on one new SQLite file', () => {
