@@ -4,6 +4,8 @@ import { buildDataset, temporalSplit } from '../../../src/evaluation/dataset.js'
 import { EvalState } from '../../../src/evaluation/eval-context.js';
 import { generateSynthetic, generatorOptions, type Regime, type SyntheticData } from '../../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
+import { rankingCandidate } from '../../../src/evaluation/rankers.js';
+import { replayCoEngagement } from '../../../src/ranking/co-engagement.js';
 import { tagTerm } from '../../../src/ranking/text.js';
 
 const SMALL = { users: 400, authors: 80, posts: 1500 };
@@ -162,5 +164,116 @@ describe('the two regimes', () => {
     // By chance about 4%.
     expect(favourite / users.length).toBeGreaterThan(0.25);
     expect(topical / users.length).toBeGreaterThan(0.9);
+  });
+});
+
+/** Over pairs (a, b): the share for which `same(a, b)`. */
+function share<T>(pairs: Iterable<[T, T]>, same: (a: T, b: T) => boolean): { share: number; n: number } {
+  let hits = 0;
+  let n = 0;
+  for (const [a, b] of pairs) {
+    n += 1;
+    if (same(a, b)) hits += 1;
+  }
+  return { share: hits / Math.max(1, n), n };
+}
+
+describe.each<[Regime, SyntheticData]>([
+  ['feed', feed],
+  ['catalogue', catalogue],
+])('each signal of the service recovers what was planted in synthetic %s data', (_regime, data) => {
+  const split = temporalSplit(imported(data));
+  const state = new EvalState(split);
+  const returning = split.users.filter((u) => u.history.length >= 10).slice(0, 60);
+
+  it("co-engagement: a post's strongest neighbours appeal to its planted community", () => {
+    // The collaborative feature's own state, replayed from the interactions through the writers' rule.
+    const coEngagement = replayCoEngagement(data.interactions.map((i) => ({ userId: i.user_id, postId: i.post_id })));
+    const pairs: Array<[string, string]> = [];
+    for (const postId of coEngagement.postIds()) {
+      const neighbours = coEngagement.neighbours(postId).filter((n) => n.count >= 2);
+      for (const n of neighbours.slice(0, 10)) pairs.push([postId, n.id]);
+    }
+    const { share: same, n } = share(pairs, (a, b) => data.truth.postCommunity.get(a) === data.truth.postCommunity.get(b));
+    expect(n).toBeGreaterThan(200);
+    // Eight communities: by chance about one pair in eight (seed 3: 0.33 on the feed, 0.47 on the catalogue).
+    expect(same).toBeGreaterThan(0.25);
+  });
+
+  it("author affinity: a returning user's strongest author is usually a planted favourite", () => {
+    const hits = share(
+      returning.map((user): [string, string] => {
+        const [top] = state
+          .profile(user)
+          .authorAffinity.entriesAt(split.cutoffMs)
+          .sort((a, b) => b[1] - a[1])[0]!;
+        return [user.userId, top];
+      }),
+      (user, author) => data.truth.favouriteAuthors.get(user)!.includes(author),
+    );
+    expect(hits.n).toBeGreaterThanOrEqual(30);
+    // Three favourites among 80 authors: by chance about 4%.
+    expect(hits.share).toBeGreaterThan(0.3);
+  });
+
+  it("the semantic feature alone ranks posts of the user's planted topics", () => {
+    const semantic = rankingCandidate(
+      'semantic',
+      { weights: { author_preference: 0, content_engagement: 0, recency: 0, semantic_similarity: 1 }, use_semantic_scoring: true },
+      state,
+    );
+    const pairs = returning.flatMap((user) => semantic.rank(user, 10).map((id): [string, string] => [user.userId, id]));
+    const { share: onTopic } = share(pairs, (user, id) => data.truth.userTopics.get(user)!.includes(data.truth.postTopic.get(id)!));
+    // Which posts are on topic by chance: the share of the catalogue's posts about a user's three topics.
+    const topics = [...data.truth.postTopic.values()];
+    const chance =
+      returning.reduce((sum, u) => sum + topics.filter((t) => data.truth.userTopics.get(u.userId)!.includes(t)).length / topics.length, 0) /
+      returning.length;
+    expect(onTopic).toBeGreaterThan(Math.min(0.9, 2.5 * chance));
+  });
+
+  it('has a popularity tail: a few posts draw much of the engagement, most draw little', () => {
+    const counts = new Map<string, number>(data.statuses.map((s) => [s.id, 0]));
+    for (const i of data.interactions) counts.set(i.post_id, counts.get(i.post_id)! + 1);
+    const sorted = [...counts.values()].sort((a, b) => b - a);
+    const mean = data.interactions.length / sorted.length;
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    // Gini coefficient of the engagement per post: 0 if every post drew the same, near 1 if one drew all.
+    const ascending = [...sorted].reverse();
+    const gini =
+      ascending.reduce((g, x, i) => g + (2 * (i + 1) - ascending.length - 1) * x, 0) /
+      (ascending.length * ascending.reduce((a, b) => a + b, 0));
+    expect(sorted[0]!).toBeGreaterThan(10 * mean);
+    expect(median).toBeLessThan(mean);
+    // Seed 3: about 0.43 on the catalogue, more on the feed (attention and social proof concentrate it).
+    expect(gini).toBeGreaterThan(0.4);
+  });
+});
+
+describe('time in the synthetic data', () => {
+  const days = (data: SyntheticData, times: number[]): Set<number> => {
+    const end = data.options.endMs;
+    return new Set(times.map((t) => Math.floor((end - t) / 86_400_000)));
+  };
+
+  it("spreads a feed's posts and interactions over every day of its span, with a daily rhythm", () => {
+    const interactions = feed.interactions.map((i) => Date.parse(i.created_at));
+    const posts = feed.statuses.map((s) => Date.parse(s.created_at));
+    expect(days(feed, posts).size).toBe(feed.options.days);
+    // Interactions start once users do (in the first half of the span), then come every day.
+    expect(days(feed, interactions).size).toBeGreaterThanOrEqual(feed.options.days - 2);
+    expect(Math.max(...interactions)).toBeLessThanOrEqual(feed.options.endMs + 600_000);
+    const byHour = new Array<number>(24).fill(0);
+    for (const t of posts) byHour[new Date(t).getUTCHours()]! += 1;
+    expect(Math.max(...byHour)).toBeGreaterThan(2 * Math.min(...byHour));
+  });
+
+  it("spreads a catalogue's ratings over months, on items mostly made before them", () => {
+    const interactions = catalogue.interactions.map((i) => Date.parse(i.created_at));
+    const start = catalogue.options.endMs - catalogue.options.days * 86_400_000;
+    expect(Math.min(...interactions)).toBeGreaterThanOrEqual(start);
+    expect(days(catalogue, interactions).size).toBeGreaterThan(catalogue.options.days / 2);
+    const older = catalogue.statuses.filter((s) => Date.parse(s.created_at) < start).length;
+    expect(older / catalogue.statuses.length).toBeGreaterThan(0.8);
   });
 });

@@ -8,7 +8,12 @@ import {
   quantileSorted,
   type Resamples,
 } from '../../../src/evaluation/bootstrap.js';
+import { baselines } from '../../../src/evaluation/baselines.js';
+import { buildDataset, temporalSplit } from '../../../src/evaluation/dataset.js';
+import { EvalState } from '../../../src/evaluation/eval-context.js';
+import { evaluate } from '../../../src/evaluation/evaluate.js';
 import { catalogueCoverage, selfInformation, userMetrics } from '../../../src/evaluation/metrics.js';
+import { CUTOFF_MS, EXPECTED, INTERACTIONS, K, POSTS } from '../../fixtures/evaluation/tiny-holdout.js';
 
 interface Reference {
   k: number;
@@ -98,5 +103,28 @@ describe('evaluation metrics', () => {
     );
     expect(spread.ci_low).toBeLessThan(0.5);
     expect(spread.ci_high).toBeGreaterThan(0.5);
+  });
+});
+
+describe('recsvc eval on a tiny holdout', () => {
+  it("gives the metrics worked out by hand in the fixture's comment (test/fixtures/evaluation/tiny-holdout.ts)", () => {
+    const split = temporalSplit(buildDataset(POSTS, INTERACTIONS), { cutoffMs: CUTOFF_MS });
+    expect(split.users.map((u) => [u.userId, u.history.length, [...u.targets].sort()])).toEqual([
+      ['ann', 2, ['p3', 'p5']],
+      ['bob', 2, ['p2']],
+      ['dan', 0, ['p4']],
+    ]);
+    const state = new EvalState(split);
+    const evaluation = evaluate(state, baselines(state, ['popularity', 'newest']), { k: K, samples: 200, seed: 1 });
+    const metrics = (group: string, ranker: string) =>
+      evaluation.groups.find((g) => g.group === group)!.rankers.find((r) => r.name === ranker)!.metrics;
+    for (const [ranker, groups] of Object.entries(EXPECTED)) {
+      for (const [group, expected] of Object.entries(groups as Record<string, Record<string, number>>)) {
+        const got = metrics(group, ranker);
+        for (const [metric, value] of Object.entries(expected)) {
+          expect(got[metric as keyof typeof got].value, `${ranker} ${group} ${metric}`).toBeCloseTo(value, 12);
+        }
+      }
+    }
   });
 });
