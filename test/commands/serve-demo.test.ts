@@ -37,16 +37,17 @@ describe('recsvc serve --demo', () => {
       const trending = (await (await fetch(`${server.baseUrl}/api/v1/posts/trending?limit=5`)).json()) as unknown[];
       expect(trending).toHaveLength(5);
 
-      // The demo's starting point (collaborative 0.3) applies within a second or so of the start (the ranking_default agent).
-      const list = async (): Promise<Item[]> =>
-        (await (
-          await fetch(`${server.baseUrl}/api/v1/recommendations?user_id=user1&limit=20`, { headers: { authorization: `Bearer ${token}` } })
-        ).json()) as Item[];
-      let twenty = await list();
-      for (let wait = 0; wait < 60 && !twenty.some((i) => i.recommendation_metadata.reason_code === 'COLLABORATIVE'); wait++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        twenty = await list();
-      }
+      // The demo's starting point (collaborative 0.3) applies when the ranking_default agent first runs, a second after the start.
+      const applied = async (): Promise<boolean> => {
+        const { agents } = (await (await fetch(`${server.baseUrl}/api/v1/agents/status`)).json()) as {
+          agents: Array<{ name: string; last_summary: string | null }>;
+        };
+        return agents.some((a) => a.name === 'ranking_default' && (a.last_summary ?? '').startsWith('collaborative 0.3,'));
+      };
+      for (let wait = 0; wait < 120 && !(await applied()); wait++) await new Promise((resolve) => setTimeout(resolve, 250));
+      const twenty = (await (
+        await fetch(`${server.baseUrl}/api/v1/recommendations?user_id=user1&limit=20`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as Item[];
       const { favourites, tags } = planted('user1');
       const reasons = (code: string): Item[] => twenty.filter((i) => i.recommendation_metadata.reason_code === code);
       expect(reasons('COLLABORATIVE').map((i) => i.recommendation_metadata.reason_string)).toContainEqual(
