@@ -15,6 +15,8 @@ export interface ServeOptions {
   trustProxy?: string;
   publicUrl?: string;
   corsOrigins?: string;
+  tlsCert?: string;
+  tlsKey?: string;
   demo?: boolean;
   fasp?: boolean;
 }

@@ -22,6 +22,8 @@ export function registerServe(program: Command): void {
       '--cors-origins <origins>',
       'browser origins allowed to call the API: * or a list such as https://elk.zone,https://phanpy.social (env RECSVC_CORS_ORIGINS)',
     )
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (chain); with --tls-key (env RECSVC_TLS_CERT; docs/https.md)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert (env RECSVC_TLS_KEY)')
     .option('--demo', 'load the deterministic demo data set when the database has no posts yet')
     .option('--fasp', 'serve as a Fediverse Auxiliary Service Provider under {public url}/fasp (env RECSVC_FASP=1; docs/fasp.md)')
     .option('--cluster', 'several instances serve one database: needs RECSVC_REDIS_URL (env RECSVC_CLUSTER=1)')
@@ -35,7 +37,8 @@ Examples:
   $ recsvc serve --demo
   $ RECSVC_DB=/var/lib/recsvc.db recsvc serve --port 9000 --host 0.0.0.0
   $ recsvc serve --db postgres://recsvc@db.internal:5432/recsvc   # RECSVC_DATABASE_POOL_SIZE=10
-  $ recsvc serve --rate-limit off --log-level warn     # for benchmarks`,
+  $ recsvc serve --rate-limit off --log-level warn     # for benchmarks
+  $ recsvc serve --tls-cert fullchain.pem --tls-key privkey.pem --port 8443`,
     )
     .action(async (options: ServeOptions) => {
       const { runServe } = await import('./serve.action.js');

@@ -50,6 +50,8 @@ export interface AppOptions {
   redis?: RedisServices;
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string;
+  /** Serve HTTPS with this certificate and key (PEM), from --tls-cert/--tls-key; plain HTTP when absent. */
+  https?: { cert: Buffer; key: Buffer };
   /** Base of absolute URLs (Link headers), from --public-url; see server/platform/http/public-url.ts. */
   publicUrl?: string;
   bodyLimit?: number;
@@ -99,7 +101,19 @@ declare module 'fastify' {
 /** The configured fastify app, ready for `inject` or `listen`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = options.http ?? DEFAULT_HTTP_LIMITS;
+  const httpOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    maxHeaderSize: limits.maxHeaderBytes,
+    // How often Node looks for requests over their timeouts (its default, 30 s, lets them overrun).
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    // HTTP/1.1 without Host is refused by requestSanityPlugin, in the spec's shape (Node's own 400 has no body).
+    requireHostHeader: false,
+  };
+  // An https.Server answers as the http.Server the app is typed with does; fastify hands it only
+  // its `https` options, so the HTTP settings go there too. Added untyped (the type is http's).
+  const tls: object = options.https ? { https: { ...httpOptions, cert: options.https.cert, key: options.https.key } } : {};
   const app = Fastify({
+    ...tls,
     logger: options.logger ?? false,
     genReqId: generateRequestId,
     trustProxy: options.trustProxy ?? false,
@@ -107,14 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
-    http: {
-      headersTimeout: limits.headersTimeoutMs,
-      maxHeaderSize: limits.maxHeaderBytes,
-      // How often Node looks for requests over their timeouts (its default, 30 s, lets them overrun).
-      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-      // HTTP/1.1 without Host is refused by requestSanityPlugin, in the spec's shape (Node's own 400 has no body).
-      requireHostHeader: false,
-    },
+    http: httpOptions,
     // Parser and router errors, and the 503 while closing, answer in the spec's shape (not fastify's).
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,

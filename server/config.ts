@@ -19,6 +19,7 @@ import {
   type DurationBounds,
 } from './platform/duration-setting.js';
 import { socialOptionsFromEnv, type SocialOptions } from './platform/social/social.service.js';
+import { readTlsFiles, type TlsFiles } from './tls-setting.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
 import { sourceSharesFromEnv, type CoEngagementOptions, type SourceShares } from '../src/ranking/index.js';
 
@@ -55,6 +56,8 @@ export interface ServerConfig {
   bodyLimit: number;
   /** Seconds between background agent runs (scaled down in tests). */
   agentIntervalSeconds: number;
+  /** Its own TLS listener (--tls-cert/--tls-key, RECSVC_TLS_CERT/RECSVC_TLS_KEY): server/tls-setting.ts; undefined: plain HTTP. */
+  tls: TlsFiles | undefined;
   /** Base of absolute URLs the service writes (Link headers, OAuth redirects); never the client's Host. */
   publicUrl: string | undefined;
   /** Timeouts and connection limits of the HTTP server. */
@@ -163,6 +166,9 @@ export interface ServeFlags {
   trustProxy?: string;
   publicUrl?: string;
   corsOrigins?: string;
+  /** PEM certificate (chain) and key files of an HTTPS listener. */
+  tlsCert?: string;
+  tlsKey?: string;
   demo?: boolean;
   /** Several instances serve one database: refused without RECSVC_REDIS_URL. */
   cluster?: boolean;
@@ -203,6 +209,7 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
     fractional: true,
   });
   const publicUrl = parsePublicUrl(flags.publicUrl ?? env.RECSVC_PUBLIC_URL);
+  const tls = readTlsFiles(flags.tlsCert ?? env.RECSVC_TLS_CERT, flags.tlsKey ?? env.RECSVC_TLS_KEY);
   const http = parseHttpLimits(env);
   const loadShedding = parseLoadShedding(env);
   const corsOrigins = parseCorsOrigins(flags.corsOrigins ?? env.RECSVC_CORS_ORIGINS ?? '*');
@@ -234,6 +241,7 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
     bodyLimit: 1_048_576,
     agentIntervalSeconds,
     publicUrl,
+    tls,
     http,
     loadShedding,
     corsOrigins,

@@ -83,6 +83,7 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
         serializers: { req: serializeRequest },
       },
       trustProxy: config.trustProxy,
+      ...(config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {}),
       ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       bodyLimit: config.bodyLimit,
       http: config.http,

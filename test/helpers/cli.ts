@@ -99,7 +99,7 @@ export async function startServe(
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${logs}`)), startTimeoutMs);
     const collect = (chunk: Buffer): void => {
       logs += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(logs);
+      const match = /Server listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(logs);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
