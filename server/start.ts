@@ -15,6 +15,7 @@ import { openDatabase, type DatabaseHandle } from './platform/db/connection.js';
 import { connectionDrainer, type ConnectionDrainer } from './platform/http/connection-drainer.js';
 import { serializeRequest } from './platform/http/request-log.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { whileAnotherProcessWrites } from './platform/db/busy-wait.js';
 import { createServiceMetrics } from './platform/metrics/service-metrics.js';
 import { createRedisServices, type RedisServices } from './platform/redis/redis-services.js';
 
@@ -45,9 +46,16 @@ export async function startServer(config: ServerConfig, seedDemo?: DemoSeeder): 
   let integration: IntegrationValues;
   let privacy: PrivacyPolicyService;
   try {
-    await migrateToLatest(database.db);
-    privacy = await createPrivacyPolicy(database.db, { ...config.privacy, dbPath: config.dbPath });
-    if (config.demo && seedDemo) await seedDemo(database, (message) => seedLog.push(message));
+    // Another process starting on the same SQLite file may be migrating or seeding it: wait for it.
+    privacy = await whileAnotherProcessWrites(
+      async () => {
+        await migrateToLatest(database.db);
+        const policy = await createPrivacyPolicy(database.db, { ...config.privacy, dbPath: config.dbPath });
+        if (config.demo && seedDemo) await seedDemo(database, (message) => seedLog.push(message));
+        return policy;
+      },
+      () => seedLog.push('another process holds the database (migrating or seeding it): waiting for its commit'),
+    );
     // Integration settings an admin stored win over the configuration from the next start.
     integration = await storedIntegrationValues(database.db, {
       cors_origins: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SYNTHETIC_TOPICS } from '../../src/evaluation/synthetic-content.js';
 import { DEFAULT_DEMO_SIZES, generateDemoData } from '../../server/demo/demo-generator.js';
+import { openSqlite } from '../../server/platform/db/connection.js';
+import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { runCli, startServe, tempDir } from '../helpers/cli.js';
 
 interface Item {
@@ -89,4 +92,34 @@ describe('recsvc serve --demo, three processes starting together on one new SQLi
       await Promise.all(servers.map((server) => server.stop()));
     }
   }, 90_000);
+});
+
+describe('recsvc serve --demo beside a process holding the write lock beyond the busy timeout', () => {
+  it('waits for the lock (a seeding process on a loaded machine holds it 10 s and more) instead of failing its start', async () => {
+    const db = join(tempDir(), 'held.db');
+    const migrated = openSqlite(db);
+    await migrateToLatest(migrated.db);
+    await migrated.close();
+    // Another process's long write: the write lock held 15 s, well beyond SQLite's 5 s busy timeout.
+    const holder = new SQLite(db);
+    holder.exec('BEGIN IMMEDIATE');
+    const released = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        holder.exec('ROLLBACK');
+        holder.close();
+        resolve();
+      }, 15_000),
+    );
+    const started = Date.now();
+    const server = await startServe(['--db', db, '--demo', '--log-level', 'info'], {}, 90_000);
+    try {
+      await released;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(15_000);
+      expect(server.logs()).toMatch(/another process holds the database \(migrating or seeding it\): waiting/);
+      expect(server.logs()).toMatch(/demo data: \d+ posts by/);
+      expect(await (await fetch(`${server.baseUrl}/health`)).json()).toMatchObject({ status: 'healthy' });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 120_000);
 });
