@@ -201,7 +201,7 @@ async function phase(name, connections, makeFor, { amountPerRound } = {}) {
   for (let round = 0; round < rounds; round++) {
     const order = servers.map((_, i) => servers[(i + round) % servers.length]);
     for (const server of order) {
-      const seq = sequence(`${name}.c${connections}.r${round + 1}`, hash(`${name}/${connections}/${round}`), makeFor(round));
+      const seq = sequence(`${name}.c${connections}.r${round + 1}`, hash(`${name}/${connections}/${round}`), makeFor(round, server));
       const line = await measure({
         name,
         url: server.base,
@@ -305,12 +305,13 @@ try {
     if (compareRef) {
       const built = buildRef(compareRef);
       const refDb = join(dir, 'ref.db');
-      seed(built.where, refDb, anchorMs);
-      ref = { where: built.where, db: refDb, token: mintToken(built.where, refDb) };
+      // The ref seeds with its own generator: its posts (and their ids) can differ from HEAD's.
+      const refSeeded = seed(built.where, refDb, anchorMs);
+      ref = { where: built.where, db: refDb, token: mintToken(built.where, refDb), postIds: refSeeded.post_ids };
       refWorktree = built.where;
     }
     (await startServer('head', 'recsvc', copyDatabase(headDb, join(dir, 'head-served.db')), root, nodeArgs)).headers = headers(token);
-    if (ref) (await startServer('ref', 'recsvc', ref.db, ref.where)).headers = headers(ref.token);
+    if (ref) Object.assign(await startServer('ref', 'recsvc', ref.db, ref.where), { headers: headers(ref.token), postIds: ref.postIds });
     (await startServer('plain', 'plain', copyDatabase(headDb, join(dir, 'plain.db')))).headers = headers(token);
     if (aa === 'plain') (await startServer('plain_aa', 'plain', copyDatabase(headDb, join(dir, 'plain-aa.db')))).headers = headers(token);
     if (Object.keys(variantEnv).length > 0) {
@@ -342,12 +343,18 @@ async function runDefault(postIds) {
   const user = (next) => `user${1 + Math.floor(next() * sizes.users)}`;
   const recommendations = (next) => ({ method: 'GET', path: `/api/v1/recommendations?user_id=${user(next)}&limit=20` });
   const actions = ['favorite', 'favorite', 'bookmark', 'reblog'];
-  const interaction = (next) => ({
+  // The same draws for every server; a server seeded by another build (--compare) maps each
+  // draw to its own posts, by the same position in its list of ids.
+  const interactionOn = (server) => (next) => {
+    const ids = server?.postIds ?? postIds;
+    return interactionWith(next, ids);
+  };
+  const interactionWith = (next, ids) => ({
     method: 'POST',
     path: '/api/v1/interactions',
     body: JSON.stringify({
       user_id: user(next),
-      post_id: postIds[Math.floor(next() * postIds.length)],
+      post_id: ids[Math.floor(next() * ids.length)],
       action_type: actions[Math.floor(next() * actions.length)],
     }),
   });
@@ -404,11 +411,11 @@ async function runDefault(postIds) {
         connections: 10,
         amount: 2_000,
         headers: server.headers,
-        requestFactory: () => interaction(next),
+        requestFactory: () => interactionOn(server)(next),
         quiet: true,
       });
     }
-    await phase('interactions', 10, () => interaction);
-    await phase('interactions', 50, () => interaction);
+    await phase('interactions', 10, (_round, server) => interactionOn(server));
+    await phase('interactions', 50, (_round, server) => interactionOn(server));
   }
 }
