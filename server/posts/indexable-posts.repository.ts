@@ -1,26 +1,10 @@
 /**
  * The posts the RAG index may hold (newest first) and their text: the rag feature's
- * `IndexablePosts` (server/rag/rag-indexer.ts), wired in server/features.ts.
+ * `IndexablePosts` (server/rag/indexable-posts.types.ts), wired in server/features.ts.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
-
-/** What tells whether an indexed post is still current. */
-export interface PostHead {
-  id: string;
-  account_id: string;
-  /** Rewritten on every (re)ingest: a changed value means the text may have changed. */
-  ingested_at: string;
-}
-
-export interface PostTextRow {
-  id: string;
-  account_id: string;
-  url: string | null;
-  spoiler_text: string;
-  plain_text: string;
-  tag_names: string;
-}
+import type { PostHead, PostText } from '../rag/indexable-posts.types.js';
 
 /**
  * The newest `limit` originals (not reblogs) that anyone may read: public and unlisted
@@ -39,7 +23,7 @@ export async function listIndexablePostHeads(db: Kysely<Database>, limit: number
 }
 
 /** The text columns of these posts (missing ids are absent). */
-export async function findPostTexts(db: Kysely<Database>, ids: readonly string[]): Promise<PostTextRow[]> {
+export async function findPostTexts(db: Kysely<Database>, ids: readonly string[]): Promise<PostText[]> {
   if (ids.length === 0) return [];
   return db
     .selectFrom('posts')

@@ -5,32 +5,8 @@
  * author opted out leave the index. Runs at start and as the `rag_indexer` agent.
  */
 import type { Agent } from '../platform/agents/agent.types.js';
+import type { IndexablePosts } from './indexable-posts.types.js';
 import type { RagIndex } from './rag-index.js';
-
-/** What tells whether an indexed post is still current. */
-export interface PostHead {
-  id: string;
-  account_id: string;
-  /** Rewritten on every (re)ingest: a changed value means the text may have changed. */
-  ingested_at: string;
-}
-
-export interface PostText {
-  id: string;
-  account_id: string;
-  url: string | null;
-  spoiler_text: string;
-  plain_text: string;
-  tag_names: string;
-}
-
-/** The stored posts the index covers, read through the posts feature (wired in server/features.ts). */
-export interface IndexablePosts {
-  /** The newest `limit` originals (not reblogs) that anyone may read (public and unlisted), newest first. */
-  heads(limit: number): Promise<PostHead[]>;
-  /** The text columns of these posts (missing ids are absent). */
-  texts(ids: readonly string[]): Promise<PostText[]>;
-}
 
 /**
  * The privacy hook: of these authors (post `account_id`s), those whose posts must never be

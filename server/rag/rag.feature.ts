@@ -8,12 +8,14 @@ import type { AgentRunner } from '../platform/agents/agent-runner.js';
 import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import { loadDocumentation } from './docs-corpus.js';
 import { RagIndex } from './rag-index.js';
-import { EXCLUDE_NOBODY, ragIndexerAgent, syncPosts, type ExcludedAuthors, type IndexablePosts } from './rag-indexer.js';
+import { EXCLUDE_NOBODY, ragIndexerAgent, syncPosts, type ExcludedAuthors } from './rag-indexer.js';
+import type { IndexablePosts } from './indexable-posts.types.js';
 import { ragRoutes } from './rag.routes.js';
 import { RagService } from './rag.service.js';
 import { DEFAULT_RAG_SETTINGS, type RagSettings } from './rag.settings.js';
 
-export type { ExcludedAuthors, IndexablePosts } from './rag-indexer.js';
+export type { ExcludedAuthors } from './rag-indexer.js';
+export type { IndexablePosts } from './indexable-posts.types.js';
 export type { RagHealth } from './rag-index.js';
 
 /**
