@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, startServe, tempDir, type ServeProcess } from '../helpers/cli.js';
+import { selfSignedCertificate } from '../helpers/self-signed.js';
 import { experimentBody } from '../server/experiments/experiment-bodies.js';
 
 const nginxPath = spawnSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
@@ -82,30 +83,7 @@ beforeAll(async () => {
   dir = tempDir('recsvc-nginx-');
   // nginx's workers run as nobody when the master is root: they must reach the temp folders.
   chmodSync(dir, 0o755);
-  const certPath = join(dir, 'cert.pem');
-  const keyPath = join(dir, 'key.pem');
-  const made = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
+  const { cert: certPath, key: keyPath } = selfSignedCertificate(dir, 'nginx');
   cert = readFileSync(certPath, 'utf8');
 
   const dbPath = join(dir, 'recsvc.db');

@@ -4,45 +4,19 @@
  * CLI; real HTTPS requests trusting it; and every mistake refused at start with exit 2 and one
  * line naming the file.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServe, tempDir } from '../helpers/cli.js';
+import { selfSignedCertificate } from '../helpers/self-signed.js';
 
 let dir: string;
 let certPath: string;
 let keyPath: string;
 let otherKeyPath: string;
 
-function selfSigned(name: string): { cert: string; key: string } {
-  const cert = join(dir, `${name}.cert.pem`);
-  const key = join(dir, `${name}.key.pem`);
-  const made = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
-  return { cert, key };
-}
+const selfSigned = (name: string) => selfSignedCertificate(dir, name);
 
 beforeAll(() => {
   dir = tempDir('recsvc-tls-');
