@@ -31,7 +31,10 @@ let tokens: FuzzTokens;
 let operations: Operation[];
 
 beforeAll(async () => {
-  server = await startRecsvc({ args: ['--rate-limit', 'off'], env: { RECSVC_AGENT_INTERVAL: '35791' } });
+  // No background writes between a request and the check that it wrote nothing: the agents'
+  // interval at its longest, and the ranking fit (its own schedule: 5 s after start, and when
+  // signals go quiet) off.
+  server = await startRecsvc({ args: ['--rate-limit', 'off'], env: { RECSVC_AGENT_INTERVAL: '35791', RECSVC_RANKING_FIT: 'off' } });
   const admin = await mintToken(server.dbPath);
   const user = await mintToken(server.dbPath, { scopes: 'read,write', user: USERS[0]! });
   tokens = { admin, user, userId: USERS[0]! };
