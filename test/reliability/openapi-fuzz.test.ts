@@ -32,10 +32,11 @@ let operations: Operation[];
 
 beforeAll(async () => {
   // No background writes between a request and the check that it wrote nothing: the agents'
-  // interval at its longest, and the ranking fit (its own schedule: 5 s after start, and when
-  // signals go quiet) off.
+  // interval at its longest, the ranking fit's trigger (when signals go quiet) off, and the
+  // agents that first run seconds after a start waited for.
   server = await startRecsvc({ args: ['--rate-limit', 'off'], env: { RECSVC_AGENT_INTERVAL: '35791', RECSVC_RANKING_FIT: 'off' } });
   const admin = await mintToken(server.dbPath);
+  await waitForFirstRuns(server.baseUrl, admin, EARLY_AGENTS);
   const user = await mintToken(server.dbPath, { scopes: 'read,write', user: USERS[0]! });
   tokens = { admin, user, userId: USERS[0]! };
   world = await seedWorld(server.baseUrl, admin, USERS);
@@ -43,6 +44,22 @@ beforeAll(async () => {
 });
 
 afterAll(killStartedServers);
+
+/** Agents whose first run comes seconds after a start (initialDelaySeconds), whatever the interval. */
+const EARLY_AGENTS = ['ranking_default', 'ranking_fit', 'cache_warmer'];
+
+/** Waits until each named agent has run once (its row in agent_runs written), at most a minute. */
+async function waitForFirstRuns(baseUrl: string, token: string, names: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const response = await fetch(`${baseUrl}/api/v1/agents/status`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await response.json()) as { agents: { name: string; last_execution: string | null }[] };
+    const pending = names.filter((name) => body.agents.find((agent) => agent.name === name)?.last_execution == null);
+    if (pending.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`agents not run a minute after the start: ${pending.join(', ')}`);
+    await sleep(250);
+  }
+}
 
 /** Values that point at rows that exist, by parameter or property name (and, for `id`, by route). */
 function hintsFor(operation: Operation): NameHints {
