@@ -68,7 +68,7 @@ export interface RankingFitOptions {
   /** Or for this long, with any new interaction (default a day). */
   readonly maxAgeMs?: number;
   readonly fit?: Partial<FitOptions>;
-  /** The worker thread's script (default the built one; null: fit on this thread). */
+  /** The child process's script (default the built one; null: fit on this thread). */
   readonly workerScript?: URL | null;
   /** Logs each fit's one-line summary. */
   readonly log?: (line: string) => void;

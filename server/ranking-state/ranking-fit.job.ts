@@ -1,12 +1,13 @@
 /**
- * One ranking fit as data (what the agent hands its worker thread) and where it runs: in a
- * worker (ranking-fit.worker.js, next to this module in the built service) so the serving
- * thread's event loop is not held, or on this thread when the worker is not there (running
- * from sources, tests), yielding to requests every few users.
+ * One ranking fit as data (what the agent hands its child process) and where it runs: in a
+ * child process (ranking-fit.child.js, next to this module in the built service) so the serving
+ * thread's event loop is not held and the evaluation's memory leaves with the process, or on
+ * this thread when the script is not there (running from sources, tests), yielding to requests
+ * every few users.
  */
+import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { buildDataset, type EvalDataset, type EvalInteraction, type EvalPost } from '../../src/evaluation/dataset.js';
 import { fitRankingDefault, type FitOptions, type FitResult } from '../../src/evaluation/fit.js';
 import type { RankingDefault } from '../../src/ranking/ranking-default.js';
@@ -23,19 +24,19 @@ export function fitJobDataset(job: FitJob): EvalDataset {
   return buildDataset(job.posts, job.interactions);
 }
 
-const DEFAULT_WORKER_SCRIPT = new URL('./ranking-fit.worker.js', import.meta.url);
+const DEFAULT_CHILD_SCRIPT = new URL('./ranking-fit.child.js', import.meta.url);
 
 /**
- * Runs a fit: in a worker thread when `script` exists (default: the built worker next to this
- * module; null: never), else on this thread. An abort terminates the worker.
+ * Runs a fit: in a child process when `script` exists (default: the built script next to this
+ * module; null: never), else on this thread. An abort kills the child.
  */
 export async function runFit(
   data: EvalDataset,
   current: RankingDefault,
   options: Partial<FitOptions>,
   signal: AbortSignal,
-  script: URL | null = DEFAULT_WORKER_SCRIPT,
-): Promise<{ result: FitResult; where: 'worker' | 'thread' }> {
+  script: URL | null = DEFAULT_CHILD_SCRIPT,
+): Promise<{ result: FitResult; where: 'child' | 'thread' }> {
   if (script === null || !existsSync(fileURLToPath(script))) {
     const result = await fitRankingDefault(data, current, options, {
       signal,
@@ -44,19 +45,24 @@ export async function runFit(
     return { result, where: 'thread' };
   }
   const job: FitJob = { posts: [...data.posts.values()], interactions: data.interactions, current, options };
-  const worker = new Worker(script, { workerData: job });
-  const stop = (): void => void worker.terminate();
+  // Structured clone over IPC ('advanced'), as a worker's postMessage; none of the serving
+  // process's flags (an --inspect port, --cpu-prof) are passed on.
+  const child = fork(fileURLToPath(script), [], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const stop = (): void => void child.kill('SIGKILL');
   signal.addEventListener('abort', stop, { once: true });
   try {
     const message = await new Promise<{ result?: FitResult; error?: string }>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the ranking fit's worker exited (code ${code}) without a result`)));
+      child.once('message', (answer) => resolve(answer as { result?: FitResult; error?: string }));
+      child.once('error', reject);
+      child.once('exit', (code, killed) =>
+        reject(new Error(`the ranking fit's child process exited (${killed ?? `code ${code}`}) without a result`)),
+      );
+      child.send(job);
     });
     if (message.result === undefined) throw new Error(`the ranking fit failed: ${message.error ?? 'no result'}`);
-    return { result: message.result, where: 'worker' };
+    return { result: message.result, where: 'child' };
   } finally {
     signal.removeEventListener('abort', stop);
-    await worker.terminate();
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 }

@@ -162,20 +162,30 @@ describe('ranking_fit', () => {
 });
 
 describe('the fit off the serving thread, and soon after an import', () => {
-  it('fits in a worker thread (the built service) exactly as on this thread', async () => {
-    // The built worker (npx tsc -p tsconfig.build.json): what `recsvc serve` runs.
-    const script = new URL('../../../dist/server/ranking-state/ranking-fit.worker.js', import.meta.url);
+  it('fits in a child process (the built service) exactly as on this thread', async () => {
+    // The built script (npx tsc -p tsconfig.build.json): what `recsvc serve` runs.
+    const script = new URL('../../../dist/server/ranking-state/ranking-fit.child.js', import.meta.url);
     expect(existsSync(fileURLToPath(script)), 'build first: npx tsc -p tsconfig.build.json').toBe(true);
     await storeCatalogue();
     const data = await loadFitData(database.db, 100_000, 2_000);
     const options = { maxUsers: 120, steps: 1, samples: 200 };
-    const inWorker = await runFit(data, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, script);
+    const inChild = await runFit(data, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, script);
     const onThread = await runFit(data, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, null);
-    expect(inWorker.where).toBe('worker');
+    expect(inChild.where).toBe('child');
     expect(onThread.where).toBe('thread');
-    expect(inWorker.result).toEqual(onThread.result);
-    expect(inWorker.result.evidence.users).toBe(120);
+    expect(inChild.result).toEqual(onThread.result);
+    expect(inChild.result.evidence.users).toBe(120);
   }, 240_000);
+
+  it('kills the child process when the run is aborted (the agent timed out or the service stops)', async () => {
+    const script = new URL('../../../dist/server/ranking-state/ranking-fit.child.js', import.meta.url);
+    await storeCatalogue();
+    const data = await loadFitData(database.db, 100_000, 2_000);
+    const abort = new AbortController();
+    const run = runFit(data, SHIPPED_RANKING_DEFAULT, { maxUsers: 120, steps: 1, samples: 200 }, abort.signal, script);
+    setTimeout(() => abort.abort(), 50);
+    await expect(run).rejects.toThrow("the ranking fit's child process exited (SIGKILL) without a result");
+  }, 60_000);
 
   it('asks for a fit once an import has come in and gone quiet, not while it goes on, and not again without new data', async () => {
     vi.useFakeTimers();
