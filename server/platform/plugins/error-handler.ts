@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import type { ErrorBody } from '../../../src/schemas/common.schema.js';
 import { AppError, RateLimitError, UnavailableError } from '../../../src/errors.js';
+import { isDatabaseBusy } from '../db/busy-wait.js';
 import { validationToError, type ValidationIssue } from './validation-errors.js';
 
 const FRAMEWORK_ERRORS: Record<number, string> = {
@@ -83,8 +84,25 @@ function setErrorHeaders(error: unknown, request: FastifyRequest, reply: Fastify
   if (!request.raw.complete) reply.header('connection', 'close');
 }
 
+/** Seconds a client waits before retrying a request the database was too busy for. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * SQLite's write lock held by another process past the busy timeout (5 s; a `recsvc import`,
+ * a second service on the same file): nothing was stored, a retry may succeed — a 503 with
+ * Retry-After, not an unexplained 500.
+ */
+function busyAsUnavailable(error: unknown): unknown {
+  if (!isDatabaseBusy(error)) return error;
+  return new UnavailableError(
+    'The database is busy: another process holds its write lock; nothing was stored, retry shortly',
+    BUSY_RETRY_AFTER_SECONDS,
+  );
+}
+
 async function errorHandler(app: FastifyInstance): Promise<void> {
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler((raised, request, reply) => {
+    const error = busyAsUnavailable(raised);
     const body = toErrorBody(error as FastifyError, request);
     setErrorHeaders(error, request, reply, body);
     return sendError(request, reply, body);

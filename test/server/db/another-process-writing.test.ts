@@ -47,8 +47,8 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function startWriter(dbPath: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', WRITER], { cwd: REPO_ROOT, env: { ...process.env, DB_PATH: dbPath } });
+function startWriter(dbPath: string, script = WRITER, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', script], { cwd: REPO_ROOT, env: { ...process.env, ...env, DB_PATH: dbPath } });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
@@ -56,6 +56,16 @@ function startWriter(dbPath: string): Promise<ChildProcess> {
     child.once('exit', (code) => reject(new Error(`the writer exited with ${code}: ${stderr}`)));
   });
 }
+
+/** The other process: takes the write lock, prints `ready`, holds it HOLD_MS, commits and exits. */
+const HOLDER = `
+const Database = require('better-sqlite3');
+const db = new Database(process.env.DB_PATH);
+db.exec('BEGIN IMMEDIATE');
+process.stdout.write('ready\\n');
+Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.env.HOLD_MS));
+db.exec('COMMIT');
+`;
 
 describe('SQLite: another process writes the same file', () => {
   it('answers every batch of clicks 201 while the other process commits every 10 ms', async () => {
@@ -107,4 +117,29 @@ describe('SQLite: another process writes the same file', () => {
       .executeTakeFirstOrThrow();
     expect(Number(theirs.n)).toBeGreaterThan(1);
   });
+
+  it('answers 503 with Retry-After when the other process holds the write lock past the busy timeout, and stores nothing', async () => {
+    dir = tempDir('recsvc-lock-held-');
+    const dbPath = join(dir, 'recsvc.db');
+    t = await createTestApp({ dbPath });
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const headers = { ...(await t.userHeaders('alice')), 'content-type': 'application/json' };
+    const body = JSON.stringify({ events: [{ type: 'session_start', user_id: 'alice', session_id: 's-held' }] });
+    const post = () => fetch(`${address}/api/v1/analytics/events`, { method: 'POST', headers, body });
+    // Held 8 s: longer than the busy timeout (5 s) a write waits for it.
+    writer = await startWriter(dbPath, HOLDER, { HOLD_MS: '8000' });
+    const refused = await post();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const error = (await refused.json()) as Record<string, unknown>;
+    expect(error).toMatchObject({ error: 'Service unavailable', status_code: 503 });
+    expect(String(error.message)).toContain('another process holds its write lock');
+    expect(error.request_id).toBe(refused.headers.get('x-request-id'));
+    const sessions = () => t!.database.db.selectFrom('analytics_events').select('session_id').where('session_id', '=', 's-held').execute();
+    expect(await sessions()).toEqual([]);
+    // Once the other process has committed, the same request goes through.
+    await new Promise((resolve) => writer!.once('exit', resolve));
+    expect((await post()).status).toBe(201);
+    expect(await sessions()).toHaveLength(1);
+  }, 30_000);
 });
