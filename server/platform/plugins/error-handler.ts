@@ -103,6 +103,7 @@ function busyAsUnavailable(error: unknown): unknown {
 async function errorHandler(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((raised, request, reply) => {
     const error = busyAsUnavailable(raised);
+    if (error !== raised) request.log.warn({ err: raised }, 'database busy: the write lock was held past the busy timeout');
     const body = toErrorBody(error as FastifyError, request);
     setErrorHeaders(error, request, reply, body);
     return sendError(request, reply, body);
