@@ -38,6 +38,27 @@ export async function postsBefore(
   return rows.map((row) => row.post_id);
 }
 
+/** Arguments: user, row limit. */
+const newestRowsQuery = queryTemplate((db: Kysely<Database>, args) =>
+  db
+    .selectFrom('interactions')
+    .select(['post_id', 'created_at_ms', 'id'])
+    .where('user_id', '=', args[0] as string)
+    .orderBy('created_at_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(args[1] as number),
+);
+
+/** The user's newest interactions (post, instant, id), newest first, at most `limit`: what the writers' memory holds of a user. */
+export async function newestInteractionKeys(
+  db: Kysely<Database>,
+  userId: string,
+  limit: number,
+): Promise<{ postId: string; atMs: number; id: string }[]> {
+  const { rows } = await newestRowsQuery(db, [userId, limit]);
+  return rows.map((row) => ({ postId: row.post_id, atMs: Number(row.created_at_ms), id: row.id }));
+}
+
 /** The posts of the user's newest interactions, newest first, at most `limit` rows. */
 export async function newestPostIds(db: Kysely<Database>, userId: string, limit: number): Promise<string[]> {
   const rows = await db

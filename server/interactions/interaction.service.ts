@@ -42,7 +42,7 @@ import { UNWIRED_PRIVACY } from '../privacy/privacy-policy.types.js';
 import type { StagingDatabase } from '../platform/db/bulk-staging.js';
 import { bulkLoadInteractions, startBulkLoad, type StartedBulkLoad, type ImportedInteraction } from './interaction-bulk-load.js';
 import * as repo from './interaction.repository.js';
-import { newestPostIds, postsBefore } from './co-engagement.repository.js';
+import { newestInteractionKeys, newestPostIds, postsBefore } from './co-engagement.repository.js';
 
 /** The stored affinity changes of a signal of `amount` about `post`: its author and each tag. */
 function affinityChanges(post: EngagedPost, amount: number): repo.AffinityChange[] {
@@ -221,7 +221,7 @@ export class InteractionService {
     const { post } = adjusted;
     const written = track(await this.addSignal(trx, input.userId, post, INTERACTION_STRENGTH[input.actionType], atMs));
     await this.measurement.interactionStored(trx, this.privacy.pseudonym(input.userId), atMs, nowMs);
-    return { created: true, post, counts: adjusted.counts, written, partners: await this.coEngagementPartners(trx, row) };
+    return { created: true, post, counts: adjusted.counts, written, partners: await this.coEngagementPartners(trx, row, 'stored') };
   }
 
   private announceRecorded(p: PreparedInteraction, outcome: Extract<WriteOutcome, { created: true }>): void {
@@ -358,13 +358,21 @@ export class InteractionService {
    */
   private async runSignalWrite<T>(work: (trx: Kysely<Database>, track: (write: SignalWrite) => SignalWrite) => Promise<T>): Promise<T> {
     const written: SignalWrite[] = [];
+    const track = (write: SignalWrite): SignalWrite => {
+      written.push(write);
+      return write;
+    };
     try {
-      return await this.writes.run((trx) =>
-        work(trx, (write) => {
-          written.push(write);
-          return write;
-        }),
-      );
+      return await this.writes.run(async (trx) => {
+        try {
+          return await work(trx, track);
+        } catch (error) {
+          // The unit is rolled back to its savepoint before the batch's next unit runs: what it
+          // put in memory (interest vectors, newest interactions) must be gone by then too.
+          for (const write of written) this.settled(write, true);
+          throw error;
+        }
+      });
     } catch (error) {
       for (const write of written) this.settled(write, true);
       throw error;
@@ -380,7 +388,7 @@ export class InteractionService {
       const { post, counts } = adjusted;
       const written = track(await this.addSignal(trx, row.user_id, post, -INTERACTION_STRENGTH[action], row.created_at_ms));
       await this.measurement.interactionUndone(trx, this.privacy.pseudonym(row.user_id), row.created_at_ms);
-      return { post, counts, written, partners: await this.coEngagementPartners(trx, row) };
+      return { post, counts, written, partners: await this.coEngagementPartners(trx, row, 'deleted') };
     });
     if (outcome) {
       const interaction = { post: outcome.post, action, createdAtMs: row.created_at_ms };
@@ -393,15 +401,34 @@ export class InteractionService {
    * The co-engagement writers' rule (docs/ranking.md): an interaction pairs its post with the
    * user's `coEngagementWindow` most recent other posts before it (one row per action: a post
    * has at most three). An undo takes back the same pairs.
+   * Called once the row is `stored` (or `deleted`, an undo), in the same transaction. The
+   * user's newest rows come from the writers' memory (RankingState.recentInteractions: read
+   * from the database once per user, then kept by each write) when this process is the
+   * database's only writer; the database is read when memory cannot tell (a write dated
+   * before what it holds), or when other processes write it too.
    */
   private async coEngagementPartners(
     trx: Kysely<Database>,
     row: Pick<repo.InteractionRow, 'user_id' | 'post_id' | 'created_at_ms' | 'id'>,
+    change: 'stored' | 'deleted',
   ): Promise<string[]> {
     const window = this.state.coEngagementWindow;
     // A window of 0 turns the pairing off (the collaborative feature then has nothing to read).
     if (window === 0) return [];
-    const before = await postsBefore(trx, row.user_id, row.post_id, row.created_at_ms, row.id, 3 * window);
+    const atMs = Number(row.created_at_ms);
+    const memory = this.writes.sharedAcrossProcesses ? undefined : this.state.recentInteractions;
+    let partners: string[] | undefined;
+    if (memory !== undefined) {
+      if (!memory.holds(row.user_id)) {
+        // Read after this write's own insert or delete: memory starts from the stored rows as they are now.
+        memory.load(row.user_id, await newestInteractionKeys(trx, row.user_id, memory.options.rowsPerUser));
+      }
+      partners = memory.partnersBefore(row.user_id, row.post_id, atMs, row.id, window);
+      if (change === 'stored') memory.added(row.user_id, { postId: row.post_id, atMs, id: row.id });
+      else memory.removed(row.user_id, row.id);
+    }
+    if (partners !== undefined) return partners;
+    const before = await postsBefore(trx, row.user_id, row.post_id, atMs, row.id, 3 * window);
     return recentOtherPosts(before, row.post_id, window);
   }
 

@@ -35,6 +35,7 @@ import {
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
 import { CoEngagementHolder, DEFAULT_CO_ENGAGEMENT_HISTORY, type CoEngagementSource } from './co-engagement.state.js';
 import { CollaborativeCandidates } from './collaborative-candidates.js';
+import { RecentInteractions, rowsForWindow } from './recent-interactions.js';
 import {
   completeRankingDefault,
   rankingOf,
@@ -63,6 +64,8 @@ export interface RankingStateOptions extends StatusCacheOptions {
   coEngagementHistory: number;
   /** Collaborative candidates held beside the pool (`index.maxCollaborative` when unset). */
   collaborativeCandidates?: number;
+  /** Bytes the writers' memory of users' newest interactions may hold (RecentInteractions). */
+  recentInteractionsMaxBytes: number;
 }
 
 export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
@@ -74,6 +77,7 @@ export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
   coEngagement: DEFAULT_CO_ENGAGEMENT_OPTIONS,
   coEngagementHistory: DEFAULT_CO_ENGAGEMENT_HISTORY,
+  recentInteractionsMaxBytes: 16 * 1024 * 1024,
   ...DEFAULT_STATUS_CACHE_OPTIONS,
 };
 
@@ -92,6 +96,9 @@ interface CachedLists {
   generation: number;
   lists: Map<string, { expiresAtMs: number; items: RankedItem[] }>;
 }
+
+/** How long the writers trust a user's newest interactions read from the database (retention's purges are not announced). */
+const RECENT_INTERACTIONS_TTL_MS = 10 * 60_000;
 
 /** Lists kept per user (one per page size and filter): a client asking more is rare. */
 const LISTS_PER_USER = 16;
@@ -166,6 +173,11 @@ export class RankingState implements RankingEvents, TermWeigher {
   private readonly reloadLogs = new Set<PoolEvent[]>();
   /** Item-to-item co-engagement (the collaborative feature), rebuilt from the stored interactions. */
   private readonly co: CoEngagementHolder;
+  /**
+   * Users' newest stored interactions, for the co-engagement writers' pairing (changed by the
+   * writers inside their transactions, forgotten here on the events that delete interactions).
+   */
+  readonly recentInteractions: RecentInteractions;
   /** The co-engagement rebuild of the last erasure (see `erasureApplied`). */
   private erasureRebuild: Promise<void> = Promise.resolve();
   /** Which co-engaged posts from outside the pool are fetched, and which cannot be. */
@@ -193,6 +205,11 @@ export class RankingState implements RankingEvents, TermWeigher {
     };
     this.pool = new CandidateIndex([], this.options.index);
     this.co = new CoEngagementHolder(history, this.options.coEngagement, this.options.coEngagementHistory);
+    this.recentInteractions = new RecentInteractions({
+      rowsPerUser: rowsForWindow(this.options.coEngagement.window),
+      maxBytes: this.options.recentInteractionsMaxBytes,
+      ttlMs: RECENT_INTERACTIONS_TTL_MS,
+    });
     this.collaborative = new CollaborativeCandidates(this);
     this.statuses = new StatusCache(this.options);
     this.profiles = new LRUCache({
@@ -222,6 +239,8 @@ export class RankingState implements RankingEvents, TermWeigher {
   postsDeleted(ids: readonly string[]): void {
     for (const id of ids) this.statuses.forget(id);
     this.co.remove(ids);
+    // Their interactions went with them (a foreign key's cascade).
+    this.recentInteractions.postsRemoved(ids);
     this.applyToPool({ type: 'postsDeleted', ids });
     this.generation += 1;
     this.announceLocal({ type: 'postsDeleted', ids });
@@ -339,6 +358,7 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.profiles.clear();
     this.results.clear();
     this.statuses.clear();
+    this.recentInteractions.clear();
     await this.co.rebuild();
   }
 
@@ -475,6 +495,7 @@ export class RankingState implements RankingEvents, TermWeigher {
       { cache: 'candidate_pool', entries: this.pool.size },
       { cache: 'collaborative_candidates', entries: this.pool.collaborativeSize },
       { cache: 'co_engagement', entries: this.co.state.size, bytes: this.co.state.estimatedBytes() },
+      { cache: 'recent_interactions', entries: this.recentInteractions.size, bytes: this.recentInteractions.estimatedBytes },
       { cache: 'vocabulary', entries: this.pool.vocabulary.liveTerms },
       { cache: 'profiles', entries: this.profiles.size, bytes: this.profiles.calculatedSize },
       { cache: 'results', entries: this.results.size, bytes: this.results.calculatedSize },
@@ -499,6 +520,7 @@ export class RankingState implements RankingEvents, TermWeigher {
   }
 
   private userErasedFromMemory(userId: string): void {
+    this.recentInteractions.forget(userId);
     this.bumpUser(userId);
     this.profiles.delete(userId);
     this.results.delete(userId);
@@ -512,7 +534,7 @@ export class RankingState implements RankingEvents, TermWeigher {
 /** What the writers of signals use of the state: events, the pool's idf, and the interest vectors memory knows. */
 export type SignalWriterState = RankingEvents &
   TermWeigher &
-  Pick<RankingState, 'writtenInterest' | 'interestWritten' | 'interestSettled' | 'coEngagementWindow'>;
+  Pick<RankingState, 'writtenInterest' | 'interestWritten' | 'interestSettled' | 'coEngagementWindow' | 'recentInteractions'>;
 
 /** A state with its candidate pool loaded from `source`. */
 export async function loadRankingState(

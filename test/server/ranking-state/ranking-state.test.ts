@@ -154,6 +154,7 @@ describe('RankingState events', () => {
       'co_engagement',
       'collaborative_candidates',
       'profiles',
+      'recent_interactions',
       'results',
       'status_json',
       'statuses',
