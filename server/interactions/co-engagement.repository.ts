@@ -72,19 +72,26 @@ export async function newestPostIds(db: Kysely<Database>, userId: string, limit:
   return rows.map((row) => row.post_id);
 }
 
-/** The newest `limit` interactions (user and post), oldest first: what a rebuild of the co-engagement state replays. */
-export async function newestInteractions(db: Kysely<Database>, limit: number): Promise<{ userId: string; postId: string }[]> {
+/**
+ * The newest `limit` interactions (user, post, and the row's instant and id), oldest first: what
+ * a rebuild of the co-engagement state replays, and what the writers' memory of users' newest
+ * interactions starts from (RankingState.recentInteractions).
+ */
+export async function newestInteractions(
+  db: Kysely<Database>,
+  limit: number,
+): Promise<{ userId: string; postId: string; atMs: number; id: string }[]> {
   const rows = await db
     .selectFrom('interactions')
-    .select(['user_id', 'post_id'])
+    .select(['user_id', 'post_id', 'created_at_ms', 'id'])
     .orderBy('created_at_ms', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-  const out = new Array<{ userId: string; postId: string }>(rows.length);
+  const out = new Array<{ userId: string; postId: string; atMs: number; id: string }>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[rows.length - 1 - i]!;
-    out[i] = { userId: row.user_id, postId: row.post_id };
+    out[i] = { userId: row.user_id, postId: row.post_id, atMs: Number(row.created_at_ms), id: row.id };
   }
   return out;
 }

@@ -15,8 +15,11 @@ import {
   type CoEngagementOptions,
 } from '../../src/ranking/index.js';
 
-/** The newest `limit` stored interactions, oldest first (the interactions feature's read model). */
-export type CoEngagementSource = (limit: number) => Promise<CoEngagementEvent[]>;
+/**
+ * The newest `limit` stored interactions, oldest first (the interactions feature's read model);
+ * with each row's instant and id, the writers' memory of users' newest interactions starts from it.
+ */
+export type CoEngagementSource = (limit: number) => Promise<(CoEngagementEvent & { readonly atMs?: number; readonly id?: string })[]>;
 
 /** Interactions a rebuild replays by default: the newest 200,000 (docs/ranking.md). */
 export const DEFAULT_CO_ENGAGEMENT_HISTORY = 200_000;

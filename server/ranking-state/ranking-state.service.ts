@@ -204,12 +204,16 @@ export class RankingState implements RankingEvents, TermWeigher {
       coEngagement: { ...DEFAULT_CO_ENGAGEMENT_OPTIONS, ...options.coEngagement },
     };
     this.pool = new CandidateIndex([], this.options.index);
-    this.co = new CoEngagementHolder(history, this.options.coEngagement, this.options.coEngagementHistory);
     this.recentInteractions = new RecentInteractions({
       rowsPerUser: rowsForWindow(this.options.coEngagement.window),
       maxBytes: this.options.recentInteractionsMaxBytes,
       ttlMs: RECENT_INTERACTIONS_TTL_MS,
     });
+    this.co = new CoEngagementHolder(
+      history && this.fillingRecentInteractions(history),
+      this.options.coEngagement,
+      this.options.coEngagementHistory,
+    );
     this.collaborative = new CollaborativeCandidates(this);
     this.statuses = new StatusCache(this.options);
     this.profiles = new LRUCache({
@@ -223,6 +227,16 @@ export class RankingState implements RankingEvents, TermWeigher {
       sizeCalculation: cachedListsBytes,
     });
     this.userVersions = new LRUCache({ max: Math.max(this.options.profileCapacity, this.options.resultCapacity) * 2 });
+  }
+
+  /** The rebuild's read also gives the writers' memory each user's newest rows (when it carries their instants and ids). */
+  private fillingRecentInteractions(history: CoEngagementSource): CoEngagementSource {
+    return async (limit) => {
+      const mark = this.recentInteractions.mark;
+      const events = await history(limit);
+      this.recentInteractions.fill(events, events.length < limit, mark);
+      return events;
+    };
   }
 
   // --- Events (RankingEvents): the only way anything here changes. ---

@@ -61,6 +61,8 @@ export class RecentInteractions {
   /** Answers taken from memory, and reads of the database (tests, bench). */
   hits = 0;
   misses = 0;
+  /** Bumped by every change: a `fill` from a read taken before a change would be stale. */
+  private changes = 0;
 
   constructor(readonly options: RecentInteractionsOptions) {
     this.users = new LRUCache({
@@ -77,6 +79,7 @@ export class RecentInteractions {
 
   /** The user's newest stored rows, newest first, as read at most `rowsPerUser` of them (fewer: all of them). */
   load(userId: string, newestFirst: readonly HeldInteraction[]): void {
+    this.changes += 1;
     const limit = this.options.rowsPerUser;
     this.users.set(userId, { rows: newestFirst.slice(0, limit), complete: newestFirst.length < limit });
   }
@@ -102,8 +105,42 @@ export class RecentInteractions {
     return out;
   }
 
+  /** Where memory stands now: hand it to `fill` with a read begun after. */
+  get mark(): number {
+    return this.changes;
+  }
+
+  /**
+   * The newest stored interactions of all users (oldest first, as a co-engagement rebuild reads
+   * them; `wholeTable` when that is every stored row), read after `mark`: each user not held
+   * yet gets their newest rows among them, which are a suffix of their stored rows because the
+   * read is a suffix of all rows in the same order. Nothing when memory changed since `mark`
+   * (the read may miss a change), or when the rows carry no instant and id.
+   */
+  fill(oldestFirst: readonly { userId: string; postId: string; atMs?: number; id?: string }[], wholeTable: boolean, mark: number): void {
+    if (mark !== this.changes) return;
+    const limit = this.options.rowsPerUser;
+    const byUser = new Map<string, HeldInteraction[]>();
+    for (let i = oldestFirst.length - 1; i >= 0; i--) {
+      const { userId, postId, atMs, id } = oldestFirst[i]!;
+      if (atMs === undefined || id === undefined) return;
+      let rows = byUser.get(userId);
+      if (rows === undefined) {
+        if (this.users.has(userId)) continue;
+        byUser.set(userId, (rows = []));
+      }
+      if (rows.length < limit) rows.push({ postId, atMs, id });
+    }
+    // Least recently active first, so that the most recently active stay when the bound drops some.
+    for (const [userId, rows] of [...byUser].reverse()) {
+      if (this.users.has(userId)) continue;
+      this.users.set(userId, { rows, complete: wholeTable && rows.length < limit });
+    }
+  }
+
   /** A row was stored (inside the writer's transaction: a failed unit must `forget` the user). */
   added(userId: string, row: HeldInteraction): void {
+    this.changes += 1;
     const entry = this.users.get(userId);
     if (entry === undefined) return;
     const rows = entry.rows;
@@ -122,6 +159,7 @@ export class RecentInteractions {
 
   /** A row was deleted (an undo). */
   removed(userId: string, id: string): void {
+    this.changes += 1;
     const entry = this.users.get(userId);
     if (entry === undefined) return;
     const at = entry.rows.findIndex((row) => row.id === id);
@@ -133,6 +171,7 @@ export class RecentInteractions {
 
   /** Posts were deleted: their interactions with them. */
   postsRemoved(postIds: readonly string[]): void {
+    this.changes += 1;
     if (postIds.length === 0 || this.users.size === 0) return;
     const gone = new Set(postIds);
     const emptied: string[] = [];
@@ -145,10 +184,12 @@ export class RecentInteractions {
   }
 
   forget(userId: string): void {
+    this.changes += 1;
     this.users.delete(userId);
   }
 
   clear(): void {
+    this.changes += 1;
     this.users.clear();
   }
 
