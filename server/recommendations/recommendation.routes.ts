@@ -11,7 +11,8 @@ import {
   SeamlessItemSchema,
 } from '../../src/schemas/recommendation.schema.js';
 import { admittedUser } from '../platform/plugins/access.js';
-import { keptQuery, setLinkHeader, type PageLink } from '../platform/http/paging.js';
+import { keptQuery, linkHeader, type PageLink } from '../platform/http/paging.js';
+import { publicBaseUrl } from '../platform/http/public-url.js';
 import {
   encodeRecommendationCursor,
   MAX_RECOMMENDATION_CURSOR_LENGTH,
@@ -68,6 +69,25 @@ function recommendationLinks(
   return links;
 }
 
+/**
+ * The Link header of each page object, by the URL it was asked with: a warm first page is the
+ * same object again (ServedFirstPage), and its links depend on nothing but the page, the public
+ * base URL and the request's URL (whose query they carry over), so they are written once.
+ */
+const linkHeaders = new WeakMap<object, { url: string; link: string | undefined }>();
+
+function pageLinkHeader(
+  request: FastifyRequest,
+  page: { next: RecommendationCursor | undefined; newestId: string | undefined },
+): string | undefined {
+  const url = `${publicBaseUrl(request)}${request.url}`;
+  const known = linkHeaders.get(page);
+  if (known !== undefined && known.url === url) return known.link;
+  const link = linkHeader(request, recommendationLinks(request, page));
+  linkHeaders.set(page, { url, link });
+  return link;
+}
+
 export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoutesOptions> = async (app, { recommendations, seamless }) => {
   const list = Type.Array(RecommendedPostSchema);
 
@@ -98,7 +118,8 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
     },
     async (request, reply) => {
       const page = await recommend(request, request.query);
-      setLinkHeader(reply, request, recommendationLinks(request, page));
+      const link = pageLinkHeader(request, page);
+      if (link !== undefined) reply.header('link', link);
       return sendSerialised(reply, page.body);
     },
   );

@@ -17,7 +17,7 @@ import type { PostService } from '../posts/post.service.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { loadProfile, type ProfileSources } from './profile-loader.js';
 import { prepareCollaborative, weighsCollaborative } from './collaborative-preparation.js';
-import type { RankingChoice, RankingPolicy } from './ranking-policy.types.js';
+import type { RankingChoice, RankingPolicy, ServedList } from './ranking-policy.types.js';
 
 export interface RecommendOptions {
   limit: number;
@@ -107,16 +107,29 @@ export function servedHash(postId: string): number {
 
 const CURSOR_VERSION = 1;
 
+/**
+ * A cached list's first page as it was sent (issue 27): a warm request for the same user, list
+ * and limit is answered from it — bytes, Link header inputs and what the serving report needs —
+ * when every status on it still serialises as it did (a count another user changed, or an edit,
+ * replaces that status's cached JSON, and then the page is built again). It lives as long as its
+ * list (a WeakMap keyed by the list): the user's signals, preference changes, a deleted post or
+ * the list's expiry drop both.
+ */
+export interface ServedFirstPage extends RecommendationPageLinks {
+  readonly body: Buffer;
+  readonly limit: number;
+  /** The posts on the page, in order, and the status JSON each was written from. */
+  readonly ids: readonly string[];
+  readonly prefixes: readonly string[];
+  /** The serving report's items (experiments' impressions), built once. */
+  readonly reported: ServedList['items'];
+}
+
 export class RecommendationService {
   /** The instant each cached list was ranked at (a first page may come from a list ranked up to a TTL ago). */
   private readonly rankedAt = new WeakMap<RankedItem[], number>();
-  /**
-   * The response bytes of a cached list's first page (issue 27): a warm request for the same
-   * user, list and limit sends them again when every status on it serialises as it did (the
-   * same cached JSON strings); the entry goes with the list (dropped by the user's signals,
-   * preference changes or the list's expiry).
-   */
-  private readonly firstPageBytes = new WeakMap<RankedItem[], { limit: number; prefixes: readonly string[]; body: Buffer }>();
+  /** The first page sent from each cached list (see ServedFirstPage). */
+  private readonly firstPages = new WeakMap<RankedItem[], ServedFirstPage>();
   /**
    * The cache-key text of each exclusion list passed again and again (a timeline's window
    * passes the same array on every page): joined once, and the same string each time, so its
@@ -151,30 +164,69 @@ export class RecommendationService {
   /**
    * The same list as `recommend`, already serialised as the JSON array of recommended posts
    * (each post's status JSON is cached, so a response is written from the cached text and the
-   * ranking's fields straight into its bytes), with what the Link header needs.
+   * ranking's fields straight into its bytes), with what the Link header needs. A first page
+   * of a cached list is the page sent before (ServedFirstPage) while its statuses are unchanged:
+   * a warm request is then a lookup, a check of 20 cached strings and the serving report.
    */
-  async recommendJson(userId: string, options: RecommendOptions, nowMs = Date.now()): Promise<RecommendationPageLinks & { body: Buffer }> {
-    let reused: Buffer | undefined;
-    let fresh: { ranked: RankedItem[]; prefixes: string[] } | undefined;
-    const page = await this.serve(userId, options, nowMs, async (items, ranked) => {
-      const prefixes = await this.posts.statusJsonPrefixes(items.map((i) => i.post.id));
-      const out = items.flatMap((item) => {
-        const prefix = prefixes.get(item.post.id);
-        return prefix === undefined ? [] : [{ item, prefix }];
-      });
-      // A first page of a cached list, whose statuses serialise as they did then (a changed
-      // count or edit replaces a status's cached JSON): the bytes sent then, as they are.
-      if (options.after === undefined) {
-        const cached = this.firstPageBytes.get(ranked);
-        if (cached !== undefined && cached.limit === options.limit && sameStrings(cached.prefixes, out)) reused = cached.body;
-        else fresh = { ranked, prefixes: out.map((o) => o.prefix) };
-      }
-      return out;
+  async recommendJson(
+    userId: string,
+    options: RecommendOptions,
+    nowMs = Date.now(),
+  ): Promise<ServedFirstPage | (RecommendationPageLinks & { body: Buffer })> {
+    if (options.after !== undefined) {
+      const page = await this.serve(userId, options, nowMs, (items) => this.jsonItems(items));
+      return { newestId: page.newestId, next: page.next, body: jsonBodyOf(page.items) };
+    }
+    const started = performance.now();
+    const choice = this.withFittedDefault(await this.policy.choose(userId));
+    const key = this.listKey(choice, options, undefined);
+    const cached = this.state.cachedList(userId, key, nowMs);
+    const sent = cached === undefined ? undefined : this.firstPages.get(cached);
+    if (sent !== undefined && sent.limit === options.limit && (await this.unchanged(sent))) {
+      this.metrics.recordCacheLookup('recommendations', true);
+      await this.report(userId, choice, sent.reported, started, true, false);
+      return sent;
+    }
+    let ranked: RankedItem[] | undefined;
+    const page = await this.serve(
+      userId,
+      options,
+      nowMs,
+      (items, list) => {
+        ranked = list;
+        return this.jsonItems(items);
+      },
+      { started, choice, key },
+    );
+    const items = page.items.map((o) => o.item);
+    const built: ServedFirstPage = {
+      newestId: page.newestId,
+      next: page.next,
+      body: jsonBodyOf(page.items),
+      limit: options.limit,
+      ids: items.map((item) => item.post.id),
+      prefixes: page.items.map((o) => o.prefix),
+      reported: reportedItems(items),
+    };
+    if (ranked !== undefined) this.firstPages.set(ranked, built);
+    return built;
+  }
+
+  /** The status JSON of these items (an item whose post is gone is left out). */
+  private async jsonItems(items: RankedItem[]): Promise<Array<{ item: RankedItem; prefix: string }>> {
+    const prefixes = await this.posts.statusJsonPrefixes(items.map((i) => i.post.id));
+    return items.flatMap((item) => {
+      const prefix = prefixes.get(item.post.id);
+      return prefix === undefined ? [] : [{ item, prefix }];
     });
-    if (reused !== undefined) return { newestId: page.newestId, next: page.next, body: reused };
-    const body = jsonArrayBytes(page.items.map((o) => [o.prefix, rankingFieldsJson(o.item)]));
-    if (fresh !== undefined) this.firstPageBytes.set(fresh.ranked, { limit: options.limit, prefixes: fresh.prefixes, body });
-    return { newestId: page.newestId, next: page.next, body };
+  }
+
+  /** Whether every status of a sent page still serialises to the same cached JSON string (and none is gone). */
+  private async unchanged(page: ServedFirstPage): Promise<boolean> {
+    const now = await this.posts.statusJsonPrefixes(page.ids);
+    if (now.size !== page.ids.length) return false;
+    for (let i = 0; i < page.ids.length; i++) if (now.get(page.ids[i]!) !== page.prefixes[i]) return false;
+    return true;
   }
 
   private async serve<T extends { item: RankedItem }>(
@@ -182,26 +234,20 @@ export class RecommendationService {
     options: RecommendOptions,
     nowMs: number,
     render: (items: RankedItem[], ranked: RankedItem[]) => Promise<T[]>,
+    begun?: { started: number; choice: RankingChoice; key: string },
   ): Promise<RecommendationPage<T>> {
     // A stale cursor is the caller's error, not a failed serving: checked before anything is timed.
     if (options.after !== undefined) checkCursorAge(options.after, nowMs);
-    const started = performance.now();
-    const choice = this.withFittedDefault(await this.policy.choose(userId));
+    const started = begun?.started ?? performance.now();
+    const choice = begun?.choice ?? this.withFittedDefault(await this.policy.choose(userId));
     let cacheHit = false;
     try {
-      const list = await this.rankedList(userId, choice, options, nowMs);
+      const list = await this.rankedList(userId, choice, options, nowMs, begun?.key);
       cacheHit = list.cacheHit;
       const after = options.after;
       const { items, more } = after === undefined ? firstPage(list.ranked, options.limit) : pageAfter(list.ranked, after, options.limit);
       const out = await render(items, list.ranked);
-      await this.report(
-        userId,
-        choice,
-        out.map((o) => o.item),
-        started,
-        cacheHit,
-        false,
-      );
+      await this.report(userId, choice, reportedItems(out.map((o) => o.item)), started, cacheHit, false);
       const served = [...(after?.served ?? []), ...items.map((item) => servedHash(item.post.id))];
       const next = more && served.length < MAX_RECOMMENDATION_DEPTH ? { rankedAtMs: list.rankedAtMs, served } : undefined;
       return { items: out, newestId: newestIdOf(items), next };
@@ -230,11 +276,11 @@ export class RecommendationService {
     choice: RankingChoice,
     options: RecommendOptions,
     nowMs: number,
+    knownKey?: string,
   ): Promise<{ ranked: RankedItem[]; rankedAtMs: number; cacheHit: boolean }> {
-    const filters = `${options.maxId ?? ''}|${options.sinceId ?? ''}|${options.minId ?? ''}|${this.exclusionKey(options.excludeIds)}`;
     const after = options.after;
     const rankAtMs = after === undefined ? nowMs : after.rankedAtMs;
-    const key = after === undefined ? `${choice.algorithm}|${options.limit}|${filters}` : `${choice.algorithm}|deep@${rankAtMs}|${filters}`;
+    const key = knownKey ?? this.listKey(choice, options, after);
     const cached = this.state.cachedList(userId, key, nowMs);
     this.metrics.recordCacheLookup('recommendations', cached !== undefined);
     if (cached !== undefined) return { ranked: cached, rankedAtMs: this.rankedAt.get(cached) ?? rankAtMs, cacheHit: true };
@@ -242,6 +288,14 @@ export class RecommendationService {
     this.state.storeList(userId, key, ranked, nowMs);
     this.rankedAt.set(ranked, rankAtMs);
     return { ranked, rankedAtMs: rankAtMs, cacheHit: false };
+  }
+
+  /** The cached list's key: the ranking, the page size (a first page) or the cursor's instant (a later one), and every filter. */
+  private listKey(choice: RankingChoice, options: RecommendOptions, after: RecommendationCursor | undefined): string {
+    const filters = `${options.maxId ?? ''}|${options.sinceId ?? ''}|${options.minId ?? ''}|${this.exclusionKey(options.excludeIds)}`;
+    return after === undefined
+      ? `${choice.algorithm}|${options.limit}|${filters}`
+      : `${choice.algorithm}|deep@${after.rankedAtMs}|${filters}`;
   }
 
   private exclusionKey(ids: readonly string[] | undefined): string {
@@ -297,7 +351,7 @@ export class RecommendationService {
   private async report(
     userId: string,
     choice: RankingChoice,
-    out: RankedItem[],
+    items: ServedList['items'],
     started: number,
     cacheHit: boolean,
     failed: boolean,
@@ -308,10 +362,7 @@ export class RecommendationService {
       await this.policy.served({
         userId,
         choice,
-        items: out.map((item) => {
-          const team = teamOf(item);
-          return { postId: item.post.id, score: item.score, reasonCode: item.reasonCode, ...(team === undefined ? {} : { team }) };
-        }),
+        items,
         latencyMs,
         cacheHit,
         ...(failed ? { failed: true } : {}),
@@ -367,19 +418,25 @@ function newestIdOf(items: readonly RankedItem[]): string | undefined {
   return newest;
 }
 
+/** What the serving report says of each item served (experiments record it as impressions). */
+function reportedItems(items: readonly RankedItem[]): ServedList['items'] {
+  return items.map((item) => {
+    const team = teamOf(item);
+    return { postId: item.post.id, score: item.score, reasonCode: item.reasonCode, ...(team === undefined ? {} : { team }) };
+  });
+}
+
+/** The JSON array of these recommended posts, from each status's cached JSON and the ranking's fields. */
+function jsonBodyOf(items: ReadonlyArray<{ item: RankedItem; prefix: string }>): Buffer {
+  return jsonArrayBytes(items.map((o) => [o.prefix, rankingFieldsJson(o.item)]));
+}
+
 /** `ranking_score` as served: six decimals. */
 function servedScore(item: RankedItem): number {
   return Math.round(item.score * 1e6) / 1e6;
 }
 
 /** The recommendation fields appended to a status' JSON (which lacks its closing brace). */
-/** True when `now` holds the same status JSON strings, in order, as `before`. */
-function sameStrings(before: readonly string[], now: readonly { prefix: string }[]): boolean {
-  if (before.length !== now.length) return false;
-  for (let i = 0; i < before.length; i++) if (before[i] !== now[i]!.prefix) return false;
-  return true;
-}
-
 function rankingFieldsJson(item: RankedItem): string {
   const score = servedScore(item);
   const reason = JSON.stringify(item.reasonText);

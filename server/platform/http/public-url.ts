@@ -52,11 +52,24 @@ function forwardedBaseUrl(request: FastifyRequest): string | undefined {
   return `${proto}://${host.toLowerCase()}`;
 }
 
+/** Each connection's local base URL, worked out once: its address, port and TLS never change. */
+const socketBaseUrls = new WeakMap<object, string>();
+
 /** The local address and port the client connected to. */
 function localBaseUrl(request: FastifyRequest): string | undefined {
   const socket = request.raw.socket as { localAddress?: string; localPort?: number } | undefined;
-  const address = socket?.localAddress;
-  const port = socket?.localPort;
+  if (socket === undefined) return undefined;
+  let url = socketBaseUrls.get(socket);
+  if (url === undefined) {
+    url = socketBaseUrl(request, socket);
+    if (url !== undefined) socketBaseUrls.set(socket, url);
+  }
+  return url;
+}
+
+function socketBaseUrl(request: FastifyRequest, socket: { localAddress?: string; localPort?: number }): string | undefined {
+  const address = socket.localAddress;
+  const port = socket.localPort;
   if (address === undefined || port === undefined) return undefined;
   const unmapped = address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
   const host = isIPv6(unmapped) ? `[${unmapped}]` : unmapped;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+import { experimentBody } from '../experiments/experiment-bodies.js';
 
 let t: TestApp;
 
@@ -441,5 +442,54 @@ describe('a warm first page (issue 27: its bytes are kept with the cached list)'
     expect(after[0]!.favourites_count).toBe(top.favourites_count + 1);
     // Another limit is another page: its own bytes.
     expect((await recommend('warm1', '&limit=5')).json<Item[]>()).toHaveLength(5);
+  });
+});
+
+describe('a warm first page (issue 27: answered from the page sent before)', () => {
+  it('carries the same Link header, whose rel="next" continues after it', async () => {
+    const cold = await recommend('warm2', '&limit=6');
+    const warm = await recommend('warm2', '&limit=6');
+    expect(warm.body).toBe(cold.body);
+    expect(warm.headers.link).toBe(cold.headers.link);
+    const next = /<([^>]+)>; rel="next"/.exec(String(warm.headers.link))?.[1];
+    expect(next).toBeDefined();
+    const url = new URL(next!);
+    const second = await t.app.inject({ url: `${url.pathname}${url.search}`, headers: await t.userHeaders('warm2') });
+    expect(second.statusCode).toBe(200);
+    const firstIds = warm.json<Item[]>().map((i) => i.id);
+    const secondIds = second.json<Item[]>().map((i) => i.id);
+    expect(secondIds).toHaveLength(6);
+    expect(secondIds.filter((id) => firstIds.includes(id))).toEqual([]);
+  });
+
+  it("is one user's own: another user's interaction changes only that user's page", async () => {
+    const a = await recommend('same-a', '&limit=8');
+    const b = await recommend('same-b', '&limit=8');
+    // Two users without history are ranked alike; each still has their own cached page.
+    expect(b.json<Item[]>().map((i) => i.id)).toEqual(a.json<Item[]>().map((i) => i.id));
+    const top = a.json<Item[]>()[0]!;
+    const n = Number(BigInt(top.id) - BigInt(postId(0)));
+    await interact('same-a', n, 'bookmark');
+    const aAfter = (await recommend('same-a', '&limit=8')).json<Item[]>();
+    expect(aAfter.map((i) => i.id)).not.toEqual(a.json<Item[]>().map((i) => i.id));
+    // same-b's list is cached and never saw same-a's bookmark: only the post's counters could
+    // differ (a bookmark changes none), so its page is the same bytes.
+    expect((await recommend('same-b', '&limit=8')).body).toBe(b.body);
+  });
+
+  it('is left for the variant once an experiment enrols the user', async () => {
+    const before = await recommend('enrolled1', '&limit=8');
+    expect((await recommend('enrolled1', '&limit=8')).body).toBe(before.body);
+    const admin = await t.adminHeaders();
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/analytics/experiments', headers: admin, payload: experimentBody() });
+    expect(created.statusCode).toBe(201);
+    const id = (created.json() as { data: { id: number } }).data.id;
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/analytics/experiments/${id}/start`, headers: admin })).statusCode).toBe(200);
+    const during = await recommend('enrolled1', '&limit=8');
+    expect(during.statusCode).toBe(200);
+    // Ranked for the user's variant, not the default page cached a moment ago.
+    const metrics = (await t.app.inject({ url: '/metrics' })).body;
+    expect(metrics).toMatch(new RegExp(`service_recommendation_generation_seconds_count\\{algorithm="exp${id}:(control|treatment)"\\} 1`));
+    expect(metrics).toMatch(/service_recommendation_generation_seconds_count\{algorithm="default"\} 2/);
   });
 });
