@@ -23,6 +23,7 @@ export class StatusCache {
   private readonly statuses: LRUCache<string, Status>;
   /** Each status serialised once, without its closing brace (a list appends its own fields). */
   private readonly json: LRUCache<string, string>;
+  private changes = 0;
 
   constructor(options: StatusCacheOptions = DEFAULT_STATUS_CACHE_OPTIONS) {
     this.statuses = new LRUCache({ max: options.statusCapacity });
@@ -49,14 +50,25 @@ export class StatusCache {
     this.json.set(id, json);
   }
 
+  /**
+   * Bumped whenever a cached status may serialise differently from now on (changed, counted,
+   * gone, everything dropped): JSON read at an equal version is still current. Entries the
+   * bounds evict do not bump it: they render again the same.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
   /** Drops a post's entries (it changed or is gone). */
   forget(id: string): void {
+    this.changes += 1;
     this.statuses.delete(id);
     this.json.delete(id);
   }
 
   /** Patches a cached status' counters in place and drops its now stale JSON. */
   countsChanged(id: string, counts: PostCounts): void {
+    this.changes += 1;
     this.json.delete(id);
     const status = this.statuses.peek(id);
     if (status) {
@@ -68,6 +80,7 @@ export class StatusCache {
 
   /** Drops everything. */
   clear(): void {
+    this.changes += 1;
     this.statuses.clear();
     this.json.clear();
   }

@@ -121,6 +121,8 @@ export interface ServedFirstPage extends RecommendationPageLinks {
   /** The posts on the page, in order, and the status JSON each was written from. */
   readonly ids: readonly string[];
   readonly prefixes: readonly string[];
+  /** The status cache's version when those were current (see StatusCache.version). */
+  statusVersion: number;
   /** The serving report's items (experiments' impressions), built once. */
   readonly reported: ServedList['items'];
 }
@@ -188,6 +190,8 @@ export class RecommendationService {
       return sent;
     }
     let ranked: RankedItem[] | undefined;
+    // Read before the statuses are: a change meanwhile leaves the page to be checked item by item.
+    const statusVersion = this.state.statuses.version;
     const page = await this.serve(
       userId,
       options,
@@ -206,6 +210,7 @@ export class RecommendationService {
       limit: options.limit,
       ids: items.map((item) => item.post.id),
       prefixes: page.items.map((o) => o.prefix),
+      statusVersion,
       reported: reportedItems(items),
     };
     if (ranked !== undefined) this.firstPages.set(ranked, built);
@@ -223,9 +228,12 @@ export class RecommendationService {
 
   /** Whether every status of a sent page still serialises to the same cached JSON string (and none is gone). */
   private async unchanged(page: ServedFirstPage): Promise<boolean> {
+    const version = this.state.statuses.version;
+    if (page.statusVersion === version) return true;
     const now = await this.posts.statusJsonPrefixes(page.ids);
     if (now.size !== page.ids.length) return false;
     for (let i = 0; i < page.ids.length; i++) if (now.get(page.ids[i]!) !== page.prefixes[i]) return false;
+    page.statusVersion = version;
     return true;
   }
 

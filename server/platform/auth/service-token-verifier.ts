@@ -8,6 +8,9 @@
  * - writers inside this process (the OAuth flow, later) call `forget()` after writing;
  * - expiry is checked on every use, cached or not.
  * Only live tokens are cached, so a token created after a miss is found at once.
+ * The cache is keyed by the token as sent, so a cached token costs no SHA-256 (about 3% of a
+ * warm recommendation's CPU, issue 27): it holds only tokens that verified, as the process
+ * already holds them in each request, and forgets them as the identities go.
  */
 import type { Kysely } from 'kysely';
 import type { AuthenticatedIdentity } from '../../../src/auth/identity.js';
@@ -42,13 +45,12 @@ export class ServiceTokenVerifier {
       this.cache.clear();
       this.seenWrites = writes;
     }
-    const hash = hashToken(token);
-    let entry = this.cache.get(hash);
+    let entry = this.cache.get(token);
     if (entry === undefined) {
-      const row = await findTokenByHash(this.db, hash);
+      const row = await findTokenByHash(this.db, hashToken(token));
       if (!row || row.revoked_at !== null) return undefined;
       entry = { identity: identityOfRow(row), expiresAtMs: row.expires_at === null ? null : Date.parse(row.expires_at) };
-      this.cache.set(hash, entry);
+      this.cache.set(token, entry);
     }
     if (entry.expiresAtMs !== null && entry.expiresAtMs <= nowMs) return undefined;
     return entry.identity;
