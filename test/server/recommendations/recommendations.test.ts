@@ -477,6 +477,17 @@ describe('a warm first page (issue 27: answered from the page sent before)', () 
     expect((await recommend('same-b', '&limit=8')).body).toBe(b.body);
   });
 
+  it('loses a post deleted meanwhile', async () => {
+    const first = await recommend('warm4', '&limit=10');
+    expect((await recommend('warm4', '&limit=10')).body).toBe(first.body);
+    const top = first.json<Item[]>()[0]!;
+    const res = await t.app.inject({ method: 'DELETE', url: `/api/v1/posts/${top.id}`, headers: await t.adminHeaders() });
+    expect(res.statusCode).toBe(200);
+    const after = (await recommend('warm4', '&limit=10')).json<Item[]>();
+    expect(after).toHaveLength(10);
+    expect(after.map((i) => i.id)).not.toContain(top.id);
+  });
+
   it('is left for the variant once an experiment enrols the user', async () => {
     const before = await recommend('enrolled1', '&limit=8');
     expect((await recommend('enrolled1', '&limit=8')).body).toBe(before.body);
