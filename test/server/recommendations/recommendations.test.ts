@@ -494,7 +494,7 @@ describe('a warm first page (issue 27: answered from the page sent before)', () 
     const admin = await t.adminHeaders();
     const created = await t.app.inject({ method: 'POST', url: '/api/v1/analytics/experiments', headers: admin, payload: experimentBody() });
     expect(created.statusCode).toBe(201);
-    const id = (created.json() as { data: { id: number } }).data.id;
+    const id = created.json<{ data: { id: number } }>().data.id;
     expect((await t.app.inject({ method: 'POST', url: `/api/v1/analytics/experiments/${id}/start`, headers: admin })).statusCode).toBe(200);
     const during = await recommend('enrolled1', '&limit=8');
     expect(during.statusCode).toBe(200);
