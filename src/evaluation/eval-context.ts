@@ -11,7 +11,7 @@
  */
 import { accountIdOfUser } from '../auth/user-account.js';
 import { CandidateIndex, type CandidateIndexOptions } from '../ranking/candidate-index.js';
-import { CoEngagement, CoEngagementReplay } from '../ranking/co-engagement.js';
+import { CoEngagement, CoEngagementReplay, type CoEngagementOptions } from '../ranking/co-engagement.js';
 import { MAX_RECENT_POSTS } from '../ranking/collaborative.js';
 import { buildUserProfile, type UserProfile } from '../ranking/profile.js';
 import type { ProfileInteraction } from '../ranking/ranking.types.js';
@@ -29,8 +29,8 @@ export class EvalState {
   /** The candidate pool now. */
   readonly index: CandidateIndex;
   /** The item-to-item co-engagement state now (the collaborative feature's). */
-  readonly coEngagement = new CoEngagement();
-  private readonly coEngagementReplay = new CoEngagementReplay(this.coEngagement);
+  readonly coEngagement: CoEngagement;
+  private readonly coEngagementReplay: CoEngagementReplay;
   /** Engagements with each catalogue post before now (a reblog's count towards its original). */
   readonly engagements: Int32Array;
   /** Engagements in the RECENT_WINDOW_HOURS before now. */
@@ -54,7 +54,11 @@ export class EvalState {
   constructor(
     readonly split: Split,
     poolOptions: Partial<CandidateIndexOptions> = {},
+    /** The co-engagement state's bounds and pairing window (default: the server's). */
+    coEngagementOptions: Partial<CoEngagementOptions> = {},
   ) {
+    this.coEngagement = new CoEngagement(coEngagementOptions);
+    this.coEngagementReplay = new CoEngagementReplay(this.coEngagement);
     const posts = [...split.dataset.posts.values()].filter(isRecommendable);
     this.byTime = posts.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     this.catalogue = this.byTime.filter((p) => p.reblogOfId === null);

@@ -108,17 +108,17 @@ describe('ranking_fit', () => {
       { mode: auto, intervalSeconds: 60, log: (line) => logged.push(line), fit: { maxUsers: 400, steps: 1 }, workerScript: null },
     );
     const report = await agent.run(context());
-    expect(report!.details).toMatchObject({ status: 'applied', interactions: count, collaborative: 0.15, recency_half_life_hours: 8 });
-    expect(state.rankingDefault).toMatchObject({ collaborative: 0.15, recency_half_life_hours: 8 });
-    expect(state.defaultRanking.config.weights.collaborative).toBe(0.15);
+    expect(report!.details).toMatchObject({ status: 'applied', interactions: count, collaborative: 0.3, recency_half_life_hours: 8 });
+    expect(state.rankingDefault).toMatchObject({ collaborative: 0.3, recency_half_life_hours: 8 });
+    expect(state.defaultRanking.config.weights.collaborative).toBe(0.3);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(
-      /applied collaborative 0\.15, recency half-life 8 h, cold start recency [\d.]+ \(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\): /,
+      /applied collaborative 0\.3, recency half-life 8 h, cold start recency [\d.]+ \(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\): /,
     );
     const { applied } = await latestFits(database.db);
     expect(applied).toMatchObject({
       status: 'applied',
-      choice: { collaborative: 0.15 },
+      choice: { collaborative: 0.3 },
       previous: SHIPPED_RANKING_DEFAULT,
       interactions: count,
     });
@@ -127,7 +127,7 @@ describe('ranking_fit', () => {
 
     // No new interactions: nothing to fit (one count, no evaluation).
     const again = await agent.run(context());
-    expect(again!.summary).toMatch(/^not due: \d+ interactions \(\d+ at the last fit\); collaborative 0\.15/);
+    expect(again!.summary).toMatch(/^not due: \d+ interactions \(\d+ at the last fit\); collaborative 0\.3/);
     expect(await listFits(database.db)).toHaveLength(1);
 
     // Another instance applies the stored fit; a reverted fit gives way to the shipped default.

@@ -39,9 +39,9 @@ describe('fitting the default ranking', () => {
   });
 
   it('tries only the points one ladder step away on each axis, the current one first', () => {
-    const points = neighbourPoints({ collaborative: 0.15, recency_half_life_hours: 8 });
-    expect(points[0]).toEqual({ collaborative: 0.15, recency_half_life_hours: 8, cold_start_recency: 0.5 });
-    expect(new Set(points.map((p) => p.collaborative))).toEqual(new Set([0, 0.15, 0.3]));
+    const points = neighbourPoints({ collaborative: 0.3, recency_half_life_hours: 8 });
+    expect(points[0]).toEqual({ collaborative: 0.3, recency_half_life_hours: 8, cold_start_recency: 0.5 });
+    expect(new Set(points.map((p) => p.collaborative))).toEqual(new Set([0, 0.3, 0.5]));
     expect(new Set(points.map((p) => p.recency_half_life_hours))).toEqual(new Set([4, 8, 24]));
     expect(points).toHaveLength(9);
     // At a ladder's end, and off the ladder (an operator's pin): its nearest rung and that rung's neighbours.
@@ -49,7 +49,10 @@ describe('fitting the default ranking', () => {
       new Set([72, 168]),
     );
     const off = neighbourPoints({ collaborative: 0.2, recency_half_life_hours: 8 });
-    expect(new Set(off.map((p) => p.collaborative))).toEqual(new Set([0.2, 0, 0.15, 0.3]));
+    expect(new Set(off.map((p) => p.collaborative))).toEqual(new Set([0.2, 0, 0.3, 0.5]));
+    // A point fitted on the ladder before its first rung became 0.3.
+    const old = neighbourPoints({ collaborative: 0.15, recency_half_life_hours: 8 });
+    expect(new Set(old.map((p) => p.collaborative))).toEqual(new Set([0.15, 0, 0.3]));
     for (const p of neighbourPoints(SHIPPED_RANKING_DEFAULT)) {
       expect(COLLABORATIVE_LADDER).toContain(p.collaborative);
       expect(HALF_LIFE_LADDER_HOURS).toContain(p.recency_half_life_hours);
@@ -87,7 +90,7 @@ describe('fitting the default ranking', () => {
       { pause: async () => void pauses++ },
     );
     expect(result.status).toBe('applied');
-    expect(result.chosen.collaborative).toBe(0.15);
+    expect(result.chosen.collaborative).toBe(COLLABORATIVE_LADDER[1]);
     expect(result.evidence.difference!.ci_low).toBeGreaterThan(0);
     expect(result.evidence.points).toHaveLength(6);
     expect(pauses).toBeGreaterThan(5);
@@ -110,9 +113,9 @@ describe('fitting the default ranking', () => {
     expect(result.steps.length).toBeGreaterThanOrEqual(2);
     expect(result.steps.length).toBeLessThanOrEqual(3);
     expect(result.status).toBe('applied');
-    expect(result.chosen.collaborative).toBeGreaterThanOrEqual(0.15);
+    expect(result.chosen.collaborative).toBeGreaterThanOrEqual(0.3);
     // Each step moved at most one rung on each ladder.
-    expect(result.steps[0]).toMatch(/^applied collaborative 0\.15, /);
+    expect(result.steps[0]).toMatch(/^applied collaborative 0\.3, /);
     if (result.steps.length < 3) expect(result.steps[result.steps.length - 1]).toMatch(/^kept /);
   }, 240_000);
 });

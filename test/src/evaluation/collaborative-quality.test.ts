@@ -1,0 +1,63 @@
+/**
+ * The collaborative signal recovers the co-engagement planted in the synthetic catalogue as
+ * well as item-to-item kNN over the full training matrix does, through the server's own
+ * ranking code and the co-engagement state kept by the writers' rule (the default window and
+ * bounds), and better than the pairing window of 8 and 100 neighbours it had before (issue 25:
+ * "each signal recovers what was planted"). Seed 5: the bench's seeds 1–3 chose the defaults,
+ * so this one is held out.
+ */
+import { describe, expect, it } from 'vitest';
+import { baselines } from '../../../src/evaluation/baselines.js';
+import { bootstrapPairedDifference, drawResamples } from '../../../src/evaluation/bootstrap.js';
+import { buildDataset, temporalSplit, type TestUser } from '../../../src/evaluation/dataset.js';
+import { EvalState } from '../../../src/evaluation/eval-context.js';
+import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
+import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
+import { userMetrics } from '../../../src/evaluation/metrics.js';
+import { rankingCandidate } from '../../../src/evaluation/rankers.js';
+import { DEFAULT_CO_ENGAGEMENT_OPTIONS } from '../../../src/ranking/co-engagement.js';
+
+function catalogue(seed: number) {
+  const data = generateSynthetic(generatorOptions('catalogue', { seed }));
+  const posts = createPostsParser('posts.jsonl');
+  for (const line of toJsonLines(data.statuses).split('\n')) posts.line(line);
+  const interactions = createInteractionsParser('interactions.jsonl');
+  for (const line of toJsonLines(data.interactions).split('\n')) interactions.line(line);
+  return buildDataset(posts.finish(), interactions.finish());
+}
+
+/** The collaborative feature alone: what it ranks is what co-engagement says, nothing else. */
+const COLLABORATIVE_ONLY = {
+  weights: { author_preference: 0, content_engagement: 0, recency: 0, semantic_similarity: 0, collaborative: 1 },
+};
+
+describe('the collaborative signal on the synthetic catalogue', () => {
+  it('ranks users with history about as item kNN does, and better than a window of 8 with 100 neighbours', () => {
+    expect(DEFAULT_CO_ENGAGEMENT_OPTIONS).toMatchObject({ window: 16, neighboursPerPost: 200 });
+    const split = temporalSplit(catalogue(5), { testFraction: 0.1 });
+    const shipped = new EvalState(split);
+    const before = new EvalState(split, {}, { window: 8, neighboursPerPost: 100 });
+    const rankers = [
+      rankingCandidate('collaborative', COLLABORATIVE_ONLY, shipped),
+      rankingCandidate('collaborative before', COLLABORATIVE_ONLY, before),
+      ...baselines(shipped, ['item_knn']),
+    ];
+    const users = split.users.filter((u) => u.history.length > 0);
+    expect(users.length).toBeGreaterThan(200);
+    const ndcg = rankers.map(() => new Float64Array(users.length));
+    users.forEach((user: TestUser, u) => {
+      shipped.advanceTo(user.atMs);
+      before.advanceTo(user.atMs);
+      rankers.forEach((r, i) => (ndcg[i]![u] = userMetrics(r.rank(user, 20), user.targets, 20, () => 0).ndcg));
+      shipped.release(user);
+      before.release(user);
+    });
+    const mean = (v: Float64Array): number => v.reduce((a, b) => a + b, 0) / v.length;
+    const [collaborative, previous, knn] = ndcg.map(mean) as [number, number, number];
+    // Measured 0.112 against item kNN's 0.114 (and EASE 0.131, popularity 0.074); the window of 8: 0.093.
+    expect(collaborative).toBeGreaterThan(0.9 * knn);
+    const gain = bootstrapPairedDifference(drawResamples(users.length, 1000, 2026), ndcg[0]!, ndcg[1]!);
+    expect(gain.ci_low).toBeGreaterThan(0);
+    expect(previous).toBeLessThan(collaborative);
+  }, 180_000);
+});
