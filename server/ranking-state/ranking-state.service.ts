@@ -77,7 +77,7 @@ export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
   coEngagement: DEFAULT_CO_ENGAGEMENT_OPTIONS,
   coEngagementHistory: DEFAULT_CO_ENGAGEMENT_HISTORY,
-  recentInteractionsMaxBytes: 16 * 1024 * 1024,
+  recentInteractionsMaxBytes: 32 * 1024 * 1024,
   ...DEFAULT_STATUS_CACHE_OPTIONS,
 };
 
