@@ -168,7 +168,7 @@ export class RecommendationService {
    * (each post's status JSON is cached, so a response is written from the cached text and the
    * ranking's fields straight into its bytes), with what the Link header needs. A first page
    * of a cached list is the page sent before (ServedFirstPage) while its statuses are unchanged:
-   * a warm request is then a lookup, a check of 20 cached strings and the serving report.
+   * a warm request is then a lookup, a look at the status cache's version and the serving report.
    */
   async recommendJson(
     userId: string,
@@ -184,7 +184,8 @@ export class RecommendationService {
     const key = this.listKey(choice, options, undefined);
     const cached = this.state.cachedList(userId, key, nowMs);
     const sent = cached === undefined ? undefined : this.firstPages.get(cached);
-    if (sent !== undefined && sent.limit === options.limit && (await this.unchanged(sent))) {
+    // A failed check (a status read from the database) ranks again below, where a failure is reported.
+    if (sent !== undefined && sent.limit === options.limit && (await this.unchanged(sent).catch(() => false))) {
       this.metrics.recordCacheLookup('recommendations', true);
       await this.report(userId, choice, sent.reported, started, true, false);
       return sent;
