@@ -14,6 +14,7 @@ import { allowanceOf, type TrackingLevel } from '../../src/privacy/tracking-leve
 import type { Database } from '../platform/db/database.js';
 import type { PrivacyPolicyService } from './privacy-policy.service.js';
 import { listTrackingLevels } from './privacy.repository.js';
+import { schemaTables } from '../platform/db/schema-tables.js';
 import type { Agent } from '../platform/agents/agent.types.js';
 
 /** Each table with a user's dated rows, and the column that dates them (epoch ms). */
@@ -81,7 +82,7 @@ export async function purgeExpiredRows(deps: RetentionDeps, nowMs: number, signa
   }
   const purged: Record<string, number> = {};
   // A table a later migration adds is skipped until that migration ran.
-  const existing = new Set((await db.introspection.getTables()).map((table) => table.name));
+  const existing = new Set((await schemaTables(db)).map((table) => table.name));
   for (const { table, at } of RETAINED_TABLES) {
     if (!existing.has(table)) continue;
     let rows = 0;

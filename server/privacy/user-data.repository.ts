@@ -9,6 +9,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../platform/db/database.js';
+import { schemaTables } from '../platform/db/schema-tables.js';
 
 export interface UserTable {
   name: string;
@@ -35,9 +36,9 @@ function isBinary(dataType: string): boolean {
   return /blob|bytea/i.test(dataType);
 }
 
-/** Every table with a `user_id` column, in name order (read from the live schema). */
+/** Every table with a `user_id` column, in name order (read from this deployment's live schema). */
 export async function findUserTables(db: Kysely<Database>): Promise<UserTable[]> {
-  const tables = await db.introspection.getTables();
+  const tables = await schemaTables(db);
   return tables
     .filter((table) => !table.isView && table.columns.some((column) => column.name === 'user_id'))
     .map((table) => ({

@@ -11,6 +11,7 @@
  */
 import { Migrator, PostgresAdapter, sql, type DatabaseIntrospector, type Kysely, type MigrationProvider, type TableMetadata } from 'kysely';
 import { MIGRATIONS } from './migrations/index.js';
+import { schemaTables } from './schema-tables.js';
 import { InputError } from '../../../src/errors.js';
 
 export class MigrationError extends InputError {}
@@ -60,20 +61,11 @@ async function migrationSchema(db: Kysely<any>): Promise<string | undefined> {
 }
 
 /**
- * `db` whose introspection sees `schema` alone. kysely's own introspector reads the columns
- * of every table of every schema, through functions that take schema NAMES: a schema another
- * session drops meanwhile (a deployment removed, a test run ending) fails the start with
- * `schema "..." does not exist`, and a database with many schemas makes every start slow. The
- * migrator only asks which tables (and schemas) exist, so names from pg_catalog are enough.
+ * `db` whose introspection sees `schema` alone (schema-tables.ts says why kysely's own
+ * introspector must not be used on PostgreSQL): the migrator asks which tables exist.
  */
 function inSchemaOnly(db: Kysely<any>, schema: string): Kysely<any> {
-  const getTables = async (): Promise<TableMetadata[]> => {
-    const { rows } = await sql<{ name: string; kind: string }>`
-      SELECT c.relname AS name, c.relkind AS kind FROM pg_catalog.pg_class c
-      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v')`.execute(db);
-    return rows.map((row) => ({ name: row.name, schema, isView: row.kind === 'v', columns: [] }));
-  };
+  const getTables = (): Promise<TableMetadata[]> => schemaTables(db, schema);
   const introspection: DatabaseIntrospector = {
     getSchemas: async () => [{ name: schema }],
     getTables,
