@@ -73,33 +73,26 @@ async function start(label, checkout, kind) {
 await start('head', root, 'recsvc');
 if (refCheckout) await start('ref', refCheckout, 'recsvc');
 await start('plain', null, 'plain');
-for (const s of servers) {
+/** Asks `server` for the first page of each of the first `users` users, 10 at a time (not reported). */
+async function askEach(server, name, users) {
   let i = 0;
   await measure({
-    name: 'cold',
-    url: s.base,
+    name,
+    url: server.base,
     connections: 10,
-    amount: 5000,
-    headers: s.headers,
-    requestFactory: () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=user${1 + (i++ % 5000)}&limit=20` }),
+    amount: users,
+    headers: server.headers,
+    requestFactory: () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=user${1 + (i++ % users)}&limit=20` }),
     quiet: true,
   });
 }
+for (const s of servers) await askEach(s, 'cold', 5000);
 const out = {};
 for (const c of CONNS)
   for (let r = 0; r < ROUNDS; r++) {
     const order = servers.map((_, i) => servers[(i + r) % servers.length]);
     for (const s of order) {
-      let j = 0;
-      await measure({
-        name: 'prime',
-        url: s.base,
-        connections: 10,
-        amount: USERS,
-        headers: s.headers,
-        requestFactory: () => ({ method: 'GET', path: `/api/v1/recommendations?user_id=user${1 + (j++ % USERS)}&limit=20` }),
-        quiet: true,
-      });
+      await askEach(s, 'prime', USERS);
       let seed = 1000 + r;
       const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
       const line = await measure({
