@@ -72,7 +72,7 @@ export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   profileCapacity: 10_000,
   profileMaxBytes: 64 * 1024 * 1024,
   resultCapacity: 10_000,
-  resultMaxBytes: 96 * 1024 * 1024,
+  resultMaxBytes: 32 * 1024 * 1024,
   resultTtlMs: 30_000,
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
   coEngagement: DEFAULT_CO_ENGAGEMENT_OPTIONS,
@@ -94,8 +94,7 @@ export interface CacheSize {
 
 interface CachedLists {
   generation: number;
-  /** `keptBytes`: what a caller keeps alongside a list while it is cached (the page sent from it), counted in the bound. */
-  lists: Map<string, { expiresAtMs: number; items: RankedItem[]; keptBytes?: number }>;
+  lists: Map<string, { expiresAtMs: number; items: RankedItem[] }>;
 }
 
 /** How long the writers trust a user's newest interactions read from the database (retention's purges are not announced). */
@@ -109,9 +108,9 @@ const RESULT_ITEM_BYTES = 400;
 const RESULT_ENTRY_BYTES = 500;
 
 function cachedListsBytes(entry: CachedLists): number {
-  let bytes = RESULT_ENTRY_BYTES;
-  for (const list of entry.lists.values()) bytes += RESULT_ITEM_BYTES * list.items.length + (list.keptBytes ?? 0);
-  return bytes;
+  let items = 0;
+  for (const list of entry.lists.values()) items += list.items.length;
+  return RESULT_ENTRY_BYTES + RESULT_ITEM_BYTES * items;
 }
 
 /** Only public and unlisted posts are recommended. */
@@ -499,22 +498,6 @@ export class RankingState implements RankingEvents, TermWeigher {
     if (entry.lists.size >= LISTS_PER_USER) entry.lists.clear();
     entry.lists.set(key, { expiresAtMs: nowMs + this.options.resultTtlMs, items });
     // Stored (again) so that the cache counts the entry's new size (setting the same object would not).
-    this.results.delete(userId);
-    this.results.set(userId, entry);
-  }
-
-  /**
-   * Counts `bytes` that a caller keeps with the cached list `items` (the recommendations'
-   * first page as sent: its body is tens of KB, more than the list) in the cached lists'
-   * byte bound (RECSVC_RESULT_CACHE_MB), so that what lives as long as the list is bounded
-   * with it. Nothing happens when `items` is no longer the list cached under `key`.
-   */
-  chargeList(userId: string, key: string, items: RankedItem[], bytes: number): void {
-    const entry = this.results.peek(userId);
-    const list = entry?.lists.get(key);
-    if (entry === undefined || list === undefined || list.items !== items) return;
-    list.keptBytes = bytes;
-    // Stored again so that the cache counts the entry's new size.
     this.results.delete(userId);
     this.results.set(userId, entry);
   }

@@ -113,7 +113,7 @@ const CURSOR_VERSION = 1;
  * when every status on it still serialises as it did (a count another user changed, or an edit,
  * replaces that status's cached JSON, and then the page is built again). It lives as long as its
  * list (a WeakMap keyed by the list): the user's signals, preference changes, a deleted post or
- * the list's expiry drop both, and its bytes count in the cached lists' bound (chargeList).
+ * the list's expiry drop both.
  */
 export interface ServedFirstPage extends RecommendationPageLinks {
   readonly body: Buffer;
@@ -126,9 +126,6 @@ export interface ServedFirstPage extends RecommendationPageLinks {
   /** The serving report's items (experiments' impressions), built once. */
   readonly reported: ServedList['items'];
 }
-
-/** A kept page's bytes besides its body, per post: its id, the shared prefix's reference and its report item. */
-const SENT_PAGE_ITEM_BYTES = 200;
 
 export class RecommendationService {
   /** The instant each cached list was ranked at (a first page may come from a list ranked up to a TTL ago). */
@@ -217,11 +214,7 @@ export class RecommendationService {
       statusVersion,
       reported: reportedItems(items),
     };
-    if (ranked !== undefined) {
-      this.firstPages.set(ranked, built);
-      // The page lives as long as the cached list: its bytes count in the cached lists' bound.
-      this.state.chargeList(userId, key, ranked, built.body.byteLength + SENT_PAGE_ITEM_BYTES * built.ids.length);
-    }
+    if (ranked !== undefined) this.firstPages.set(ranked, built);
     return built;
   }
 

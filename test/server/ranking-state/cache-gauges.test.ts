@@ -44,8 +44,6 @@ describe('cache size gauges', () => {
     expect(after.entries.status_json).toBe(3);
     expect(after.entries.vocabulary).toBeGreaterThan(0);
     expect(after.bytes.status_json).toBeGreaterThan(300);
-    // The first page as sent is kept with the list: its body's bytes count in the results' bound.
-    expect(after.bytes.results).toBeGreaterThan(res.rawPayload.byteLength);
   });
 });
 
