@@ -56,6 +56,11 @@ export interface RankingStateOptions extends StatusCacheOptions {
   resultMaxBytes: number;
   /** How long a cached list may be served. */
   resultTtlMs: number;
+  /**
+   * Bytes what callers keep with cached lists may hold (keepWithList: the recommendations'
+   * first page as sent, its body tens of KB), the lists they keep alive included.
+   */
+  keptMaxBytes: number;
   /** Bounds of the candidate pool (collaborative candidates included). */
   index: CandidateIndexOptions;
   /** Bounds of the co-engagement state and its pairing window. */
@@ -74,6 +79,7 @@ export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   resultCapacity: 10_000,
   resultMaxBytes: 32 * 1024 * 1024,
   resultTtlMs: 30_000,
+  keptMaxBytes: 32 * 1024 * 1024,
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
   coEngagement: DEFAULT_CO_ENGAGEMENT_OPTIONS,
   coEngagementHistory: DEFAULT_CO_ENGAGEMENT_HISTORY,
@@ -148,6 +154,8 @@ export class RankingState implements RankingEvents, TermWeigher {
   private pool: CandidateIndex;
   private readonly profiles: LRUCache<string, UserProfile>;
   private readonly results: LRUCache<string, CachedLists>;
+  /** What callers keep with a cached list, by the list (keepWithList); bounded by bytes on its own. */
+  private readonly kept: LRUCache<RankedItem[], { value: object; bytes: number }>;
   /** Bumped on each user's events, so a profile loaded concurrently is not cached stale (bounded like the profiles). */
   private readonly userVersions: LRUCache<string, number>;
   /**
@@ -226,6 +234,7 @@ export class RankingState implements RankingEvents, TermWeigher {
       maxSize: this.options.resultMaxBytes,
       sizeCalculation: cachedListsBytes,
     });
+    this.kept = new LRUCache({ maxSize: this.options.keptMaxBytes, sizeCalculation: (entry) => Math.max(1, entry.bytes) });
     this.userVersions = new LRUCache({ max: Math.max(this.options.profileCapacity, this.options.resultCapacity) * 2 });
   }
 
@@ -371,6 +380,7 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.generation += 1;
     this.profiles.clear();
     this.results.clear();
+    this.kept.clear();
     this.statuses.clear();
     this.recentInteractions.clear();
     await this.co.rebuild();
@@ -502,6 +512,22 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.results.set(userId, entry);
   }
 
+  /**
+   * Keeps `value` (`bytes` of it) with the cached list `items`, for as long as a bounded cache
+   * of such values (RankingStateOptions.keptMaxBytes) keeps it: the list's own bytes are counted
+   * too, since the value keeps the list alive after the list cache has let it go. A lookup
+   * goes through `cachedList` first, so what is kept with an expired or dropped list is never
+   * served; it only waits its turn to be evicted.
+   */
+  keepWithList(items: RankedItem[], value: object, bytes: number): void {
+    this.kept.set(items, { value, bytes: bytes + RESULT_ITEM_BYTES * items.length });
+  }
+
+  /** What was kept with the list `items`, if still kept. */
+  keptWithList(items: RankedItem[]): object | undefined {
+    return this.kept.get(items)?.value;
+  }
+
   /** Every cache's size (the pool's vocabulary and authors included), for the gauges. */
   cacheSizes(): CacheSize[] {
     const statuses = this.statuses.sizes();
@@ -513,6 +539,7 @@ export class RankingState implements RankingEvents, TermWeigher {
       { cache: 'vocabulary', entries: this.pool.vocabulary.liveTerms },
       { cache: 'profiles', entries: this.profiles.size, bytes: this.profiles.calculatedSize },
       { cache: 'results', entries: this.results.size, bytes: this.results.calculatedSize },
+      { cache: 'kept_pages', entries: this.kept.size, bytes: this.kept.calculatedSize },
       { cache: 'statuses', entries: statuses.statuses },
       { cache: 'status_json', entries: statuses.json, bytes: statuses.jsonChars },
     ];

@@ -112,8 +112,9 @@ const CURSOR_VERSION = 1;
  * and limit is answered from it — bytes, Link header inputs and what the serving report needs —
  * when every status on it still serialises as it did (a count another user changed, or an edit,
  * replaces that status's cached JSON, and then the page is built again). It lives as long as its
- * list (a WeakMap keyed by the list): the user's signals, preference changes, a deleted post or
- * the list's expiry drop both.
+ * list at most (kept by the ranking state with the list, in a cache bounded by bytes of its own,
+ * RankingState.keepWithList): the user's signals, preference changes, a deleted post or the
+ * list's expiry drop both.
  */
 export interface ServedFirstPage extends RecommendationPageLinks {
   readonly body: Buffer;
@@ -127,11 +128,12 @@ export interface ServedFirstPage extends RecommendationPageLinks {
   readonly reported: ServedList['items'];
 }
 
+/** A kept page's bytes besides its body, per post: its id, the shared prefix's reference and its report item. */
+const SENT_PAGE_ITEM_BYTES = 200;
+
 export class RecommendationService {
   /** The instant each cached list was ranked at (a first page may come from a list ranked up to a TTL ago). */
   private readonly rankedAt = new WeakMap<RankedItem[], number>();
-  /** The first page sent from each cached list (see ServedFirstPage). */
-  private readonly firstPages = new WeakMap<RankedItem[], ServedFirstPage>();
   /**
    * The cache-key text of each exclusion list passed again and again (a timeline's window
    * passes the same array on every page): joined once, and the same string each time, so its
@@ -183,7 +185,7 @@ export class RecommendationService {
     const choice = this.withFittedDefault(await this.policy.choose(userId));
     const key = this.listKey(choice, options, undefined);
     const cached = this.state.cachedList(userId, key, nowMs);
-    const sent = cached === undefined ? undefined : this.firstPages.get(cached);
+    const sent = cached === undefined ? undefined : (this.state.keptWithList(cached) as ServedFirstPage | undefined);
     // A failed check (a status read from the database) ranks again below, where a failure is reported.
     if (sent !== undefined && sent.limit === options.limit && (await this.unchanged(sent).catch(() => false))) {
       this.metrics.recordCacheLookup('recommendations', true);
@@ -214,7 +216,7 @@ export class RecommendationService {
       statusVersion,
       reported: reportedItems(items),
     };
-    if (ranked !== undefined) this.firstPages.set(ranked, built);
+    if (ranked !== undefined) this.state.keepWithList(ranked, built, built.body.byteLength + SENT_PAGE_ITEM_BYTES * built.ids.length);
     return built;
   }
 

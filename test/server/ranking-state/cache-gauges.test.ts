@@ -44,6 +44,9 @@ describe('cache size gauges', () => {
     expect(after.entries.status_json).toBe(3);
     expect(after.entries.vocabulary).toBeGreaterThan(0);
     expect(after.bytes.status_json).toBeGreaterThan(300);
+    // The first page as sent is kept with the list, its bytes counted in a bound of its own.
+    expect(after.entries.kept_pages).toBe(1);
+    expect(after.bytes.kept_pages).toBeGreaterThan(res.rawPayload.byteLength);
   });
 });
 

@@ -153,6 +153,7 @@ describe('RankingState events', () => {
       'candidate_pool',
       'co_engagement',
       'collaborative_candidates',
+      'kept_pages',
       'profiles',
       'recent_interactions',
       'results',
@@ -199,6 +200,24 @@ describe('RankingState memory bounds', () => {
     expect(results.entries).toBeGreaterThan(0);
     expect(results.entries).toBeLessThan(100);
     expect(state.cachedList('u99', 'k', 1)).toBe(items);
+  });
+
+  it('bounds what is kept with cached lists (sent pages) by its own bytes, the lists kept alive counted, not the lists', () => {
+    const state = new RankingState(async () => [], { resultCapacity: 1_000, resultMaxBytes: 1_000_000, keptMaxBytes: 200_000 });
+    const lists = Array.from({ length: 10 }, () => Array.from({ length: 20 }, () => ({}) as RankedItem));
+    lists.forEach((list, u) => {
+      state.storeList(`u${u}`, 'k', list, 0);
+      state.keepWithList(list, { page: u }, 45_000);
+    });
+    const sizes = Object.fromEntries(state.cacheSizes().map((c) => [c.cache, c]));
+    // 10 pages of 45,000 + 20 × 400 bytes do not fit in 200,000: the oldest went.
+    expect(sizes.kept_pages!.bytes).toBeLessThanOrEqual(200_000);
+    expect(sizes.kept_pages!.entries).toBe(3);
+    expect(state.keptWithList(lists[9]!)).toEqual({ page: 9 });
+    expect(state.keptWithList(lists[0]!)).toBeUndefined();
+    // The lists stay cached whatever the pages' bound does.
+    expect(sizes.results!.entries).toBe(10);
+    expect(state.cachedList('u0', 'k', 1)).toBe(lists[0]);
   });
 });
 
