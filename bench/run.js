@@ -280,7 +280,15 @@ try {
   console.log(JSON.stringify({ name: 'seed', dataset, ...sizes, ms: seeded.ms, cpu_ms: seeded.cpu_ms }));
   const token = mintToken(root, headDb);
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const headers = (t) => ({ authorization: `Bearer ${t}`, 'content-type': 'application/json' });
+  // What a client sends: undici's fetch and browsers over http send `gzip, deflate` (recsvc
+  // gzips recommendation pages for them; the plain server ignores it). BENCH_ACCEPT_ENCODING=
+  // (empty) sends none, as the bench did before 2026-11-28.
+  const acceptEncoding = process.env.BENCH_ACCEPT_ENCODING ?? 'gzip, deflate';
+  const headers = (t) => ({
+    authorization: `Bearer ${t}`,
+    'content-type': 'application/json',
+    ...(acceptEncoding === '' ? {} : { 'accept-encoding': acceptEncoding }),
+  });
 
   if (dataset === 'large') {
     const head = await startServer('head', 'recsvc', headDb, root, nodeArgs);

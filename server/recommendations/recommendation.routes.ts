@@ -13,19 +13,22 @@ import {
 import { admittedUser } from '../platform/plugins/access.js';
 import { keptQuery, linkHeader, type PageLink } from '../platform/http/paging.js';
 import { publicBaseUrl } from '../platform/http/public-url.js';
+import { bodyEncodingFor, markEncoding } from '../platform/http/content-encoding.js';
 import {
   encodeRecommendationCursor,
   MAX_RECOMMENDATION_CURSOR_LENGTH,
   parseExcludeIds,
   parseRecommendationCursor,
+  type EncodedPage,
   type RecommendationCursor,
   type RecommendationService,
 } from './recommendation.service.js';
 import type { SeamlessService } from './seamless.service.js';
 
-/** Sends a body serialised already (the route's schema documents it): fastify sends bytes as they are. */
-function sendSerialised(reply: FastifyReply, json: Buffer): FastifyReply {
-  return reply.code(200).type('application/json; charset=utf-8').send(json);
+/** Sends a body serialised (and encoded) already (the route's schema documents it): fastify sends bytes as they are. */
+function sendSerialised(reply: FastifyReply, page: EncodedPage): FastifyReply {
+  markEncoding(reply, page.encoding);
+  return reply.code(200).type('application/json; charset=utf-8').send(page.body);
 }
 
 export interface RecommendationRoutesOptions {
@@ -94,14 +97,18 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
   /** The page for the query (GET) or body (POST) parameters, for the user the route's rule admitted. */
   const recommend = (request: FastifyRequest, p: RecommendationParams) => {
     const after = parseRecommendationCursor(p.cursor);
-    return recommendations.recommendJson(admittedUser(request), {
-      limit: p.limit ?? 20,
-      excludeIds: parseExcludeIds(p.exclude_ids),
-      ...(p.max_id !== undefined ? { maxId: p.max_id } : {}),
-      ...(p.since_id !== undefined ? { sinceId: p.since_id } : {}),
-      ...(p.min_id !== undefined ? { minId: p.min_id } : {}),
-      ...(after !== undefined ? { after } : {}),
-    });
+    return recommendations.recommendJson(
+      admittedUser(request),
+      {
+        limit: p.limit ?? 20,
+        excludeIds: parseExcludeIds(p.exclude_ids),
+        ...(p.max_id !== undefined ? { maxId: p.max_id } : {}),
+        ...(p.since_id !== undefined ? { sinceId: p.since_id } : {}),
+        ...(p.min_id !== undefined ? { minId: p.min_id } : {}),
+        ...(after !== undefined ? { after } : {}),
+      },
+      bodyEncodingFor(request.headers['accept-encoding']),
+    );
   };
 
   app.get(
@@ -118,9 +125,9 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
     },
     async (request, reply) => {
       const page = await recommend(request, request.query);
-      const link = pageLinkHeader(request, page);
+      const link = pageLinkHeader(request, page.links);
       if (link !== undefined) reply.header('link', link);
-      return sendSerialised(reply, page.body);
+      return sendSerialised(reply, page);
     },
   );
 
@@ -136,7 +143,7 @@ export const recommendationRoutes: FastifyPluginAsyncTypebox<RecommendationRoute
         response: { 200: list, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request, reply) => sendSerialised(reply, (await recommend(request, request.body)).body),
+    async (request, reply) => sendSerialised(reply, await recommend(request, request.body)),
   );
 
   app.post(

@@ -11,6 +11,7 @@ import { ValidationError } from '../../src/errors.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { MAX_EXCLUDE_IDS, type RecommendedPost } from '../../src/schemas/recommendation.schema.js';
 import { jsonArrayBytes } from '../platform/http/json-array-bytes.js';
+import { decodeBody, encodeBody, type BodyEncoding } from '../platform/http/content-encoding.js';
 import type { ServiceMetrics } from '../platform/metrics/service-metrics.js';
 import { sortKeyOf } from '../../src/post-ids.js';
 import type { PostService } from '../posts/post.service.js';
@@ -114,10 +115,11 @@ const CURSOR_VERSION = 1;
  * replaces that status's cached JSON, and then the page is built again). It lives as long as its
  * list at most (kept by the ranking state with the list, in a cache bounded by bytes of its own,
  * RankingState.keepWithList): the user's signals, preference changes, a deleted post or the
- * list's expiry drop both.
+ * list's expiry drop both. Its body is kept in the encodings it was asked in (`bodies`; gzip,
+ * ~4.4 KB instead of ~45 KB, is what Mastodon clients ask for), another made on demand.
  */
 export interface ServedFirstPage extends RecommendationPageLinks {
-  readonly body: Buffer;
+  bodies: Partial<Record<BodyEncoding, Buffer>>;
   readonly limit: number;
   /** The posts on the page, in order, and the status JSON each was written from. */
   readonly ids: readonly string[];
@@ -126,6 +128,13 @@ export interface ServedFirstPage extends RecommendationPageLinks {
   statusVersion: number;
   /** The serving report's items (experiments' impressions), built once. */
   readonly reported: ServedList['items'];
+}
+
+/** A page's body in the encoding a request asked for, and its links (the same object for each hit of a kept page). */
+export interface EncodedPage {
+  readonly links: RecommendationPageLinks;
+  readonly body: Buffer;
+  readonly encoding: BodyEncoding;
 }
 
 /** A kept page's bytes besides its body, per post: its id, the shared prefix's reference and its report item. */
@@ -175,11 +184,12 @@ export class RecommendationService {
   async recommendJson(
     userId: string,
     options: RecommendOptions,
+    encoding: BodyEncoding = 'identity',
     nowMs = Date.now(),
-  ): Promise<ServedFirstPage | (RecommendationPageLinks & { body: Buffer })> {
+  ): Promise<EncodedPage> {
     if (options.after !== undefined) {
       const page = await this.serve(userId, options, nowMs, (items) => this.jsonItems(items));
-      return { newestId: page.newestId, next: page.next, body: jsonBodyOf(page.items) };
+      return { links: { newestId: page.newestId, next: page.next }, body: encodeBody(jsonBodyOf(page.items), encoding), encoding };
     }
     const started = performance.now();
     const choice = this.withFittedDefault(await this.policy.choose(userId));
@@ -187,10 +197,10 @@ export class RecommendationService {
     const cached = this.state.cachedList(userId, key, nowMs);
     const sent = cached === undefined ? undefined : (this.state.keptWithList(cached) as ServedFirstPage | undefined);
     // A failed check (a status read from the database) ranks again below, where a failure is reported.
-    if (sent !== undefined && sent.limit === options.limit && (await this.unchanged(sent).catch(() => false))) {
+    if (cached !== undefined && sent !== undefined && sent.limit === options.limit && (await this.unchanged(sent).catch(() => false))) {
       this.metrics.recordCacheLookup('recommendations', true);
       await this.report(userId, choice, sent.reported, started, true, false);
-      return sent;
+      return { links: sent, body: this.bodyIn(cached, sent, encoding), encoding };
     }
     let ranked: RankedItem[] | undefined;
     // Read before the statuses are: a change meanwhile leaves the page to be checked item by item.
@@ -206,18 +216,37 @@ export class RecommendationService {
       { started, choice, key },
     );
     const items = page.items.map((o) => o.item);
+    const body = encodeBody(jsonBodyOf(page.items), encoding);
     const built: ServedFirstPage = {
       newestId: page.newestId,
       next: page.next,
-      body: jsonBodyOf(page.items),
+      bodies: { [encoding]: body },
       limit: options.limit,
       ids: items.map((item) => item.post.id),
       prefixes: page.items.map((o) => o.prefix),
       statusVersion,
       reported: reportedItems(items),
     };
-    if (ranked !== undefined) this.state.keepWithList(ranked, built, built.body.byteLength + SENT_PAGE_ITEM_BYTES * built.ids.length);
-    return built;
+    if (ranked !== undefined) this.keep(ranked, built);
+    return { links: built, body, encoding };
+  }
+
+  /** A kept page's body in `encoding`: kept already, or made from the form kept and kept beside it. */
+  private bodyIn(list: RankedItem[], page: ServedFirstPage, encoding: BodyEncoding): Buffer {
+    const kept = page.bodies[encoding];
+    if (kept !== undefined) return kept;
+    const [from, bytes] = Object.entries(page.bodies)[0] as [BodyEncoding, Buffer];
+    const body = encodeBody(decodeBody(bytes, from), encoding);
+    page.bodies[encoding] = body;
+    this.keep(list, page);
+    return body;
+  }
+
+  /** Keeps `page` with its list, its bodies counted. */
+  private keep(list: RankedItem[], page: ServedFirstPage): void {
+    let bytes = SENT_PAGE_ITEM_BYTES * page.ids.length;
+    for (const body of Object.values(page.bodies)) bytes += body.byteLength;
+    this.state.keepWithList(list, page, bytes);
   }
 
   /** The status JSON of these items (an item whose post is gone is left out). */

@@ -11,8 +11,9 @@
  * was admitted to (`user_id`), else the token's own. Every such response says
  * `Content-Language` and `Vary: Accept-Language`.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { localiseReasonText, type ReasonLanguage } from '../../src/ranking/reason-text.js';
+import { addVary, decodeBody, encodeBody, encodingOf } from '../platform/http/content-encoding.js';
 
 /** Routes whose responses carry reasons: these exactly, and every route under the timelines. */
 export const REASON_ROUTES: ReadonlySet<string> = new Set(['/api/v1/recommendations', '/api/v1/recommendations/seamless']);
@@ -30,9 +31,14 @@ export function addReasonLocaliser(app: FastifyInstance, languageOf: ReasonLangu
     const language = await languageOf(readerOf(request), request.headers['accept-language']);
     reply.header('content-language', language);
     addVary(reply, 'Accept-Language');
-    // Bodies are JSON text or its UTF-8 bytes (the timelines send bytes).
-    if (language === 'en' || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || !payload.includes('reason')) return payload;
-    return localiseJson(typeof payload === 'string' ? payload : payload.toString('utf8'), language);
+    // Bodies are JSON text or its UTF-8 bytes (the timelines send bytes), gzipped when the
+    // client asked for it (a recommendation page): unzipped, localised and zipped again.
+    if (language === 'en' || !(typeof payload === 'string' || Buffer.isBuffer(payload))) return payload;
+    const encoding = encodingOf(reply);
+    const json = typeof payload === 'string' ? payload : decodeBody(payload, encoding).toString('utf8');
+    if (!json.includes('reason')) return payload;
+    const localised = localiseJson(json, language);
+    return encoding === 'identity' ? localised : encodeBody(Buffer.from(localised), encoding);
   });
 }
 
@@ -73,14 +79,4 @@ function readerOf(request: FastifyRequest): string | undefined {
   if (request.accessUserId !== undefined) return request.accessUserId;
   const identity = request.identity;
   return identity.kind === 'anonymous' ? undefined : (identity.userId ?? undefined);
-}
-
-function addVary(reply: FastifyReply, header: string): void {
-  const existing = reply.getHeader('vary');
-  const values = (Array.isArray(existing) ? existing.join(',') : String(existing ?? ''))
-    .split(',')
-    .map((value) => value.trim())
-    .filter((value) => value !== '');
-  if (!values.some((value) => value.toLowerCase() === header.toLowerCase() || value === '*')) values.push(header);
-  reply.header('vary', values.join(', '));
 }
