@@ -86,6 +86,8 @@ export interface CacheLimits {
   profileMaxBytes: number;
   resultCapacity: number;
   resultMaxBytes: number;
+  /** How long a user's ranked list is served again while nothing of theirs changed. */
+  resultTtlMs: number;
   statusCapacity: number;
   jsonMaxChars: number;
   /** The co-engagement state's bounds and pairing window (docs/ranking.md). */
@@ -104,6 +106,7 @@ export const DEFAULT_CACHE_LIMITS: CacheLimits = {
   profileMaxBytes: DEFAULT_RANKING_STATE_OPTIONS.profileMaxBytes,
   resultCapacity: DEFAULT_RANKING_STATE_OPTIONS.resultCapacity,
   resultMaxBytes: DEFAULT_RANKING_STATE_OPTIONS.resultMaxBytes,
+  resultTtlMs: DEFAULT_RANKING_STATE_OPTIONS.resultTtlMs,
   statusCapacity: DEFAULT_RANKING_STATE_OPTIONS.statusCapacity,
   jsonMaxChars: DEFAULT_RANKING_STATE_OPTIONS.jsonMaxChars,
   coEngagement: DEFAULT_RANKING_STATE_OPTIONS.coEngagement,
@@ -258,6 +261,7 @@ function parseCacheLimits(env: Env): CacheLimits {
     profileMaxBytes: megabytes('RECSVC_PROFILE_CACHE_MB', DEFAULT_CACHE_LIMITS.profileMaxBytes),
     resultCapacity: limit('RECSVC_RESULT_CACHE', DEFAULT_CACHE_LIMITS.resultCapacity),
     resultMaxBytes: megabytes('RECSVC_RESULT_CACHE_MB', DEFAULT_CACHE_LIMITS.resultMaxBytes),
+    resultTtlMs: limit('RECSVC_RESULT_TTL_SECONDS', DEFAULT_CACHE_LIMITS.resultTtlMs / 1000) * 1000,
     statusCapacity: limit('RECSVC_STATUS_CACHE', DEFAULT_CACHE_LIMITS.statusCapacity),
     jsonMaxChars: limit('RECSVC_STATUS_JSON_MAX_CHARS', DEFAULT_CACHE_LIMITS.jsonMaxChars),
     coEngagement: {

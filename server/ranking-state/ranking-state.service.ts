@@ -52,15 +52,19 @@ export interface RankingStateOptions extends StatusCacheOptions {
   profileMaxBytes: number;
   /** Users whose result lists are cached. */
   resultCapacity: number;
-  /** Bytes the cached lists may hold (estimated per ranked item), whatever the number of users. */
-  resultMaxBytes: number;
-  /** How long a cached list may be served. */
-  resultTtlMs: number;
   /**
-   * Bytes what callers keep with cached lists may hold (keepWithList: the recommendations'
-   * first page as sent, its body tens of KB), the lists they keep alive included.
+   * Bytes the cached lists may hold (estimated per ranked item), with what is kept with them
+   * (keepWithList: a first page as sent, ~8.4 KB gzipped, ~49 KB as JSON), whatever the number of
+   * users. 96 MB: ~5,600 users with a 20-post list and its gzipped page (~17 KB each, measured
+   * by heap deltas on the bench data; docs/ranking.md).
    */
-  keptMaxBytes: number;
+  resultMaxBytes: number;
+  /**
+   * How long a cached list may be served while nothing of its user's changes (their events drop
+   * it at once; a pull-to-refresh asks with min_id, another list). 2 minutes: newer posts and
+   * counts wait at most that long, and a user paging or coming back within it is not ranked again.
+   */
+  resultTtlMs: number;
   /** Bounds of the candidate pool (collaborative candidates included). */
   index: CandidateIndexOptions;
   /** Bounds of the co-engagement state and its pairing window. */
@@ -77,9 +81,8 @@ export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   profileCapacity: 10_000,
   profileMaxBytes: 64 * 1024 * 1024,
   resultCapacity: 10_000,
-  resultMaxBytes: 32 * 1024 * 1024,
-  resultTtlMs: 30_000,
-  keptMaxBytes: 32 * 1024 * 1024,
+  resultMaxBytes: 96 * 1024 * 1024,
+  resultTtlMs: 120_000,
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
   coEngagement: DEFAULT_CO_ENGAGEMENT_OPTIONS,
   coEngagementHistory: DEFAULT_CO_ENGAGEMENT_HISTORY,
@@ -100,7 +103,14 @@ export interface CacheSize {
 
 interface CachedLists {
   generation: number;
-  lists: Map<string, { expiresAtMs: number; items: RankedItem[] }>;
+  lists: Map<string, CachedList>;
+}
+
+/** A cached list and what a caller keeps with it (keepWithList: the recommendations' first page as sent). */
+interface CachedList {
+  expiresAtMs: number;
+  items: RankedItem[];
+  kept?: { value: object; bytes: number };
 }
 
 /** How long the writers trust a user's newest interactions read from the database (retention's purges are not announced). */
@@ -114,9 +124,9 @@ const RESULT_ITEM_BYTES = 400;
 const RESULT_ENTRY_BYTES = 500;
 
 function cachedListsBytes(entry: CachedLists): number {
-  let items = 0;
-  for (const list of entry.lists.values()) items += list.items.length;
-  return RESULT_ENTRY_BYTES + RESULT_ITEM_BYTES * items;
+  let bytes = RESULT_ENTRY_BYTES;
+  for (const list of entry.lists.values()) bytes += RESULT_ITEM_BYTES * list.items.length + (list.kept?.bytes ?? 0);
+  return bytes;
 }
 
 /** Only public and unlisted posts are recommended. */
@@ -154,8 +164,6 @@ export class RankingState implements RankingEvents, TermWeigher {
   private pool: CandidateIndex;
   private readonly profiles: LRUCache<string, UserProfile>;
   private readonly results: LRUCache<string, CachedLists>;
-  /** What callers keep with a cached list, by the list (keepWithList); bounded by bytes on its own. */
-  private readonly kept: LRUCache<RankedItem[], { value: object; bytes: number }>;
   /** Bumped on each user's events, so a profile loaded concurrently is not cached stale (bounded like the profiles). */
   private readonly userVersions: LRUCache<string, number>;
   /**
@@ -234,7 +242,6 @@ export class RankingState implements RankingEvents, TermWeigher {
       maxSize: this.options.resultMaxBytes,
       sizeCalculation: cachedListsBytes,
     });
-    this.kept = new LRUCache({ maxSize: this.options.keptMaxBytes, sizeCalculation: (entry) => Math.max(1, entry.bytes) });
     this.userVersions = new LRUCache({ max: Math.max(this.options.profileCapacity, this.options.resultCapacity) * 2 });
   }
 
@@ -380,7 +387,6 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.generation += 1;
     this.profiles.clear();
     this.results.clear();
-    this.kept.clear();
     this.statuses.clear();
     this.recentInteractions.clear();
     await this.co.rebuild();
@@ -513,19 +519,38 @@ export class RankingState implements RankingEvents, TermWeigher {
   }
 
   /**
-   * Keeps `value` (`bytes` of it) with the cached list `items`, for as long as a bounded cache
-   * of such values (RankingStateOptions.keptMaxBytes) keeps it: the list's own bytes are counted
-   * too, since the value keeps the list alive after the list cache has let it go. A lookup
-   * goes through `cachedList` first, so what is kept with an expired or dropped list is never
-   * served; it only waits its turn to be evicted.
+   * Keeps `value` (`bytes` of it) with the user's cached list `items` (under `key`), in the
+   * list's own entry: counted in the lists' byte bound (`resultMaxBytes`), dropped with the list
+   * (its expiry, the user's events, eviction). Nothing is kept when that list is no longer cached.
    */
-  keepWithList(items: RankedItem[], value: object, bytes: number): void {
-    this.kept.set(items, { value, bytes: bytes + RESULT_ITEM_BYTES * items.length });
+  keepWithList(userId: string, key: string, items: RankedItem[], value: object, bytes: number): void {
+    const entry = this.results.peek(userId);
+    const list = entry?.lists.get(key);
+    if (entry === undefined || list === undefined || list.items !== items) return;
+    list.kept = { value, bytes };
+    // Stored again so that the cache counts the entry's new size.
+    this.results.delete(userId);
+    this.results.set(userId, entry);
   }
 
-  /** What was kept with the list `items`, if still kept. */
-  keptWithList(items: RankedItem[]): object | undefined {
-    return this.kept.get(items)?.value;
+  /** What was kept with the user's cached list `items` (under `key`), if that list is still the one cached. */
+  keptWithList(userId: string, key: string, items: RankedItem[]): object | undefined {
+    const list = this.results.peek(userId)?.lists.get(key);
+    return list !== undefined && list.items === items ? list.kept?.value : undefined;
+  }
+
+  /** The kept values (keepWithList) and their bytes, for the kept_pages gauge (a walk over the cached lists). */
+  private keptSize(): { entries: number; bytes: number } {
+    let entries = 0;
+    let bytes = 0;
+    for (const entry of this.results.values()) {
+      for (const list of entry.lists.values()) {
+        if (list.kept === undefined) continue;
+        entries += 1;
+        bytes += list.kept.bytes;
+      }
+    }
+    return { entries, bytes };
   }
 
   /** Every cache's size (the pool's vocabulary and authors included), for the gauges. */
@@ -539,7 +564,7 @@ export class RankingState implements RankingEvents, TermWeigher {
       { cache: 'vocabulary', entries: this.pool.vocabulary.liveTerms },
       { cache: 'profiles', entries: this.profiles.size, bytes: this.profiles.calculatedSize },
       { cache: 'results', entries: this.results.size, bytes: this.results.calculatedSize },
-      { cache: 'kept_pages', entries: this.kept.size, bytes: this.kept.calculatedSize },
+      { cache: 'kept_pages', ...this.keptSize() },
       { cache: 'statuses', entries: statuses.statuses },
       { cache: 'status_json', entries: statuses.json, bytes: statuses.jsonChars },
     ];

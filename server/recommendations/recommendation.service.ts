@@ -113,7 +113,7 @@ const CURSOR_VERSION = 1;
  * and limit is answered from it — bytes, Link header inputs and what the serving report needs —
  * when every status on it still serialises as it did (a count another user changed, or an edit,
  * replaces that status's cached JSON, and then the page is built again). It lives as long as its
- * list at most (kept by the ranking state with the list, in a cache bounded by bytes of its own,
+ * list (kept by the ranking state in the list's entry, counted in the lists' byte bound:
  * RankingState.keepWithList): the user's signals, preference changes, a deleted post or the
  * list's expiry drop both. Its body is kept in the encodings it was asked in (`bodies`; gzip,
  * ~4.4 KB instead of ~45 KB, is what Mastodon clients ask for), another made on demand.
@@ -195,12 +195,12 @@ export class RecommendationService {
     const choice = this.withFittedDefault(await this.policy.choose(userId));
     const key = this.listKey(choice, options, undefined);
     const cached = this.state.cachedList(userId, key, nowMs);
-    const sent = cached === undefined ? undefined : (this.state.keptWithList(cached) as ServedFirstPage | undefined);
+    const sent = cached === undefined ? undefined : (this.state.keptWithList(userId, key, cached) as ServedFirstPage | undefined);
     // A failed check (a status read from the database) ranks again below, where a failure is reported.
     if (cached !== undefined && sent !== undefined && sent.limit === options.limit && (await this.unchanged(sent).catch(() => false))) {
       this.metrics.recordCacheLookup('recommendations', true);
       await this.report(userId, choice, sent.reported, started, true, false);
-      return { links: sent, body: this.bodyIn(cached, sent, encoding), encoding };
+      return { links: sent, body: this.bodyIn(userId, key, cached, sent, encoding), encoding };
     }
     let ranked: RankedItem[] | undefined;
     // Read before the statuses are: a change meanwhile leaves the page to be checked item by item.
@@ -227,26 +227,26 @@ export class RecommendationService {
       statusVersion,
       reported: reportedItems(items),
     };
-    if (ranked !== undefined) this.keep(ranked, built);
+    if (ranked !== undefined) this.keep(userId, key, ranked, built);
     return { links: built, body, encoding };
   }
 
   /** A kept page's body in `encoding`: kept already, or made from the form kept and kept beside it. */
-  private bodyIn(list: RankedItem[], page: ServedFirstPage, encoding: BodyEncoding): Buffer {
+  private bodyIn(userId: string, key: string, list: RankedItem[], page: ServedFirstPage, encoding: BodyEncoding): Buffer {
     const kept = page.bodies[encoding];
     if (kept !== undefined) return kept;
     const [from, bytes] = Object.entries(page.bodies)[0] as [BodyEncoding, Buffer];
     const body = encodeBody(decodeBody(bytes, from), encoding);
     page.bodies[encoding] = body;
-    this.keep(list, page);
+    this.keep(userId, key, list, page);
     return body;
   }
 
   /** Keeps `page` with its list, its bodies counted. */
-  private keep(list: RankedItem[], page: ServedFirstPage): void {
+  private keep(userId: string, key: string, list: RankedItem[], page: ServedFirstPage): void {
     let bytes = SENT_PAGE_ITEM_BYTES * page.ids.length;
     for (const body of Object.values(page.bodies)) bytes += body.byteLength;
-    this.state.keepWithList(list, page, bytes);
+    this.state.keepWithList(userId, key, list, page, bytes);
   }
 
   /** The status JSON of these items (an item whose post is gone is left out). */

@@ -21,4 +21,14 @@ describe('memory settings', () => {
       heapGrowthPercent: 100,
     });
   });
+
+  it("take the lists' life and bound: RECSVC_RESULT_TTL_SECONDS, RECSVC_RESULT_CACHE_MB", () => {
+    expect(loadServerConfig({}, {}).caches).toMatchObject({ resultTtlMs: 120_000, resultMaxBytes: 96 * 1024 * 1024 });
+    expect(loadServerConfig({}, { RECSVC_RESULT_TTL_SECONDS: '30', RECSVC_RESULT_CACHE_MB: '32' }).caches).toMatchObject({
+      resultTtlMs: 30_000,
+      resultMaxBytes: 32 * 1024 * 1024,
+    });
+    expect(() => loadServerConfig({}, { RECSVC_RESULT_TTL_SECONDS: '0' })).toThrow(/RECSVC_RESULT_TTL_SECONDS must be a whole number ≥ 1/);
+    expect(() => loadServerConfig({}, { RECSVC_RESULT_TTL_SECONDS: '2m' })).toThrow(/RECSVC_RESULT_TTL_SECONDS must be a whole number ≥ 1/);
+  });
 });

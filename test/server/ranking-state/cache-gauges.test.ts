@@ -44,9 +44,10 @@ describe('cache size gauges', () => {
     expect(after.entries.status_json).toBe(3);
     expect(after.entries.vocabulary).toBeGreaterThan(0);
     expect(after.bytes.status_json).toBeGreaterThan(300);
-    // The first page as sent is kept with the list, its bytes counted in a bound of its own.
+    // The first page as sent is kept with the list, its bytes counted in the lists' bound.
     expect(after.entries.kept_pages).toBe(1);
     expect(after.bytes.kept_pages).toBeGreaterThan(res.rawPayload.byteLength);
+    expect(after.bytes.results).toBeGreaterThan(after.bytes.kept_pages!);
   });
 });
 

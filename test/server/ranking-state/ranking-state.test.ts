@@ -202,22 +202,29 @@ describe('RankingState memory bounds', () => {
     expect(state.cachedList('u99', 'k', 1)).toBe(items);
   });
 
-  it('bounds what is kept with cached lists (sent pages) by its own bytes, the lists kept alive counted, not the lists', () => {
-    const state = new RankingState(async () => [], { resultCapacity: 1_000, resultMaxBytes: 1_000_000, keptMaxBytes: 200_000 });
+  it('keeps what is kept with a cached list (a sent page) in the list entry, counted in the lists bound and dropped with it', () => {
+    const state = new RankingState(async () => [], { resultCapacity: 1_000, resultMaxBytes: 200_000 });
     const lists = Array.from({ length: 10 }, () => Array.from({ length: 20 }, () => ({}) as RankedItem));
     lists.forEach((list, u) => {
       state.storeList(`u${u}`, 'k', list, 0);
-      state.keepWithList(list, { page: u }, 45_000);
+      state.keepWithList(`u${u}`, 'k', list, { page: u }, 45_000);
     });
     const sizes = Object.fromEntries(state.cacheSizes().map((c) => [c.cache, c]));
-    // 10 pages of 45,000 + 20 × 400 bytes do not fit in 200,000: the oldest went.
-    expect(sizes.kept_pages!.bytes).toBeLessThanOrEqual(200_000);
-    expect(sizes.kept_pages!.entries).toBe(3);
-    expect(state.keptWithList(lists[9]!)).toEqual({ page: 9 });
-    expect(state.keptWithList(lists[0]!)).toBeUndefined();
-    // The lists stay cached whatever the pages' bound does.
-    expect(sizes.results!.entries).toBe(10);
-    expect(state.cachedList('u0', 'k', 1)).toBe(lists[0]);
+    // 10 entries of 45,000 + 20 × 400 + 500 bytes do not fit in 200,000: the oldest users went, list and page.
+    expect(sizes.results!.bytes).toBeLessThanOrEqual(200_000);
+    expect(sizes.results!.entries).toBe(3);
+    expect(sizes.kept_pages).toMatchObject({ entries: 3, bytes: 3 * 45_000 });
+    expect(state.keptWithList('u9', 'k', lists[9]!)).toEqual({ page: 9 });
+    expect(state.keptWithList('u0', 'k', lists[0]!)).toBeUndefined();
+    expect(state.cachedList('u0', 'k', 1)).toBeUndefined();
+    // A page is kept only with the list it was built from, and goes when that list is replaced.
+    state.keepWithList('u9', 'k', lists[0]!, { page: 'other' }, 10);
+    expect(state.keptWithList('u9', 'k', lists[9]!)).toEqual({ page: 9 });
+    state.storeList('u9', 'k', lists[1]!, 0);
+    expect(state.keptWithList('u9', 'k', lists[1]!)).toBeUndefined();
+    expect(state.keptWithList('u9', 'k', lists[9]!)).toBeUndefined();
+    // Without its page, a list alone costs 20 × 400 + 500 bytes.
+    expect(state.cacheSizes().find((c) => c.cache === 'kept_pages')).toMatchObject({ entries: 2, bytes: 2 * 45_000 });
   });
 });
 
