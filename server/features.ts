@@ -11,6 +11,7 @@ import { findOwnAccountIds, userIdsOfAccounts } from './posts/user-accounts.repo
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerInteractions } from './interactions/interactions.feature.js';
+import { interactionUserData } from './interactions/interaction-user-data.js';
 import { newestInteractions } from './interactions/co-engagement.repository.js';
 import { postEngagerGroups } from './interactions/engagers.service.js';
 import { registerAnalytics } from './experiments/events/analytics.feature.js';
@@ -99,7 +100,7 @@ export async function registerFeatures(app: FastifyInstance, context: AppContext
     tokenCaches: [context.social.identityProvider],
     accounts: { ownAccountIds: (userId) => findOwnAccountIds(db, userId), userIdsOf: (ids) => userIdsOfAccounts(db, ids) },
     // Each owner's part of a user's export and full erasure, in this order (live credentials counted before any row goes).
-    userData: [tokenUserData, oauthUserData, settingsUserData],
+    userData: [tokenUserData, oauthUserData, settingsUserData, interactionUserData({ db, posts, ranking })],
   });
   // A user's changed level or erasure (here or fanned out from another instance) reaches every cache of them.
   context.privacy.onLevelChange((userId) => experiments.runtime.forgetUser(userId));

@@ -14,7 +14,7 @@
  * next refresh.
  */
 import type { Kysely } from 'kysely';
-import { DEFAULT_SOURCE_SHARES, type CandidateIndex, type SourceShares } from '../../src/ranking/index.js';
+import { DEFAULT_SOURCE_SHARES, type CandidateIndex, type PoolCounts, type SourceShares } from '../../src/ranking/index.js';
 import type { Agent } from '../platform/agents/agent.types.js';
 import type { Database } from '../platform/db/database.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
@@ -44,7 +44,12 @@ export function candidatePoolRefreshAgent(
       for (const post of candidates) {
         const pooled = ranking.index.get(post.id);
         if (pooled === undefined || sameCounts(pooled, post)) continue;
-        ranking.postCountsChanged(post.id, { favourites: post.favourites, reblogs: post.reblogs, replies: post.replies });
+        ranking.postCountsChanged(post.id, {
+          favourites: post.favourites,
+          reblogs: post.reblogs,
+          replies: post.replies,
+          bookmarks: post.bookmarks ?? 0,
+        });
         countsUpdated += 1;
       }
       const candidateIds = new Set(candidates.map((post) => post.id));
@@ -62,8 +67,8 @@ export function candidatePoolRefreshAgent(
   };
 }
 
-function sameCounts(a: { favourites: number; reblogs: number; replies: number }, b: typeof a): boolean {
-  return a.favourites === b.favourites && a.reblogs === b.reblogs && a.replies === b.replies;
+function sameCounts(a: PoolCounts, b: PoolCounts): boolean {
+  return a.favourites === b.favourites && a.reblogs === b.reblogs && a.replies === b.replies && (a.bookmarks ?? 0) === (b.bookmarks ?? 0);
 }
 
 function pooledIds(index: CandidateIndex): string[] {

@@ -294,6 +294,7 @@ export function toRankable(row: RankableRow): RankablePost {
     favourites: row.favourites_count,
     reblogs: row.reblogs_count,
     replies: row.replies_count,
+    bookmarks: row.bookmarks_count,
     reblogOfId: row.reblog_of_id,
     sensitive: row.sensitive === 1 || row.original_sensitive === 1,
   };

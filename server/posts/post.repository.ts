@@ -30,6 +30,7 @@ export interface RankableRow {
   favourites_count: number;
   reblogs_count: number;
   replies_count: number;
+  bookmarks_count: number;
   reblog_of_id: string | null;
   visibility: string;
   sensitive: number;
@@ -212,6 +213,7 @@ const RANKABLE = [
   'posts.favourites_count',
   'posts.reblogs_count',
   'posts.replies_count',
+  'posts.bookmarks_count',
   'posts.reblog_of_id',
   'posts.visibility',
   'posts.sensitive',

@@ -15,7 +15,7 @@ import {
   DEFAULT_SOURCE_SHARES,
   normaliseTag,
   type EngagedPost,
-  type PostCounts,
+  type PoolCounts,
   type RankablePost,
   type SourceShares,
 } from '../../src/ranking/index.js';
@@ -32,7 +32,7 @@ export type { CountDeltas } from './post.repository.js';
 /** A post whose counters just changed: what an interaction needs of it, and the new counters. */
 export interface AdjustedPost {
   post: EngagedPost;
-  counts: PostCounts & { id: string };
+  counts: Required<PoolCounts> & { id: string };
   /** When the post was created (an interaction cannot be older). */
   createdAtMs: number;
 }
@@ -303,7 +303,13 @@ export class PostService {
     if (!row) return undefined;
     return {
       post: toEngagedPost(row),
-      counts: { id: row.id, favourites: row.favourites_count, reblogs: row.reblogs_count, replies: row.replies_count },
+      counts: {
+        id: row.id,
+        favourites: row.favourites_count,
+        reblogs: row.reblogs_count,
+        replies: row.replies_count,
+        bookmarks: row.bookmarks_count,
+      },
       createdAtMs: Number(row.created_at_ms),
     };
   }

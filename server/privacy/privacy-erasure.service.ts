@@ -144,7 +144,8 @@ export class PrivacyErasureService {
     await this.deps.inFlight.settled(userId, this.deps.drainTimeoutMs ?? 15_000);
     const keys = [userId, this.deps.policy.pseudonym(userId)];
     const tables = (await this.userTables()).filter((table) => inScope(table.name, scope));
-    return this.deps.db.transaction().execute(async (trx) => {
+    const afterCommit: Array<() => Promise<void>> = [];
+    const report = await this.deps.db.transaction().execute(async (trx) => {
       const report: ErasureReport = { deleted: {}, rows_deleted: 0, credentials_revoked: 0, rag_chunks_removed: 0 };
       const count = (table: string, rows: number): void => {
         if (rows === 0) return;
@@ -160,9 +161,18 @@ export class PrivacyErasureService {
           for (const [table, rows] of Object.entries(erased.deleted)) count(table, rows);
         }
       }
+      if (scope !== 'events') {
+        for (const part of this.deps.userData ?? []) {
+          const announce = part.untrack && (await part.untrack(trx, keys));
+          if (announce) afterCommit.push(announce);
+        }
+      }
       for (const table of tables) count(table.name, await deleteUserRows(trx, table.name, keys));
       return report;
     });
+    // A failure here leaves stale counts in memory only (the candidate pool refresh reads them again): the erasure stands.
+    for (const announce of afterCommit) await announce().catch(() => undefined);
+    return report;
   }
 
   private async removeChunks(userId: string): Promise<number> {

@@ -22,6 +22,13 @@ export interface UserDataPart {
   exportRows?(db: Kysely<Database>, keys: readonly string[]): Promise<Record<string, Record<string, unknown>[]>>;
   /** A full erasure, in its transaction, before the `user_id` tables are emptied. */
   erase?(trx: Transaction<Database>, keys: readonly string[], nowMs: number): Promise<UserDataErased>;
+  /**
+   * Any erasure that deletes the user's tracking rows (a full erasure, a level lowered to
+   * `none`), in its transaction, before the `user_id` tables are emptied: takes back what
+   * those rows added elsewhere (their interactions' counts on the posts). Returns what to
+   * announce once the transaction has committed, if anything.
+   */
+  untrack?(trx: Transaction<Database>, keys: readonly string[]): Promise<(() => Promise<void>) | undefined>;
 }
 
 /** Which stored accounts are a user's: the RAG index's chunks of their posts go with them. */

@@ -4,9 +4,12 @@
  * over Redis pub/sub); the state's owner decides what to recompute or drop. Nothing
  * else changes the candidate pool, the profiles, the result lists or the status caches.
  */
-import type { CoEngagementChange, PostCounts, RankablePost, UserSignal } from '../../src/ranking/index.js';
+import type { CoEngagementChange, PoolCounts, RankablePost, UserSignal } from '../../src/ranking/index.js';
 
-export type { CoEngagementChange, PostCounts, UserSignal } from '../../src/ranking/index.js';
+export type { CoEngagementChange, PoolCounts, UserSignal } from '../../src/ranking/index.js';
+
+/** A post's counters as announced: the engagement score's and the bookmarks (absent from an older instance: the pool keeps its own). */
+export type PostCounts = PoolCounts;
 
 /** A stored post as announced: its ranking view and whether it may be recommended at all. */
 export interface StoredPost extends RankablePost {
@@ -60,6 +63,7 @@ export function wireRankingEvent(event: RankingEventMessage): RankingEventMessag
       favourites: p.favourites,
       reblogs: p.reblogs,
       replies: p.replies,
+      bookmarks: p.bookmarks ?? 0,
       reblogOfId: p.reblogOfId,
       sensitive: p.sensitive,
       visibility: p.visibility,

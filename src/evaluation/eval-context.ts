@@ -48,7 +48,7 @@ export class EvalState {
   private nextInteraction = 0;
   private recentTail = 0;
   private readonly byTime: readonly EvalPost[];
-  private readonly counts = new Map<string, { favourites: number; reblogs: number }>();
+  private readonly counts = new Map<string, { favourites: number; reblogs: number; bookmarks: number }>();
   private readonly profiles = new Map<string, UserProfile>();
 
   constructor(
@@ -151,14 +151,15 @@ export class EvalState {
 
   private withCounts(post: EvalPost): EvalPost {
     const c = this.counts.get(post.id);
-    return { ...post, favourites: c?.favourites ?? 0, reblogs: c?.reblogs ?? 0, replies: 0 };
+    return { ...post, favourites: c?.favourites ?? 0, reblogs: c?.reblogs ?? 0, replies: 0, bookmarks: c?.bookmarks ?? 0 };
   }
 
   private count(i: EvalInteraction): void {
     this.coEngagementReplay.add({ userId: i.userId, postId: i.postId });
-    const c = this.counts.get(i.postId) ?? { favourites: 0, reblogs: 0 };
+    const c = this.counts.get(i.postId) ?? { favourites: 0, reblogs: 0, bookmarks: 0 };
     if (i.action === 'favorite') c.favourites += 1;
     else if (i.action === 'reblog') c.reblogs += 1;
+    else c.bookmarks += 1;
     this.counts.set(i.postId, c);
     const at = this.position.get(canonicalId(this.split.dataset, i.postId));
     if (at === undefined) return;

@@ -2,7 +2,7 @@
  * The per-feature formulas, each mapping to [0, 1] (user affinities are time-decayed
  * sums: decayed-sums.ts).
  */
-import type { PostCounts } from './ranking.types.js';
+import type { PoolCounts, PostCounts } from './ranking.types.js';
 
 /**
  * Affinity at which a known author's feature reaches 0.5 + 0.5·tanh(1) ≈ 0.88: about
@@ -48,4 +48,20 @@ export function engagementScore(post: PostCounts): number {
 /** Raw engagement log1p(engagementScore): the feature is this divided by the candidate set's maximum. */
 export function engagementLog(post: PostCounts): number {
   return Math.log1p(engagementScore(post));
+}
+
+/**
+ * positives = favourites + reblogs + replies + bookmarks, each counted once (negative or
+ * non-finite as 0): how many positive interactions a post drew, as "popularity" counts
+ * them. The shipped cold start reads log1p of it (`coldStartEngagement: 'positives'`); the
+ * weighted engagement above stays the `content_engagement` feature of every config.
+ */
+export function positivesCount(post: PoolCounts): number {
+  const nonNegative = (x: number | undefined): number => (x !== undefined && Number.isFinite(x) && x > 0 ? x : 0);
+  return nonNegative(post.favourites) + nonNegative(post.reblogs) + nonNegative(post.replies) + nonNegative(post.bookmarks);
+}
+
+/** log1p(positivesCount): the positives measure is this divided by the pool's maximum. */
+export function positivesLog(post: PoolCounts): number {
+  return Math.log1p(positivesCount(post));
 }

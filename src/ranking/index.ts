@@ -10,6 +10,8 @@ export {
   recencyFeature,
   engagementLog,
   engagementScore,
+  positivesCount,
+  positivesLog,
   ENGAGEMENT_WEIGHTS,
   AUTHOR_AFFINITY_SCALE,
   AFFINITY_HALF_LIFE_DAYS,

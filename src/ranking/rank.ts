@@ -29,6 +29,12 @@ interface Pass {
   readonly cold: boolean;
   readonly nowMs: number;
   readonly recency: RecencyPass;
+  /**
+   * The cold start reads the positives count instead of the weighted engagement, and gives no
+   * recency to a post without any positive (RankingOptions.coldStartEngagement `positives`).
+   */
+  readonly positives: boolean;
+  /** 1 / the pool's maximum of the engagement measure read (the positives count's for `positives`), 0 when none. */
   readonly invMaxEngagement: number;
   /** Weight of the cosine when the pass uses it, else 0 (cold start, no interests, weight 0). */
   readonly semanticWeight: number;
@@ -74,11 +80,12 @@ export function rankCandidates(
   const limit = Math.max(0, Math.floor(options.limit));
   if (limit === 0 || index.size === 0) return [];
   index.refreshVectors();
-  const maxEngagement = index.engagementMax();
   const ctx = prepareUserContext(index, profile, options.nowMs, options.excludeIds ?? []);
   try {
     const weights = effectiveWeights(config);
     const cold = isColdStart(profile);
+    const positives = cold && options.coldStartEngagement === 'positives';
+    const maxEngagement = positives ? index.positivesMax() : index.engagementMax();
     const recent = profile.recentPosts ?? [];
     const matches =
       cold || weights.collaborative <= 0 || recent.length === 0
@@ -92,6 +99,7 @@ export function rankCandidates(
       cold,
       nowMs: options.nowMs,
       recency: recencyPass(index, options.recencyHalfLifeHours ?? DEFAULT_RECENCY_HALF_LIFE_HOURS, options.nowMs),
+      positives,
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
       semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
       collab,
@@ -144,8 +152,9 @@ function scoreAll(p: Pass, limit: number): Scored {
   const wCollab = p.weights.collaborative;
   // Collaborative candidates are ranked only for a user with a collaborative feature for them.
   const skippedFlags = collab === undefined ? p.ctx.skippedFlags | SLOT_EXTRA : p.ctx.skippedFlags;
-  const { flags, createdAt, engagement, author, language } = p.index.columns;
-  const { cold, nowMs, invMaxEngagement, semanticWeight } = p;
+  const { flags, createdAt, author, language } = p.index.columns;
+  const engagement = p.positives ? p.index.columns.positives : p.index.columns.engagement;
+  const { cold, nowMs, invMaxEngagement, semanticWeight, positives } = p;
   const w = cold ? coldAsWeights(p.coldStart) : p.weights;
   const wEngagement = w.content_engagement;
   const wRecency = w.recency;
@@ -183,7 +192,9 @@ function scoreAll(p: Pass, limit: number): Scored {
         : recencyValues !== undefined
           ? recencyValues[i]! * recencyFactor
           : recencyFeature(nowMs - created, halfLifeHours);
-    let total = wEngagement * engagement[i]! * invMaxEngagement + wRecency * fresh;
+    const e = engagement[i]!;
+    // The positives cold start: a post nobody engaged with gets no recency either (see RankingOptions.coldStartEngagement).
+    let total = wEngagement * e * invMaxEngagement + (positives && e === 0 ? 0 : wRecency * fresh);
     if (trend !== undefined) total += wTrending * trend[i]!;
     else total += wAuthor * authorFeature[a]!;
     if (collab !== undefined) total += wCollab * collab[i]!;
@@ -349,8 +360,8 @@ function toItem(p: Pass, slot: Slot): RankedItem {
   const i = slot.index;
   const features: FeatureVector = {
     author_preference: p.cold ? 0.5 : (p.ctx.scratch.authorFeature[slot.authorIdx] ?? 0.5),
-    content_engagement: slot.engagement * p.invMaxEngagement,
-    recency: recencyAt(p.recency, i, slot.post.createdAtMs, p.nowMs),
+    content_engagement: (p.positives ? slot.positives : slot.engagement) * p.invMaxEngagement,
+    recency: p.positives && slot.positives === 0 ? 0 : recencyAt(p.recency, i, slot.post.createdAtMs, p.nowMs),
     semantic_similarity: p.cold ? 0 : semantic(p, slot),
     collaborative: p.collab?.values[i] ?? 0,
   };

@@ -25,6 +25,11 @@ export interface RankablePost {
   readonly favourites: number;
   readonly reblogs: number;
   readonly replies: number;
+  /**
+   * Users who bookmarked it (recsvc's own counter; absent: 0). Not in the engagement score
+   * (ENGAGEMENT_WEIGHTS): only the positives count of the shipped cold start reads it.
+   */
+  readonly bookmarks?: number;
   /** Set when this post is a reblog: the id of the original (they count as one post). */
   readonly reblogOfId: string | null;
   /** Marked sensitive (for a reblog: the original is): ranked only for users who allow it. */
@@ -66,6 +71,9 @@ export interface ColdStartWeights {
   readonly trending: number;
 }
 
+/** The engagement measures the cold start may read (RankingOptions.coldStartEngagement). */
+export type ColdStartEngagement = 'weighted' | 'positives';
+
 /** Per-request knobs of one ranking. */
 export interface RankingOptions {
   /** Maximum number of items returned. */
@@ -78,6 +86,18 @@ export interface RankingOptions {
   readonly recencyHalfLifeHours?: number;
   /** The cold-start mix (default `COLD_START_WEIGHTS`). */
   readonly coldStartWeights?: ColdStartWeights;
+  /**
+   * What the cold start reads (default `weighted`, the engine's: experiments rank with it):
+   * - `weighted`: the `content_engagement` feature (a reblog counts twice, bookmarks not at
+   *   all: ENGAGEMENT_WEIGHTS) and the recency of every post;
+   * - `positives`: each positive interaction counted once, bookmarks included (`positivesLog`,
+   *   normalised by its own maximum over the pool), and recency only for posts with at least
+   *   one positive: a post nobody engaged with yet scores 0, as it does by popularity and by
+   *   "hot". On the synthetic catalogue this ranks newcomers exactly as popularity does (the
+   *   brand-new unengaged posts recency lifted were the whole gap), and on the feed as the
+   *   weighted mix did, above "hot" (bench/README.md, "Ranking quality").
+   */
+  readonly coldStartEngagement?: ColdStartEngagement;
   /** Share of the largest feature lift a personal feature needs to be the reason (default 1: see `explainRanking`). */
   readonly personalReasonShare?: number;
   /** Post ids to leave out (the client has them already); a reblog's group goes with it. */
@@ -101,7 +121,10 @@ export const DEFAULT_PER_AUTHOR_CAP = 3;
 export const DEFAULT_RECENCY_HALF_LIFE_HOURS = 24;
 
 /** The knobs of a ranking beyond its `algorithm_config`. */
-export type RankingKnobs = Pick<RankingOptions, 'recencyHalfLifeHours' | 'coldStartWeights' | 'personalReasonShare'>;
+export type RankingKnobs = Pick<
+  RankingOptions,
+  'recencyHalfLifeHours' | 'coldStartWeights' | 'coldStartEngagement' | 'personalReasonShare'
+>;
 
 /**
  * The knobs of the shipped default ranking (with DEFAULT_ALGORITHM_CONFIG, for users outside
@@ -123,6 +146,7 @@ export type RankingKnobs = Pick<RankingOptions, 'recencyHalfLifeHours' | 'coldSt
 export const SHIPPED_RANKING_OPTIONS: Readonly<Required<RankingKnobs>> = {
   recencyHalfLifeHours: 8,
   coldStartWeights: { content_engagement: 0.5, recency: 0.5, trending: 0 },
+  coldStartEngagement: 'positives',
   personalReasonShare: 1 / 3,
 };
 
@@ -182,6 +206,9 @@ export const DEFAULT_PREFERENCES: UserPreferences = {
 
 /** A post's public counters, as the ranking reads them. */
 export type PostCounts = Pick<RankablePost, 'favourites' | 'reblogs' | 'replies'>;
+
+/** The counters the pool keeps: the engagement score's and the bookmarks the positives count adds. */
+export type PoolCounts = Pick<RankablePost, 'favourites' | 'reblogs' | 'replies' | 'bookmarks'>;
 
 /** A signal's contribution to the interest vector: (term, amount × TF-IDF weight) pairs. */
 export type InterestTerms = readonly (readonly [string, number])[];
