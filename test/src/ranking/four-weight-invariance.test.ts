@@ -8,10 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { replayCoEngagement, type CoEngagementEvent } from '../../../src/ranking/index.js';
+import { emptyProfile, rankCandidates, replayCoEngagement, type CoEngagementEvent } from '../../../src/ranking/index.js';
 import { createRandom, randomInt } from '../../../src/random.js';
 import { HOUR, NOW, post } from './fixtures.js';
-import { scenario, scenarioRankings, type GoldenItem } from './four-weight-scenario.js';
+import { scenario, SCENARIO_CONFIGS, scenarioRankings, type GoldenItem } from './four-weight-scenario.js';
 
 const golden = JSON.parse(readFileSync(new URL('../../fixtures/ranking/four-weight-golden.json', import.meta.url), 'utf8')) as {
   provenance: string;
@@ -49,5 +49,21 @@ describe('a four-weight config ranks exactly as before the collaborative feature
     for (const profile of profiles) profile.recentPosts = posts.slice(0, 5).map((p) => p.id);
     expect(index.collaborativeSize).toBe(50);
     expect(scenarioRankings(index, profiles, { coEngagement })).toEqual(golden.rankings);
+  });
+
+  it('still equals them, newcomers included, when the posts carry bookmarks (only the shipped cold start reads them)', () => {
+    const { posts, index, profiles } = scenario();
+    const newcomer = emptyProfile('newcomer');
+    const newcomerLists = (): string[][] =>
+      Object.values(SCENARIO_CONFIGS).map((config) =>
+        rankCandidates(index, newcomer, config, { limit: 20, nowMs: NOW }).map((item) => `${item.post.id} ${item.score}`),
+      );
+    const before = newcomerLists();
+    const random = createRandom(7);
+    // Bookmarks, many on some posts: the positives count and its maximum change, the weighted engagement does not.
+    for (const p of posts) index.updateCounts(p.id, { ...p, bookmarks: randomInt(random, 3) === 0 ? 500 : randomInt(random, 20) });
+    expect(index.positivesMax()).toBeGreaterThanOrEqual(Math.log1p(500));
+    expect(scenarioRankings(index, profiles)).toEqual(golden.rankings);
+    expect(newcomerLists()).toEqual(before);
   });
 });
