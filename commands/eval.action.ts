@@ -11,6 +11,7 @@ import { temporalSplit, validationSplit, type Split } from '../src/evaluation/da
 import { fitSteps } from '../src/evaluation/fit.js';
 import { describeRankingDefault, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
+import type { ItemModelOptions } from '../src/ranking/item-model.js';
 import { evalGate, type EvalGate } from '../src/evaluation/eval-gate.js';
 import { renderEvalHtml } from '../src/evaluation/eval-report-html.js';
 import { evalJunitXml, evalSummaryMarkdown, formatEstimate, STEP_SUMMARY_MAX_BYTES } from '../src/evaluation/eval-text.js';
@@ -50,6 +51,8 @@ export interface EvalCommandOptions {
   seed: number;
   maxUsers?: number;
   easeMaxItems: number;
+  itemModel?: boolean;
+  itemModelPosts: number;
   tune?: boolean;
   tuneUsers: number;
   fit?: boolean;
@@ -91,10 +94,11 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     progress('tuning the weights on a validation split…');
     tuned = tuneWeights(split, { k: options.k, maxUsers: options.tuneUsers, seed: options.seed });
   }
+  const itemModel = options.itemModel === true ? { maxItems: options.itemModelPosts } : undefined;
   let fitted: FittedDefault | undefined;
   if (options.fit) {
     progress('fitting the default ranking on the history before the cutoff…');
-    fitted = await fitDefault(split, options.fitSteps, options.k);
+    fitted = await fitDefault(split, options.fitSteps, options.k, itemModel);
   }
   const candidates: NamedConfig[] = [
     { name: 'default', config: DEFAULT_ALGORITHM_CONFIG },
@@ -102,7 +106,7 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     ...(tuned ? [{ name: 'tuned', config: tuned.variant.algorithm_config }] : []),
   ];
   progress(`ranking for ${split.users.length} test users…`);
-  const state = new EvalState(split);
+  const state = new EvalState(split, {}, {}, itemModel);
   const rankers = [
     ...candidates.map((c) => rankingCandidate(c.name, c.config, state, c.name === 'default' ? SHIPPED_RANKING_OPTIONS : {})),
     ...(fitted ? [rankingCandidate('fitted', fitted.config, state, fitted.options)] : []),
@@ -138,8 +142,13 @@ interface FittedDefault {
  * ladder step at most, on an interval above 0) on the validation split of the history before
  * the cutoff, from the shipped point, until one keeps its point or `steps` ran.
  */
-async function fitDefault(split: Split, steps: number, k: number): Promise<FittedDefault> {
-  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k });
+async function fitDefault(
+  split: Split,
+  steps: number,
+  k: number,
+  itemModel: Partial<ItemModelOptions> | undefined,
+): Promise<FittedDefault> {
+  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k, ...(itemModel ? { itemModel } : {}) });
   const point = result.status === 'applied' ? result.chosen : SHIPPED_RANKING_DEFAULT;
   return { point, ...rankingOf(point), steps: [...result.steps] };
 }

@@ -48,6 +48,16 @@ export function registerEval(program: Command): void {
     .option('--max-users <n>', 'evaluate a seeded sample of this many test users', parsePositiveInt)
     .option('--ease-max-items <n>', 'EASE is fitted on at most this many items (memory 16·n² bytes)', parsePositiveInt, 1000)
     .option(
+      '--item-model',
+      'the collaborative feature also reads a periodic item–item model (EASE) built at the cutoff (and at the fit’s), beside the write-time state',
+    )
+    .option(
+      '--item-model-posts <n>',
+      'with --item-model: the most engaged posts it is fitted over (≤ 3000; memory 32·n² bytes)',
+      parsePositiveInt,
+      1000,
+    )
+    .option(
       '--tune',
       'search the weights on a validation split and add the result as candidate "tuned", printed as a ready-to-create variant',
     )

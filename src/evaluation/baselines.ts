@@ -14,6 +14,7 @@
  *   memory (16·n² bytes) and time (∝ n³) stay bounded.
  * The two models are fitted once, at the cutoff. Ties go to the newer post, then the smaller id.
  */
+import { invertSpd } from '../ranking/spd-inverse.js';
 import type { TestUser } from './dataset.js';
 import type { EvalState } from './eval-context.js';
 import type { Ranker } from './rankers.js';
@@ -211,43 +212,4 @@ function ease(state: EvalState, maxItems: number, lambda: number): Ranker {
         .map((i) => state.catalogue[i]!.id);
     },
   };
-}
-
-/** The inverse of a symmetric positive definite n×n matrix (row-major), by Cholesky: A = LLᵀ, A⁻¹ = L⁻ᵀL⁻¹. */
-export function invertSpd(a: Float64Array, n: number): Float64Array {
-  const l = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
-      let sum = a[i * n + j] as number;
-      for (let k = 0; k < j; k++) sum -= (l[i * n + k] as number) * (l[j * n + k] as number);
-      if (i === j) {
-        if (!(sum > 0)) throw new Error('matrix is not positive definite');
-        l[i * n + i] = Math.sqrt(sum);
-      } else l[i * n + j] = sum / (l[j * n + j] as number);
-    }
-  }
-  // M = L⁻¹ (lower triangular), row by row.
-  const m = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) {
-    const lii = l[i * n + i] as number;
-    m[i * n + i] = 1 / lii;
-    for (let j = 0; j < i; j++) {
-      let sum = 0;
-      for (let k = j; k < i; k++) sum += (l[i * n + k] as number) * (m[k * n + j] as number);
-      m[i * n + j] = -sum / lii;
-    }
-  }
-  // A⁻¹ = MᵀM: (MᵀM)[i][j] = Σ_k M[k][i]·M[k][j], accumulated row by row of M.
-  const inv = new Float64Array(n * n);
-  for (let k = 0; k < n; k++) {
-    const row = k * n;
-    for (let i = 0; i <= k; i++) {
-      const mki = m[row + i] as number;
-      if (mki === 0) continue;
-      const out = i * n;
-      for (let j = i; j <= k; j++) inv[out + j] = (inv[out + j] as number) + mki * (m[row + j] as number);
-    }
-  }
-  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) inv[i * n + j] = inv[j * n + i] as number;
-  return inv;
 }

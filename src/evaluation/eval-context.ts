@@ -6,13 +6,17 @@
  * `updateCounts` for an interaction), and the counters the simple baselines read. Profiles
  * are built from each user's history by the engine's own `buildUserProfile`; the co-engagement
  * state the collaborative feature reads is kept by the writers' own rule (`CoEngagementReplay`)
- * over every interaction replayed. Models fitted on
- * the training part (kNN, EASE) are fitted once, at the cutoff, as a nightly batch would be.
+ * over every interaction replayed; when asked for, the periodic item–item model
+ * (../ranking/item-model.ts) is built once, at the cutoff, from the newest ITEM_MODEL_HISTORY
+ * interactions before it, and served beside that state (`collaborative`). Models fitted on the training part (kNN, EASE) are fitted once, at the
+ * cutoff, as a nightly batch would be.
  */
 import { accountIdOfUser } from '../auth/user-account.js';
 import { CandidateIndex, type CandidateIndexOptions } from '../ranking/candidate-index.js';
 import { CoEngagement, CoEngagementReplay, type CoEngagementOptions } from '../ranking/co-engagement.js';
+import type { CoEngagementReader } from '../ranking/co-engagement.js';
 import { MAX_RECENT_POSTS } from '../ranking/collaborative.js';
+import { fitItemModel, ITEM_MODEL_HISTORY, ItemModel, ModelledCoEngagement, type ItemModelOptions } from '../ranking/item-model.js';
 import { buildUserProfile, type UserProfile } from '../ranking/profile.js';
 import type { ProfileInteraction } from '../ranking/ranking.types.js';
 import { canonicalId, isRecommendable, type EvalInteraction, type EvalPost, type Split, type TestUser } from './dataset.js';
@@ -31,6 +35,10 @@ export class EvalState {
   /** The item-to-item co-engagement state now (the collaborative feature's). */
   readonly coEngagement: CoEngagement;
   private readonly coEngagementReplay: CoEngagementReplay;
+  /** The periodic item–item model built at the cutoff (undefined: none, too little data or turned off). */
+  readonly itemModel: ItemModel | undefined;
+  /** What the collaborative feature reads: the model beside the co-engagement state, as the server serves them. */
+  readonly collaborative: CoEngagementReader;
   /** Engagements with each catalogue post before now (a reblog's count towards its original). */
   readonly engagements: Int32Array;
   /** Engagements in the RECENT_WINDOW_HOURS before now. */
@@ -56,9 +64,17 @@ export class EvalState {
     poolOptions: Partial<CandidateIndexOptions> = {},
     /** The co-engagement state's bounds and pairing window (default: the server's). */
     coEngagementOptions: Partial<CoEngagementOptions> = {},
+    /** With options: the periodic item–item model built at the cutoff, beside the state (default: none, the state alone). */
+    itemModelOptions?: Partial<ItemModelOptions>,
   ) {
     this.coEngagement = new CoEngagement(coEngagementOptions);
     this.coEngagementReplay = new CoEngagementReplay(this.coEngagement);
+    const model =
+      itemModelOptions === undefined
+        ? undefined
+        : new ItemModel(fitItemModel(split.train.slice(-ITEM_MODEL_HISTORY), itemModelOptions).data);
+    this.itemModel = model !== undefined && model.size > 0 ? model : undefined;
+    this.collaborative = this.itemModel === undefined ? this.coEngagement : new ModelledCoEngagement(this.itemModel, this.coEngagement);
     const posts = [...split.dataset.posts.values()].filter(isRecommendable);
     this.byTime = posts.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     this.catalogue = this.byTime.filter((p) => p.reblogOfId === null);

@@ -18,6 +18,7 @@
  */
 import { accountIdOfUser } from '../auth/user-account.js';
 import { buildUserProfile } from '../ranking/profile.js';
+import type { ItemModelOptions } from '../ranking/item-model.js';
 import { rankCandidates } from '../ranking/rank.js';
 import {
   COLD_START_RECENCY_LADDER,
@@ -48,6 +49,8 @@ export interface FitOptions {
   readonly seed: number;
   /** Successive steps one fit may take (`fitSteps`). */
   readonly steps: number;
+  /** With options: the collaborative feature reads the periodic item–item model built at the fit's cutoff (default none). */
+  readonly itemModel?: Partial<ItemModelOptions>;
 }
 
 export const DEFAULT_FIT_OPTIONS: FitOptions = {
@@ -222,7 +225,7 @@ export async function fitOnSplit(
     );
 
   const points = neighbourPoints(current);
-  const state = new EvalState(split);
+  const state = new EvalState(split, {}, {}, o.itemModel);
   const rankers = points.map((point) => {
     const { config, options: knobs } = rankingOf(point);
     return rankingCandidate('', config, state, knobs);

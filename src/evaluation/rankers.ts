@@ -31,7 +31,7 @@ export function rankingCandidate(name: string, config: AlgorithmConfig, state: E
         ...knobs,
         limit: k,
         nowMs: state.now,
-        coEngagement: state.coEngagement,
+        coEngagement: state.collaborative,
       });
       return items.map((item) => item.post.reblogOfId ?? item.post.id);
     },

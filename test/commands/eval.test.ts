@@ -113,6 +113,22 @@ describe('recsvc eval', () => {
     expect(text.stdout).toMatch(/^default +0\.\d{3} \[/m);
   });
 
+  it('--item-model: the collaborative feature reads the item model built at the cutoff; the default without collaborative is unchanged', async () => {
+    const collaborative = join(dir, 'collaborative.json');
+    writeFileSync(
+      collaborative,
+      JSON.stringify({ author_preference: 0, content_engagement: 0, recency: 0, semantic_similarity: 0, collaborative: 1 }),
+    );
+    const args = ['eval', '--posts', posts, '--interactions', interactions, ...FAST, '--candidate', `collab=${collaborative}`, '--json'];
+    const [without, withModel] = await Promise.all([runCli(args), runCli([...args, '--item-model', '--item-model-posts', '200'])]);
+    expect(without.code, without.stderr).toBe(0);
+    expect(withModel.code, withModel.stderr).toBe(0);
+    const ndcg = (stdout: string, name: string): number =>
+      (JSON.parse(stdout) as EvalJson).groups[0]!.rankers.find((r) => r.name === name)!.metrics.ndcg!.value;
+    expect(ndcg(withModel.stdout, 'default')).toBe(ndcg(without.stdout, 'default'));
+    expect(ndcg(withModel.stdout, 'collab')).not.toBe(ndcg(without.stdout, 'collab'));
+  });
+
   it("reads the service's database read-only", async () => {
     const path = join(dir, 'recsvc.db');
     const database = openSqlite(path);

@@ -3,8 +3,9 @@
  * well as item-to-item kNN over the full training matrix does, through the server's own
  * ranking code and the co-engagement state kept by the writers' rule (the default window and
  * bounds), and better than the pairing window of 8 and 100 neighbours it had before (issue 25:
- * "each signal recovers what was planted"). Seed 5: the bench's seeds 1–3 chose the defaults,
- * so this one is held out.
+ * "each signal recovers what was planted"), and the periodic item–item model (EASE, built at
+ * the cutoff, src/ranking/item-model.ts) served beside that state adds to it. Seed 5: the
+ * bench's seeds 1–3 chose the defaults, so this one is held out.
  */
 import { describe, expect, it } from 'vitest';
 import { baselines } from '../../../src/evaluation/baselines.js';
@@ -16,6 +17,7 @@ import { createInteractionsParser, createPostsParser, toJsonLines } from '../../
 import { userMetrics } from '../../../src/evaluation/metrics.js';
 import { rankingCandidate } from '../../../src/evaluation/rankers.js';
 import { DEFAULT_CO_ENGAGEMENT_OPTIONS } from '../../../src/ranking/co-engagement.js';
+import { DEFAULT_ITEM_MODEL_OPTIONS, MODEL_BLEND } from '../../../src/ranking/item-model.js';
 
 function catalogue(seed: number) {
   const data = generateSynthetic(generatorOptions('catalogue', { seed }));
@@ -32,15 +34,20 @@ const COLLABORATIVE_ONLY = {
 };
 
 describe('the collaborative signal on the synthetic catalogue', () => {
-  it('ranks users with history about as item kNN does, and better than a window of 8 with 100 neighbours', () => {
+  it('ranks users with history about as item kNN does, better than a window of 8 with 100 neighbours, and better still with the item model', () => {
     expect(DEFAULT_CO_ENGAGEMENT_OPTIONS).toMatchObject({ window: 16, neighboursPerPost: 200 });
     const split = temporalSplit(catalogue(5), { testFraction: 0.1 });
     const shipped = new EvalState(split);
     const before = new EvalState(split, {}, { window: 8, neighboursPerPost: 100 });
+    expect(DEFAULT_ITEM_MODEL_OPTIONS).toMatchObject({ maxItems: 1000, neighbours: 50, lambda: 100 });
+    expect(MODEL_BLEND).toBe(1);
+    const modelled = new EvalState(split, {}, {}, {});
+    expect(modelled.itemModel?.size).toBe(1000);
     const rankers = [
       rankingCandidate('collaborative', COLLABORATIVE_ONLY, shipped),
       rankingCandidate('collaborative before', COLLABORATIVE_ONLY, before),
       ...baselines(shipped, ['item_knn']),
+      rankingCandidate('collaborative with the item model', COLLABORATIVE_ONLY, modelled),
     ];
     const users = split.users.filter((u) => u.history.length > 0);
     expect(users.length).toBeGreaterThan(200);
@@ -48,16 +55,23 @@ describe('the collaborative signal on the synthetic catalogue', () => {
     users.forEach((user: TestUser, u) => {
       shipped.advanceTo(user.atMs);
       before.advanceTo(user.atMs);
+      modelled.advanceTo(user.atMs);
       rankers.forEach((r, i) => (ndcg[i]![u] = userMetrics(r.rank(user, 20), user.targets, 20, () => 0).ndcg));
       shipped.release(user);
       before.release(user);
+      modelled.release(user);
     });
     const mean = (v: Float64Array): number => v.reduce((a, b) => a + b, 0) / v.length;
-    const [collaborative, previous, knn] = ndcg.map(mean) as [number, number, number];
+    const [collaborative, previous, knn, withModel] = ndcg.map(mean) as [number, number, number, number];
     // Measured 0.112 against item kNN's 0.114 (and EASE 0.131, popularity 0.074); the window of 8: 0.093.
     expect(collaborative).toBeGreaterThan(0.9 * knn);
     const gain = bootstrapPairedDifference(drawResamples(users.length, 1000, 2026), ndcg[0]!, ndcg[1]!);
     expect(gain.ci_low).toBeGreaterThan(0);
     expect(previous).toBeLessThan(collaborative);
+    // The item model beside the state: measured 0.1175 against the state alone's 0.1114 (EASE 0.131: the 30 seeds
+    // and the author cap, not the neighbours, hold the feature below it; bench/README.md).
+    const modelGain = bootstrapPairedDifference(drawResamples(users.length, 1000, 2026), ndcg[3]!, ndcg[0]!);
+    expect(modelGain.ci_low).toBeGreaterThan(0);
+    expect(withModel).toBeGreaterThan(knn);
   }, 180_000);
 });

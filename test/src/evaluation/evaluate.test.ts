@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { baselines, invertSpd } from '../../../src/evaluation/baselines.js';
+import { baselines } from '../../../src/evaluation/baselines.js';
+import { invertSpd } from '../../../src/ranking/spd-inverse.js';
+import { fitItemModel, ModelledCoEngagement } from '../../../src/ranking/item-model.js';
 import { buildDataset, temporalSplit, validationSplit, type EvalInteraction, type EvalPost } from '../../../src/evaluation/dataset.js';
 import { EvalState } from '../../../src/evaluation/eval-context.js';
 import { evalGate } from '../../../src/evaluation/eval-gate.js';
@@ -140,6 +142,29 @@ describe('the ranking candidate', () => {
     );
     expect(got).toHaveLength(20);
     expect(got).toEqual(want);
+  });
+
+  it('builds the item model at the cutoff from the training pairs only when asked, and ranks with it beside the state', () => {
+    const plain = new EvalState(split);
+    expect(plain.itemModel).toBeUndefined();
+    expect(plain.collaborative).toBe(plain.coEngagement);
+    const state = new EvalState(split, {}, {}, { minPairs: 0, maxItems: 300 });
+    const model = state.itemModel!;
+    expect(model.size).toBe(300);
+    // Built from the pairs before the cutoff: exactly the pure fit of the training interactions.
+    expect(model.data).toEqual(fitItemModel(split.train, { minPairs: 0, maxItems: 300 }).data);
+    expect(state.collaborative).toBeInstanceOf(ModelledCoEngagement);
+    const config = { weights: { author_preference: 0, content_engagement: 0, recency: 0, semantic_similarity: 0, collaborative: 1 } };
+    const user = split.users.find((u) => u.history.some((i) => model.has(i.postId)))!;
+    state.advanceTo(user.atMs);
+    const got = rankingCandidate('collaborative', config, state).rank(user, 20);
+    const want = rankCandidates(state.index, state.profile(user), config, {
+      limit: 20,
+      nowMs: state.now,
+      coEngagement: state.collaborative,
+    });
+    expect(got).toEqual(want.map((item) => item.post.reblogOfId ?? item.post.id));
+    expect(new EvalState(split, {}, {}, { minPairs: split.train.length + 1 }).itemModel).toBeUndefined();
   });
 
   it('reports groups, paired comparisons and the same numbers for the same seed', () => {

@@ -1,0 +1,233 @@
+/**
+ * The periodic item–item model: Steck's EASE ("Embarrassingly Shallow Autoencoders", 2019)
+ * fitted off the write path on the positive (user, post) pairs of the newest interactions,
+ * over the most engaged posts (at most `maxItems`), each post keeping its `neighbours`
+ * strongest positive weights as compact arrays. The collaborative feature reads it through
+ * `ModelledCoEngagement`, beside the write-time state (./co-engagement.ts): a seed post is
+ * served the state's neighbours and, when the model holds it, the model's, so posts newer than
+ * the last build are still served.
+ *
+ * EASE: with X the user × item matrix of the pairs (1 where the user engaged), G = XᵀX + λI,
+ * P = G⁻¹, B = I − P·diag(1/diag P): B[a][b] = −P[a][b] / P[b][b] for b ≠ a, 0 on the
+ * diagonal. A user's score of b is Σ over their posts a of B[a][b]; the model keeps each row's
+ * top `neighbours` positive entries. Memory while fitting: the n×n Gram matrix and the
+ * inverse's three n×n arrays (32·n² bytes, 128 MB at n = 2,000); time ∝ n³
+ * (docs/ranking.md, "The periodic item–item model").
+ */
+import type { CoEngagementReader } from './co-engagement.js';
+import { invertSpd } from './spd-inverse.js';
+
+export interface ItemModelOptions {
+  /** Posts the model is fitted over: the most engaged (by distinct users) of the pairs. */
+  readonly maxItems: number;
+  /** Neighbours kept per post (its strongest positive weights). */
+  readonly neighbours: number;
+  /** EASE's L2 regularisation λ. */
+  readonly lambda: number;
+  /** Posts engaged by fewer distinct users are left out (they have no neighbour to learn). */
+  readonly minUsers: number;
+  /** Below this many distinct (user, post) pairs nothing is fitted (an empty model). */
+  readonly minPairs: number;
+}
+
+export const DEFAULT_ITEM_MODEL_OPTIONS: ItemModelOptions = { maxItems: 1_000, neighbours: 50, lambda: 100, minUsers: 2, minPairs: 2_000 };
+
+/** The newest interactions a build reads (the server's job and the evaluation's cutoff alike). */
+export const ITEM_MODEL_HISTORY = 100_000;
+
+/** The upper bound on `maxItems` (the fit holds 32·n² bytes: 288 MB at 3,000). */
+export const MAX_ITEM_MODEL_ITEMS = 3_000;
+/** The upper bound on `neighbours`. */
+export const MAX_ITEM_MODEL_NEIGHBOURS = 200;
+
+/** One positive pair of the data the model is fitted on. */
+export interface ItemModelPair {
+  readonly userId: string;
+  readonly postId: string;
+}
+
+/**
+ * A fitted model as data (what is stored and loaded): post i's neighbours are entries
+ * `offsets[i]` to `offsets[i + 1]` of `neighbours` (positions in `ids`) and `weights`,
+ * strongest first.
+ */
+export interface ItemModelData {
+  readonly ids: readonly string[];
+  readonly offsets: Uint32Array;
+  readonly neighbours: Uint32Array;
+  readonly weights: Float32Array;
+}
+
+/** Bytes per post held beside its neighbours (id string and map entry, offset). */
+const POST_BYTES = 120;
+/** Bytes per neighbour entry (position and weight). */
+const NEIGHBOUR_BYTES = 8;
+
+/** A fitted model, read by post id. */
+export class ItemModel {
+  private readonly indexOf: Map<string, number>;
+
+  constructor(readonly data: ItemModelData) {
+    if (data.offsets.length !== data.ids.length + 1) throw new Error('item model: offsets do not match the posts');
+    const entries = data.offsets[data.ids.length] as number;
+    if (data.neighbours.length !== entries || data.weights.length !== entries) throw new Error('item model: entries do not match');
+    for (let i = 0; i < entries; i++) if ((data.neighbours[i] as number) >= data.ids.length) throw new Error('item model: bad neighbour');
+    this.indexOf = new Map(data.ids.map((id, i) => [id, i]));
+  }
+
+  /** Posts the model holds. */
+  get size(): number {
+    return this.data.ids.length;
+  }
+
+  /** Neighbour entries held. */
+  get entries(): number {
+    return this.data.weights.length;
+  }
+
+  /** Estimated bytes held in memory. */
+  estimatedBytes(): number {
+    return this.size * POST_BYTES + this.entries * NEIGHBOUR_BYTES;
+  }
+
+  has(postId: string): boolean {
+    return this.indexOf.has(postId);
+  }
+
+  /** Calls `visit` for each kept neighbour of a post, strongest first, with its weight B[post][neighbour]. */
+  forEachNeighbour(postId: string, visit: (neighbourId: string, weight: number) => void): void {
+    const i = this.indexOf.get(postId);
+    if (i === undefined) return;
+    const { ids, offsets, neighbours, weights } = this.data;
+    for (let x = offsets[i] as number; x < (offsets[i + 1] as number); x++)
+      visit(ids[neighbours[x] as number] as string, weights[x] as number);
+  }
+
+  /** The strongest weight of any post's list (0 for an empty model): what `ModelledCoEngagement` scales by. */
+  maxWeight(): number {
+    let max = 0;
+    for (const w of this.data.weights) if (w > max) max = w;
+    return max;
+  }
+}
+
+/** What a fit saw and kept. */
+export interface ItemModelFit {
+  readonly data: ItemModelData;
+  /** Distinct users and (user, post) pairs read. */
+  readonly users: number;
+  readonly pairs: number;
+  /** Posts engaged at least `minUsers` times (of which at most `maxItems` were fitted); 0 below `minPairs`. */
+  readonly eligible: number;
+}
+
+/**
+ * Fits EASE on the pairs (duplicates count once) over the most engaged posts (distinct users,
+ * ties to the smaller id) and keeps each post's strongest positive neighbours (ties to the
+ * smaller position). Deterministic for a given set of pairs.
+ */
+export function fitItemModel(pairs: Iterable<ItemModelPair>, options: Partial<ItemModelOptions> = {}): ItemModelFit {
+  const o = { ...DEFAULT_ITEM_MODEL_OPTIONS, ...options };
+  const maxItems = Math.max(0, Math.min(MAX_ITEM_MODEL_ITEMS, Math.floor(o.maxItems)));
+  const k = Math.max(1, Math.min(MAX_ITEM_MODEL_NEIGHBOURS, Math.floor(o.neighbours)));
+  const postsOf = new Map<string, Set<string>>();
+  const usersOf = new Map<string, number>();
+  let pairCount = 0;
+  for (const { userId, postId } of pairs) {
+    let posts = postsOf.get(userId);
+    if (posts === undefined) postsOf.set(userId, (posts = new Set()));
+    if (posts.has(postId)) continue;
+    posts.add(postId);
+    pairCount += 1;
+    usersOf.set(postId, (usersOf.get(postId) ?? 0) + 1);
+  }
+  const eligible = pairCount < o.minPairs ? [] : [...usersOf].filter(([, n]) => n >= o.minUsers);
+  eligible.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const ids = eligible.slice(0, maxItems).map(([id]) => id);
+  const n = ids.length;
+  const slot = new Map(ids.map((id, s) => [id, s]));
+  const g = new Float64Array(n * n);
+  const slots: number[] = [];
+  for (const posts of postsOf.values()) {
+    slots.length = 0;
+    for (const id of posts) {
+      const s = slot.get(id);
+      if (s !== undefined) slots.push(s);
+    }
+    for (const a of slots) {
+      const row = a * n;
+      for (const b of slots) g[row + b] = (g[row + b] as number) + 1;
+    }
+  }
+  for (let s = 0; s < n; s++) g[s * n + s] = (g[s * n + s] as number) + o.lambda;
+  const p = n === 0 ? g : invertSpd(g, n);
+  const offsets = new Uint32Array(n + 1);
+  const outIdx: number[] = [];
+  const outW: number[] = [];
+  const row: number[] = [];
+  const weights = new Float64Array(n);
+  for (let a = 0; a < n; a++) {
+    row.length = 0;
+    for (let b = 0; b < n; b++) {
+      // B[a][b] = −P[a][b] / P[b][b] (0 on the diagonal).
+      weights[b] = b === a ? 0 : -(p[a * n + b] as number) / (p[b * n + b] as number);
+      if (weights[b]! > 0) row.push(b);
+    }
+    row.sort((x, y) => weights[y]! - weights[x]! || x - y);
+    for (let x = 0; x < Math.min(k, row.length); x++) {
+      outIdx.push(row[x] as number);
+      outW.push(weights[row[x] as number] as number);
+    }
+    offsets[a + 1] = outIdx.length;
+  }
+  return {
+    data: { ids, offsets, neighbours: Uint32Array.from(outIdx), weights: Float32Array.from(outW) },
+    users: postsOf.size,
+    pairs: pairCount,
+    eligible: eligible.length,
+  };
+}
+
+/**
+ * How much the model weighs beside the write-time state, as a share of the state's upper end:
+ * a model seed's weights are scaled so the model's strongest is MODEL_BLEND, the live
+ * similarity's being at most 1 (`coEngagementSimilarity`). Chosen on the synthetic catalogue
+ * (docs/ranking.md, "The periodic item–item model").
+ */
+export const MODEL_BLEND = 1;
+
+/**
+ * The collaborative feature's reader with a model beside the write-time state: each seed post
+ * is served the state's neighbours, and, when the model holds it, the model's neighbours too,
+ * their weights × `scale` (a neighbour both name counts twice: the feature sums). The feature
+ * divides a user's sums by their best, so only `scale` against the live similarities matters:
+ * by default MODEL_BLEND over the model's strongest weight (`modelScale`). The counts
+ * (`forEachNeighbour`, `engaged`) stay the state's.
+ */
+export class ModelledCoEngagement implements CoEngagementReader {
+  constructor(
+    readonly model: ItemModel,
+    readonly live: CoEngagementReader,
+    readonly scale: number = modelScale(model),
+  ) {}
+
+  forEachNeighbour(postId: string, visit: (neighbourId: string, count: number, neighbourEngaged: number) => void): void {
+    this.live.forEachNeighbour(postId, visit);
+  }
+
+  engaged(postId: string): number {
+    return this.live.engaged(postId);
+  }
+
+  forEachServedNeighbour(postId: string, visit: (neighbourId: string, similarity: number) => void): void {
+    this.live.forEachServedNeighbour(postId, visit);
+    const scale = this.scale;
+    this.model.forEachNeighbour(postId, (id, weight) => visit(id, weight * scale));
+  }
+}
+
+/** The model's weights scaled so its strongest is `blend` (see MODEL_BLEND). */
+export function modelScale(model: ItemModel, blend = MODEL_BLEND): number {
+  const max = model.maxWeight();
+  return max > 0 ? blend / max : 0;
+}

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { CoEngagement } from '../../../src/ranking/co-engagement.js';
+import { collaborativeMatches } from '../../../src/ranking/collaborative.js';
+import {
+  fitItemModel,
+  ItemModel,
+  MODEL_BLEND,
+  modelScale,
+  ModelledCoEngagement,
+  type ItemModelPair,
+} from '../../../src/ranking/item-model.js';
+
+const pairs = (spec: Record<string, string[]>): ItemModelPair[] =>
+  Object.entries(spec).flatMap(([userId, posts]) => posts.map((postId) => ({ userId, postId })));
+
+const neighboursOf = (model: ItemModel, id: string): [string, number][] => {
+  const out: [string, number][] = [];
+  model.forEachNeighbour(id, (n, w) => out.push([n, w]));
+  return out;
+};
+
+/** EASE by the book, independently: Gauss–Jordan inverse of XᵀX + λI, B = I − P·diag(1/diag P). */
+function easeByTheBook(items: string[], data: ItemModelPair[], lambda: number): number[][] {
+  const n = items.length;
+  const at = new Map(items.map((id, i) => [id, i]));
+  const byUser = new Map<string, Set<number>>();
+  for (const { userId, postId } of data) {
+    const i = at.get(postId);
+    if (i === undefined) continue;
+    if (!byUser.has(userId)) byUser.set(userId, new Set());
+    byUser.get(userId)!.add(i);
+  }
+  const g = items.map((_, a) => items.map((__, b) => (a === b ? lambda : 0)));
+  for (const set of byUser.values()) for (const a of set) for (const b of set) g[a]![b]! += 1;
+  const m = g.map((row, i) => [...row, ...items.map((_, j) => (i === j ? 1 : 0))]);
+  for (let c = 0; c < n; c++) {
+    let pivot = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[pivot]![c]!)) pivot = r;
+    [m[c], m[pivot]] = [m[pivot]!, m[c]!];
+    const d = m[c]![c]!;
+    for (let j = 0; j < 2 * n; j++) m[c]![j]! /= d;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r]![c]!;
+      for (let j = 0; j < 2 * n; j++) m[r]![j]! -= f * m[c]![j]!;
+    }
+  }
+  const p = m.map((row) => row.slice(n));
+  return items.map((_, a) => items.map((__, b) => (a === b ? 0 : -p[a]![b]! / p[b]![b]!)));
+}
+
+describe('the periodic item–item model (EASE)', () => {
+  it('computes B by hand on two posts', () => {
+    // u1, u2 engaged a and b, u3 only a: G = [[3, 2], [2, 2]] + I = [[4, 2], [2, 3]],
+    // P = G⁻¹ = [[3, −2], [−2, 4]] / 8, B[a][b] = −P[a][b] / P[b][b] = 2/4, B[b][a] = 2/3.
+    const fit = fitItemModel(pairs({ u1: ['a', 'b'], u2: ['b', 'a'], u3: ['a'] }), { lambda: 1, minPairs: 0 });
+    const model = new ItemModel(fit.data);
+    expect(fit.data.ids).toEqual(['a', 'b']);
+    expect(neighboursOf(model, 'a')).toEqual([['b', expect.closeTo(0.5, 6) as number]]);
+    expect(neighboursOf(model, 'b')).toEqual([['a', expect.closeTo(2 / 3, 6) as number]]);
+    expect(fit).toMatchObject({ users: 3, pairs: 5, eligible: 2 });
+    expect(model.maxWeight()).toBeCloseTo(2 / 3, 6);
+  });
+
+  it('keeps each row’s strongest positive weights of EASE computed by the book', () => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const data: ItemModelPair[] = [];
+    for (let u = 0; u < 60; u++) {
+      const group = u % 3;
+      for (let i = 0; i < 12; i++)
+        if (random() < (Math.floor(i / 4) === group ? 0.7 : 0.05)) data.push({ userId: `u${u}`, postId: `p${i}` });
+    }
+    data.push(...data.slice(0, 10)); // Repeats count once.
+    const k = 4;
+    const fit = fitItemModel(data, { lambda: 5, neighbours: k, minPairs: 0, minUsers: 1 });
+    const model = new ItemModel(fit.data);
+    const items = [...fit.data.ids];
+    expect(items).toHaveLength(12);
+    const b = easeByTheBook(items, data, 5);
+    for (const [a, id] of items.entries()) {
+      const expected = items
+        .map((other, j) => [other, b[a]![j]!] as [string, number])
+        .filter(([other, w]) => other !== id && w > 0)
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, k);
+      const got = neighboursOf(model, id);
+      expect(got.map(([n]) => n)).toEqual(expected.map(([n]) => n));
+      got.forEach(([, w], x) => expect(w).toBeCloseTo(expected[x]![1], 5));
+    }
+    // The planted groups: a post's strongest neighbour is one of its own group.
+    for (const id of items)
+      expect(Math.floor(Number(neighboursOf(model, id)[0]![0].slice(1)) / 4)).toBe(Math.floor(Number(id.slice(1)) / 4));
+  });
+
+  it('fits the most engaged posts only, leaves out rare ones, and nothing below the minimum of data', () => {
+    const data = pairs({ u1: ['a', 'b', 'c', 'd'], u2: ['a', 'b', 'c'], u3: ['a', 'b'], u4: ['a'] });
+    expect(fitItemModel(data, { maxItems: 2, minPairs: 0, lambda: 1 }).data.ids).toEqual(['a', 'b']);
+    // d has one user: below minUsers 2.
+    expect(fitItemModel(data, { minPairs: 0, lambda: 1 }).data.ids).toEqual(['a', 'b', 'c']);
+    const none = fitItemModel(data, { minPairs: 11 });
+    expect(none.data.ids).toEqual([]);
+    expect(new ItemModel(none.data).size).toBe(0);
+    expect(fitItemModel(data, { minPairs: 10, lambda: 1 }).data.ids).toHaveLength(3);
+  });
+
+  it('refuses inconsistent data', () => {
+    const ok = fitItemModel(pairs({ u1: ['a', 'b'], u2: ['a', 'b'] }), { minPairs: 0, lambda: 1 }).data;
+    expect(() => new ItemModel({ ...ok, offsets: new Uint32Array([0, 1]) })).toThrow(/offsets/);
+    expect(() => new ItemModel({ ...ok, neighbours: Uint32Array.from([5, 0]) })).toThrow(/neighbour/);
+    expect(() => new ItemModel({ ...ok, weights: new Float32Array(1) })).toThrow(/entries/);
+  });
+});
+
+describe('ModelledCoEngagement', () => {
+  const model = new ItemModel(fitItemModel(pairs({ u1: ['a', 'b'], u2: ['b', 'a'], u3: ['a'] }), { lambda: 1, minPairs: 0 }).data);
+  const live = new CoEngagement({ window: 4 });
+  live.record('a', ['c'], 1);
+  live.record('x', ['y'], 1);
+
+  it('serves the state’s neighbours and, for a post the model holds, the model’s scaled to MODEL_BLEND', () => {
+    const reader = new ModelledCoEngagement(model, live);
+    expect(reader.scale).toBeCloseTo(MODEL_BLEND / (2 / 3), 6);
+    const served = (id: string): [string, number][] => {
+      const out: [string, number][] = [];
+      reader.forEachServedNeighbour(id, (n, s) => out.push([n, s]));
+      return out;
+    };
+    const liveOf = (id: string): [string, number][] => {
+      const out: [string, number][] = [];
+      live.forEachServedNeighbour(id, (n, s) => out.push([n, s]));
+      return out;
+    };
+    expect(served('a')).toEqual([...liveOf('a'), ['b', expect.closeTo(0.5 * reader.scale, 6) as number]]);
+    expect(served('b')).toEqual([['a', expect.closeTo(MODEL_BLEND, 6) as number]]);
+    expect(served('x')).toEqual(liveOf('x'));
+    expect(served('x')).toHaveLength(1);
+    // Counts stay the state's.
+    expect(reader.engaged('a')).toBe(live.engaged('a'));
+    const counts: string[] = [];
+    reader.forEachNeighbour('a', (n) => counts.push(n));
+    expect(counts).toEqual(['c']);
+  });
+
+  it('lifts a model neighbour into the collaborative feature', () => {
+    expect(collaborativeMatches(live, ['b']).size).toBe(0);
+    const matches = collaborativeMatches(new ModelledCoEngagement(model, live), ['b']);
+    expect(matches.get('a')).toEqual({ value: 1, seedId: 'b' });
+    expect(
+      modelScale(new ItemModel({ ids: [], offsets: new Uint32Array(1), neighbours: new Uint32Array(0), weights: new Float32Array(0) })),
+    ).toBe(0);
+  });
+});
