@@ -4,7 +4,9 @@
  * 2,000,000 interactions; bench/README.md): the interactions are replayed in time order through
  * the writers' rule, and the V8 heap is measured after a full GC before and after.
  * Run: node --expose-gc node_modules/vite-node/vite-node.mjs bench/co-engagement-memory.ts
- * (CO_USERS, CO_POSTS, CO_INTERACTIONS, CO_HISTORY override the sizes).
+ * (CO_USERS, CO_POSTS, CO_INTERACTIONS, CO_HISTORY override the sizes; CO_MB, CO_NEIGHBOURS and
+ * CO_WINDOW the state's byte bound, neighbours kept per post and pairing window, as
+ * RECSVC_COENGAGEMENT_MB, _NEIGHBOURS and _WINDOW do: default the deployment's 64 MB, 200, 16).
  */
 import { generateDemoData } from '../server/demo/demo-generator.js';
 import { collaborativeMatches, CoEngagement, CoEngagementReplay, DEFAULT_CO_ENGAGEMENT_OPTIONS } from '../src/ranking/index.js';
@@ -15,6 +17,12 @@ const users = Number(process.env.CO_USERS ?? 100_000);
 const posts = Number(process.env.CO_POSTS ?? 100_000);
 const interactions = Number(process.env.CO_INTERACTIONS ?? 2_000_000);
 const history = Number(process.env.CO_HISTORY ?? 200_000);
+const options = {
+  ...DEFAULT_CO_ENGAGEMENT_OPTIONS,
+  ...(process.env.CO_MB === undefined ? {} : { maxBytes: Number(process.env.CO_MB) * 1024 * 1024 }),
+  ...(process.env.CO_NEIGHBOURS === undefined ? {} : { neighboursPerPost: Number(process.env.CO_NEIGHBOURS) }),
+  ...(process.env.CO_WINDOW === undefined ? {} : { window: Number(process.env.CO_WINDOW) }),
+};
 const data = generateDemoData({ users, posts, authors: Math.round(posts / 20), interactions, days: 7 }, Date.UTC(2026, 10, 27));
 const events = data.interactions
   .map((i) => ({ userId: i.userId, postId: i.postId, at: i.createdAtMs, id: i.id }))
@@ -33,7 +41,7 @@ const mb = (bytes: number): number => Math.round((bytes / 1048576) * 10) / 10;
 function replay(slice: typeof events): { state: CoEngagement; ms: number; heapMb: number } {
   const before = heap();
   const started = performance.now();
-  const state = new CoEngagement();
+  const state = new CoEngagement(options);
   const replayer = new CoEngagementReplay(state);
   for (const e of slice) replayer.add(e);
   const ms = Math.round(performance.now() - started);
@@ -57,7 +65,7 @@ console.log(
     users,
     posts,
     interactions: events.length,
-    options: DEFAULT_CO_ENGAGEMENT_OPTIONS,
+    options,
     rebuild: {
       interactions: window.length,
       ms: rebuilt.ms,
