@@ -94,7 +94,7 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     progress('tuning the weights on a validation split…');
     tuned = tuneWeights(split, { k: options.k, maxUsers: options.tuneUsers, seed: options.seed });
   }
-  const itemModel = options.itemModel === true ? { maxItems: options.itemModelPosts } : undefined;
+  const itemModel = options.itemModel === false ? undefined : { maxItems: options.itemModelPosts };
   let fitted: FittedDefault | undefined;
   if (options.fit) {
     progress('fitting the default ranking on the history before the cutoff…');
@@ -148,7 +148,7 @@ async function fitDefault(
   k: number,
   itemModel: Partial<ItemModelOptions> | undefined,
 ): Promise<FittedDefault> {
-  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k, ...(itemModel ? { itemModel } : {}) });
+  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k, itemModel: itemModel ?? null });
   const point = result.status === 'applied' ? result.chosen : SHIPPED_RANKING_DEFAULT;
   return { point, ...rankingOf(point), steps: [...result.steps] };
 }

@@ -48,12 +48,12 @@ export function registerEval(program: Command): void {
     .option('--max-users <n>', 'evaluate a seeded sample of this many test users', parsePositiveInt)
     .option('--ease-max-items <n>', 'EASE is fitted on at most this many items (memory 16·n² bytes)', parsePositiveInt, 1000)
     .option(
-      '--item-model',
-      'the collaborative feature also reads a periodic item–item model (EASE) built at the cutoff (and at the fit’s), beside the write-time state',
+      '--no-item-model',
+      'leave out the periodic item–item model (EASE) the server serves beside the co-engagement state (built at the cutoff and at the fit’s)',
     )
     .option(
       '--item-model-posts <n>',
-      'with --item-model: the most engaged posts it is fitted over (≤ 3000; memory 32·n² bytes)',
+      'the item model is fitted over at most this many of the most engaged posts (≤ 3000; memory 32·n² bytes; the server: RECSVC_ITEM_MODEL_POSTS)',
       parsePositiveInt,
       1000,
     )

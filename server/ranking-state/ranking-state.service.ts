@@ -35,6 +35,7 @@ import {
 import { DEFAULT_STATUS_CACHE_OPTIONS, StatusCache, type StatusCacheOptions } from './status-cache.js';
 import { CoEngagementHolder, DEFAULT_CO_ENGAGEMENT_HISTORY, type CoEngagementSource } from './co-engagement.state.js';
 import { CollaborativeCandidates } from './collaborative-candidates.js';
+import { ModelledCoEngagement, type ItemModel } from '../../src/ranking/item-model.js';
 import { RecentInteractions, rowsForWindow } from './recent-interactions.js';
 import {
   completeRankingDefault,
@@ -176,6 +177,12 @@ export class RankingState implements RankingEvents, TermWeigher {
   /** Bumped by reload and erasure, so that no profile loaded before them is cached. */
   private epoch = 0;
   private readonly erasureListeners: Array<(userId: string) => void> = [];
+  /** The periodic item–item model served beside the co-engagement state (item-model.agent.ts), and its reader over the current state. */
+  private itemModel: { readonly id: string; readonly model: ItemModel } | undefined;
+  private modelled: ModelledCoEngagement | undefined;
+  /** Deletes the stored model (attached by the item model's feature): an erasure runs it. */
+  private itemModelDropper: (() => Promise<void>) | undefined;
+  private erasures = 0;
   /** Hear this instance's own events (the Redis fan-out sends them to the other instances). */
   private readonly localEventListeners: Array<(message: RankingEventMessage) => void> = [];
   /** Set while another instance's event is applied: it is not announced again. */
@@ -323,11 +330,18 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.userErasedFromMemory(userId);
     // The user's interactions are gone from the database: the co-engagement state replays what
     // is left, and lists cached meanwhile (which it may have ranked) are dropped once it has.
-    this.erasureRebuild = this.co
-      .rebuild()
-      .then(() => {
+    // The item model was fitted with the user's interactions: it is no longer served here, and
+    // the stored one is deleted before the erasure answers; the next build leaves them out.
+    this.erasures += 1;
+    this.dropItemModel();
+    const dropStored = this.itemModelDropper?.().catch(() => undefined);
+    this.erasureRebuild = Promise.all([
+      this.co.rebuild().then(() => {
         this.generation += 1;
-      })
+      }),
+      dropStored,
+    ])
+      .then(() => undefined)
       .catch(() => undefined);
     for (const listener of this.erasureListeners) listener(userId);
     this.announceLocal({ type: 'userErased', userId });
@@ -408,9 +422,47 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   // --- Reads. ---
 
-  /** The co-engagement state (replaced by each rebuild: read it per request, do not keep it). */
+  /**
+   * What the collaborative feature reads: the co-engagement state, and beside it the periodic
+   * item–item model when one is loaded (replaced by each rebuild or load: read it per request,
+   * do not keep it).
+   */
   get coEngagement(): CoEngagementReader {
-    return this.co.state;
+    const live = this.co.state;
+    if (this.itemModel === undefined) return live;
+    if (this.modelled?.live !== live || this.modelled.model !== this.itemModel.model)
+      this.modelled = new ModelledCoEngagement(this.itemModel.model, live);
+    return this.modelled;
+  }
+
+  /** The item model served (its stored id), if any. */
+  get itemModelId(): string | undefined {
+    return this.itemModel?.id;
+  }
+
+  /** Erasures seen (this instance's and the others'): a build that read before one is not stored. */
+  get erasuresSeen(): number {
+    return this.erasures;
+  }
+
+  /** Serves a loaded item model (cached lists are dropped). */
+  setItemModel(id: string, model: ItemModel): void {
+    this.itemModel = { id, model };
+    this.modelled = undefined;
+    this.generation += 1;
+  }
+
+  /** Stops serving the item model (the co-engagement state alone again). */
+  dropItemModel(): void {
+    if (this.itemModel === undefined) return;
+    this.itemModel = undefined;
+    this.modelled = undefined;
+    this.generation += 1;
+  }
+
+  /** How an erasure deletes the stored item model (the item model's feature attaches it). */
+  attachItemModelDropper(drop: () => Promise<void>): void {
+    this.itemModelDropper = drop;
   }
 
   /** How many of a user's most recent other posts each interaction is paired with (the writers' rule). */

@@ -1,4 +1,4 @@
-/** Table types of the ranking state's own writer, the ranking_fit agent. */
+/** Table types of the ranking state's own writers, the ranking_fit and item_model agents. */
 /** One run of the ranking_fit agent (migration 0050; server/ranking-state/ranking-fit.agent.ts). */
 export interface RankingFitsTable {
   id: string;
@@ -16,8 +16,23 @@ export interface RankingFitsTable {
   evidence: string;
 }
 
+/** The periodic item–item model (migration 0051; server/ranking-state/item-model.agent.ts): at most one row. */
+export interface ItemModelsTable {
+  id: string;
+  /** When the build began reading the interactions it was fitted on. */
+  created_at_ms: number;
+  interactions: number;
+  posts: number;
+  entries: number;
+  /** The length of `model`. */
+  bytes: number;
+  /** JSON (`itemModelToJson`). */
+  model: string;
+}
+
 export interface RankingStateTables {
   ranking_fits: RankingFitsTable;
+  item_models: ItemModelsTable;
 }
 
 // These tables join the service's one `Database` type (server/platform/db/database.ts).

@@ -10,6 +10,7 @@ import type { FeedbackMeasurement } from './feedback-measurement.types.js';
 import { FeedbackService } from './feedback.service.js';
 import { preferencesRoutes } from './preferences.routes.js';
 import { cacheWarmerAgent } from './cache-warmer.agent.js';
+import { registerItemModel } from '../ranking-state/item-model.feature.js';
 import { registerRankingFit } from '../ranking-state/ranking-fit.feature.js';
 import { backfillInterests } from './profile-loader.js';
 import type { RankingPolicy } from './ranking-policy.types.js';
@@ -50,6 +51,12 @@ export async function registerRecommendations(
     { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
   );
   app.addHook('onClose', async () => stopFitTrigger());
+  // The periodic item–item model served beside the co-engagement state (docs/ranking.md, "The periodic item–item model").
+  registerItemModel(
+    context.agents,
+    { db: context.database.db, state: deps.ranking },
+    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
+  );
   const recommendations = new RecommendationService(sources, context.metrics, policy);
   const feedback = new FeedbackService(sources, policy, context.privacy, deps.measurement);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });

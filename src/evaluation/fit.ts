@@ -49,8 +49,11 @@ export interface FitOptions {
   readonly seed: number;
   /** Successive steps one fit may take (`fitSteps`). */
   readonly steps: number;
-  /** With options: the collaborative feature reads the periodic item–item model built at the fit's cutoff (default none). */
-  readonly itemModel?: Partial<ItemModelOptions>;
+  /**
+   * The periodic item–item model the collaborative feature reads beside the co-engagement state,
+   * built at the fit's cutoff as the server builds it (default: the server's options); null: none.
+   */
+  readonly itemModel: Partial<ItemModelOptions> | null;
 }
 
 export const DEFAULT_FIT_OPTIONS: FitOptions = {
@@ -62,6 +65,7 @@ export const DEFAULT_FIT_OPTIONS: FitOptions = {
   minUsers: 50,
   samples: 1_000,
   seed: 2026,
+  itemModel: {},
 };
 
 export type FitStatus = 'applied' | 'kept' | 'insufficient';
@@ -225,7 +229,7 @@ export async function fitOnSplit(
     );
 
   const points = neighbourPoints(current);
-  const state = new EvalState(split, {}, {}, o.itemModel);
+  const state = new EvalState(split, {}, {}, o.itemModel ?? undefined);
   const rankers = points.map((point) => {
     const { config, options: knobs } = rankingOf(point);
     return rankingCandidate('', config, state, knobs);

@@ -123,7 +123,8 @@ function meanNdcg(
   k: number,
   poolOptions: Partial<CandidateIndexOptions>,
 ): number[] {
-  const state = new EvalState(split, poolOptions);
+  // The item model the server serves beside the co-engagement state, as for the candidates (a variant weighing collaborative reads it).
+  const state = new EvalState(split, poolOptions, {}, {});
   const rankers = weightings.map((weights) => rankingCandidate('', { weights, use_semantic_scoring: true }, state));
   const sums = new Float64Array(rankers.length);
   for (const user of users) {

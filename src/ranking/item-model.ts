@@ -231,3 +231,30 @@ export function modelScale(model: ItemModel, blend = MODEL_BLEND): number {
   const max = model.maxWeight();
   return max > 0 ? blend / max : 0;
 }
+
+/** A model as JSON text, as it is stored (`itemModelFromJson` reads it back). */
+export function itemModelToJson(data: ItemModelData): string {
+  return JSON.stringify({
+    ids: data.ids,
+    offsets: [...data.offsets],
+    neighbours: [...data.neighbours],
+    weights: [...data.weights],
+  });
+}
+
+/** Reads `itemModelToJson`'s text; throws on anything else (a model that does not hold together is not served). */
+export function itemModelFromJson(text: string): ItemModel {
+  const value = JSON.parse(text) as { ids?: unknown; offsets?: unknown; neighbours?: unknown; weights?: unknown };
+  const numbers = (v: unknown): number[] => {
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      throw new Error('item model: not an array of numbers');
+    return v as number[];
+  };
+  if (!Array.isArray(value.ids) || !value.ids.every((id) => typeof id === 'string')) throw new Error('item model: bad ids');
+  return new ItemModel({
+    ids: value.ids,
+    offsets: Uint32Array.from(numbers(value.offsets)),
+    neighbours: Uint32Array.from(numbers(value.neighbours)),
+    weights: Float32Array.from(numbers(value.weights)),
+  });
+}

@@ -113,14 +113,14 @@ describe('recsvc eval', () => {
     expect(text.stdout).toMatch(/^default +0\.\d{3} \[/m);
   });
 
-  it('--item-model: the collaborative feature reads the item model built at the cutoff; the default without collaborative is unchanged', async () => {
+  it('the collaborative feature reads the item model built at the cutoff (--no-item-model: the state alone); the default without collaborative is unchanged', async () => {
     const collaborative = join(dir, 'collaborative.json');
     writeFileSync(
       collaborative,
       JSON.stringify({ author_preference: 0, content_engagement: 0, recency: 0, semantic_similarity: 0, collaborative: 1 }),
     );
     const args = ['eval', '--posts', posts, '--interactions', interactions, ...FAST, '--candidate', `collab=${collaborative}`, '--json'];
-    const [without, withModel] = await Promise.all([runCli(args), runCli([...args, '--item-model', '--item-model-posts', '200'])]);
+    const [without, withModel] = await Promise.all([runCli([...args, '--no-item-model']), runCli([...args, '--item-model-posts', '200'])]);
     expect(without.code, without.stderr).toBe(0);
     expect(withModel.code, withModel.stderr).toBe(0);
     const ndcg = (stdout: string, name: string): number =>

@@ -4,6 +4,8 @@ import { collaborativeMatches } from '../../../src/ranking/collaborative.js';
 import {
   fitItemModel,
   ItemModel,
+  itemModelFromJson,
+  itemModelToJson,
   MODEL_BLEND,
   modelScale,
   ModelledCoEngagement,
@@ -102,6 +104,15 @@ describe('the periodic item–item model (EASE)', () => {
     expect(none.data.ids).toEqual([]);
     expect(new ItemModel(none.data).size).toBe(0);
     expect(fitItemModel(data, { minPairs: 10, lambda: 1 }).data.ids).toHaveLength(3);
+  });
+
+  it('reads back what it stores, and refuses anything else', () => {
+    const data = fitItemModel(pairs({ u1: ['a', 'b', 'c'], u2: ['a', 'b'], u3: ['b', 'c'] }), { minPairs: 0, lambda: 1 }).data;
+    const back = itemModelFromJson(itemModelToJson(data));
+    expect(back.data).toEqual(data);
+    expect(neighboursOf(back, 'b')).toEqual(neighboursOf(new ItemModel(data), 'b'));
+    expect(() => itemModelFromJson('{"ids":[1],"offsets":[0,0],"neighbours":[],"weights":[]}')).toThrow(/ids/);
+    expect(() => itemModelFromJson('{"ids":["a"],"offsets":[0,"x"],"neighbours":[],"weights":[]}')).toThrow(/numbers/);
   });
 
   it('refuses inconsistent data', () => {

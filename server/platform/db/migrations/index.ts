@@ -32,6 +32,7 @@ import * as m0034 from './0034-interactions-user-time.js';
 import * as m0038 from './0038-fasp-servers.js';
 import * as m0045 from './0045-fasp-data.js';
 import * as m0050 from './0050-ranking-fits.js';
+import * as m0051 from './0051-item-models.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -63,4 +64,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0038-fasp-servers': m0038,
   '0045-fasp-data': m0045,
   '0050-ranking-fits': m0050,
+  '0051-item-models': m0051,
 };

@@ -1,0 +1,135 @@
+/**
+ * The periodic item–item model served beside the co-engagement state (src/ranking/item-model.ts;
+ * docs/ranking.md, "The periodic item–item model"). Two agents:
+ * - `item_model` (cluster: one instance at a time) reads the newest ITEM_MODEL_HISTORY
+ *   interactions, fits EASE in a child process (item-model.job.ts) when there are at least
+ *   `minInteractions`, and stores it in `item_models` (one row), unless an erasure came while it
+ *   read or built (then the next run does it again, without the erased user). A stored model
+ *   younger than the interval is not rebuilt (a restart costs one read of the row's id).
+ * - `item_model_load` (every instance) serves the stored model: loads it when its id changed,
+ *   stops serving when the row is gone (an erasure deleted it).
+ * An erasure drops the model from memory on every instance (the fanned-out `userErased`) and
+ * deletes the stored row before it answers (RankingState.userErased).
+ * RECSVC_ITEM_MODEL_POSTS (0: off), RECSVC_ITEM_MODEL_INTERVAL_SECONDS and
+ * RECSVC_ITEM_MODEL_MIN_INTERACTIONS set it.
+ */
+import type { Kysely } from 'kysely';
+import { DEFAULT_ITEM_MODEL_OPTIONS, ITEM_MODEL_HISTORY, itemModelFromJson, MAX_ITEM_MODEL_ITEMS } from '../../src/ranking/item-model.js';
+import type { Agent } from '../platform/agents/agent.types.js';
+import type { Database } from '../platform/db/database.js';
+import type { RankingState } from './ranking-state.service.js';
+import { runItemModelBuild } from './item-model.job.js';
+import { dropItemModels, loadItemModel, loadItemModelPairs, storedItemModel, storeItemModel } from './item-model.repository.js';
+
+export interface ItemModelSettings {
+  /** The most engaged posts the model is fitted over (0: no model). */
+  readonly posts: number;
+  /** Seconds between builds. */
+  readonly intervalSeconds: number;
+  /** Interactions (distinct user–post pairs) needed before a model is built. */
+  readonly minInteractions: number;
+}
+
+export const DEFAULT_ITEM_MODEL_SETTINGS: ItemModelSettings = {
+  posts: DEFAULT_ITEM_MODEL_OPTIONS.maxItems,
+  intervalSeconds: 3_600,
+  minInteractions: DEFAULT_ITEM_MODEL_OPTIONS.minPairs,
+};
+
+/** The settings of the environment; a bad value throws a one-line message naming the variable. */
+export function readItemModelSettings(env: Record<string, string | undefined> = process.env): ItemModelSettings {
+  const whole = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const text = env[name]?.trim();
+    if (text === undefined || text === '') return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(`${name}: expected a whole number from ${min} to ${max} (got ${JSON.stringify(text)})`);
+    return value;
+  };
+  return {
+    posts: whole('RECSVC_ITEM_MODEL_POSTS', DEFAULT_ITEM_MODEL_SETTINGS.posts, 0, MAX_ITEM_MODEL_ITEMS),
+    intervalSeconds: whole('RECSVC_ITEM_MODEL_INTERVAL_SECONDS', DEFAULT_ITEM_MODEL_SETTINGS.intervalSeconds, 1),
+    minInteractions: whole('RECSVC_ITEM_MODEL_MIN_INTERACTIONS', DEFAULT_ITEM_MODEL_SETTINGS.minInteractions, 0),
+  };
+}
+
+export interface ItemModelDeps {
+  readonly db: Kysely<Database>;
+  readonly state: Pick<RankingState, 'erasuresSeen' | 'itemModelId' | 'setItemModel' | 'dropItemModel'>;
+}
+
+/** `item_model`: builds and stores the model when the stored one is older than the interval. */
+export function itemModelAgent(
+  deps: ItemModelDeps,
+  settings: ItemModelSettings,
+  options: { workerScript?: URL | null | undefined; log?: ((line: string) => void) | undefined } = {},
+): Agent {
+  return {
+    name: 'item_model',
+    description: 'builds the periodic item–item model (EASE) from the newest interactions, off the serving process',
+    intervalSeconds: settings.intervalSeconds,
+    initialDelaySeconds: Math.min(settings.intervalSeconds, 10),
+    timeoutSeconds: 900,
+    scope: 'cluster',
+    async run({ signal, now }) {
+      const stored = await storedItemModel(deps.db);
+      if (stored !== undefined && now() - stored.createdAtMs < settings.intervalSeconds * 1000 * 0.9)
+        return { summary: `not due: model ${stored.id} built from ${stored.interactions} interactions` };
+      const erasures = deps.state.erasuresSeen;
+      const startedAtMs = now();
+      const pairs = await loadItemModelPairs(deps.db, ITEM_MODEL_HISTORY);
+      if (pairs.length < settings.minInteractions)
+        return { summary: `insufficient: ${pairs.length} interactions (at least ${settings.minInteractions} needed)` };
+      const { build, where } = await runItemModelBuild(
+        { pairs, options: { maxItems: settings.posts, minPairs: settings.minInteractions } },
+        signal,
+        options.workerScript,
+      );
+      const seconds = ((now() - startedAtMs) / 1000).toFixed(1);
+      if (build.posts === 0) return { summary: `insufficient: ${build.pairs} distinct user–post pairs, no post engaged twice` };
+      if (deps.state.erasuresSeen !== erasures) return { summary: 'discarded: an erasure came while it was built (the next run rebuilds)' };
+      const id = await storeItemModel(deps.db, {
+        createdAtMs: startedAtMs,
+        interactions: pairs.length,
+        posts: build.posts,
+        entries: build.entries,
+        json: build.json,
+      });
+      if (deps.state.erasuresSeen !== erasures) {
+        await dropItemModels(deps.db);
+        return { summary: 'discarded: an erasure came while it was stored (the next run rebuilds)' };
+      }
+      deps.state.setItemModel(id, itemModelFromJson(build.json));
+      const summary = `model ${id}: ${build.posts} posts, ${build.entries} neighbours from ${pairs.length} interactions in ${seconds} s (${where}), ${build.json.length} bytes`;
+      options.log?.(`item_model ${summary}`);
+      return { summary, details: { posts: build.posts, entries: build.entries, interactions: pairs.length, bytes: build.json.length } };
+    },
+  };
+}
+
+/** `item_model_load`: serves the stored model on this instance (loads a new one, drops a deleted one). */
+export function itemModelLoadAgent(deps: ItemModelDeps, options: { intervalSeconds: number }): Agent {
+  return {
+    name: 'item_model_load',
+    description: 'serves the newest stored item–item model on this instance',
+    intervalSeconds: options.intervalSeconds,
+    initialDelaySeconds: 1,
+    scope: 'instance',
+    async run() {
+      const stored = await storedItemModel(deps.db);
+      if (stored === undefined) {
+        deps.state.dropItemModel();
+        return { summary: 'no model stored: the co-engagement state alone' };
+      }
+      if (stored.id === deps.state.itemModelId) return { summary: `serving model ${stored.id}` };
+      const erasures = deps.state.erasuresSeen;
+      const model = await loadItemModel(deps.db, stored.id);
+      // An erasure while it was read: the row is being deleted, and this copy is not served.
+      if (model === undefined || deps.state.erasuresSeen !== erasures) return { summary: `model ${stored.id} gone while read` };
+      deps.state.setItemModel(stored.id, model);
+      return {
+        summary: `loaded model ${stored.id}: ${model.size} posts, ${model.entries} neighbours, ~${model.estimatedBytes()} bytes held`,
+      };
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * SQL of the periodic item–item model (`item_models`, migration 0051): the bounded read of the
+ * newest positive interactions it is fitted on, and the one stored model every instance loads.
+ */
+import type { Kysely } from 'kysely';
+import { itemModelFromJson, type ItemModel, type ItemModelPair } from '../../src/ranking/item-model.js';
+import type { Database } from '../platform/db/database.js';
+
+/** The newest `limit` interactions as (user, post) pairs (newest by id: ids are in time order). */
+export async function loadItemModelPairs(db: Kysely<Database>, limit: number): Promise<ItemModelPair[]> {
+  const rows = await db.selectFrom('interactions').select(['user_id', 'post_id']).orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((row) => ({ userId: row.user_id, postId: row.post_id }));
+}
+
+export interface StoredItemModel {
+  readonly id: string;
+  readonly createdAtMs: number;
+  readonly interactions: number;
+  readonly bytes: number;
+}
+
+/** Replaces the stored model (one row at most). */
+export async function storeItemModel(
+  db: Kysely<Database>,
+  row: { createdAtMs: number; interactions: number; posts: number; entries: number; json: string },
+): Promise<string> {
+  const id = `${row.createdAtMs.toString().padStart(15, '0')}-${Math.random().toString(36).slice(2, 10)}`;
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('item_models').execute();
+    await trx
+      .insertInto('item_models')
+      .values({
+        id,
+        created_at_ms: row.createdAtMs,
+        interactions: row.interactions,
+        posts: row.posts,
+        entries: row.entries,
+        bytes: row.json.length,
+        model: row.json,
+      })
+      .execute();
+  });
+  return id;
+}
+
+/** The stored model's id and size, without the model (undefined: none). */
+export async function storedItemModel(db: Kysely<Database>): Promise<StoredItemModel | undefined> {
+  const row = await db
+    .selectFrom('item_models')
+    .select(['id', 'created_at_ms', 'interactions', 'bytes'])
+    .orderBy('created_at_ms', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined
+    ? undefined
+    : { id: row.id, createdAtMs: Number(row.created_at_ms), interactions: Number(row.interactions), bytes: Number(row.bytes) };
+}
+
+/** The stored model with that id, read (undefined: gone since). */
+export async function loadItemModel(db: Kysely<Database>, id: string): Promise<ItemModel | undefined> {
+  const row = await db.selectFrom('item_models').select(['model']).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : itemModelFromJson(row.model);
+}
+
+/** Deletes the stored model (an erasure: what was fitted with the user is not served again). */
+export async function dropItemModels(db: Kysely<Database>): Promise<void> {
+  await db.deleteFrom('item_models').execute();
+}
