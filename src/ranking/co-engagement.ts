@@ -240,42 +240,57 @@ export class CoEngagement implements CoEngagementReader {
     return [...this.indexOf.keys()];
   }
 
-  /** Adds `w` to a→b; a newcomer to a full list takes the weakest's place or wears it down (see the file's comment). */
+  /**
+   * Adds `w` to a→b; a newcomer to a full list takes the weakest's place or wears it down (see
+   * the file's comment). One pass over a's list finds b and, for a full list, the first stale
+   * entry and the first weakest live one (this runs 2·window times per interaction: a second
+   * pass per newcomer was half of an interaction's co-engagement cost).
+   */
   private bump(a: number, b: number, w: number): void {
     this.version[a] = this.version[a]! + 1;
     const base = a * this.k;
     const n = this.used[a]!;
     const bGen = this.gen[b]!;
-    for (let j = 0; j < n; j++) {
-      if (this.nIdx[base + j] !== b || this.nGen[base + j] !== bGen) continue;
-      const count = this.nCount[base + j]! + w;
-      if (count > GONE) this.nCount[base + j] = count;
-      else this.drop(a, j);
-      return;
+    const nIdx = this.nIdx;
+    const nGen = this.nGen;
+    const nCount = this.nCount;
+    const full = n === this.k && w > 0;
+    const gen = this.gen;
+    let stale = -1;
+    let weakest = -1;
+    let weakestCount = Infinity;
+    for (let j = base, end = base + n; j < end; j++) {
+      const q = nIdx[j]!;
+      if (q === b && nGen[j] === bGen) {
+        const count = nCount[j]! + w;
+        if (count > GONE) nCount[j] = count;
+        else this.drop(a, j - base);
+        return;
+      }
+      // Full: the first stale entry (naming an evicted post), else the first weakest live one, takes a newcomer.
+      if (full && stale === -1) {
+        if (nGen[j] !== gen[q]) stale = j;
+        else if (nCount[j]! < weakestCount) {
+          weakest = j;
+          weakestCount = nCount[j]!;
+        }
+      }
     }
     if (w <= 0) return;
-    let at = n;
-    if (n === this.k) {
-      // Full: the weakest live entry, or a stale one (naming an evicted post), takes the newcomer.
-      let weakest = 0;
-      let stale = -1;
-      for (let j = 0; j < n && stale === -1; j++) {
-        if (this.nGen[base + j] !== this.gen[this.nIdx[base + j]!]) stale = j;
-        else if (this.nCount[base + j]! < this.nCount[base + weakest]!) weakest = j;
-      }
+    let at = base + n;
+    if (full) {
       if (stale !== -1) at = stale;
       else {
-        const count = this.nCount[base + weakest]!;
-        if (count > w) {
-          this.nCount[base + weakest] = count - w;
+        if (weakestCount > w) {
+          nCount[weakest] = weakestCount - w;
           return;
         }
         at = weakest;
       }
     } else this.used[a] = n + 1;
-    this.nIdx[base + at] = b;
-    this.nGen[base + at] = bGen;
-    this.nCount[base + at] = w;
+    nIdx[at] = b;
+    nGen[at] = bGen;
+    nCount[at] = w;
   }
 
   /** Removes entry j of a's list (the last one takes its place). */

@@ -123,6 +123,95 @@ describe('CoEngagement', () => {
     expect(wide.neighbours('a').length).toBeLessThanOrEqual(2);
   });
 
+  it('keeps the lists a plain model of the rule keeps: entry by entry, in order, through evictions, undos and full lists', () => {
+    // The rule written the obvious way (two passes per pairing: find the neighbour, then a full
+    // list's first stale or first weakest entry), against the state's one-pass bump.
+    const k = 4;
+    const capacity = 12;
+    const lru: string[] = [];
+    const lists = new Map<string, { q: string; epoch: number; count: number }[]>();
+    const engaged = new Map<string, number>();
+    const epochs = new Map<string, number>();
+    const epoch = (id: string): number => epochs.get(id) ?? 0;
+    const evict = (id: string): void => {
+      lru.splice(lru.indexOf(id), 1);
+      lists.delete(id);
+      engaged.delete(id);
+      epochs.set(id, epoch(id) + 1);
+    };
+    const touch = (id: string): void => {
+      if (lru.includes(id)) lru.splice(lru.indexOf(id), 1);
+      else {
+        if (lru.length >= capacity) evict(lru[0]!);
+        lists.set(id, []);
+        engaged.set(id, 0);
+      }
+      lru.push(id);
+    };
+    const bump = (a: string, b: string, w: number): void => {
+      const list = lists.get(a)!;
+      const at = list.findIndex((e) => e.q === b && e.epoch === epoch(b));
+      if (at !== -1) {
+        list[at]!.count += w;
+        if (list[at]!.count <= 1e-9) list.splice(at, 1, ...(at === list.length - 1 ? [] : [list.pop()!]));
+        return;
+      }
+      if (w <= 0) return;
+      if (list.length < k) {
+        list.push({ q: b, epoch: epoch(b), count: w });
+        return;
+      }
+      let slot = list.findIndex((e) => e.epoch !== epoch(e.q));
+      if (slot === -1) {
+        slot = 0;
+        list.forEach((e, j) => {
+          if (e.count < list[slot]!.count) slot = j;
+        });
+        if (list[slot]!.count > w) {
+          list[slot]!.count -= w;
+          return;
+        }
+      }
+      list[slot] = { q: b, epoch: epoch(b), count: w };
+    };
+    const record = (p: string, others: string[], w: number): void => {
+      if (w > 0) touch(p);
+      else if (!lru.includes(p)) return;
+      engaged.set(p, Math.max(0, engaged.get(p)! + w));
+      for (const q of others) {
+        if (q === p) continue;
+        if (w > 0) touch(q);
+        else if (!lru.includes(q)) continue;
+        if (!lru.includes(p)) continue;
+        bump(p, q, w);
+        bump(q, p, w);
+      }
+    };
+    const state = new CoEngagement({ maxPosts: capacity, neighboursPerPost: k });
+    const random = createRandom(27);
+    for (let i = 0; i < 5000; i++) {
+      const p = `p${randomInt(random, 20)}`;
+      const others = Array.from({ length: randomInt(random, 5) }, () => `p${randomInt(random, 20)}`);
+      const w = random() < 0.15 ? -1 : 1;
+      record(p, others, w);
+      state.record(p, others, w);
+      if (i % 50 === 0 || i > 4900) {
+        expect(new Set(state.postIds())).toEqual(new Set(lru));
+        for (const id of lru) {
+          const kept: [string, number][] = [];
+          state.forEachNeighbour(id, (q, count) => kept.push([q, count]));
+          expect(kept).toEqual(
+            lists
+              .get(id)!
+              .filter((e) => e.epoch === epoch(e.q))
+              .map((e) => [e.q, e.count]),
+          );
+          expect(state.engaged(id)).toBe(engaged.get(id));
+        }
+      }
+    }
+  });
+
   it('lowers its post capacity to what maxBytes allows', () => {
     const state = new CoEngagement({ maxPosts: 1_000_000, neighboursPerPost: 20, maxBytes: 1024 * 1024 });
     expect(state.capacity).toBeLessThan(10_000);
