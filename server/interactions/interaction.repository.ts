@@ -255,8 +255,16 @@ const userPostIdsQuery = queryTemplate((db: Kysely<Database>, args) =>
     .where('user_id', '=', args[0] as string),
 );
 
-/** A user's stored interest vector, if they have one. */
-export async function findInterest(db: Kysely<Database>, userId: string): Promise<StoredDecayedSums | undefined> {
+/**
+ * A user's stored interest vector, if they have one; with `keysJson`, the stored JSON of its
+ * keys comes with it (for a writer, which stores it again extended: not for a vector kept in
+ * memory, where it would be held beside the keys).
+ */
+export async function findInterest(
+  db: Kysely<Database>,
+  userId: string,
+  options: { keysJson?: boolean } = {},
+): Promise<StoredDecayedSums | undefined> {
   const { rows } = await findInterestQuery(db, [userId]);
   const row = rows[0];
   if (row === undefined) return undefined;
@@ -265,6 +273,7 @@ export async function findInterest(db: Kysely<Database>, userId: string): Promis
     latestMs: Number(row.latest_ms),
     keys: JSON.parse(row.terms) as string[],
     values: decodeWeights(row.weights),
+    ...(options.keysJson === true ? { keysJson: row.terms } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   AFFINITY_HALF_LIFE_MS,
   INTERACTION_STRENGTH,
   interestAfter,
+  interestAfterStored,
   interestTerms,
   interestVector,
   recentOtherPosts,
@@ -331,8 +332,11 @@ export class InteractionService {
     // With other processes writing the database, this process's memory may be behind their
     // writes (their invalidations arrive later): the stored vector, read under the batch's lock.
     const fromMemory = this.writes.sharedAcrossProcesses ? undefined : this.state.writtenInterest(userId);
-    const base = fromMemory ?? interestVector(await repo.findInterest(trx, userId));
-    const interest = interestAfter(base, terms, atMs);
+    // Read from the database: the stored form is added to as it is (no vector restored from it).
+    const interest =
+      fromMemory !== undefined
+        ? interestAfter(fromMemory, terms, atMs)
+        : interestAfterStored(await repo.findInterest(trx, userId, { keysJson: true }), terms, atMs);
     await repo.saveInterest(trx, userId, interest);
     this.state.interestWritten(userId, interest);
     return { userId, terms, interest };

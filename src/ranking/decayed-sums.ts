@@ -238,6 +238,63 @@ export class DecayedSums {
 }
 
 /**
+ * `DecayedSums.fromStored(halfLifeMs, stored).storedAfterAdding(…)`, to the last bit, without
+ * restoring the sums: a writer that read the stored vector from the database (its user's
+ * profile not in memory) needs only the positions of the amounts' keys, found in one pass over
+ * the stored keys, not a map of every key and two copies of the arrays (a third of a write's
+ * allocations, with the map). `stored` is not changed; the result may share its keys array.
+ */
+export function storedAfterAddingTo(
+  halfLifeMs: number,
+  stored: StoredDecayedSums,
+  amounts: readonly (readonly [string, number])[],
+  atMs: number,
+  pruneAbove: number,
+  keepAfterPrune: number,
+): StoredDecayedSums {
+  const count = stored.keys.length;
+  const refMs = stored.refMs;
+  // An empty vector (its instants are not kept), a rebase or nothing added: the general path.
+  if (count === 0 || amounts.length === 0 || (atMs - refMs) / halfLifeMs > REBASE_HALF_LIVES) {
+    return DecayedSums.fromStored(halfLifeMs, stored).storedAfterAdding(amounts, atMs, pruneAbove, keepAfterPrune);
+  }
+  const positions = new Map<string, number>();
+  for (const [key] of amounts) positions.set(key, -1);
+  let missing = positions.size;
+  for (let i = 0; i < count && missing > 0; i++) {
+    if (positions.get(stored.keys[i]!) === -1) {
+      positions.set(stored.keys[i]!, i);
+      missing -= 1;
+    }
+  }
+  const factor = Math.pow(2, (atMs - refMs) / halfLifeMs);
+  let added: string[] | undefined;
+  const values = new Float64Array(count + amounts.length);
+  values.set(stored.values.subarray(0, count));
+  for (const [key, amount] of amounts) {
+    let i = positions.get(key)!;
+    if (i === -1) {
+      added ??= [];
+      i = count + added.length;
+      added.push(key);
+      positions.set(key, i);
+      values[i] = 0;
+    }
+    values[i] = values[i]! + amount * factor;
+  }
+  const size = count + (added?.length ?? 0);
+  const keys = added === undefined ? stored.keys : [...stored.keys, ...added];
+  const latestMs = Math.max(stored.latestMs, atMs);
+  if (size > pruneAbove) {
+    const kept = strongestPositions(values.subarray(0, size), keepAfterPrune);
+    return { refMs, latestMs, keys: kept.map((i) => keys[i]!), values: Float64Array.from(kept, (i) => values[i]!) };
+  }
+  const base = stored.keysJson?.endsWith(']') === true ? stored.keysJson : JSON.stringify(stored.keys);
+  const keysJson = added === undefined ? base : base.slice(0, -1) + ',' + added.map((k) => JSON.stringify(k)).join(',') + ']';
+  return { refMs, latestMs, keys, values: values.slice(0, size), keysJson };
+}
+
+/**
  * Positions of the `keep` values of largest magnitude, in position order (ties keep the
  * earlier position, as a stable sort would): what keepStrongest keeps.
  */

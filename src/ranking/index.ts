@@ -43,6 +43,7 @@ export {
   buildProfileFromStored,
   buildUserProfile,
   interestAfter,
+  interestAfterStored,
   interestTerms,
   interestVector,
   emptyProfile,

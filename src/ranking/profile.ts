@@ -3,7 +3,7 @@
  * updated in place on each new interaction or feedback, so the server can keep profiles
  * in memory instead of re-reading the history on every request.
  */
-import { DecayedSums, type DecayedColumns, type StoredDecayedSums } from './decayed-sums.js';
+import { DecayedSums, storedAfterAddingTo, type DecayedColumns, type StoredDecayedSums } from './decayed-sums.js';
 import { AFFINITY_HALF_LIFE_MS } from './features.js';
 import type {
   EngagedPost,
@@ -178,6 +178,15 @@ export function addInterest(interest: DecayedSums, terms: InterestTerms, atMs: n
  */
 export function interestAfter(interest: DecayedSums, terms: InterestTerms, atMs: number): StoredDecayedSums {
   return interest.storedAfterAdding(terms, atMs, 2 * MAX_INTEREST_TERMS, MAX_INTEREST_TERMS);
+}
+
+/**
+ * `interestAfter(interestVector(stored), terms, atMs)`, to the last bit, without restoring the
+ * vector (a writer that read it from the database: see `storedAfterAddingTo`).
+ */
+export function interestAfterStored(stored: StoredDecayedSums | undefined, terms: InterestTerms, atMs: number): StoredDecayedSums {
+  if (stored === undefined) return interestAfter(interestVector(), terms, atMs);
+  return storedAfterAddingTo(AFFINITY_HALF_LIFE_MS, stored, terms, atMs, 2 * MAX_INTEREST_TERMS, MAX_INTEREST_TERMS);
 }
 
 /** An empty interest vector, or one restored from its stored form. */

@@ -1,12 +1,12 @@
 /**
  * The stored interest vector is computed by writers without touching the cached profile
- * (`interestAfter` / `storedAfterAdding`), and the profile adds the same terms later
+ * (`interestAfter` / `storedAfterAdding`, or `interestAfterStored` from the stored form as read), and the profile adds the same terms later
  * (`addInterest`): both must give the same keys, order and numbers to the last bit, through
  * new keys, pruning and restoring from the stored form.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addInterest, DecayedSums, interestAfter, interestVector } from '../../../src/ranking/index.js';
+import { addInterest, DecayedSums, interestAfter, interestAfterStored, interestVector } from '../../../src/ranking/index.js';
 
 const DAY = 86_400_000;
 const signal = fc.record({
@@ -21,8 +21,11 @@ const signal = fc.record({
     },
   ),
   dayOffset: fc.integer({ min: 0, max: 60 }),
-  /** The writer starts from the stored form (a cold user) or from the cached profile. */
-  fromStored: fc.boolean(),
+  /**
+   * The writer starts from the stored form restored (a cold user), the stored form as read
+   * (`interestAfterStored`, with or without its keys' JSON), or the cached profile.
+   */
+  writer: fc.constantFrom('restored', 'as read', 'as read with JSON', 'profile'),
 });
 
 function bits(stored: { keys: readonly string[]; values: Float64Array; refMs: number; latestMs: number }) {
@@ -36,11 +39,16 @@ describe('interest vectors stored by writers', () => {
         const profile = interestVector();
         let stored = interestVector().stored();
         const t0 = Date.UTC(2025, 0, 1);
-        for (const { terms, dayOffset, fromStored } of signals) {
+        for (const { terms, dayOffset, writer } of signals) {
           const atMs = t0 + dayOffset * DAY;
           // The writer: from the stored form (or the cached profile), without changing it.
-          const base = interestVector(stored);
-          const next = interestAfter(fromStored ? base : profile, terms, atMs);
+          const read = { refMs: stored.refMs, latestMs: stored.latestMs, keys: [...stored.keys], values: stored.values.slice() };
+          const next =
+            writer === 'restored'
+              ? interestAfter(interestVector(stored), terms, atMs)
+              : writer === 'profile'
+                ? interestAfter(profile, terms, atMs)
+                : interestAfterStored(writer === 'as read' ? read : { ...read, keysJson: JSON.stringify(read.keys) }, terms, atMs);
           // The profile, when the signal is announced.
           addInterest(profile, terms, atMs);
           const { keysJson, ...rest } = next;
