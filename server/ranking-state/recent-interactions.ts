@@ -149,12 +149,14 @@ export class RecentInteractions {
     if (at < rows.length && rows[at]!.id === row.id) return;
     // Older than every row held of a partial suffix: whatever lies between is unknown.
     if (at === rows.length && !entry.complete) return;
+    const held = rows.length;
     rows.splice(at, 0, row);
     if (rows.length > this.options.rowsPerUser) {
       rows.length = this.options.rowsPerUser;
       entry.complete = false;
     }
-    this.users.set(userId, entry, { noUpdateTTL: true });
+    // Stored again only for the cache to count a new size (a full entry keeps its size: `get` made it the most recent).
+    if (rows.length !== held) this.users.set(userId, entry, { noUpdateTTL: true });
   }
 
   /** A row was deleted (an undo). */
