@@ -51,6 +51,7 @@ import { FollowedAccounts } from './followed-accounts.js';
 import type { Status } from '../../src/schemas/post.schema.js';
 import { StatusResolver } from './status-resolver.js';
 import { PageKeys, type StatusJson } from '../../src/mastodon/timeline-consent.js';
+import { sortKeyOf } from '../../src/post-ids.js';
 import {
   boostJson,
   createdAtMs,
@@ -361,7 +362,13 @@ export class TimelineService {
    * `count`), with their JSON. Sensitive posts come only to users who allow them: their ranking
    * leaves them out for everyone else.
    */
-  private async candidates(userId: string, keys: PageKeys, count: number, reader?: Reader): Promise<InjectedStatus[]> {
+  private async candidates(
+    userId: string,
+    keys: PageKeys,
+    count: number,
+    reader?: Reader,
+    oldestOnPage?: string,
+  ): Promise<InjectedStatus[]> {
     if (count <= 0) return [];
     const shown = this.shown.of(userId);
     const ranked = await this.windows.recommend(userId, keys.ids, shown, count + 10);
@@ -373,7 +380,7 @@ export class TimelineService {
       chosen.push(recommendation);
     }
     if (chosen.length === 0) return [];
-    if (reader !== undefined) return this.forReader(userId, chosen, keys, count, reader);
+    if (reader !== undefined) return this.forReader(userId, chosen, keys, count, reader, oldestOnPage);
     const used = chosen.slice(0, count);
     for (const recommendation of used) keys.add(recommendation.status);
     const prefixes = await this.deps.posts.statusJsonPrefixes(used.map((recommendation) => recommendation.status.id));
@@ -385,7 +392,10 @@ export class TimelineService {
 
   /**
    * The first `count` of `chosen` that the reader's instance has ids for, as that instance's
-   * reader sees them (./reader-statuses.ts); the others are handed to the resolver.
+   * reader sees them (./reader-statuses.ts); the others are handed to the resolver. On a public
+   * or tag timeline (`fits`), a status that belongs on it with an id below the page's oldest
+   * (`oldestOnPage`, the instance's ids) is left out: the instance shows it itself on a later
+   * page of the same walk (Mastodon pages these timelines by id), and it would come twice.
    */
   private async forReader(
     userId: string,
@@ -393,6 +403,7 @@ export class TimelineService {
     keys: PageKeys,
     count: number,
     reader: Reader,
+    oldestOnPage?: string,
   ): Promise<InjectedStatus[]> {
     const needed = chosen.map((recommendation) => idsNeeded(recommendation.status));
     const ids = await this.deps.posts.localIds(
@@ -418,6 +429,7 @@ export class TimelineService {
         this.resolver.resolve(reader.instance, reader.token, (recommendation.status.reblog ?? recommendation.status).uri);
         continue;
       }
+      if (comesLater(local, reader, oldestOnPage)) continue;
       keys.add(recommendation.status);
       out.push(injectedStatus(recommendation, JSON.stringify(local).slice(0, -1)));
     }
@@ -446,7 +458,7 @@ export class TimelineService {
       });
       this.followed.learnFromHome(`${reader.instance.host} ${userId}`, authors);
     }
-    const injected = await this.candidates(userId, keys, wanted, reader);
+    const injected = await this.candidates(userId, keys, wanted, reader, oldestIdOf(upstream));
     const points = planSeamlessInsertions(length, injected.length, wanted, ratio);
     this.remember(userId, keys);
     const used = injected.slice(0, points.length);
@@ -541,4 +553,20 @@ function storePage(page: readonly InjectedStatus[], degraded: DegradedReason): T
 
 function limitOf(query: TimelineQuery): number {
   return Math.min(MAX_TIMELINE_LIMIT, Math.max(1, query.limit ?? DEFAULT_TIMELINE_LIMIT));
+}
+
+/** The smallest id (by Mastodon's order) of a page's statuses, as the instance sent them. */
+function oldestIdOf(statuses: readonly UpstreamStatus[]): string | undefined {
+  let oldest: string | undefined;
+  for (const { status } of statuses) {
+    const id = (status as { id?: unknown }).id;
+    if (typeof id === 'string' && (oldest === undefined || sortKeyOf(id) < sortKeyOf(oldest))) oldest = id;
+  }
+  return oldest;
+}
+
+/** Whether the instance itself shows `local` on a later page of this (public or tag) timeline: then it is not woven in. */
+function comesLater(local: { id?: unknown }, reader: Reader, oldestOnPage: string | undefined): boolean {
+  if (reader.home === true || reader.fits === undefined || oldestOnPage === undefined || typeof local.id !== 'string') return false;
+  return sortKeyOf(local.id) < sortKeyOf(oldestOnPage);
 }
