@@ -20,6 +20,13 @@ import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
 import { runItemModelBuild } from './item-model.job.js';
 import { dropItemModels, loadItemModel, loadItemModelPairs, storedItemModel, storeItemModel } from './item-model.repository.js';
+import { countInteractions } from './ranking-fit.repository.js';
+
+/**
+ * A stored model is rebuilt before its interval is up when the interactions it could be built
+ * from grew by this share (an import, a burst of activity): as the ranking fit's trigger.
+ */
+const REBUILD_GROWTH = 0.2;
 
 export interface ItemModelSettings {
   /** The most engaged posts the model is fitted over (0: no model). */
@@ -58,7 +65,11 @@ export interface ItemModelDeps {
   readonly state: Pick<RankingState, 'erasuresSeen' | 'itemModelId' | 'setItemModel' | 'dropItemModel'>;
 }
 
-/** `item_model`: builds and stores the model when the stored one is older than the interval. */
+/**
+ * `item_model`: builds and stores the model when none is stored, the stored one is older than
+ * the interval, or the interactions grew by a fifth since it was built (REBUILD_GROWTH; the
+ * ranking fit's trigger runs it right after an import, before the fit).
+ */
 export function itemModelAgent(
   deps: ItemModelDeps,
   settings: ItemModelSettings,
@@ -73,8 +84,11 @@ export function itemModelAgent(
     scope: 'cluster',
     async run({ signal, now }) {
       const stored = await storedItemModel(deps.db);
-      if (stored !== undefined && now() - stored.createdAtMs < settings.intervalSeconds * 1000 * 0.9)
-        return { summary: `not due: model ${stored.id} built from ${stored.interactions} interactions` };
+      if (stored !== undefined && now() - stored.createdAtMs < settings.intervalSeconds * 1000 * 0.9) {
+        const available = Math.min(await countInteractions(deps.db), ITEM_MODEL_HISTORY);
+        if (available < stored.interactions * (1 + REBUILD_GROWTH))
+          return { summary: `not due: model ${stored.id} built from ${stored.interactions} interactions` };
+      }
       const erasures = deps.state.erasuresSeen;
       const startedAtMs = now();
       const pairs = await loadItemModelPairs(deps.db, ITEM_MODEL_HISTORY);

@@ -14,15 +14,20 @@ import {
 } from './item-model.agent.js';
 import { dropItemModels } from './item-model.repository.js';
 
-/** Registers both agents (none with RECSVC_ITEM_MODEL_POSTS=0) and attaches the erasure's deletion of the stored model. */
+/**
+ * Registers both agents (none with RECSVC_ITEM_MODEL_POSTS=0) and attaches the erasure's deletion
+ * of the stored model. Returns the names of the agents an import's trigger should run (the build).
+ */
 export function registerItemModel(
   agents: { register(agent: Agent): void },
   deps: ItemModelDeps & { readonly state: Pick<RankingState, 'attachItemModelDropper'> },
   options: { intervalSeconds: number; settings?: ItemModelSettings; workerScript?: URL | null; log?: (line: string) => void },
-): void {
+): string[] {
   const settings = options.settings ?? readItemModelSettings();
   deps.state.attachItemModelDropper(() => dropItemModels(deps.db));
-  if (settings.posts === 0) return;
-  agents.register(itemModelAgent(deps, settings, { log: options.log, workerScript: options.workerScript }));
+  if (settings.posts === 0) return [];
+  const build = itemModelAgent(deps, settings, { log: options.log, workerScript: options.workerScript });
+  agents.register(build);
   agents.register(itemModelLoadAgent(deps, { intervalSeconds: options.intervalSeconds }));
+  return [build.name];
 }

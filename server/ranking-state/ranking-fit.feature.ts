@@ -56,13 +56,19 @@ export function startFitTrigger(
 
 /**
  * Registers the `ranking_fit` agent every two agent intervals (and 5 s after the start) and the
- * default-applying agent every interval; with RECSVC_RANKING_FIT=auto also the trigger.
+ * default-applying agent every interval; with RECSVC_RANKING_FIT=auto also the trigger, which
+ * runs the `before` agents (the item model) and then the fit.
  * Returns the function that stops the trigger (call it when the app closes).
  */
 export function registerRankingFit(
   agents: { register(agent: Agent): void; runNow(name: string): Promise<AgentRunOutcome> },
   deps: RankingFitDeps,
-  options: { intervalSeconds: number; log: (line: string) => void },
+  options: {
+    intervalSeconds: number;
+    log: (line: string) => void;
+    /** Agents the trigger runs first, in order (the item model the fit ranks with: `item_model`). */
+    before?: readonly string[];
+  },
 ): () => void {
   const mode = readRankingFitMode();
   // The fit ranks with the item model the server serves (or without it, when it is off).
@@ -71,7 +77,11 @@ export function registerRankingFit(
   agents.register(rankingFitAgent(deps, { mode, intervalSeconds: options.intervalSeconds * 2, log: options.log, fit }));
   agents.register(rankingDefaultAgent(deps, { mode, intervalSeconds: options.intervalSeconds }));
   if (mode.kind !== 'auto') return () => undefined;
-  return startFitTrigger(deps.state, () => agents.runNow('ranking_fit'));
+  return startFitTrigger(deps.state, async () => {
+    // A failed run of one of them is its own agent's to report; the fit still runs.
+    for (const name of options.before ?? []) await agents.runNow(name).catch(() => undefined);
+    return agents.runNow('ranking_fit');
+  });
 }
 
 /**

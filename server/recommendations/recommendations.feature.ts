@@ -44,19 +44,20 @@ export async function registerRecommendations(
   };
   await backfillInterests(sources, (message) => app.log.info(message));
   context.agents.register(cacheWarmerAgent(sources, { intervalSeconds: context.agentIntervalSeconds * 15 }));
-  // The default ranking fitted to this community's own interactions (docs/ranking.md, "Fitted to the community").
+  // The periodic item–item model served beside the co-engagement state (docs/ranking.md, "The periodic item–item model").
+  const modelBuild = registerItemModel(
+    context.agents,
+    { db: context.database.db, state: deps.ranking },
+    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
+  );
+  // The default ranking fitted to this community's own interactions (docs/ranking.md, "Fitted to
+  // the community"); after an import the trigger builds the model first, then fits with it.
   const stopFitTrigger = registerRankingFit(
     context.agents,
     { db: context.database.db, state: deps.ranking },
-    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
+    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line), before: modelBuild },
   );
   app.addHook('onClose', async () => stopFitTrigger());
-  // The periodic item–item model served beside the co-engagement state (docs/ranking.md, "The periodic item–item model").
-  registerItemModel(
-    context.agents,
-    { db: context.database.db, state: deps.ranking },
-    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
-  );
   const recommendations = new RecommendationService(sources, context.metrics, policy);
   const feedback = new FeedbackService(sources, policy, context.privacy, deps.measurement);
   await app.register(recommendationRoutes, { recommendations, seamless: new SeamlessService(recommendations, feedback) });

@@ -114,6 +114,21 @@ describe('the periodic item–item model', () => {
     });
   });
 
+  it('is rebuilt within its interval once the interactions grew by a fifth (an import)', async () => {
+    expect(await t.app.agentRunner.runNow('item_model')).toMatchObject({ status: 'success' });
+    const first = await storedItemModel(t.database.db);
+    // 25 interactions stored: 4 more are not a fifth, 6 more are.
+    for (const w of ['x1', 'x2', 'x3', 'x4']) await favourite(w, 'news3');
+    expect(await t.app.agentRunner.runNow('item_model')).toMatchObject({
+      report: { summary: expect.stringMatching(/^not due/) as string },
+    });
+    for (const w of ['x5', 'x6']) await favourite(w, 'news3');
+    expect(await t.app.agentRunner.runNow('item_model')).toMatchObject({ status: 'success' });
+    const second = await storedItemModel(t.database.db);
+    expect(second!.id).not.toBe(first!.id);
+    expect(second!.interactions).toBe(first!.interactions + 6);
+  });
+
   it('an erasure drops the model before it answers; the next build leaves the erased user out', async () => {
     await t.app.agentRunner.runNow('item_model');
     expect(collaborativeIds(await recommend('u'))).toEqual([ids.get('target')]);

@@ -17,7 +17,7 @@ import {
   rankingFitAgent,
   type RankingFitMode,
 } from '../../../server/ranking-state/ranking-fit.agent.js';
-import { startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
+import { registerRankingFit, startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
 import { runFit } from '../../../server/ranking-state/ranking-fit.job.js';
 import { latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
@@ -230,6 +230,42 @@ describe('the fit off the serving thread, and soon after an import', () => {
       source.signalsSeen += 10_000;
       await tick(10_000);
       expect(asked).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('after an import, builds the item model first and then fits with it; a failed build does not stop the fit', async () => {
+    vi.useFakeTimers();
+    try {
+      const ran: string[] = [];
+      const agents = {
+        register: () => undefined,
+        runNow: async (name: string) => {
+          ran.push(name);
+          if (name === 'item_model' && ran.length > 2) throw new Error('no model this time');
+          return { status: 'success' } as never;
+        },
+      };
+      const source = { signalsSeen: 0, lastSignalAtMs: Date.now() };
+      const stop = registerRankingFit(
+        agents,
+        { db: database.db, state: source as unknown as RankingState },
+        {
+          intervalSeconds: 60,
+          log: () => undefined,
+          before: ['item_model'],
+        },
+      );
+      source.signalsSeen += 600;
+      source.lastSignalAtMs = Date.now();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(ran).toEqual(['item_model', 'ranking_fit']);
+      source.signalsSeen += 600;
+      source.lastSignalAtMs = Date.now();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(ran).toEqual(['item_model', 'ranking_fit', 'item_model', 'ranking_fit']);
+      stop();
     } finally {
       vi.useRealTimers();
     }
