@@ -4,10 +4,8 @@
  * event loop is not held for the seconds the inverse takes and its memory (32·n² bytes) leaves
  * with the process, or on this thread when the script is not there (running from sources, tests).
  */
-import { fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { fitItemModel, itemModelToJson, type ItemModelOptions, type ItemModelPair } from '../../src/ranking/item-model.js';
+import { childScriptExists, runChildJob } from './child-job.js';
 
 export interface ItemModelJob {
   readonly pairs: readonly ItemModelPair[];
@@ -36,23 +34,8 @@ export async function runItemModelBuild(
   signal: AbortSignal,
   script: URL | null = DEFAULT_CHILD_SCRIPT,
 ): Promise<{ build: ItemModelBuild; where: 'child' | 'thread' }> {
-  if (script === null || !existsSync(fileURLToPath(script))) return { build: buildItemModel(job), where: 'thread' };
-  const child = fork(fileURLToPath(script), [], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const stop = (): void => void child.kill('SIGKILL');
-  signal.addEventListener('abort', stop, { once: true });
-  try {
-    const message = await new Promise<{ build?: ItemModelBuild; error?: string }>((resolve, reject) => {
-      child.once('message', (answer) => resolve(answer as { build?: ItemModelBuild; error?: string }));
-      child.once('error', reject);
-      child.once('exit', (code, killed) =>
-        reject(new Error(`the item model's child process exited (${killed ?? `code ${code}`}) without a result`)),
-      );
-      child.send(job);
-    });
-    if (message.build === undefined) throw new Error(`the item model build failed: ${message.error ?? 'no result'}`);
-    return { build: message.build, where: 'child' };
-  } finally {
-    signal.removeEventListener('abort', stop);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
+  if (!childScriptExists(script)) return { build: buildItemModel(job), where: 'thread' };
+  const message = await runChildJob<{ build?: ItemModelBuild; error?: string }>(script, job, signal, 'the item model');
+  if (message.build === undefined) throw new Error(`the item model build failed: ${message.error ?? 'no result'}`);
+  return { build: message.build, where: 'child' };
 }
