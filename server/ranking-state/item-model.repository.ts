@@ -5,10 +5,18 @@
 import type { Kysely } from 'kysely';
 import { itemModelFromJson, type ItemModel, type ItemModelPair } from '../../src/ranking/item-model.js';
 import type { Database } from '../platform/db/database.js';
+import { readNewestInChunks } from './chunked-read.js';
 
 /** The newest `limit` interactions as (user, post) pairs (newest by id: ids are in time order). */
 export async function loadItemModelPairs(db: Kysely<Database>, limit: number): Promise<ItemModelPair[]> {
-  const rows = await db.selectFrom('interactions').select(['user_id', 'post_id']).orderBy('id', 'desc').limit(limit).execute();
+  const rows = await readNewestInChunks(
+    limit,
+    (before, n) => {
+      const newest = db.selectFrom('interactions').select(['id', 'user_id', 'post_id']).orderBy('id', 'desc').limit(n);
+      return (before === undefined ? newest : newest.where('id', '<', before)).execute();
+    },
+    (row) => row.id,
+  );
   return rows.map((row) => ({ userId: row.user_id, postId: row.post_id }));
 }
 

@@ -7,6 +7,7 @@ import { buildDataset, type EvalDataset, type EvalInteraction, type EvalPost } f
 import { isRankingDefault, type RankingDefault } from '../../src/ranking/ranking-default.js';
 import { ACTION_TYPES, type InteractionAction } from '../../src/schemas/interaction.schema.js';
 import type { Database } from '../platform/db/database.js';
+import { readNewestInChunks } from './chunked-read.js';
 
 export interface StoredFit {
   id: string;
@@ -110,12 +111,18 @@ const CHUNK = 500;
  * `newestPosts` posts (what the pool holds as new), as an evaluation data set.
  */
 export async function loadFitData(db: Kysely<Database>, maxInteractions: number, newestPosts: number): Promise<EvalDataset> {
-  const rows = await db
-    .selectFrom('interactions')
-    .select(['user_id', 'post_id', 'action_type', 'created_at_ms'])
-    .orderBy('id', 'desc')
-    .limit(maxInteractions)
-    .execute();
+  const rows = await readNewestInChunks(
+    maxInteractions,
+    (before, n) => {
+      const newest = db
+        .selectFrom('interactions')
+        .select(['id', 'user_id', 'post_id', 'action_type', 'created_at_ms'])
+        .orderBy('id', 'desc')
+        .limit(n);
+      return (before === undefined ? newest : newest.where('id', '<', before)).execute();
+    },
+    (row) => row.id,
+  );
   const interactions: EvalInteraction[] = [];
   for (const row of rows) {
     if (!(ACTION_TYPES as readonly string[]).includes(row.action_type)) continue;
