@@ -110,29 +110,12 @@ export class DecayedSums {
     }
     const factor = Math.pow(2, (atMs - refMs) / this.halfLifeMs);
     const count = this.keyList.length;
-    let added: string[] | undefined;
-    let addedAt: Map<string, number> | undefined;
-    const values = new Float64Array(count + amounts.length);
-    values.set(this.valueList.subarray(0, count));
-    for (const [key, amount] of amounts) {
-      let i = this.positions.get(key) ?? addedAt?.get(key);
-      if (i === undefined) {
-        added ??= [];
-        addedAt ??= new Map();
-        i = count + added.length;
-        added.push(key);
-        addedAt.set(key, i);
-        values[i] = 0;
-      }
-      values[i] = values[i]! + amount * factor;
-    }
-    const size = count + (added?.length ?? 0);
-    const keys = added === undefined ? this.keyList.slice() : [...this.keyList, ...added];
+    const sum = addScaled(this.keyList, this.valueList, count, amounts, factor, (key) => this.positions.get(key));
+    const { added, values, size } = sum;
+    // The stored form must not share this object's key list, which later additions change.
+    const keys = added === undefined ? this.keyList.slice() : sum.keys;
     const latestMs = Math.max(this.latestMs, atMs);
-    if (size > pruneAbove) {
-      const kept = strongestPositions(values.subarray(0, size), keepAfterPrune);
-      return { refMs, latestMs, keys: kept.map((i) => keys[i]!), values: Float64Array.from(kept, (i) => values[i]!) };
-    }
+    if (size > pruneAbove) return pruned(refMs, latestMs, keys, values.subarray(0, size), keepAfterPrune);
     const base = this.json();
     const keysJson =
       added === undefined ? base : base.slice(0, -1) + (count > 0 ? ',' : '') + added.map((k) => JSON.stringify(k)).join(',') + ']';
@@ -268,30 +251,55 @@ export function storedAfterAddingTo(
     }
   }
   const factor = Math.pow(2, (atMs - refMs) / halfLifeMs);
+  const { added, keys, values, size } = addScaled(stored.keys, stored.values, count, amounts, factor, (key) => {
+    const i = positions.get(key)!;
+    return i === -1 ? undefined : i;
+  });
+  const latestMs = Math.max(stored.latestMs, atMs);
+  if (size > pruneAbove) return pruned(refMs, latestMs, keys, values.subarray(0, size), keepAfterPrune);
+  const base = stored.keysJson?.endsWith(']') === true ? stored.keysJson : JSON.stringify(stored.keys);
+  const keysJson = added === undefined ? base : base.slice(0, -1) + ',' + added.map((k) => JSON.stringify(k)).join(',') + ']';
+  return { refMs, latestMs, keys, values: values.slice(0, size), keysJson };
+}
+
+/**
+ * The first `count` of `baseValues` with `amounts` added, each scaled by `factor`: a key at a
+ * position (`positionOf`) adds there, another is appended after `baseKeys` (once, however often
+ * it comes). `keys` is `baseKeys` itself when nothing was appended; `values` may be longer than
+ * `size`.
+ */
+function addScaled(
+  baseKeys: readonly string[],
+  baseValues: Float64Array,
+  count: number,
+  amounts: readonly (readonly [string, number])[],
+  factor: number,
+  positionOf: (key: string) => number | undefined,
+): { added: string[] | undefined; keys: readonly string[]; values: Float64Array; size: number } {
   let added: string[] | undefined;
+  let addedAt: Map<string, number> | undefined;
   const values = new Float64Array(count + amounts.length);
-  values.set(stored.values.subarray(0, count));
+  values.set(baseValues.subarray(0, count));
   for (const [key, amount] of amounts) {
-    let i = positions.get(key)!;
-    if (i === -1) {
+    let i = positionOf(key) ?? addedAt?.get(key);
+    if (i === undefined) {
       added ??= [];
+      addedAt ??= new Map();
       i = count + added.length;
       added.push(key);
-      positions.set(key, i);
+      addedAt.set(key, i);
       values[i] = 0;
     }
     values[i] = values[i]! + amount * factor;
   }
-  const size = count + (added?.length ?? 0);
-  const keys = added === undefined ? stored.keys : [...stored.keys, ...added];
-  const latestMs = Math.max(stored.latestMs, atMs);
-  if (size > pruneAbove) {
-    const kept = strongestPositions(values.subarray(0, size), keepAfterPrune);
-    return { refMs, latestMs, keys: kept.map((i) => keys[i]!), values: Float64Array.from(kept, (i) => values[i]!) };
-  }
-  const base = stored.keysJson?.endsWith(']') === true ? stored.keysJson : JSON.stringify(stored.keys);
-  const keysJson = added === undefined ? base : base.slice(0, -1) + ',' + added.map((k) => JSON.stringify(k)).join(',') + ']';
-  return { refMs, latestMs, keys, values: values.slice(0, size), keysJson };
+  const keys = added === undefined ? baseKeys : [...baseKeys, ...added];
+  return { added, keys, values, size: count + (added?.length ?? 0) };
+}
+
+/** Stored sums of the `keep` strongest of `values` (what keepStrongest keeps), with their keys. */
+function pruned(refMs: number, latestMs: number, keys: readonly string[], values: Float64Array, keep: number): StoredDecayedSums {
+  const kept = strongestPositions(values, keep);
+  return { refMs, latestMs, keys: kept.map((i) => keys[i]!), values: Float64Array.from(kept, (i) => values[i]!) };
 }
 
 /**
