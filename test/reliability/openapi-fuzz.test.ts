@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterAll(killStartedServers);
 
 /** Agents whose first run comes seconds after a start (initialDelaySeconds), whatever the interval. */
-const EARLY_AGENTS = ['ranking_default', 'ranking_fit', 'cache_warmer'];
+const EARLY_AGENTS = ['ranking_default', 'ranking_fit', 'cache_warmer', 'item_model', 'item_model_load'];
 
 /** Waits until each named agent has run once (its row in agent_runs written), at most a minute. */
 async function waitForFirstRuns(baseUrl: string, token: string, names: readonly string[]): Promise<void> {
