@@ -2,7 +2,7 @@
 import type { AnalysisResult } from '../../src/experiments/stats/analysis.js';
 import type { AnalysisMethod } from '../../src/experiments/stats/sequential.js';
 import { formatInterval, formatP, formatPercent } from '../support/format.js';
-import { colours } from '../support/output.js';
+import { colours, formatCount } from '../support/output.js';
 
 /** What a method promises, in a few words. */
 export function methodDescription(method: AnalysisMethod): string {
@@ -15,9 +15,7 @@ export function methodDescription(method: AnalysisMethod): string {
 export function methodLine(result: Pick<AnalysisResult, 'analysis_method' | 'sequential_tuning'>, unit = 'users'): string {
   const tuning = result.sequential_tuning;
   const detail =
-    tuning === null
-      ? ''
-      : `; rho^2 = ${tuning.rho_squared.toPrecision(3)}, tightest at ${tuning.target_sample_size.toLocaleString('en-US')} ${unit}`;
+    tuning === null ? '' : `; rho^2 = ${tuning.rho_squared.toPrecision(3)}, tightest at ${formatCount(tuning.target_sample_size)} ${unit}`;
   return `Method: ${result.analysis_method} (${methodDescription(result.analysis_method)}${detail})`;
 }
 

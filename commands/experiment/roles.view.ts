@@ -8,7 +8,7 @@ import type { AnalysisResult, VariantDecision } from '../../src/experiments/stat
 import type { GuardrailResult } from '../../src/experiments/stats/guardrails.js';
 import { METRIC_NAMES } from '../../src/experiments/metrics.js';
 import { formatInterval, formatP, formatPercent, formatValue } from '../support/format.js';
-import { colours, renderTable } from '../support/output.js';
+import { colours, formatCount, renderTable } from '../support/output.js';
 
 const OUTCOME_WORDS: Record<VariantDecision['outcome'], string> = {
   better: 'better',
@@ -90,8 +90,8 @@ export function instanceTable(result: AnalysisResult): string {
   const variants = Object.keys(result.sample_sizes);
   const body = rows.map((row) => [
     row.instance,
-    row.users.toLocaleString('en-US'),
-    ...variants.map((v) => (row.sample_sizes[v] ?? 0).toLocaleString('en-US')),
+    formatCount(row.users),
+    ...variants.map((v) => formatCount(row.sample_sizes[v] ?? 0)),
     row.srm === null
       ? c.dim('too few users')
       : row.srm.mismatch

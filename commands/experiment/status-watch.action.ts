@@ -14,7 +14,7 @@ import { ExperimentStatusSchema } from '../../src/experiments/experiment-respons
 import { pacedDelay, type RateLimitState } from '../../src/rate-limit/pacing.js';
 import { ApiClient } from '../support/api-client.js';
 import { ApiError, usageError } from '../support/cli-error.js';
-import { warn } from '../support/output.js';
+import { formatCount, warn } from '../support/output.js';
 import type { ServerFlags } from '../support/server-options.js';
 import { methodQuery, type MethodFlags } from './analyze-method.js';
 import { DEFAULT_WATCH_INTERVAL_SECONDS, REQUESTS_PER_REFRESH, type WatchFlags } from './status-watch.js';
@@ -120,7 +120,7 @@ interface WaitReason {
 }
 
 function waitLine(wait: WaitReason): string {
-  const seconds = `${wait.seconds.toLocaleString('en-US', { maximumFractionDigits: 1 })} s`;
+  const seconds = `${formatCount(wait.seconds, 1)} s`;
   if (wait.askedBy !== undefined) {
     const why = wait.askedBy === 429 ? 'rate limited (429)' : 'server unavailable (503)';
     return `${why}: next refresh in ${seconds}, as the server asked (Retry-After)`;

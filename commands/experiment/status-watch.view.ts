@@ -3,7 +3,7 @@ import type { AnalysisResult } from '../../src/experiments/stats/analysis.js';
 import type { ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
 import { sparkline } from '../../src/experiments/report/sparkline.js';
 import { formatInterval, formatP, formatPercent } from '../support/format.js';
-import { colours, renderTable } from '../support/output.js';
+import { colours, formatCount, renderTable } from '../support/output.js';
 
 /** One refresh's data. */
 export interface WatchSample {
@@ -49,7 +49,7 @@ export function renderWatchFrame(history: readonly WatchSample[], context: Frame
   const { status, analysis } = latest;
   const rows = status.variants.map((v) => [
     v.blocked ? `${v.name} (blocked)` : v.name,
-    v.users_assigned.toLocaleString('en-US'),
+    formatCount(v.users_assigned),
     formatPercent(v.share, false, 1),
     `${v.traffic_allocation}%`,
     sparkline(history.map((s) => s.status.variants.find((x) => x.name === v.name)?.users_assigned ?? null)),

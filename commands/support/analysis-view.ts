@@ -2,7 +2,7 @@
 import type { AnalysisResult, Comparison } from '../../src/experiments/stats/analysis.js';
 import { METRIC_NAMES, type MetricName } from '../../src/experiments/metrics.js';
 import { formatInterval, formatP, formatPercent, formatValue } from './format.js';
-import { colours, renderTable } from './output.js';
+import { colours, formatCount, renderTable } from './output.js';
 
 /** Metrics where a lower value is the better one. */
 const LOWER_IS_BETTER: ReadonlySet<MetricName> = new Set(['bounce_rate']);
@@ -19,7 +19,7 @@ export function renderAnalysis(result: AnalysisResult, context: AnalysisContext)
   const total = Object.values(result.sample_sizes).reduce((a, b) => a + b, 0);
   const parts = [
     c.bold(context.title),
-    `${total.toLocaleString('en-US')} users; control ${c.bold(result.control)}; confidence ${result.confidence_level}; primary metric ${result.primary_metric}`,
+    `${formatCount(total)} users; control ${c.bold(result.control)}; confidence ${result.confidence_level}; primary metric ${result.primary_metric}`,
     '',
   ];
   parts.push(renderSampleSizes(result, context, total), '', ...srmLines(result), '');
@@ -44,7 +44,7 @@ export function renderAnalysis(result: AnalysisResult, context: AnalysisContext)
 function renderSampleSizes(result: AnalysisResult, context: AnalysisContext, total: number): string {
   const rows = Object.entries(result.sample_sizes).map(([variant, users]) => [
     variant === result.control ? `${variant} (control)` : variant,
-    users.toLocaleString('en-US'),
+    formatCount(users),
     total > 0 ? formatPercent(users / total, false, 1) : '—',
     context.allocations[variant] === undefined ? '—' : `${context.allocations[variant]}%`,
   ]);

@@ -2,7 +2,7 @@
 import type { Experiment, ExperimentStatusReport } from '../../src/experiments/experiment-response.schema.js';
 import { srmLines } from './analysis-view.js';
 import { formatPercent } from './format.js';
-import { colours, renderTable, useRichOutput } from './output.js';
+import { colours, formatCount, renderTable, useRichOutput } from './output.js';
 
 const STATUS_COLOUR = { DRAFT: 'gray', ACTIVE: 'green', PAUSED: 'yellow', COMPLETED: 'blue' } as const;
 
@@ -58,14 +58,14 @@ export function renderStatus(report: ExperimentStatusReport): string {
   const c = colours();
   const rows = report.variants.map((v) => [
     v.blocked ? `${v.name} ${c.red('(blocked)')}` : v.name,
-    v.users_assigned.toLocaleString('en-US'),
+    formatCount(v.users_assigned),
     formatPercent(v.share, false, 1),
     `${v.traffic_allocation}%`,
     shareBar(v.share, v.traffic_allocation),
   ]);
   return [
     `${c.bold(`Experiment ${report.id} "${report.name}"`)}: ${statusText(report.status)}`,
-    `Users assigned: ${report.users_assigned.toLocaleString('en-US')}`,
+    `Users assigned: ${formatCount(report.users_assigned)}`,
     renderTable(['variant', 'users', 'share', 'allocation', `share (${barGlyphs().tickEmpty} = allocation)`], rows),
     ...srmLines(report),
   ].join('\n');

@@ -3,7 +3,7 @@ import { GATE_UNITS, type GateResult } from '../../src/experiments/gates/gates.j
 import { srmLines } from './analysis-view.js';
 import { formatValue } from './format.js';
 import type { GatesReport } from './gates-report.js';
-import { colours, renderTable } from './output.js';
+import { colours, formatCount, renderTable } from './output.js';
 
 const unit = (result: GateResult): string => (GATE_UNITS[result.gate] === '' ? '' : ` ${GATE_UNITS[result.gate]}`);
 
@@ -28,7 +28,7 @@ export function renderGates(report: GatesReport, allowInconclusive: boolean): st
   const rows = report.variants.flatMap((variant) =>
     variant.gates.map((result) => [
       variant.is_control ? `${variant.name} (control)` : variant.name,
-      variant.users.toLocaleString('en-US'),
+      formatCount(variant.users),
       result.gate,
       value(result),
       threshold(result),

@@ -7,7 +7,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { usageError } from './cli-error.js';
 
 /** An open source of lines and what is known about its size for a progress line. */
@@ -43,6 +42,8 @@ export async function openLineSource(path: string): Promise<LineSource> {
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
   let input: Readable = file;
   if (isGzipPath(path)) {
+    // zlib is loaded only for a .gz file: a few milliseconds of every CLI start otherwise.
+    const { createGunzip } = await import('node:zlib');
     const gunzip = createGunzip();
     file.on('error', (error) => gunzip.destroy(error));
     input = file.pipe(gunzip);

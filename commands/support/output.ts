@@ -7,6 +7,7 @@
 import type { ChalkInstance } from 'chalk';
 import type TableConstructor from 'cli-table3';
 import { createRequire } from 'node:module';
+import { groupThousands } from '../../src/number-format.js';
 
 /** Rich output (box tables, colours, glyphs) when the stream is a terminal, NO_COLOR is unset and TERM is not dumb. */
 export function useRichOutput(stream: NodeJS.WriteStream = process.stdout): boolean {
@@ -138,7 +139,7 @@ export function createLineWriter(stream: NodeJS.WritableStream = process.stdout,
 
 /** A number with thousands separators (en-US), `digits` decimals at most. */
 export function formatCount(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
+  return groupThousands(value, digits);
 }
 
 /** A warning on stderr (yellow on a terminal), never on stdout so --json stays clean. */

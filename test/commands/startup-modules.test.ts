@@ -93,6 +93,7 @@ const CORE = [
   'dist/server/platform/version.js',
   'dist/src/errors.js',
   'dist/src/exit-codes.js',
+  'dist/src/number-format.js',
 ];
 
 describe('modules each fast command loads', () => {
@@ -136,6 +137,9 @@ describe('modules each fast command loads', () => {
     );
     expect(loaded.project.filter((file) => /\.schema\.js$|\/api-client\.js$/.test(file))).toEqual([]);
     expect(loaded.project).toContain('dist/commands/gates/check.action.js');
+    // A CSV with its design in flags: neither the JSON Lines export's parser (and the
+    // interleaving analysis it brings) nor zlib, which only a .gz file needs.
+    expect(loaded.project.filter((file) => /export-format|interleaving|instance-breakdown/.test(file))).toEqual([]);
     // No other command's registration.
     expect(
       loaded.project.filter((file) => /^dist\/commands\/(experiment|token|fasp|agents|import|serve|selftest|eval|bucket)/.test(file)),

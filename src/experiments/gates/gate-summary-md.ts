@@ -5,6 +5,7 @@
  * GitHub shows at most 1 MiB of a step's summary, so rows beyond a byte budget are left out with a
  * note saying how many. Pure: the caller writes the text.
  */
+import { groupThousands } from '../../number-format.js';
 import { formatInterval } from './gate-explain.js';
 import { GATE_UNITS, type GateResult, type GateVerdict } from './gates.js';
 import type { SrmResult } from '../stats/srm.js';
@@ -53,7 +54,7 @@ function row(variant: GateSummaryInput['variants'][number], result: GateResult):
   const reason = result.reason === undefined ? '' : ` (${result.reason})`;
   const cells = [
     name,
-    variant.users.toLocaleString('en-US'),
+    groupThousands(variant.users),
     result.gate,
     result.value === null ? value(null) : `${value(result.value)}${unit(result)}`,
     intervalCell(result),
@@ -82,7 +83,7 @@ export function gateSummaryMarkdown(report: GateSummaryInput, maxBytes = STEP_SU
   const head = [
     `### ${MARK[report.verdict]} — ${escapeMarkdown(name)}`,
     '',
-    `Source: ${escapeMarkdown(report.source)} · at least ${report.minimum_sample_size.toLocaleString('en-US')} users per variant to decide`,
+    `Source: ${escapeMarkdown(report.source)} · at least ${groupThousands(report.minimum_sample_size)} users per variant to decide`,
     '',
     srmLine(report.srm),
     '',
