@@ -208,6 +208,8 @@ export class RankingState implements RankingEvents, TermWeigher {
   private defaultPoint: RankingDefault = SHIPPED_RANKING_DEFAULT;
   private signals = 0;
   private lastSignalMs = 0;
+  /** The time of the newest interaction this process recorded, or read at its last co-engagement rebuild. */
+  private newestInteractionMs = -Infinity;
   private defaultConfig: { readonly config: AlgorithmConfig; readonly options: RankingKnobs } = rankingOf(SHIPPED_RANKING_DEFAULT);
 
   /** @param history the stored interactions the co-engagement state is rebuilt from (none: it starts empty). */
@@ -258,6 +260,10 @@ export class RankingState implements RankingEvents, TermWeigher {
       const mark = this.recentInteractions.mark;
       const events = await history(limit);
       this.recentInteractions.fill(events, events.length < limit, mark);
+      // A restart or an import's reload learns the newest interaction's time here (the ranking's clock).
+      for (const event of events) {
+        if (event.atMs !== undefined && event.atMs > this.newestInteractionMs) this.newestInteractionMs = event.atMs;
+      }
       return events;
     };
   }
@@ -297,6 +303,9 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   userSignalsChanged(userId: string, change: UserSignal): void {
     this.signalSeen();
+    if (change.kind === 'interaction' && change.undo !== true && change.interaction.createdAtMs > this.newestInteractionMs) {
+      this.newestInteractionMs = change.interaction.createdAtMs;
+    }
     this.bumpUser(userId);
     const profile = this.profiles.peek(userId);
     if (profile !== undefined) {
@@ -471,6 +480,20 @@ export class RankingState implements RankingEvents, TermWeigher {
   }
 
   /** The candidate pool (replaced by `reload`: read it per request, do not keep it). */
+  /**
+   * The instant a list is scored at (docs/ranking.md, "The ranking's clock"): `nowMs`, or the
+   * time of the newest activity the service holds (the pool's newest post, the newest
+   * interaction recorded here) when that is older. A live community's newest activity is
+   * seconds old, so it ranks at about now; a history imported with its real times (an archive,
+   * an evaluator's replay) ranks as of its own end, as `recsvc eval` and the fit score it,
+   * instead of years later, where every recency underflows to 0 and every affinity has decayed
+   * to nothing.
+   */
+  rankingInstant(nowMs: number): number {
+    const newest = Math.max(this.pool.newestCreatedAtMs, this.newestInteractionMs);
+    return Number.isFinite(newest) && newest < nowMs ? newest : nowMs;
+  }
+
   get index(): CandidateIndex {
     return this.pool;
   }

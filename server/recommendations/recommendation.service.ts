@@ -358,12 +358,14 @@ export class RecommendationService {
     const profile = await loadProfile(this.sources, userId);
     const collaborative = weighsCollaborative(choice) ? await prepareCollaborative(this.sources, profile) : undefined;
     const index = this.state.index;
+    // Scored at the service's activity clock: now on a live service, the history's own end on an imported one.
+    const scoredAtMs = this.state.rankingInstant(nowMs);
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
     const rankWith = (config: AlgorithmConfig): RankedItem[] =>
       rankCandidates(index, profile, config, {
         ...choice.options,
         limit,
-        nowMs,
+        nowMs: scoredAtMs,
         excludeIds,
         ...(collaborative === undefined ? {} : { collaborative }),
       });

@@ -1,0 +1,76 @@
+/**
+ * The ranking's clock (docs/ranking.md): a history imported with its real times — an archive,
+ * an evaluator's replay of a public data set — is scored as of its own end, not a year later,
+ * where every recency has underflowed to 0. A live service's newest activity is now, so it
+ * ranks at now. Real HTTP on a real database; newcomers' lists (the shipped cold start: half
+ * positives, half recency at an 8-hour half-life).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+import { privacyHarness, type PrivacyHarness } from '../privacy/privacy-test-app.js';
+
+const HOUR = 3_600_000;
+const YEAR = 365 * 24 * HOUR;
+
+let h: PrivacyHarness;
+let nowMs: number;
+beforeEach(async () => {
+  h = await privacyHarness();
+  nowMs = Date.now();
+  // A year ago: post 1 two days before the history's end, post 2 one hour before it.
+  const statuses = [
+    makeStatus({ n: 1, author: 'author1', nowMs: nowMs - YEAR, ageHours: 48 }),
+    makeStatus({ n: 2, author: 'author2', nowMs: nowMs - YEAR, ageHours: 1 }),
+  ];
+  const stored = await h.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await h.adminHeaders(), payload: { statuses } });
+  expect(stored.statusCode, stored.body).toBe(201);
+});
+afterEach(async () => {
+  await h.close();
+});
+
+async function favourite(userId: string, n: number, atMs: number): Promise<void> {
+  const response = await h.app.inject({
+    method: 'POST',
+    url: '/api/v1/interactions',
+    headers: await h.userHeaders(userId),
+    payload: { user_id: userId, post_id: postId(n), action_type: 'favorite', created_at: new Date(atMs).toISOString() },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+}
+
+async function newcomerList(newcomer: string): Promise<number[]> {
+  const response = await h.app.inject({ url: `/api/v1/recommendations?user_id=${newcomer}`, headers: await h.userHeaders(newcomer) });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<Array<{ id: string }>>().map((item) => [1, 2, 3].find((n) => postId(n) === item.id)!);
+}
+
+describe("the ranking's clock", () => {
+  it('scores an imported history as of its end: the post of its last hour first, though the older one has more positives', async () => {
+    // Post 1: two favourites; post 2: one. The history ends a year ago.
+    await favourite('u1', 1, nowMs - YEAR);
+    await favourite('u2', 1, nowMs - YEAR);
+    await favourite('u3', 2, nowMs - YEAR);
+    // As of the history's end: post 2 is an hour old (recency 0.92), post 1 two days (0.02):
+    // 0.5·0.63 + 0.5·0.92 against 0.5·1 + 0.5·0.02. Scored a year later, both recencies are 0
+    // and post 1's positives alone would put it first.
+    expect(await newcomerList('newcomer1')).toEqual([2, 1]);
+  });
+
+  it('follows live activity: once the service is live again, it ranks at now', async () => {
+    await favourite('u1', 1, nowMs - YEAR);
+    await favourite('u2', 1, nowMs - YEAR);
+    await favourite('u3', 2, nowMs - YEAR);
+    const live = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/posts/batch',
+      headers: await h.adminHeaders(),
+      payload: { statuses: [makeStatus({ n: 3, author: 'author3', nowMs: Date.now(), ageHours: 0.1 })] },
+    });
+    expect(live.statusCode, live.body).toBe(201);
+    await favourite('u4', 3, Date.now());
+    // At now, the year-old posts' recencies are 0: post 3 (1 positive, minutes old) first, then
+    // by positives alone, post 1 (2) before post 2 (1).
+    expect(await newcomerList('newcomer2')).toEqual([3, 1, 2]);
+  });
+});
