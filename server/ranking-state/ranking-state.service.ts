@@ -46,6 +46,20 @@ import {
 } from '../../src/ranking/ranking-default.js';
 import type { AlgorithmConfig, RankingKnobs } from '../../src/ranking/ranking.types.js';
 
+/** An interaction received more than this long after it happened is history being imported (the ranking's clock). */
+const IMPORTED_HISTORY_LAG_MS = 24 * 3_600_000;
+
+/** When an interaction was received: its id's time (ids are made from the receipt time, src/post-ids.ts), else `atMs`. */
+function receivedAtOf(id: string, atMs: number): number {
+  return /^\d{1,20}$/.test(id) ? Number(BigInt(id) >> 16n) : atMs;
+}
+
+/** The instant lists are scored at, and whether it is an imported history's (then later posts are left out). */
+export interface RankingInstant {
+  readonly atMs: number;
+  readonly imported: boolean;
+}
+
 export interface RankingStateOptions extends StatusCacheOptions {
   /** Profiles kept in memory (least recently used dropped first). */
   profileCapacity: number;
@@ -208,8 +222,11 @@ export class RankingState implements RankingEvents, TermWeigher {
   private defaultPoint: RankingDefault = SHIPPED_RANKING_DEFAULT;
   private signals = 0;
   private lastSignalMs = 0;
-  /** The time of the newest interaction this process recorded, or read at its last co-engagement rebuild. */
-  private newestInteractionMs = -Infinity;
+  /**
+   * The interaction that happened last, of those this process recorded or read at its last
+   * co-engagement rebuild: when it happened, and when the service received it.
+   */
+  private newestInteraction: { readonly atMs: number; readonly receivedAtMs: number } | undefined;
   private defaultConfig: { readonly config: AlgorithmConfig; readonly options: RankingKnobs } = rankingOf(SHIPPED_RANKING_DEFAULT);
 
   /** @param history the stored interactions the co-engagement state is rebuilt from (none: it starts empty). */
@@ -262,7 +279,8 @@ export class RankingState implements RankingEvents, TermWeigher {
       this.recentInteractions.fill(events, events.length < limit, mark);
       // A restart or an import's reload learns the newest interaction's time here (the ranking's clock).
       for (const event of events) {
-        if (event.atMs !== undefined && event.atMs > this.newestInteractionMs) this.newestInteractionMs = event.atMs;
+        if (event.atMs !== undefined)
+          this.interactionSeen(event.atMs, event.id === undefined ? event.atMs : receivedAtOf(event.id, event.atMs));
       }
       return events;
     };
@@ -303,9 +321,7 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   userSignalsChanged(userId: string, change: UserSignal): void {
     this.signalSeen();
-    if (change.kind === 'interaction' && change.undo !== true && change.interaction.createdAtMs > this.newestInteractionMs) {
-      this.newestInteractionMs = change.interaction.createdAtMs;
-    }
+    if (change.kind === 'interaction' && change.undo !== true) this.interactionSeen(change.interaction.createdAtMs, Date.now());
     this.bumpUser(userId);
     const profile = this.profiles.peek(userId);
     if (profile !== undefined) {
@@ -481,17 +497,23 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   /** The candidate pool (replaced by `reload`: read it per request, do not keep it). */
   /**
-   * The instant a list is scored at (docs/ranking.md, "The ranking's clock"): `nowMs`, or the
-   * time of the newest activity the service holds (the pool's newest post, the newest
-   * interaction recorded here) when that is older. A live community's newest activity is
-   * seconds old, so it ranks at about now; a history imported with its real times (an archive,
-   * an evaluator's replay) ranks as of its own end, as `recsvc eval` and the fit score it,
-   * instead of years later, where every recency underflows to 0 and every affinity has decayed
-   * to nothing.
+   * The instant a list is scored at (docs/ranking.md, "The ranking's clock"). The interaction
+   * that happened last tells: received about when it happened (live traffic, or a history
+   * replayed with its times shifted to now), the service ranks at now; received more than a day
+   * after it happened, the service holds an imported history (an archive, an evaluator's
+   * replay of a public data set) and ranks as of that history's end — plus the time since it
+   * was received — as `recsvc eval` and the fit score it, where posts created later did not
+   * exist yet. At the wall clock instead, months later, every recency underflows to 0 and
+   * every affinity decays to neutral. The first live interaction brings the clock back to now.
    */
-  rankingInstant(nowMs: number): number {
-    const newest = Math.max(this.pool.newestCreatedAtMs, this.newestInteractionMs);
-    return Number.isFinite(newest) && newest < nowMs ? newest : nowMs;
+  rankingInstant(nowMs: number): RankingInstant {
+    const newest = this.newestInteraction;
+    const lag = newest === undefined ? 0 : newest.receivedAtMs - newest.atMs;
+    return lag > IMPORTED_HISTORY_LAG_MS ? { atMs: nowMs - lag, imported: true } : { atMs: nowMs, imported: false };
+  }
+
+  private interactionSeen(atMs: number, receivedAtMs: number): void {
+    if (this.newestInteraction === undefined || atMs > this.newestInteraction.atMs) this.newestInteraction = { atMs, receivedAtMs };
   }
 
   get index(): CandidateIndex {

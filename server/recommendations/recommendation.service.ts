@@ -358,14 +358,15 @@ export class RecommendationService {
     const profile = await loadProfile(this.sources, userId);
     const collaborative = weighsCollaborative(choice) ? await prepareCollaborative(this.sources, profile) : undefined;
     const index = this.state.index;
-    // Scored at the service's activity clock: now on a live service, the history's own end on an imported one.
-    const scoredAtMs = this.state.rankingInstant(nowMs);
+    // Scored at the ranking's clock: now on a live service, an imported history's own end (docs/ranking.md).
+    const instant = this.state.rankingInstant(nowMs);
     const excludeIds = [...(options.excludeIds ?? []), ...this.outsideIdBounds(options)];
     const rankWith = (config: AlgorithmConfig): RankedItem[] =>
       rankCandidates(index, profile, config, {
         ...choice.options,
         limit,
-        nowMs: scoredAtMs,
+        nowMs: instant.atMs,
+        ...(instant.imported ? { createdNotAfterMs: instant.atMs } : {}),
         excludeIds,
         ...(collaborative === undefined ? {} : { collaborative }),
       });

@@ -186,8 +186,6 @@ export class CandidateIndex {
   private maxEngagement = 0;
   private maxEngagementStale = false;
   private maxPositives = 0;
-  /** The newest `createdAtMs` of any post ever added (not lowered by a removal: it happened). */
-  private newestCreated = -Infinity;
   private maxPositivesStale = false;
   private changesSinceWeighing = 0;
   private version = 0;
@@ -201,11 +199,6 @@ export class CandidateIndex {
   }
 
   /** Number of posts in the pool (collaborative candidates not counted). */
-  /** The creation time of the newest post the pool has held (−Infinity before the first). */
-  get newestCreatedAtMs(): number {
-    return this.newestCreated;
-  }
-
   get size(): number {
     return this.live;
   }
@@ -479,7 +472,6 @@ export class CandidateIndex {
       (post.sensitive === true ? SLOT_SENSITIVE : 0) |
       (extra ? SLOT_EXTRA : 0);
     columns.createdAt[index] = post.createdAtMs;
-    if (post.createdAtMs > this.newestCreated) this.newestCreated = post.createdAtMs;
     columns.engagement[index] = slot.engagement;
     columns.positives[index] = slot.positives;
     columns.author[index] = authorIdx;

@@ -28,6 +28,8 @@ interface Pass {
   readonly weights: Required<Weights>;
   readonly cold: boolean;
   readonly nowMs: number;
+  /** RankingOptions.createdNotAfterMs (Infinity: none left out). */
+  readonly createdNotAfterMs: number;
   readonly recency: RecencyPass;
   /**
    * The cold start reads the positives count instead of the weighted engagement, and gives no
@@ -98,6 +100,7 @@ export function rankCandidates(
       weights,
       cold,
       nowMs: options.nowMs,
+      createdNotAfterMs: options.createdNotAfterMs ?? Infinity,
       recency: recencyPass(index, options.recencyHalfLifeHours ?? DEFAULT_RECENCY_HALF_LIFE_HOURS, options.nowMs),
       positives,
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
@@ -154,7 +157,7 @@ function scoreAll(p: Pass, limit: number): Scored {
   const skippedFlags = collab === undefined ? p.ctx.skippedFlags | SLOT_EXTRA : p.ctx.skippedFlags;
   const { flags, createdAt, author, language } = p.index.columns;
   const engagement = p.positives ? p.index.columns.positives : p.index.columns.engagement;
-  const { cold, nowMs, invMaxEngagement, semanticWeight, positives } = p;
+  const { cold, nowMs, invMaxEngagement, semanticWeight, positives, createdNotAfterMs } = p;
   const w = cold ? coldAsWeights(p.coldStart) : p.weights;
   const wEngagement = w.content_engagement;
   const wRecency = w.recency;
@@ -179,7 +182,8 @@ function scoreAll(p: Pass, limit: number): Scored {
       (f & skippedFlags) !== 0 ||
       (filterLanguages && language[i] !== 0 && languageAllowed[language[i]!] !== 1) ||
       (anyTagMuted && (f & SLOT_TAGGED) !== 0 && hasMutedTag(slots[i]!.tagIds, tagMuted)) ||
-      (collab !== undefined && (f & SLOT_EXTRA) !== 0 && collab[i] === 0)
+      (collab !== undefined && (f & SLOT_EXTRA) !== 0 && collab[i] === 0) ||
+      createdAt[i]! > createdNotAfterMs
     ) {
       scores[i] = -1;
       continue;

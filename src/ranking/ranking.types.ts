@@ -103,6 +103,12 @@ export interface RankingOptions {
   /** Post ids to leave out (the client has them already); a reblog's group goes with it. */
   readonly excludeIds?: Iterable<string>;
   /**
+   * Posts created after this instant are not candidates (default: none left out; a post from
+   * the future then counts as brand new). The server sets it when it ranks an imported history
+   * as of its end (docs/ranking.md, "The ranking's clock"): what was posted later did not exist yet.
+   */
+  readonly createdNotAfterMs?: number;
+  /**
    * The co-engagement state the collaborative feature reads (./co-engagement.ts); without
    * it, or with a collaborative weight of 0, the feature is 0 and ranks nothing.
    */

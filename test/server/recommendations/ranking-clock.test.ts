@@ -1,8 +1,8 @@
 /**
  * The ranking's clock (docs/ranking.md): a history imported with its real times — an archive,
- * an evaluator's replay of a public data set — is scored as of its own end, not a year later,
- * where every recency has underflowed to 0. A live service's newest activity is now, so it
- * ranks at now. Real HTTP on a real database; newcomers' lists (the shipped cold start: half
+ * an evaluator's replay of a public data set, received a year after it happened — is scored as
+ * of its own end, not a year later, where every recency has underflowed to 0, and what was
+ * posted after it is left out. Once live interactions come in, it ranks at now. Real HTTP on a real database; newcomers' lists (the shipped cold start: half
  * positives, half recency at an 8-hour half-life).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,6 +55,23 @@ describe("the ranking's clock", () => {
     // 0.5·0.63 + 0.5·0.92 against 0.5·1 + 0.5·0.02. Scored a year later, both recencies are 0
     // and post 1's positives alone would put it first.
     expect(await newcomerList('newcomer1')).toEqual([2, 1]);
+  });
+
+  it('leaves out what was posted after the history ends: it did not exist yet', async () => {
+    await favourite('u1', 1, nowMs - YEAR);
+    await favourite('u2', 1, nowMs - YEAR);
+    await favourite('u3', 2, nowMs - YEAR);
+    // Post 3 is a year old too, but a day younger than the last interaction: at the history's
+    // end it is in the future. Its origin counts five favourites: were it a candidate, its
+    // positives and a future post's recency of 1 would put it first.
+    const later = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/posts/batch',
+      headers: await h.adminHeaders(),
+      payload: { statuses: [makeStatus({ n: 3, author: 'author3', nowMs: nowMs - YEAR, ageHours: -24, favourites: 5 })] },
+    });
+    expect(later.statusCode, later.body).toBe(201);
+    expect(await newcomerList('newcomer3')).toEqual([2, 1]);
   });
 
   it('follows live activity: once the service is live again, it ranks at now', async () => {
