@@ -11,6 +11,7 @@ import { temporalSplit, validationSplit, type Split } from '../src/evaluation/da
 import { fitSteps } from '../src/evaluation/fit.js';
 import { describeRankingDefault, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
+import type { SyntheticKind } from '../src/evaluation/generate.js';
 import type { ItemModelOptions } from '../src/ranking/item-model.js';
 import { evalGate, type EvalGate } from '../src/evaluation/eval-gate.js';
 import { renderEvalHtml } from '../src/evaluation/eval-report-html.js';
@@ -38,7 +39,7 @@ export interface EvalCommandOptions {
   posts?: string;
   interactions?: string;
   database?: string;
-  synthetic?: 'feed' | 'catalogue';
+  synthetic?: SyntheticKind;
   dataSeed: number;
   writeData?: string;
   candidate: string[];

@@ -2,9 +2,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseFiniteNumber, parsePositiveInt, parseShare } from './support/options.js';
 import type { EvalCommandOptions } from './eval.action.js';
+import type { SyntheticKind } from '../src/evaluation/generate.js';
 
-function parseRegime(text: string): 'feed' | 'catalogue' {
-  if (text !== 'feed' && text !== 'catalogue') throw new InvalidArgumentError('expected feed or catalogue');
+function parseRegime(text: string): SyntheticKind {
+  if (text !== 'feed' && text !== 'catalogue' && text !== 'catalogue-popular')
+    throw new InvalidArgumentError('expected feed, catalogue or catalogue-popular');
   return text;
 }
 
@@ -25,7 +27,11 @@ export function registerEval(program: Command): void {
     .option('--posts <file>', 'posts to evaluate on: Mastodon statuses, one JSON object per line (.gz read through gunzip)')
     .option('--interactions <file>', 'interactions: JSON Lines {user_id, post_id, action, created_at} or a CSV with that header')
     .option('--database <path>', "the service's SQLite database (opened read-only): its posts and interactions")
-    .option('--synthetic <regime>', 'generated data with a known structure: feed or catalogue', parseRegime)
+    .option(
+      '--synthetic <regime>',
+      'generated data with a known structure: feed, catalogue, or catalogue-popular (a strong popularity head)',
+      parseRegime,
+    )
     .option('--data-seed <n>', 'seed of --synthetic', parseSeed, 1)
     .option('--write-data <dir>', 'with --synthetic: also write the data as posts.jsonl and interactions.jsonl in this directory')
     .option(

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildDataset, type EvalDataset, type EvalInteraction, type EvalPost } from '../../src/evaluation/dataset.js';
-import { generateSynthetic, generatorOptions, type Regime } from '../../src/evaluation/generate.js';
+import { generateSynthetic, syntheticOptions, type SyntheticKind } from '../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../src/evaluation/import-format.js';
 import { parseChunks } from '../../src/experiments/io/line-parser.js';
 import { ACTION_TYPES, type InteractionAction } from '../../src/schemas/interaction.schema.js';
@@ -17,7 +17,7 @@ export interface EvalDataFlags {
   posts?: string;
   interactions?: string;
   database?: string;
-  synthetic?: Regime;
+  synthetic?: SyntheticKind;
   dataSeed: number;
   writeData?: string;
 }
@@ -39,8 +39,8 @@ export async function loadEvalData(flags: EvalDataFlags): Promise<{ dataset: Eva
   return { dataset: buildDataset(posts, interactions), source: `${flags.posts} + ${flags.interactions}` };
 }
 
-async function synthetic(regime: Regime, seed: number, dir: string | undefined): Promise<{ dataset: EvalDataset; source: string }> {
-  const data = generateSynthetic(generatorOptions(regime, { seed }));
+async function synthetic(regime: SyntheticKind, seed: number, dir: string | undefined): Promise<{ dataset: EvalDataset; source: string }> {
+  const data = generateSynthetic(syntheticOptions(regime, { seed }));
   if (dir !== undefined) {
     try {
       await mkdir(dir, { recursive: true });

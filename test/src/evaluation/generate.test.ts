@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { baselines } from '../../../src/evaluation/baselines.js';
 import { buildDataset, temporalSplit } from '../../../src/evaluation/dataset.js';
 import { EvalState } from '../../../src/evaluation/eval-context.js';
-import { generateSynthetic, generatorOptions, type Regime, type SyntheticData } from '../../../src/evaluation/generate.js';
+import {
+  generateSynthetic,
+  generatorOptions,
+  syntheticOptions,
+  type Regime,
+  type SyntheticData,
+} from '../../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
 import { rankingCandidate } from '../../../src/evaluation/rankers.js';
 import { replayCoEngagement } from '../../../src/ranking/co-engagement.js';
@@ -164,6 +170,33 @@ describe('the two regimes', () => {
     // By chance about 4%.
     expect(favourite / users.length).toBeGreaterThan(0.25);
     expect(topical / users.length).toBeGreaterThan(0.9);
+  });
+});
+
+describe('the catalogue with a strong popularity head (catalogue-popular)', () => {
+  it('puts more of the engagement on the most popular items, the planted structure staying what it was', () => {
+    const popular = generateSynthetic(syntheticOptions('catalogue-popular', { ...SMALL, posts: 800, seed: 3 }));
+    expect(popular.options).toMatchObject({ regime: 'catalogue', personalAppeal: 0.35 });
+    // The same planted users, authors and posts: only what draws a user to an item changed.
+    expect(popular.truth.userCommunity).toEqual(catalogue.truth.userCommunity);
+    expect(popular.statuses.map((s) => s.id)).toEqual(catalogue.statuses.map((s) => s.id));
+    const headShare = (data: SyntheticData): number => {
+      const counts = new Map<string, number>();
+      for (const i of data.interactions) counts.set(i.post_id, (counts.get(i.post_id) ?? 0) + 1);
+      const sorted = [...counts.values()].sort((a, b) => b - a);
+      const head = sorted.slice(0, Math.ceil(sorted.length / 20)).reduce((a, b) => a + b, 0);
+      return head / data.interactions.length;
+    };
+    expect(headShare(popular)).toBeGreaterThan(headShare(catalogue) + 0.01);
+    // And a user's engagement stays in their community less often than as planted.
+    const inCommunity = (data: SyntheticData): number =>
+      data.interactions.filter((i) => data.truth.postCommunity.get(i.post_id) === data.truth.userCommunity.get(i.user_id)).length /
+      data.interactions.length;
+    expect(inCommunity(popular)).toBeLessThan(inCommunity(catalogue) - 0.1);
+    // personalAppeal 1 is the catalogue as planted, to the byte.
+    expect(
+      toJsonLines(generateSynthetic(generatorOptions('catalogue', { ...SMALL, posts: 800, seed: 3, personalAppeal: 1 })).interactions),
+    ).toBe(toJsonLines(catalogue.interactions));
   });
 });
 
