@@ -76,7 +76,7 @@ export function registerEval(program: Command): void {
       '--fit',
       'add candidate "fitted": the default the ranking_fit agent reaches from the history before the cutoff (collaborative weight, half-life)',
     )
-    .option('--fit-steps <n>', 'with --fit: successive fits at most (each moves one ladder step)', parsePositiveInt, 3)
+    .option('--fit-steps <n>', 'with --fit: successive fits at most (each moves one ladder step)', parsePositiveInt, 6)
     .option('--gate', "exit 1 when a candidate's nDCG is below a baseline's, 4 when undecided (like gates check)")
     .option('--gate-margin <x>', 'how much below a baseline still passes', parseFiniteNumber, 0)
     .option('--min-users <n>', 'fewer test users in a group make its gate inconclusive', parsePositiveInt, 30)

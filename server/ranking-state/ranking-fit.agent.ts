@@ -52,7 +52,7 @@ export function parseRankingFitMode(value: string | undefined): RankingFitMode {
   }
   if (!isRankingDefault(point))
     throw new Error(
-      `RECSVC_RANKING_FIT: expected auto, off or {"collaborative": 0..10, "recency_half_life_hours": > 0, "cold_start_recency": 0..1 (optional)} (got ${JSON.stringify(text)})`,
+      `RECSVC_RANKING_FIT: expected auto, off or {"collaborative": 0..10, "recency_half_life_hours": > 0, "cold_start_recency": 0..1, "content_engagement": 0..1, "per_author_cap": 1..1000 (the last three optional)} (got ${JSON.stringify(text)})`,
     );
   return { kind: 'pinned', point: completeRankingDefault(point) };
 }
@@ -86,7 +86,7 @@ const NEWEST_POSTS = 2_000;
  * 0; src/evaluation/fit.ts `fitSteps`): the first fit after an import must reach a point
  * worth serving, since the next waits for a fifth more data.
  */
-export const FIT_STEPS = 3;
+export const FIT_STEPS = 6;
 
 /** Applies what the mode and the stored fits say; returns the current point and what decided it. */
 async function applyStored(deps: RankingFitDeps, mode: RankingFitMode): Promise<{ point: RankingDefault; why: string }> {
@@ -111,7 +111,8 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
   const maxAgeMs = options.maxAgeMs ?? 86_400_000;
   return {
     name: 'ranking_fit',
-    description: 'fits the default ranking (collaborative weight, recency half-life) to the service’s own interactions',
+    description:
+      'fits the default ranking (collaborative and engagement weights, recency half-life, cap per author, cold start) to the service’s own interactions',
     intervalSeconds: options.intervalSeconds,
     // Soon after a start: a service started on an imported history fits it at once.
     initialDelaySeconds: Math.min(options.intervalSeconds, 5),
@@ -152,6 +153,8 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           collaborative: result.chosen.collaborative,
           recency_half_life_hours: result.chosen.recency_half_life_hours,
           cold_start_recency: completeRankingDefault(result.chosen).cold_start_recency,
+          content_engagement: completeRankingDefault(result.chosen).content_engagement,
+          per_author_cap: completeRankingDefault(result.chosen).per_author_cap,
         },
       };
     },

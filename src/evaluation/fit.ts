@@ -9,12 +9,14 @@
  * code over the pool replayed to that instant), and the guard rails:
  * - **a minimum of data**: at least `minInteractions` interactions and `minUsers` evaluated
  *   users with history, else nothing changes (`insufficient`);
- * - **bounded change**: only the points one ladder step from the current one on each axis
- *   (collaborative weight, recency half-life) are tried, so one fit moves the default by at
- *   most one step, and the next fit, on newer data, decides whether to go on;
+ * - **bounded change**: only the points one ladder step from the current one are tried (the
+ *   collaborative weight crossed with the recency half-life, and with the engagement weight and
+ *   the cap per author: `neighbourPoints`), so one fit moves the default by at most one step on
+ *   each axis, and the next fit, on newer data, decides whether to go on;
  * - **evidence**: the best point replaces the current one only when its paired per-user
- *   bootstrap interval of nDCG@K over the current one lies above 0 (`applied`), else the
- *   current one stays (`kept`).
+ *   bootstrap difference of nDCG@K over the current one is above 0 at one-sided 95% (the lower
+ *   end of the 90% interval; `applied`), else the current one stays (`kept`). The users are
+ *   pooled from `folds` rolling validation folds, for power.
  */
 import { accountIdOfUser } from '../auth/user-account.js';
 import { buildUserProfile } from '../ranking/profile.js';
@@ -25,13 +27,15 @@ import {
   COLLABORATIVE_LADDER,
   completeRankingDefault,
   describeRankingDefault,
+  ENGAGEMENT_LADDER,
   HALF_LIFE_LADDER_HOURS,
+  PER_AUTHOR_CAP_LADDER,
   rankingOf,
   sameRankingDefault,
   type RankingDefault,
 } from '../ranking/ranking-default.js';
 import { bootstrapPairedDifference, drawResamples, type Estimate } from './bootstrap.js';
-import { sampleUsers, temporalSplit, type EvalDataset, type Split, type TestUser } from './dataset.js';
+import { sampleUsers, temporalSplit, validationSplit, type EvalDataset, type Split } from './dataset.js';
 import { EvalState } from './eval-context.js';
 import { userMetrics } from './metrics.js';
 import { rankingCandidate } from './rankers.js';
@@ -54,18 +58,32 @@ export interface FitOptions {
    * built at the fit's cutoff as the server builds it (default: the server's options); null: none.
    */
   readonly itemModel: Partial<ItemModelOptions> | null;
+  /**
+   * Validation folds: the split, then its training part split again the same way, and so on
+   * (rolling origin), their users pooled: three times the users of one fold for the paired
+   * intervals (a catalogue's next rung gains 0.002–0.005 nDCG@20, about what 500 users' interval
+   * spans: one fold could not tell; bench/README.md, 2026-11-28).
+   */
+  readonly folds: number;
+  /**
+   * A move needs the lower end of its paired difference's two-sided 1 − alpha interval above 0:
+   * at 0.1, a one-sided 95% bound (is the move better, not does it differ).
+   */
+  readonly alpha: number;
 }
 
 export const DEFAULT_FIT_OPTIONS: FitOptions = {
   steps: 1,
   k: 20,
   testFraction: 0.1,
-  maxUsers: 400,
+  maxUsers: 1_500,
   minInteractions: 2_000,
   minUsers: 50,
   samples: 1_000,
   seed: 2026,
   itemModel: {},
+  alpha: 0.1,
+  folds: 3,
 };
 
 export type FitStatus = 'applied' | 'kept' | 'insufficient';
@@ -101,6 +119,14 @@ export interface FitResult {
   };
 }
 
+/** The split and `folds − 1` earlier ones, each the previous one's training part split again (`validationSplit`). */
+export function foldSplits(split: Split, folds: number): Split[] {
+  const out = [split];
+  while (out.length < Math.max(1, Math.floor(folds)) && (out[out.length - 1] as Split).train.length > 0)
+    out.push(validationSplit(out[out.length - 1] as Split));
+  return out;
+}
+
 /** Hooks for a caller that must stay responsive (the server): called between users. */
 export interface FitHooks {
   /** Awaited every few users (e.g. a turn of the event loop). */
@@ -115,30 +141,37 @@ export interface FitHooks {
  */
 export const MIN_FIT_GAIN = 0.001;
 
-/** The points one step from `current` on each ladder (itself included), current first. */
+/** The rung nearest `value` and its neighbours on `ladder`, `value` first (an operator may have pinned an off-ladder value). */
+function around(ladder: readonly number[], value: number): number[] {
+  let at = 0;
+  for (let i = 1; i < ladder.length; i++) if (Math.abs((ladder[i] as number) - value) < Math.abs((ladder[at] as number) - value)) at = i;
+  const near = [ladder[at - 1], ladder[at], ladder[at + 1]].filter((x): x is number => x !== undefined);
+  return [value, ...near.filter((x) => x !== value)];
+}
+
+/**
+ * The points one step from `current`, itself first: the collaborative weight one rung each
+ * way with, at once, the recency half-life one rung each way (a grid), or the engagement
+ * weight one rung each way and the other cap per author (a grid too). Half-life against
+ * engagement and cap is not crossed: 24 points instead of 54 to rank with for each user.
+ */
 export function neighbourPoints(current: RankingDefault): RankingDefault[] {
-  const around = (ladder: readonly number[], value: number): number[] => {
-    // The rung nearest the value (an operator may have pinned an off-ladder value).
-    let at = 0;
-    for (let i = 1; i < ladder.length; i++) if (Math.abs((ladder[i] as number) - value) < Math.abs((ladder[at] as number) - value)) at = i;
-    const near = [ladder[at - 1], ladder[at], ladder[at + 1]].filter((x): x is number => x !== undefined);
-    return [value, ...near.filter((x) => x !== value)];
-  };
+  const c = completeRankingDefault(current);
   const out: RankingDefault[] = [];
-  const cold = completeRankingDefault(current).cold_start_recency;
-  for (const collaborative of around(COLLABORATIVE_LADDER, current.collaborative))
-    for (const recency_half_life_hours of around(HALF_LIFE_LADDER_HOURS, current.recency_half_life_hours))
-      out.push({ collaborative, recency_half_life_hours, cold_start_recency: cold });
+  for (const collaborative of around(COLLABORATIVE_LADDER, c.collaborative))
+    for (const recency_half_life_hours of around(HALF_LIFE_LADDER_HOURS, c.recency_half_life_hours))
+      out.push({ ...c, collaborative, recency_half_life_hours });
+  for (const collaborative of around(COLLABORATIVE_LADDER, c.collaborative))
+    for (const content_engagement of around(ENGAGEMENT_LADDER, c.content_engagement))
+      for (const per_author_cap of around(PER_AUTHOR_CAP_LADDER, c.per_author_cap))
+        if (content_engagement !== c.content_engagement || per_author_cap !== c.per_author_cap)
+          out.push({ ...c, collaborative, content_engagement, per_author_cap });
   return out;
 }
 
 /** The cold-start shares one step from `value` on its ladder (itself first). */
 export function neighbourColdShares(value: number): number[] {
-  const ladder = COLD_START_RECENCY_LADDER;
-  let at = 0;
-  for (let i = 1; i < ladder.length; i++) if (Math.abs((ladder[i] as number) - value) < Math.abs((ladder[at] as number) - value)) at = i;
-  const near = [ladder[at - 1], ladder[at], ladder[at + 1]].filter((x): x is number => x !== undefined);
-  return [value, ...near.filter((x) => x !== value)];
+  return around(COLD_START_RECENCY_LADDER, value);
 }
 
 /**
@@ -207,7 +240,11 @@ export async function fitOnSplit(
   const o = { ...DEFAULT_FIT_OPTIONS, ...options };
   const interactions = split.dataset.interactions.length;
   const cutoff = new Date(split.cutoffMs).toISOString();
-  const users = sampleUsers(split.users, o.maxUsers, o.seed);
+  const folds = foldSplits(split, o.folds);
+  // maxUsers shared between the folds (the first ones take the remainder).
+  const share = (f: number): number => Math.floor(o.maxUsers / folds.length) + (f < o.maxUsers % folds.length ? 1 : 0);
+  const foldUsers = folds.map((fold, f) => sampleUsers(fold.users, share(f), o.seed + f));
+  const users = foldUsers.flat();
   const withHistory = users.filter((u) => u.history.length > 0).length;
   if (interactions < o.minInteractions)
     return insufficient(
@@ -229,11 +266,6 @@ export async function fitOnSplit(
     );
 
   const points = neighbourPoints(current);
-  const state = new EvalState(split, {}, {}, o.itemModel ?? undefined);
-  const rankers = points.map((point) => {
-    const { config, options: knobs } = rankingOf(point);
-    return rankingCandidate('', config, state, knobs);
-  });
   const values = points.map(() => new Float64Array(users.length));
   // The cold start, judged on every sampled user ranked as a newcomer (their own posts left
   // out): far more users than those without history, and the same regime. Each share at each
@@ -241,31 +273,41 @@ export async function fitOnSplit(
   const halfLives = [...new Set(points.map((p) => p.recency_half_life_hours))];
   const coldShares = neighbourColdShares(completeRankingDefault(current).cold_start_recency);
   const coldValues = halfLives.map(() => coldShares.map(() => new Float64Array(users.length)));
+  const cap = completeRankingDefault(current).per_author_cap;
   const coldKnobs = halfLives.map((h) =>
-    coldShares.map((c) => rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c })),
+    coldShares.map((c) => rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c, per_author_cap: cap })),
   );
-  for (let u = 0; u < users.length; u++) {
-    if (hooks.signal?.aborted) throw new Error('the fit was aborted');
-    const user = users[u] as TestUser;
-    state.advanceTo(user.atMs);
-    rankers.forEach((r, i) => ((values[i] as Float64Array)[u] = userMetrics(r.rank(user, o.k), user.targets, o.k, () => 0).ndcg));
-    const newcomer = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions: [] }, state.index);
-    const excludeIds = user.history.map((i) => i.postId);
-    coldKnobs.forEach((row, h) =>
-      row.forEach(({ config, options: knobs }, c) => {
-        const list = rankCandidates(state.index, newcomer, config, { ...knobs, limit: o.k, nowMs: state.now, excludeIds }).map(
-          (item) => item.post.reblogOfId ?? item.post.id,
-        );
-        (coldValues[h]![c] as Float64Array)[u] = userMetrics(list, user.targets, o.k, () => 0).ndcg;
-      }),
-    );
-    state.release(user);
-    if (hooks.pause !== undefined && u % 20 === 19) await hooks.pause();
+  // Each fold replayed in turn (one state held at a time), its users' values after the previous fold's.
+  let u = 0;
+  for (let f = 0; f < folds.length; f++) {
+    const state = new EvalState(folds[f]!, {}, {}, o.itemModel ?? undefined);
+    const rankers = points.map((point) => {
+      const { config, options: knobs } = rankingOf(point);
+      return rankingCandidate('', config, state, knobs);
+    });
+    for (const user of foldUsers[f]!) {
+      if (hooks.signal?.aborted) throw new Error('the fit was aborted');
+      state.advanceTo(user.atMs);
+      rankers.forEach((r, i) => ((values[i] as Float64Array)[u] = userMetrics(r.rank(user, o.k), user.targets, o.k, () => 0).ndcg));
+      const newcomer = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions: [] }, state.index);
+      const excludeIds = user.history.map((i) => i.postId);
+      coldKnobs.forEach((row, h) =>
+        row.forEach(({ config, options: knobs }, c) => {
+          const list = rankCandidates(state.index, newcomer, config, { ...knobs, limit: o.k, nowMs: state.now, excludeIds }).map(
+            (item) => item.post.reblogOfId ?? item.post.id,
+          );
+          (coldValues[h]![c] as Float64Array)[u] = userMetrics(list, user.targets, o.k, () => 0).ndcg;
+        }),
+      );
+      state.release(user);
+      u += 1;
+      if (hooks.pause !== undefined && u % 20 === 0) await hooks.pause();
+    }
   }
   const mean = (v: Float64Array): number => (v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
   const results = points.map((point, i) => ({ point, ndcg: mean(values[i] as Float64Array) }));
   const resamples = drawResamples(users.length, o.samples, o.seed);
-  const warm = decideWarm(results, values, current, resamples, o.k, users.length);
+  const warm = decideWarm(results, values, current, resamples, o.k, users.length, o.alpha);
 
   // The cold start at the half-life chosen: a move of one step, on an interval above 0.
   const h = halfLives.indexOf(warm.chosen.recency_half_life_hours);
@@ -273,7 +315,7 @@ export async function fitOnSplit(
   const coldResults = coldShares.map((share, c) => ({ cold_start_recency: share, ndcg: mean(coldRow[c] as Float64Array) }));
   let bestCold = 0;
   for (let c = 1; c < coldResults.length; c++) if (coldResults[c]!.ndcg > coldResults[bestCold]!.ndcg + 1e-12) bestCold = c;
-  const coldDifference = bestCold === 0 ? null : bootstrapPairedDifference(resamples, coldRow[bestCold]!, coldRow[0]!);
+  const coldDifference = bestCold === 0 ? null : bootstrapPairedDifference(resamples, coldRow[bestCold]!, coldRow[0]!, o.alpha);
   const coldMoves = coldDifference !== null && coldDifference.ci_low > 0 && coldDifference.value >= MIN_FIT_GAIN;
   const chosen = completeRankingDefault({
     ...warm.chosen,
@@ -315,6 +357,7 @@ function decideWarm(
   resamples: ReturnType<typeof drawResamples>,
   k: number,
   users: number,
+  alpha: number,
 ): { chosen: RankingDefault; summary: string; difference: Estimate | null } {
   let best = 0;
   for (let i = 1; i < results.length; i++) if (results[i]!.ndcg > results[best]!.ndcg + 1e-12) best = i;
@@ -325,9 +368,17 @@ function decideWarm(
       summary: `no neighbouring point ranks better (nDCG@${k} ${currentNdcg.toFixed(4)}, ${users} users)`,
       difference: null,
     };
-  const diff = (a: number, b: number): Estimate => bootstrapPairedDifference(resamples, values[a]!, values[b]!);
-  const changes = (p: RankingDefault): number =>
-    (p.collaborative !== current.collaborative ? 1 : 0) + (p.recency_half_life_hours !== current.recency_half_life_hours ? 1 : 0);
+  const diff = (a: number, b: number): Estimate => bootstrapPairedDifference(resamples, values[a]!, values[b]!, alpha);
+  const was = completeRankingDefault(current);
+  const changes = (point: RankingDefault): number => {
+    const p = completeRankingDefault(point);
+    return (
+      (p.collaborative !== was.collaborative ? 1 : 0) +
+      (p.recency_half_life_hours !== was.recency_half_life_hours ? 1 : 0) +
+      (p.content_engagement !== was.content_engagement ? 1 : 0) +
+      (p.per_author_cap !== was.per_author_cap ? 1 : 0)
+    );
+  };
   const order = results
     .map((_, i) => i)
     .filter((i) => i !== 0)
@@ -338,16 +389,21 @@ function decideWarm(
     if (i !== best && diff(best, i).ci_low > 0) continue;
     return {
       chosen: results[i]!.point,
-      summary: `collaborative ${results[i]!.point.collaborative}, recency half-life ${results[i]!.point.recency_half_life_hours} h: nDCG@${k} ${currentNdcg.toFixed(4)} -> ${results[i]!.ndcg.toFixed(4)}, difference ${estimate(overCurrent)}, ${users} users`,
+      summary: `${warmAxes(results[i]!.point)}: nDCG@${k} ${currentNdcg.toFixed(4)} -> ${results[i]!.ndcg.toFixed(4)}, difference ${estimate(overCurrent)}, ${users} users`,
       difference: overCurrent,
     };
   }
   const difference = diff(best, 0);
   return {
     chosen: current,
-    summary: `collaborative ${results[best]!.point.collaborative}, recency half-life ${results[best]!.point.recency_half_life_hours} h is not better beyond doubt (nDCG@${k} ${currentNdcg.toFixed(4)} -> ${results[best]!.ndcg.toFixed(4)}, difference ${estimate(difference)}, ${users} users)`,
+    summary: `${warmAxes(results[best]!.point)} is not better beyond doubt (nDCG@${k} ${currentNdcg.toFixed(4)} -> ${results[best]!.ndcg.toFixed(4)}, difference ${estimate(difference)}, ${users} users)`,
     difference,
   };
+}
+
+/** "collaborative 0.3, recency half-life 8 h" (then the engagement weight and the cap when not the shipped ones). */
+function warmAxes(point: RankingDefault): string {
+  return describeRankingDefault(point).replace(/, cold start recency [^,]*/, '');
 }
 
 function estimate(e: Estimate): string {

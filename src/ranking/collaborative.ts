@@ -8,17 +8,22 @@
  * everyone is not everyone's neighbour, and a seed engaged by everyone says little of the
  * user). raw(q) = Σ over the user's recent posts p of sim(p, q), and the feature is
  * raw(q) / max raw over the user's neighbours, in [0, 1] like engagement's. The work per
- * request is bounded: at most MAX_RECENT_POSTS × servedPerPost (30 × 30) entries.
+ * request is bounded: at most MAX_RECENT_POSTS × servedPerPost (100 × 30) entries, and the
+ * item model's neighbours of each seed.
  */
 import type { CoEngagementReader } from './co-engagement.js';
 
 /**
- * The user's most recent engaged posts a profile keeps for the collaborative feature: 30
- * recover about what 100 did on the synthetic catalogue (the feature alone, nDCG@20 0.111
- * with 30 × 30 served neighbours against 0.114 with 100 × 100), at a tenth of the work per
- * request and of the read that loads them.
+ * The user's most recent engaged posts a profile keeps for the collaborative feature (its
+ * seeds): 100, about a catalogue user's whole history, as EASE and item kNN read it. On the
+ * synthetic catalogue (with the item model, no cap per author) the feature alone ranks
+ * nDCG@20 0.129 / 0.130 / 0.136 / 0.126 (data seeds 1 / 2 / 3 / 5) against 0.126 / 0.127 /
+ * 0.132 / 0.123 with 30, and the fitted default gains as much (bench/README.md, 2026-11-28
+ * "seeds, caps and weights"). The cost is the first request's read of 100 rows instead of 30,
+ * and at most 100 × (30 + 50) neighbour entries per request, only for rankings that weigh the
+ * feature.
  */
-export const MAX_RECENT_POSTS = 30;
+export const MAX_RECENT_POSTS = 100;
 
 /** One co-engaged post of a user. */
 export interface CollaborativeMatch {

@@ -1,16 +1,27 @@
 /**
  * The default ranking (users outside experiments) as a point a deployment can move along:
- * the shipped four weights plus a `collaborative` weight, and the recency half-life (which
- * the cold start reads too). A fast feed and a slow catalogue want different points: on a
+ * the shipped four weights plus a `collaborative` weight, the weight of engagement among the
+ * four, the recency half-life (which the cold start reads too), the cap per author and the
+ * cold start's share of recency. A fast feed and a slow catalogue want different points: on a
  * feed co-engaged posts are yesterday's and recency is most of the signal; on a catalogue
  * recency is about 0 for every item and co-engagement is the signal item kNN and EASE live on.
  * The `ranking_fit` agent (server/ranking-state/ranking-fit.agent.ts) chooses the point by
  * offline evaluation on the service's own interactions (src/evaluation/fit.ts).
  */
-import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS, type AlgorithmConfig, type RankingKnobs } from './ranking.types.js';
+import {
+  DEFAULT_ALGORITHM_CONFIG,
+  DEFAULT_PER_AUTHOR_CAP,
+  SHIPPED_RANKING_OPTIONS,
+  type AlgorithmConfig,
+  type RankingKnobs,
+} from './ranking.types.js';
 
 export interface RankingDefault {
-  /** Weight of the collaborative feature beside the four shipped weights (which sum to 1); 0: not read. */
+  /**
+   * Weight of the collaborative feature against the four shipped weights (which sum to 1); 0:
+   * not read. Above 1 the four are divided by it instead (a weight is at most 1: `effectiveWeights`),
+   * so 3 gives the collaborative feature three times the rest's weight.
+   */
   readonly collaborative: number;
   /** Half-life of the recency feature, in hours (the cold start's too). */
   readonly recency_half_life_hours: number;
@@ -20,24 +31,38 @@ export interface RankingDefault {
    * or pinned before it existed): the shipped 0.5.
    */
   readonly cold_start_recency?: number;
+  /**
+   * The weight of `content_engagement` among the four shipped weights (shipped 0.35): how much
+   * plain popularity counts beside the personal features. Absent: the shipped 0.35.
+   */
+  readonly content_engagement?: number;
+  /** At most this many posts by one author in a list (shipped DEFAULT_PER_AUTHOR_CAP, 3). Absent: 3. */
+  readonly per_author_cap?: number;
 }
 
 /**
  * The steps a fit moves along (one run moves at most one step on each: bounded change). The
- * collaborative ladder's first rung is 0.3: on the synthetic catalogue the default with the
- * collaborative weight plateaus from 0.3 to 1.5 on every data seed, and 0.15 sat below it
- * (nDCG@20 0.120/0.115/0.122 against 0.123/0.118/0.124 at 0.3), where 400 validation users
- * could not tell the two apart, so the fit stopped short.
+ * collaborative ladder's first rung is 0.3 (on the synthetic catalogue 0.15 sat below the
+ * plateau and validation users could not tell it from 0.3); past 1 the four shipped weights
+ * are divided instead (`rankingOf`): with 100 seeds and no cap per author the catalogue's test
+ * split ranks best at 1–3 (bench/README.md, 2026-11-28). The rungs grow about threefold so
+ * that each step's gain is one a fit's users can tell.
  */
-export const COLLABORATIVE_LADDER: readonly number[] = [0, 0.3, 0.5, 0.8, 1.5];
+export const COLLABORATIVE_LADDER: readonly number[] = [0, 0.3, 1, 3, 10];
 export const HALF_LIFE_LADDER_HOURS: readonly number[] = [2, 4, 8, 24, 72, 168];
 export const COLD_START_RECENCY_LADDER: readonly number[] = [0, 0.25, 0.5, 0.75];
+/** The engagement weight's rungs (the shipped 0.35 among them). */
+export const ENGAGEMENT_LADDER: readonly number[] = [0, 0.1, 0.35, 1];
+/** The cap per author: the shipped 3, or 20 (a first page's length: no cap on it). */
+export const PER_AUTHOR_CAP_LADDER: readonly number[] = [DEFAULT_PER_AUTHOR_CAP, 20];
 
 /** The shipped point: no collaborative weight, an 8-hour half-life (SHIPPED_RANKING_OPTIONS). */
 export const SHIPPED_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
   collaborative: 0,
   recency_half_life_hours: SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours,
   cold_start_recency: SHIPPED_RANKING_OPTIONS.coldStartWeights.recency,
+  content_engagement: DEFAULT_ALGORITHM_CONFIG.weights.content_engagement,
+  per_author_cap: DEFAULT_PER_AUTHOR_CAP,
 });
 
 /** The point with every axis given (an absent cold start share is the shipped one). */
@@ -46,6 +71,8 @@ export function completeRankingDefault(point: RankingDefault): Required<RankingD
     collaborative: point.collaborative,
     recency_half_life_hours: point.recency_half_life_hours,
     cold_start_recency: point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency,
+    content_engagement: point.content_engagement ?? SHIPPED_RANKING_DEFAULT.content_engagement,
+    per_author_cap: point.per_author_cap ?? SHIPPED_RANKING_DEFAULT.per_author_cap,
   };
 }
 
@@ -56,24 +83,50 @@ export function sameRankingDefault(a: RankingDefault, b: RankingDefault): boolea
   return (
     x.collaborative === y.collaborative &&
     x.recency_half_life_hours === y.recency_half_life_hours &&
-    x.cold_start_recency === y.cold_start_recency
+    x.cold_start_recency === y.cold_start_recency &&
+    x.content_engagement === y.content_engagement &&
+    x.per_author_cap === y.per_author_cap
   );
 }
 
-/** The config and knobs of a point. With `collaborative` 0 it is exactly DEFAULT_ALGORITHM_CONFIG and SHIPPED_RANKING_OPTIONS. */
+/**
+ * The config and knobs of a point. At the shipped engagement weight and cap, with `collaborative`
+ * 0, it is exactly DEFAULT_ALGORITHM_CONFIG and SHIPPED_RANKING_OPTIONS.
+ */
 export function rankingOf(point: RankingDefault): { config: AlgorithmConfig; options: Required<RankingKnobs> } {
-  const cold = point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency;
+  const p = completeRankingDefault(point);
+  const cold = p.cold_start_recency;
   const options =
-    point.recency_half_life_hours === SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours && cold === SHIPPED_RANKING_DEFAULT.cold_start_recency
+    p.recency_half_life_hours === SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours &&
+    cold === SHIPPED_RANKING_DEFAULT.cold_start_recency &&
+    p.per_author_cap === SHIPPED_RANKING_OPTIONS.perAuthorCap
       ? SHIPPED_RANKING_OPTIONS
       : {
           ...SHIPPED_RANKING_OPTIONS,
-          recencyHalfLifeHours: point.recency_half_life_hours,
+          recencyHalfLifeHours: p.recency_half_life_hours,
           coldStartWeights: { content_engagement: 1 - cold, recency: cold, trending: 0 },
+          perAuthorCap: p.per_author_cap,
         };
-  if (!(point.collaborative > 0)) return { config: DEFAULT_ALGORITHM_CONFIG, options };
+  const shippedWeights = DEFAULT_ALGORITHM_CONFIG.weights;
+  if (!(p.collaborative > 0) && p.content_engagement === shippedWeights.content_engagement)
+    return { config: DEFAULT_ALGORITHM_CONFIG, options };
+  // Above 1 the collaborative weight stays 1 and the four shipped weights are divided by it instead (same ratios).
+  const scale = p.collaborative > 1 ? 1 / p.collaborative : 1;
+  const four = { ...shippedWeights, content_engagement: p.content_engagement };
+  const weights =
+    scale === 1
+      ? four
+      : {
+          author_preference: four.author_preference * scale,
+          content_engagement: four.content_engagement * scale,
+          recency: four.recency * scale,
+          semantic_similarity: four.semantic_similarity * scale,
+        };
   return {
-    config: { ...DEFAULT_ALGORITHM_CONFIG, weights: { ...DEFAULT_ALGORITHM_CONFIG.weights, collaborative: point.collaborative } },
+    config: {
+      ...DEFAULT_ALGORITHM_CONFIG,
+      weights: p.collaborative > 0 ? { ...weights, collaborative: Math.min(1, p.collaborative) } : weights,
+    },
     options,
   };
 }
@@ -92,12 +145,18 @@ export function isRankingDefault(value: unknown): value is RankingDefault {
     v.recency_half_life_hours > 0 &&
     v.recency_half_life_hours <= 100_000 &&
     (v.cold_start_recency === undefined ||
-      (typeof v.cold_start_recency === 'number' && v.cold_start_recency >= 0 && v.cold_start_recency <= 1))
+      (typeof v.cold_start_recency === 'number' && v.cold_start_recency >= 0 && v.cold_start_recency <= 1)) &&
+    (v.content_engagement === undefined ||
+      (typeof v.content_engagement === 'number' && v.content_engagement >= 0 && v.content_engagement <= 1)) &&
+    (v.per_author_cap === undefined ||
+      (typeof v.per_author_cap === 'number' && Number.isInteger(v.per_author_cap) && v.per_author_cap >= 1 && v.per_author_cap <= 1000))
   );
 }
 
-/** "collaborative 0.3, recency half-life 8 h, cold start recency 0.5". */
+/** "collaborative 0.3, recency half-life 8 h, cold start recency 0.5" (then the engagement weight and the cap when not the shipped ones). */
 export function describeRankingDefault(point: RankingDefault): string {
-  const cold = point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency;
-  return `collaborative ${point.collaborative}, recency half-life ${point.recency_half_life_hours} h, cold start recency ${cold}`;
+  const p = completeRankingDefault(point);
+  const engagement = p.content_engagement === SHIPPED_RANKING_DEFAULT.content_engagement ? '' : `, engagement ${p.content_engagement}`;
+  const cap = p.per_author_cap === SHIPPED_RANKING_DEFAULT.per_author_cap ? '' : `, per-author cap ${p.per_author_cap}`;
+  return `collaborative ${p.collaborative}, recency half-life ${p.recency_half_life_hours} h, cold start recency ${p.cold_start_recency}${engagement}${cap}`;
 }

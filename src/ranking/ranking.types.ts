@@ -129,7 +129,7 @@ export const DEFAULT_RECENCY_HALF_LIFE_HOURS = 24;
 /** The knobs of a ranking beyond its `algorithm_config`. */
 export type RankingKnobs = Pick<
   RankingOptions,
-  'recencyHalfLifeHours' | 'coldStartWeights' | 'coldStartEngagement' | 'personalReasonShare'
+  'recencyHalfLifeHours' | 'coldStartWeights' | 'coldStartEngagement' | 'personalReasonShare' | 'perAuthorCap'
 >;
 
 /**
@@ -154,6 +154,7 @@ export const SHIPPED_RANKING_OPTIONS: Readonly<Required<RankingKnobs>> = {
   coldStartWeights: { content_engagement: 0.5, recency: 0.5, trending: 0 },
   coldStartEngagement: 'positives',
   personalReasonShare: 1 / 3,
+  perAuthorCap: DEFAULT_PER_AUTHOR_CAP,
 };
 
 /** One ranked post, with the numbers behind its score and the reason shown to the user. */

@@ -73,12 +73,19 @@ describe('RECSVC_RANKING_FIT', () => {
     expect(parseRankingFitMode('off')).toEqual({ kind: 'off' });
     expect(parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24}')).toEqual({
       kind: 'pinned',
-      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0.5 },
+      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0.5, content_engagement: 0.35, per_author_cap: 3 },
     });
     expect(parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24,"cold_start_recency":0}')).toEqual({
       kind: 'pinned',
-      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0 },
+      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0, content_engagement: 0.35, per_author_cap: 3 },
     });
+    expect(parseRankingFitMode('{"collaborative":3,"recency_half_life_hours":8,"content_engagement":0.1,"per_author_cap":20}')).toEqual({
+      kind: 'pinned',
+      point: { collaborative: 3, recency_half_life_hours: 8, cold_start_recency: 0.5, content_engagement: 0.1, per_author_cap: 20 },
+    });
+    expect(() => parseRankingFitMode('{"collaborative":1,"recency_half_life_hours":8,"per_author_cap":0}')).toThrow(
+      /^RECSVC_RANKING_FIT: expected auto, off or/,
+    );
     expect(() => parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24,"cold_start_recency":2}')).toThrow(
       /^RECSVC_RANKING_FIT: expected auto, off or/,
     );
@@ -113,7 +120,7 @@ describe('ranking_fit', () => {
     expect(state.defaultRanking.config.weights.collaborative).toBe(0.3);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatch(
-      /applied collaborative 0\.3, recency half-life 8 h, cold start recency [\d.]+ \(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\): /,
+      /applied collaborative 0\.3, recency half-life 8 h, cold start recency [\d.]+(, [^(]+)? \(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\): /,
     );
     const { applied } = await latestFits(database.db);
     expect(applied).toMatchObject({

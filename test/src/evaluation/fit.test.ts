@@ -6,16 +6,22 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildDataset, temporalSplit } from '../../../src/evaluation/dataset.js';
-import { fitRankingDefault, fitSteps, neighbourColdShares, neighbourPoints } from '../../../src/evaluation/fit.js';
+import { fitRankingDefault, fitSteps, foldSplits, neighbourColdShares, neighbourPoints } from '../../../src/evaluation/fit.js';
 import { generateSynthetic, generatorOptions, type Regime } from '../../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
 import {
   COLD_START_RECENCY_LADDER,
   COLLABORATIVE_LADDER,
+  completeRankingDefault,
+  describeRankingDefault,
+  ENGAGEMENT_LADDER,
   HALF_LIFE_LADDER_HOURS,
+  isRankingDefault,
+  PER_AUTHOR_CAP_LADDER,
   rankingOf,
   SHIPPED_RANKING_DEFAULT,
 } from '../../../src/ranking/ranking-default.js';
+import { effectiveWeights } from '../../../src/ranking/weights.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
 
 function dataset(regime: Regime, seed: number) {
@@ -38,24 +44,60 @@ describe('fitting the default ranking', () => {
     });
   });
 
+  it('gives the collaborative feature above 1 by dividing the four shipped weights, and moves the engagement weight and the cap', () => {
+    // At most 1 per weight (effectiveWeights): 3 is the four shipped weights divided by 3.
+    const three = rankingOf({ collaborative: 3, recency_half_life_hours: 8 });
+    const w = effectiveWeights(three.config);
+    expect(w.collaborative / (w.author_preference + w.content_engagement + w.recency + w.semantic_similarity)).toBeCloseTo(3, 12);
+    expect(w.author_preference / w.recency).toBeCloseTo(0.2 / 0.35, 12);
+    expect(three.options).toBe(SHIPPED_RANKING_OPTIONS);
+    const point = { collaborative: 1, recency_half_life_hours: 8, content_engagement: 0.1, per_author_cap: 20 };
+    const { config, options } = rankingOf(point);
+    expect(config.weights).toEqual({ ...DEFAULT_ALGORITHM_CONFIG.weights, content_engagement: 0.1, collaborative: 1 });
+    expect(options).toEqual({ ...SHIPPED_RANKING_OPTIONS, perAuthorCap: 20 });
+    // Without the collaborative weight, a lower engagement weight alone.
+    expect(rankingOf({ collaborative: 0, recency_half_life_hours: 8, content_engagement: 0 }).config.weights).toEqual({
+      ...DEFAULT_ALGORITHM_CONFIG.weights,
+      content_engagement: 0,
+    });
+    expect(describeRankingDefault(point)).toBe(
+      'collaborative 1, recency half-life 8 h, cold start recency 0.5, engagement 0.1, per-author cap 20',
+    );
+    expect(describeRankingDefault(SHIPPED_RANKING_DEFAULT)).toBe('collaborative 0, recency half-life 8 h, cold start recency 0.5');
+    // A stored point or a pin: the new axes are optional, and checked when given.
+    expect(isRankingDefault({ collaborative: 0.3, recency_half_life_hours: 8 })).toBe(true);
+    expect(isRankingDefault(point)).toBe(true);
+    expect(isRankingDefault({ ...point, content_engagement: 1.5 })).toBe(false);
+    expect(isRankingDefault({ ...point, per_author_cap: 2.5 })).toBe(false);
+    expect(isRankingDefault({ ...point, per_author_cap: 0 })).toBe(false);
+  });
+
   it('tries only the points one ladder step away on each axis, the current one first', () => {
     const points = neighbourPoints({ collaborative: 0.3, recency_half_life_hours: 8 });
-    expect(points[0]).toEqual({ collaborative: 0.3, recency_half_life_hours: 8, cold_start_recency: 0.5 });
-    expect(new Set(points.map((p) => p.collaborative))).toEqual(new Set([0, 0.3, 0.5]));
+    expect(points[0]).toEqual(completeRankingDefault({ collaborative: 0.3, recency_half_life_hours: 8 }));
+    expect(new Set(points.map((p) => p.collaborative))).toEqual(new Set([0, 0.3, 1]));
     expect(new Set(points.map((p) => p.recency_half_life_hours))).toEqual(new Set([4, 8, 24]));
-    expect(points).toHaveLength(9);
+    expect(new Set(points.map((p) => p.content_engagement))).toEqual(new Set([0.1, 0.35, 1]));
+    expect(new Set(points.map((p) => p.per_author_cap))).toEqual(new Set([3, 20]));
+    // Collaborative × half-life (9), and collaborative × engagement × cap at the current half-life (3 × 5 more).
+    expect(points).toHaveLength(24);
+    expect(new Set(points.map((p) => JSON.stringify(p))).size).toBe(24);
+    // The half-life moves only with the engagement weight and the cap where they are.
+    for (const p of points) if (p.recency_half_life_hours !== 8) expect([p.content_engagement, p.per_author_cap]).toEqual([0.35, 3]);
     // At a ladder's end, and off the ladder (an operator's pin): its nearest rung and that rung's neighbours.
     expect(new Set(neighbourPoints({ collaborative: 0, recency_half_life_hours: 168 }).map((p) => p.recency_half_life_hours))).toEqual(
       new Set([72, 168]),
     );
     const off = neighbourPoints({ collaborative: 0.2, recency_half_life_hours: 8 });
-    expect(new Set(off.map((p) => p.collaborative))).toEqual(new Set([0.2, 0, 0.3, 0.5]));
-    // A point fitted on the ladder before its first rung became 0.3.
-    const old = neighbourPoints({ collaborative: 0.15, recency_half_life_hours: 8 });
-    expect(new Set(old.map((p) => p.collaborative))).toEqual(new Set([0.15, 0, 0.3]));
+    expect(new Set(off.map((p) => p.collaborative))).toEqual(new Set([0.2, 0, 0.3, 1]));
+    // A point fitted on an older ladder (0.5, 0.8, 1.5 were rungs).
+    const old = neighbourPoints({ collaborative: 0.8, recency_half_life_hours: 8 });
+    expect(new Set(old.map((p) => p.collaborative))).toEqual(new Set([0.8, 0.3, 1, 3]));
     for (const p of neighbourPoints(SHIPPED_RANKING_DEFAULT)) {
       expect(COLLABORATIVE_LADDER).toContain(p.collaborative);
       expect(HALF_LIFE_LADDER_HOURS).toContain(p.recency_half_life_hours);
+      expect(ENGAGEMENT_LADDER).toContain(p.content_engagement);
+      expect(PER_AUTHOR_CAP_LADDER).toContain(p.per_author_cap);
     }
     // The cold start's share of recency: its own ladder, one step each way.
     expect(neighbourColdShares(0.5)).toEqual([0.5, 0.25, 0.75]);
@@ -92,7 +134,10 @@ describe('fitting the default ranking', () => {
     expect(result.status).toBe('applied');
     expect(result.chosen.collaborative).toBe(COLLABORATIVE_LADDER[1]);
     expect(result.evidence.difference!.ci_low).toBeGreaterThan(0);
-    expect(result.evidence.points).toHaveLength(6);
+    // Collaborative 0 / 0.3 × half-life 4 / 8 / 24, and × engagement 0.1 / 0.35 / 1 × cap 3 / 20 at 8 h.
+    expect(result.evidence.points).toHaveLength(16);
+    // Three folds of 134, 133 and 133 users.
+    expect(result.evidence.users).toBe(400);
     expect(pauses).toBeGreaterThan(5);
   }, 120_000);
 
@@ -106,6 +151,18 @@ describe('fitting the default ranking', () => {
     const cold = new Map(result.evidence.cold!.points.map((p) => [p.cold_start_recency, p.ndcg]));
     expect(cold.get(0.25)!).toBeLessThan(cold.get(0.5)! - 0.05);
   }, 120_000);
+
+  it('pools the users of rolling folds: each earlier fold tests the part just before the next one', () => {
+    const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
+    const folds = foldSplits(split, 3);
+    expect(folds).toHaveLength(3);
+    expect(folds[0]).toBe(split);
+    for (let f = 1; f < folds.length; f++) {
+      expect(folds[f]!.endMs).toBe(folds[f - 1]!.cutoffMs);
+      expect(folds[f]!.cutoffMs).toBeLessThan(folds[f - 1]!.cutoffMs);
+      for (const user of folds[f]!.users) expect(user.atMs).toBeLessThan(folds[f - 1]!.cutoffMs);
+    }
+  });
 
   it('takes successive steps on evidence, each one ladder step, and stops where nothing is better beyond doubt', async () => {
     const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });

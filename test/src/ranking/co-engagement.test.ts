@@ -104,7 +104,7 @@ describe('CoEngagement', () => {
 
   it('reads at most MAX_RECENT_POSTS seeds and servedPerPost neighbours of each per request', () => {
     const state = new CoEngagement({ neighboursPerPost: 100, servedPerPost: 5 });
-    const seeds = Array.from({ length: 50 }, (_, i) => `s${i}`);
+    const seeds = Array.from({ length: MAX_RECENT_POSTS + 20 }, (_, i) => `s${i}`);
     for (const seed of seeds) for (let j = 0; j < 40; j++) state.record(seed, [`${seed}-n${j}`], 1);
     const matches = collaborativeMatches(state, seeds);
     expect(matches.size).toBe(MAX_RECENT_POSTS * 5);
