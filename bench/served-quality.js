@@ -150,9 +150,14 @@ async function served(regime, seed) {
 
     // The import's trigger builds the item model, then fits with it (docs/ranking.md).
     const reader = new Database(db, { readonly: true, fileMustExist: true });
-    let fit;
+    // RECSVC_RANKING_FIT pinned to a point (or off): no fit to wait for, only the item model.
+    const pinned = process.env.RECSVC_RANKING_FIT !== undefined && process.env.RECSVC_RANKING_FIT !== 'auto';
+    let fit = pinned ? { status: 'pinned', choice: process.env.RECSVC_RANKING_FIT } : undefined;
     const deadline = Date.now() + waitSeconds * 1000;
-    while (Date.now() < deadline) {
+    while (pinned && Date.now() < deadline && reader.prepare('SELECT COUNT(*) AS n FROM item_models').get().n === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    while (!pinned && Date.now() < deadline) {
       fit = reader
         .prepare('SELECT status, choice, summary FROM ranking_fits WHERE created_at_ms > ? ORDER BY created_at_ms DESC LIMIT 1')
         .get(importEnd);
