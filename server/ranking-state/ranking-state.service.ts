@@ -45,6 +45,7 @@ import {
   type RankingDefault,
 } from '../../src/ranking/ranking-default.js';
 import type { AlgorithmConfig, RankingKnobs } from '../../src/ranking/ranking.types.js';
+import { INTERACTION_FUTURE_SKEW_MS } from '../../src/interactions/interaction-time.js';
 
 /** An interaction received more than this long after it happened is history being imported (the ranking's clock). */
 const IMPORTED_HISTORY_LAG_MS = 24 * 3_600_000;
@@ -54,10 +55,10 @@ function receivedAtOf(id: string, atMs: number): number {
   return /^\d{1,20}$/.test(id) ? Number(BigInt(id) >> 16n) : atMs;
 }
 
-/** The instant lists are scored at, and whether it is an imported history's (then later posts are left out). */
+/** The instant lists are scored at, and the newest creation time a candidate may have. */
 export interface RankingInstant {
   readonly atMs: number;
-  readonly imported: boolean;
+  readonly createdNotAfterMs: number;
 }
 
 export interface RankingStateOptions extends StatusCacheOptions {
@@ -505,11 +506,14 @@ export class RankingState implements RankingEvents, TermWeigher {
    * was received — as `recsvc eval` and the fit score it, where posts created later did not
    * exist yet. At the wall clock instead, months later, every recency underflows to 0 and
    * every affinity decays to neutral. The first live interaction brings the clock back to now.
+   * Live, a post dated more than the clocks' skew (5 minutes) ahead is left out until its time.
    */
   rankingInstant(nowMs: number): RankingInstant {
     const newest = this.newestInteraction;
     const lag = newest === undefined ? 0 : newest.receivedAtMs - newest.atMs;
-    return lag > IMPORTED_HISTORY_LAG_MS ? { atMs: nowMs - lag, imported: true } : { atMs: nowMs, imported: false };
+    if (lag > IMPORTED_HISTORY_LAG_MS) return { atMs: nowMs - lag, createdNotAfterMs: nowMs - lag };
+    // Live: a post dated ahead of now by more than clocks disagree (a remote instance's broken clock) waits for its time.
+    return { atMs: nowMs, createdNotAfterMs: nowMs + INTERACTION_FUTURE_SKEW_MS };
   }
 
   private interactionSeen(atMs: number, receivedAtMs: number): void {

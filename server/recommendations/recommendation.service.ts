@@ -366,7 +366,7 @@ export class RecommendationService {
         ...choice.options,
         limit,
         nowMs: instant.atMs,
-        ...(instant.imported ? { createdNotAfterMs: instant.atMs } : {}),
+        createdNotAfterMs: instant.createdNotAfterMs,
         excludeIds,
         ...(collaborative === undefined ? {} : { collaborative }),
       });

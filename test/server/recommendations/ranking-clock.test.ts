@@ -42,7 +42,7 @@ async function favourite(userId: string, n: number, atMs: number): Promise<void>
 async function newcomerList(newcomer: string): Promise<number[]> {
   const response = await h.app.inject({ url: `/api/v1/recommendations?user_id=${newcomer}`, headers: await h.userHeaders(newcomer) });
   expect(response.statusCode, response.body).toBe(200);
-  return response.json<Array<{ id: string }>>().map((item) => [1, 2, 3].find((n) => postId(n) === item.id)!);
+  return response.json<Array<{ id: string }>>().map((item) => [1, 2, 3, 4].find((n) => postId(n) === item.id)!);
 }
 
 describe("the ranking's clock", () => {
@@ -89,5 +89,25 @@ describe("the ranking's clock", () => {
     // At now, the year-old posts' recencies are 0: post 3 (1 positive, minutes old) first, then
     // by positives alone, post 1 (2) before post 2 (1).
     expect(await newcomerList('newcomer2')).toEqual([3, 1, 2]);
+  });
+
+  it('live, leaves out a post dated ahead by more than clocks disagree, and counts one within it as brand new', async () => {
+    const ahead = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/posts/batch',
+      headers: await h.adminHeaders(),
+      payload: {
+        statuses: [
+          // An hour ahead (a remote instance's broken clock), and two minutes ahead; both counted popular by their origin.
+          makeStatus({ n: 3, author: 'author3', nowMs: Date.now(), ageHours: -1, favourites: 9 }),
+          makeStatus({ n: 4, author: 'author4', nowMs: Date.now(), ageHours: -2 / 60, favourites: 9 }),
+        ],
+      },
+    });
+    expect(ahead.statusCode, ahead.body).toBe(201);
+    await favourite('u1', 1, Date.now());
+    const list = await newcomerList('newcomer4');
+    expect(list).not.toContain(3);
+    expect(list[0]).toBe(4);
   });
 });
