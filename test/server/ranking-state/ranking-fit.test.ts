@@ -5,7 +5,9 @@
  * instance applies the stored fit; the operator's RECSVC_RANKING_FIT turns it off or pins a
  * point; a reverted fit gives way to the one before.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
@@ -21,9 +23,12 @@ import { registerRankingFit, startFitTrigger } from '../../../server/ranking-sta
 import { runFit } from '../../../server/ranking-state/ranking-fit.job.js';
 import { latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
+import { buildDataset, cutoffFor } from '../../../src/evaluation/dataset.js';
 import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
-import { SHIPPED_RANKING_DEFAULT } from '../../../src/ranking/ranking-default.js';
+import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
+import { completeRankingDefault, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../../src/ranking/ranking-default.js';
 import type { StatusInput } from '../../../src/schemas/post.schema.js';
+import { runCli } from '../../helpers/cli.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 let opened: TestDatabase;
@@ -43,21 +48,23 @@ afterEach(async () => {
 });
 
 /** A synthetic catalogue's posts and interactions as rows (interaction ids in time order, as the service makes them). */
-async function storeCatalogue(): Promise<number> {
+async function storeCatalogue(beforeMs = Infinity): Promise<number> {
   const data = generateSynthetic(generatorOptions('catalogue', { seed: 5, users: 1000 }));
   await writeStatuses(database.db, data.statuses as unknown as StatusInput[], Date.now(), { keepOriginals: false });
-  const rows = data.interactions.map((i, n) => {
-    const atMs = Date.parse(i.created_at);
-    return {
-      id: ((BigInt(atMs) << 16n) | BigInt(n & 0xffff)).toString().padStart(18, '0'),
-      user_id: i.user_id,
-      post_id: i.post_id,
-      action_type: i.action,
-      context_json: null,
-      created_at: i.created_at,
-      created_at_ms: atMs,
-    };
-  });
+  const rows = data.interactions
+    .filter((i) => Date.parse(i.created_at) < beforeMs)
+    .map((i, n) => {
+      const atMs = Date.parse(i.created_at);
+      return {
+        id: ((BigInt(atMs) << 16n) | BigInt(n & 0xffff)).toString().padStart(18, '0'),
+        user_id: i.user_id,
+        post_id: i.post_id,
+        action_type: i.action,
+        context_json: null,
+        created_at: i.created_at,
+        created_at_ms: atMs,
+      };
+    });
   for (let at = 0; at < rows.length; at += 500)
     await database.db
       .insertInto('interactions')
@@ -166,6 +173,44 @@ describe('ranking_fit', () => {
     expect(state.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
     expect(await listFits(database.db)).toEqual([]);
   }, 60_000);
+});
+
+describe('the agent and recsvc eval --fit', () => {
+  it('choose the same point from the same history: the agent on the service holding the history before the cutoff, eval --fit on the files', async () => {
+    // What eval splits off for its test: the newest 10%; the service holds only what came before.
+    const data = generateSynthetic(generatorOptions('catalogue', { seed: 5, users: 1000 }));
+    const posts = createPostsParser('posts.jsonl');
+    for (const line of toJsonLines(data.statuses).split('\n')) posts.line(line);
+    const interactions = createInteractionsParser('interactions.jsonl');
+    for (const line of toJsonLines(data.interactions).split('\n')) interactions.line(line);
+    const cutoffMs = cutoffFor(buildDataset(posts.finish(), interactions.finish()).interactions, 0.1);
+    await storeCatalogue(cutoffMs);
+    const dir = mkdtempSync(join(tmpdir(), 'recsvc-fit-agreement-'));
+    writeFileSync(join(dir, 'posts.jsonl'), toJsonLines(data.statuses));
+    writeFileSync(join(dir, 'interactions.jsonl'), toJsonLines(data.interactions));
+    const [report, cli] = await Promise.all([
+      // The agent with its own defaults (FIT_STEPS, the fit's options), on this thread.
+      rankingFitAgent({ db: database.db, state }, { mode: auto, intervalSeconds: 60, workerScript: null }).run(context()),
+      runCli([
+        'eval',
+        '--posts',
+        join(dir, 'posts.jsonl'),
+        '--interactions',
+        join(dir, 'interactions.jsonl'),
+        '--fit',
+        '--json',
+        '--samples',
+        '50',
+        '--baselines',
+        'popularity',
+      ]),
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const fitted = (JSON.parse(cli.stdout) as { fitted: { point: RankingDefault } }).fitted.point;
+    expect(report!.details).toMatchObject({ status: 'applied' });
+    expect(completeRankingDefault(fitted)).not.toEqual(SHIPPED_RANKING_DEFAULT);
+    expect(state.rankingDefault).toEqual(completeRankingDefault(fitted));
+  }, 600_000);
 });
 
 describe('the fit off the serving thread, and soon after an import', () => {
