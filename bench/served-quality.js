@@ -17,7 +17,8 @@
 //
 // Run after `npx tsc -p tsconfig.build.json`: node bench/served-quality.js
 // BENCH_SEEDS (default "1"), BENCH_REGIMES (default "feed,catalogue"), BENCH_SAMPLES (eval's
-// bootstrap resamples, default 200), BENCH_WAIT_SECONDS (for the fit, default 180).
+// bootstrap resamples, default 200), BENCH_WAIT_SECONDS (for the fit, default 180), BENCH_KEEP=1
+// (keeps each run's data and database, and says where).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -217,7 +218,8 @@ async function served(regime, seed) {
   } finally {
     server?.kill('SIGTERM');
     await new Promise((resolve) => (server && server.exitCode === null ? server.once('exit', resolve) : resolve()));
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP === '1') console.error(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

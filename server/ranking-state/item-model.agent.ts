@@ -20,6 +20,7 @@ import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
 import { runItemModelBuild } from './item-model.job.js';
 import { dropItemModels, loadItemModel, loadItemModelPairs, storedItemModel, storeItemModel } from './item-model.repository.js';
+import { FOLLOW_UP_WINDOW_MS } from './ranking-fit.agent.js';
 import { countInteractions } from './ranking-fit.repository.js';
 
 /**
@@ -27,6 +28,8 @@ import { countInteractions } from './ranking-fit.repository.js';
  * from grew by this share (an import, a burst of activity): as the ranking fit's trigger.
  */
 const REBUILD_GROWTH = 0.2;
+/** New interactions that make a young model's follow-up worth building (as the ranking fit's, FOLLOW_UP_WINDOW_MS). */
+const FOLLOW_UP_MIN_NEW = 500;
 
 export interface ItemModelSettings {
   /** The most engaged posts the model is fitted over (0: no model). */
@@ -73,8 +76,18 @@ export interface ItemModelDeps {
 export function itemModelAgent(
   deps: ItemModelDeps,
   settings: ItemModelSettings,
-  options: { workerScript?: URL | null | undefined; log?: ((line: string) => void) | undefined } = {},
+  options: {
+    workerScript?: URL | null | undefined;
+    log?: ((line: string) => void) | undefined;
+    /** New interactions that make a young model's follow-up worth building (default FOLLOW_UP_MIN_NEW). */
+    followUpMinNew?: number;
+  } = {},
 ): Agent {
+  const followUpMinNew = options.followUpMinNew ?? FOLLOW_UP_MIN_NEW;
+  // The stored interactions when this process built each model, and which were follow-ups of
+  // one built while an import went on (never followed up again).
+  const rowsAtBuild = new Map<string, number>();
+  const followUps = new Set<string>();
   return {
     name: 'item_model',
     description: 'builds the periodic item–item model (EASE) from the newest interactions, off the serving process',
@@ -84,13 +97,22 @@ export function itemModelAgent(
     scope: 'cluster',
     async run({ signal, now }) {
       const stored = await storedItemModel(deps.db);
+      let followUp = false;
       if (stored !== undefined && now() - stored.createdAtMs < settings.intervalSeconds * 1000 * 0.9) {
         const available = Math.min(await countInteractions(deps.db), ITEM_MODEL_HISTORY);
-        if (available < stored.interactions * (1 + REBUILD_GROWTH))
+        // Built while an import went on (see FOLLOW_UP_WINDOW_MS): once more with all of it.
+        const rows = rowsAtBuild.get(stored.id);
+        followUp =
+          rows !== undefined &&
+          !followUps.has(stored.id) &&
+          now() - stored.createdAtMs < FOLLOW_UP_WINDOW_MS &&
+          available - rows >= followUpMinNew;
+        if (available < stored.interactions * (1 + REBUILD_GROWTH) && !followUp)
           return { summary: `not due: model ${stored.id} built from ${stored.interactions} interactions` };
       }
       const erasures = deps.state.erasuresSeen;
       const startedAtMs = now();
+      const rowsNow = Math.min(await countInteractions(deps.db), ITEM_MODEL_HISTORY);
       const pairs = await loadItemModelPairs(deps.db, ITEM_MODEL_HISTORY);
       if (pairs.length < settings.minInteractions)
         return { summary: `insufficient: ${pairs.length} interactions (at least ${settings.minInteractions} needed)` };
@@ -113,6 +135,8 @@ export function itemModelAgent(
         await dropItemModels(deps.db);
         return { summary: 'discarded: an erasure came while it was stored (the next run rebuilds)' };
       }
+      rowsAtBuild.set(id, rowsNow);
+      if (followUp) followUps.add(id);
       deps.state.setItemModel(id, itemModelFromJson(build.json));
       const summary = `model ${id}: ${build.posts} posts, ${build.entries} neighbours from ${pairs.length} interactions in ${seconds} s (${where}), ${build.json.length} bytes`;
       options.log?.(`item_model ${summary}`);

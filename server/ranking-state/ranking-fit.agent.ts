@@ -80,6 +80,13 @@ export interface RankingFitDeps {
 }
 
 const GROWTH = 1.2;
+/**
+ * A fit younger than this that counted fewer interactions than are stored now (by at least
+ * `minNewInteractions`) is followed up once, whatever the growth: it ran while an import went
+ * on (the trigger fires on any pause of 3 s), and the next fit would otherwise wait for a fifth
+ * more data — an evaluator replaying a history would be served a default fitted on part of it.
+ */
+export const FOLLOW_UP_WINDOW_MS = 10 * 60_000;
 const NEWEST_POSTS = 2_000;
 /**
  * Successive steps one fit may take (each one ladder step on each axis, on an interval above
@@ -109,6 +116,8 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
   const maxInteractions = options.maxInteractions ?? 100_000;
   const minNew = options.minNewInteractions ?? 500;
   const maxAgeMs = options.maxAgeMs ?? 86_400_000;
+  // The fits this process made as follow-ups: one is never followed up again (at most two fits per step of growth).
+  const followUps = new Set<string>();
   return {
     name: 'ranking_fit',
     description:
@@ -125,7 +134,12 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
       const count = await countInteractions(deps.db);
       const grown = latest === undefined || (count >= latest.interactions * GROWTH && count - latest.interactions >= minNew);
       const aged = latest !== undefined && now() - latest.createdAtMs >= maxAgeMs && count > latest.interactions;
-      if (!grown && !aged)
+      const followUp =
+        latest !== undefined &&
+        !followUps.has(latest.id) &&
+        now() - latest.createdAtMs < FOLLOW_UP_WINDOW_MS &&
+        count - latest.interactions >= minNew;
+      if (!grown && !aged && !followUp)
         return {
           summary: `not due: ${count} interactions (${latest?.interactions ?? 0} at the last fit); ${describeRankingDefault(current)} (${why})`,
           details: { interactions: count },
@@ -141,6 +155,7 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
         summary: result.summary,
         evidence: result.evidence,
       });
+      if (!grown && !aged) followUps.add(id);
       if (result.status === 'applied') deps.state.setRankingDefault(result.chosen);
       options.log?.(`ranking_fit ${id}: ${result.summary}`);
       return {

@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CacheLimits } from '../../../server/config.js';
-import { itemModelLoadAgent, readItemModelSettings } from '../../../server/ranking-state/item-model.agent.js';
+import { itemModelAgent, itemModelLoadAgent, readItemModelSettings } from '../../../server/ranking-state/item-model.agent.js';
 import { runItemModelBuild } from '../../../server/ranking-state/item-model.job.js';
 import { storedItemModel } from '../../../server/ranking-state/item-model.repository.js';
 import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';
@@ -127,6 +127,26 @@ describe('the periodic item–item model', () => {
     const second = await storedItemModel(t.database.db);
     expect(second!.id).not.toBe(first!.id);
     expect(second!.interactions).toBe(first!.interactions + 6);
+  });
+
+  it('is built again once when it was built while an import went on, though the data grew by less than a fifth', async () => {
+    // This process's agent, with a follow-up after 3 new interactions (the service's: 500).
+    const state = await loadRankingState((limits) => candidatePosts(t.database.db, limits));
+    const agent = itemModelAgent({ db: t.database.db, state }, readItemModelSettings(), {
+      workerScript: null,
+      followUpMinNew: 3,
+    });
+    const run = () => agent.run({ signal: new AbortController().signal, now: Date.now });
+    expect((await run())!.summary).toMatch(/^model /);
+    const first = await storedItemModel(t.database.db);
+    // The rest of the import: 3 more interactions, not a fifth of 25.
+    for (const w of ['x1', 'x2', 'x3']) await favourite(w, 'news3');
+    expect((await run())!.summary).toMatch(/^model /);
+    const second = await storedItemModel(t.database.db);
+    expect(second!.interactions).toBe(first!.interactions + 3);
+    // A follow-up is not followed up: 3 more wait for the fifth.
+    for (const w of ['x4', 'x5', 'x6']) await favourite(w, 'news3');
+    expect((await run())!.summary).toMatch(/^not due/);
   });
 
   it('an erasure drops the model before it answers; the next build leaves the erased user out', async () => {

@@ -49,28 +49,45 @@ afterEach(async () => {
 
 /** A synthetic catalogue's posts and interactions as rows (interaction ids in time order, as the service makes them). */
 async function storeCatalogue(beforeMs = Infinity): Promise<number> {
+  const rows = (await storeCataloguePosts()).filter((row) => row.created_at_ms < beforeMs);
+  await insertInteractions(rows);
+  return rows.length;
+}
+
+interface InteractionRow {
+  id: string;
+  user_id: string;
+  post_id: string;
+  action_type: string;
+  context_json: null;
+  created_at: string;
+  created_at_ms: number;
+}
+
+/** The catalogue's posts, stored; its interactions as rows, not yet stored. */
+async function storeCataloguePosts(): Promise<InteractionRow[]> {
   const data = generateSynthetic(generatorOptions('catalogue', { seed: 5, users: 1000 }));
   await writeStatuses(database.db, data.statuses as unknown as StatusInput[], Date.now(), { keepOriginals: false });
-  const rows = data.interactions
-    .filter((i) => Date.parse(i.created_at) < beforeMs)
-    .map((i, n) => {
-      const atMs = Date.parse(i.created_at);
-      return {
-        id: ((BigInt(atMs) << 16n) | BigInt(n & 0xffff)).toString().padStart(18, '0'),
-        user_id: i.user_id,
-        post_id: i.post_id,
-        action_type: i.action,
-        context_json: null,
-        created_at: i.created_at,
-        created_at_ms: atMs,
-      };
-    });
+  return data.interactions.map((i, n) => {
+    const atMs = Date.parse(i.created_at);
+    return {
+      id: ((BigInt(atMs) << 16n) | BigInt(n & 0xffff)).toString().padStart(18, '0'),
+      user_id: i.user_id,
+      post_id: i.post_id,
+      action_type: i.action,
+      context_json: null,
+      created_at: i.created_at,
+      created_at_ms: atMs,
+    };
+  });
+}
+
+async function insertInteractions(rows: readonly InteractionRow[]): Promise<void> {
   for (let at = 0; at < rows.length; at += 500)
     await database.db
       .insertInto('interactions')
       .values(rows.slice(at, at + 500))
       .execute();
-  return rows.length;
 }
 
 describe('RECSVC_RANKING_FIT', () => {
@@ -154,6 +171,26 @@ describe('ranking_fit', () => {
       'collaborative 0, recency half-life 8 h, cold start recency 0.5 (no fit applied yet: the shipped default)',
     );
     expect(other.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
+  }, 180_000);
+
+  it('follows up a fit made while an import went on, once, though the data grew by less than a fifth', async () => {
+    const rows = await storeCataloguePosts();
+    // The import paused after 92% of its interactions (the trigger fires on any 3-second pause).
+    const paused = Math.floor(rows.length * 0.92);
+    await insertInteractions(rows.slice(0, paused));
+    const agent = rankingFitAgent(
+      { db: database.db, state },
+      { mode: auto, intervalSeconds: 60, fit: { maxUsers: 120, steps: 1 }, workerScript: null },
+    );
+    expect((await agent.run(context()))!.details).toMatchObject({ interactions: paused });
+    // The rest of the import: 8% more, under the fifth that makes a fit due, yet fitted again with all of it.
+    await insertInteractions(rows.slice(paused));
+    expect((await agent.run(context()))!.details).toMatchObject({ interactions: rows.length });
+    expect((await listFits(database.db)).map((f) => f.interactions)).toEqual([rows.length, paused]);
+    // A follow-up is not followed up: 500 more interactions wait for the fifth.
+    const more = rows.slice(0, 500).map((row, n) => ({ ...row, id: `9${row.id.slice(1)}`, user_id: `later${n}` }));
+    await insertInteractions(more);
+    expect((await agent.run(context()))!.summary).toMatch(/^not due: /);
   }, 180_000);
 
   it('follows the operator: off ranks with the shipped default, a pinned point with that point, and neither fits', async () => {
