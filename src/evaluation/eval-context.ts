@@ -66,13 +66,15 @@ export class EvalState {
     coEngagementOptions: Partial<CoEngagementOptions> = {},
     /** With options: the periodic item–item model built at the cutoff, beside the state (default: none, the state alone). */
     itemModelOptions?: Partial<ItemModelOptions>,
+    /** The model an earlier state on the same split and options built (its `itemModel`): served instead of fitting it again. */
+    builtModel?: ItemModel,
   ) {
     this.coEngagement = new CoEngagement(coEngagementOptions);
     this.coEngagementReplay = new CoEngagementReplay(this.coEngagement);
     const model =
       itemModelOptions === undefined
         ? undefined
-        : new ItemModel(fitItemModel(split.train.slice(-ITEM_MODEL_HISTORY), itemModelOptions).data);
+        : (builtModel ?? new ItemModel(fitItemModel(split.train.slice(-ITEM_MODEL_HISTORY), itemModelOptions).data));
     this.itemModel = model !== undefined && model.size > 0 ? model : undefined;
     this.collaborative = this.itemModel === undefined ? this.coEngagement : new ModelledCoEngagement(this.itemModel, this.coEngagement);
     const posts = [...split.dataset.posts.values()].filter(isRecommendable);

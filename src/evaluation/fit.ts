@@ -20,7 +20,7 @@
  */
 import { accountIdOfUser } from '../auth/user-account.js';
 import { buildUserProfile } from '../ranking/profile.js';
-import type { ItemModelOptions } from '../ranking/item-model.js';
+import type { ItemModel, ItemModelOptions } from '../ranking/item-model.js';
 import { rankCandidates } from '../ranking/rank.js';
 import {
   COLD_START_RECENCY_LADDER,
@@ -127,6 +127,22 @@ export function foldSplits(split: Split, folds: number): Split[] {
   return out;
 }
 
+/**
+ * What successive steps on the same split share (`fitSteps`): each fold's item model, and each
+ * point's per-user nDCG (the same folds, the same users), so that a step ranks only with the
+ * points the steps before it did not try, and builds no model again.
+ */
+export interface FitMemo {
+  readonly models: Map<number, ItemModel>;
+  readonly warm: Map<string, Float64Array>;
+  readonly cold: Map<string, Float64Array>;
+}
+
+/** An empty memo. */
+export function newFitMemo(): FitMemo {
+  return { models: new Map(), warm: new Map(), cold: new Map() };
+}
+
 /** Hooks for a caller that must stay responsive (the server): called between users. */
 export interface FitHooks {
   /** Awaited every few users (e.g. a turn of the event loop). */
@@ -190,8 +206,9 @@ export async function fitSteps(
   const summaries: string[] = [];
   let last: FitResult | undefined;
   let applied: FitResult | undefined;
+  const memo = newFitMemo();
   for (let step = 0; step < Math.max(1, steps); step++) {
-    last = await fitOnSplit(split, point, options, hooks);
+    last = await fitOnSplit(split, point, options, hooks, memo);
     summaries.push(last.summary);
     if (last.status !== 'applied') break;
     applied = last;
@@ -236,6 +253,7 @@ export async function fitOnSplit(
   current: RankingDefault,
   options: Partial<FitOptions> = {},
   hooks: FitHooks = {},
+  memo: FitMemo = newFitMemo(),
 ): Promise<FitResult> {
   const o = { ...DEFAULT_FIT_OPTIONS, ...options };
   const interactions = split.dataset.interactions.length;
@@ -266,44 +284,55 @@ export async function fitOnSplit(
     );
 
   const points = neighbourPoints(current);
-  const values = points.map(() => new Float64Array(users.length));
+  const warmKey = (point: RankingDefault): string => JSON.stringify(completeRankingDefault(point));
+  const values = points.map((point) => memo.warm.get(warmKey(point)) ?? new Float64Array(users.length));
+  // The points no earlier step on these users ranked with.
+  const toRank = points.flatMap((point, i) => (memo.warm.has(warmKey(point)) ? [] : [i]));
   // The cold start, judged on every sampled user ranked as a newcomer (their own posts left
   // out): far more users than those without history, and the same regime. Each share at each
   // half-life tried, since the half-life the warm points choose is the cold start's too.
   const halfLives = [...new Set(points.map((p) => p.recency_half_life_hours))];
   const coldShares = neighbourColdShares(completeRankingDefault(current).cold_start_recency);
-  const coldValues = halfLives.map(() => coldShares.map(() => new Float64Array(users.length)));
   const cap = completeRankingDefault(current).per_author_cap;
-  const coldKnobs = halfLives.map((h) =>
-    coldShares.map((c) => rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c, per_author_cap: cap })),
+  const coldKey = (h: number, c: number): string => `${h}|${c}|${cap}`;
+  const coldValues = halfLives.map((h) => coldShares.map((c) => memo.cold.get(coldKey(h, c)) ?? new Float64Array(users.length)));
+  const coldToRank = halfLives.flatMap((h, hi) =>
+    coldShares.flatMap((c, ci) =>
+      memo.cold.has(coldKey(h, c))
+        ? []
+        : [{ h: hi, c: ci, ...rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c, per_author_cap: cap }) }],
+    ),
   );
   // Each fold replayed in turn (one state held at a time), its users' values after the previous fold's.
   let u = 0;
-  for (let f = 0; f < folds.length; f++) {
-    const state = new EvalState(folds[f]!, {}, {}, o.itemModel ?? undefined);
-    const rankers = points.map((point) => {
-      const { config, options: knobs } = rankingOf(point);
-      return rankingCandidate('', config, state, knobs);
+  for (let f = 0; f < folds.length && (toRank.length > 0 || coldToRank.length > 0); f++) {
+    const state = new EvalState(folds[f]!, {}, {}, o.itemModel ?? undefined, memo.models.get(f));
+    if (state.itemModel !== undefined) memo.models.set(f, state.itemModel);
+    const rankers = toRank.map((i) => {
+      const { config, options: knobs } = rankingOf(points[i]!);
+      return { i, ranker: rankingCandidate('', config, state, knobs) };
     });
     for (const user of foldUsers[f]!) {
       if (hooks.signal?.aborted) throw new Error('the fit was aborted');
       state.advanceTo(user.atMs);
-      rankers.forEach((r, i) => ((values[i] as Float64Array)[u] = userMetrics(r.rank(user, o.k), user.targets, o.k, () => 0).ndcg));
-      const newcomer = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions: [] }, state.index);
-      const excludeIds = user.history.map((i) => i.postId);
-      coldKnobs.forEach((row, h) =>
-        row.forEach(({ config, options: knobs }, c) => {
+      for (const { i, ranker } of rankers) values[i]![u] = userMetrics(ranker.rank(user, o.k), user.targets, o.k, () => 0).ndcg;
+      if (coldToRank.length > 0) {
+        const newcomer = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions: [] }, state.index);
+        const excludeIds = user.history.map((i) => i.postId);
+        for (const { h, c, config, options: knobs } of coldToRank) {
           const list = rankCandidates(state.index, newcomer, config, { ...knobs, limit: o.k, nowMs: state.now, excludeIds }).map(
             (item) => item.post.reblogOfId ?? item.post.id,
           );
-          (coldValues[h]![c] as Float64Array)[u] = userMetrics(list, user.targets, o.k, () => 0).ndcg;
-        }),
-      );
+          coldValues[h]![c]![u] = userMetrics(list, user.targets, o.k, () => 0).ndcg;
+        }
+      }
       state.release(user);
       u += 1;
       if (hooks.pause !== undefined && u % 20 === 0) await hooks.pause();
     }
   }
+  for (const i of toRank) memo.warm.set(warmKey(points[i]!), values[i]!);
+  for (const { h, c } of coldToRank) memo.cold.set(coldKey(halfLives[h]!, coldShares[c]!), coldValues[h]![c]!);
   const mean = (v: Float64Array): number => (v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
   const results = points.map((point, i) => ({ point, ndcg: mean(values[i] as Float64Array) }));
   const resamples = drawResamples(users.length, o.samples, o.seed);

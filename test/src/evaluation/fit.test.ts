@@ -6,7 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildDataset, temporalSplit } from '../../../src/evaluation/dataset.js';
-import { fitRankingDefault, fitSteps, foldSplits, neighbourColdShares, neighbourPoints } from '../../../src/evaluation/fit.js';
+import {
+  fitOnSplit,
+  fitRankingDefault,
+  fitSteps,
+  foldSplits,
+  neighbourColdShares,
+  neighbourPoints,
+  newFitMemo,
+} from '../../../src/evaluation/fit.js';
 import { generateSynthetic, generatorOptions, type Regime } from '../../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
 import {
@@ -163,6 +171,21 @@ describe('fitting the default ranking', () => {
       for (const user of folds[f]!.users) expect(user.atMs).toBeLessThan(folds[f - 1]!.cutoffMs);
     }
   });
+
+  it("decides the same from the values an earlier step on the same split kept (its memo), and builds the folds' models once", async () => {
+    const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
+    const options = { maxUsers: 150, samples: 200 };
+    const memo = newFitMemo();
+    const first = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options, {}, memo);
+    expect(memo.models.size).toBe(3);
+    expect(memo.warm.size).toBe(first.evidence.points.length);
+    const models = [...memo.models.values()];
+    const again = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options, {}, memo);
+    expect(again).toEqual(first);
+    expect([...memo.models.values()]).toEqual(models);
+    // Without the memo: the same, computed afresh.
+    expect(await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options)).toEqual(first);
+  }, 240_000);
 
   it('takes successive steps on evidence, each one ladder step, and stops where nothing is better beyond doubt', async () => {
     const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
