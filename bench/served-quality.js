@@ -17,7 +17,7 @@
 //
 // Run after `npx tsc -p tsconfig.build.json`: node bench/served-quality.js
 // BENCH_SEEDS (default "1"), BENCH_REGIMES (default "feed,catalogue"), BENCH_SAMPLES (eval's
-// bootstrap resamples, default 200), BENCH_WAIT_SECONDS (for the fit, default 180), BENCH_KEEP=1
+// bootstrap resamples, default 200), BENCH_WAIT_SECONDS (for the fit over the whole import, default 600), BENCH_KEEP=1
 // (keeps each run's data and database, and says where).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ const BIN = fileURLToPath(new URL('../bin/recsvc', import.meta.url));
 const seeds = (process.env.BENCH_SEEDS ?? '1').split(',').map(Number);
 const regimes = (process.env.BENCH_REGIMES ?? 'feed,catalogue').split(',');
 const samples = process.env.BENCH_SAMPLES ?? '200';
-const waitSeconds = Number(process.env.BENCH_WAIT_SECONDS ?? 180);
+const waitSeconds = Number(process.env.BENCH_WAIT_SECONDS ?? 600);
 // all: every post, those created after the cutoff too (with their future times); before: only
 // the posts created before the cutoff (then a target created after it cannot be served).
 const postsImported = process.env.BENCH_POSTS ?? 'all';
@@ -159,9 +159,10 @@ async function served(regime, seed) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     while (!pinned && Date.now() < deadline) {
+      // A fit over the whole import: one started while the import went on counts fewer interactions.
       fit = reader
-        .prepare('SELECT status, choice, summary FROM ranking_fits WHERE created_at_ms > ? ORDER BY created_at_ms DESC LIMIT 1')
-        .get(importEnd);
+        .prepare('SELECT status, choice, summary FROM ranking_fits WHERE interactions >= ? ORDER BY created_at_ms DESC LIMIT 1')
+        .get(train.length);
       if (fit !== undefined) break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
