@@ -127,6 +127,30 @@ function rssMb(server) {
   }
 }
 
+/**
+ * Where a server's memory is after a run, from its /metrics (MB): the V8 heap used and committed,
+ * ArrayBuffers and other external memory, the resident set, and each cache's own byte estimate
+ * (`service_cache_bytes`), so the estimates can be checked against what the process holds.
+ */
+async function memoryBreakdown(server) {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10;
+  const value = (re) => {
+    const m = text.match(re);
+    return m ? mb(Number(m[1])) : null;
+  };
+  const caches = Object.fromEntries(
+    [...text.matchAll(/^service_cache_bytes\{cache="([a-z_]+)"\} (\d+)/gm)].map(([, cache, bytes]) => [cache, mb(Number(bytes))]),
+  );
+  return {
+    rss: value(/^process_resident_memory_bytes (\S+)/m),
+    heap_used: value(/^nodejs_heap_size_used_bytes (\S+)/m),
+    heap_total: value(/^nodejs_heap_size_total_bytes (\S+)/m),
+    external: value(/^nodejs_external_memory_bytes (\S+)/m),
+    cache_estimates: caches,
+  };
+}
+
 /** Builds `ref` in a temporary git worktree (node_modules linked when the lockfile is the same). */
 function buildRef(ref) {
   const sha = execFileSync('git', ['-C', root, 'rev-parse', '--verify', `${ref}^{commit}`], { encoding: 'utf8' }).trim();
@@ -308,6 +332,7 @@ try {
       cpu: { server: head.child.pid },
     });
     console.log(JSON.stringify({ name: 'server_rss_mb', dataset, after_start: rssBefore, after_run: rssMb(head) }));
+    console.log(JSON.stringify({ name: 'server_memory_after_run', ...(await memoryBreakdown(head)) }));
   } else {
     let ref;
     if (compareRef) {

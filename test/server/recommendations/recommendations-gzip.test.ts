@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acceptsGzip } from '../../../server/platform/http/content-encoding.js';
+import { acceptsGzip, encodeBody } from '../../../server/platform/http/content-encoding.js';
 import { localiseReasonText } from '../../../src/ranking/reason-text.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
@@ -100,6 +100,17 @@ describe('a recommendation page for a client that accepts gzip', () => {
       expect(res.headers['content-encoding'], refusal).toBeUndefined();
       expect(JSON.parse(res.bytes.toString('utf8')), refusal).toHaveLength(10);
     }
+  });
+});
+
+describe('encodeBody', () => {
+  it('gives a gzipped page memory of its own size, not a slice of zlib\'s 16 KB chunk (a kept page is held as long as its list)', () => {
+    const page = Buffer.from(JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: String(1e17 + i * 7919), content: `post ${i} about cats` }))));
+    const gzipped = encodeBody(page, 'gzip');
+    expect(gzipped.length).toBeLessThan(16_384);
+    expect(gzipped.buffer.byteLength).toBe(gzipped.length);
+    expect(gunzipSync(gzipped).equals(page)).toBe(true);
+    expect(encodeBody(page, 'identity')).toBe(page);
   });
 });
 
