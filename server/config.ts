@@ -21,6 +21,7 @@ import {
 import { socialOptionsFromEnv, type SocialOptions } from './platform/social/social.service.js';
 import { readTlsFiles, type TlsFiles } from './tls-setting.js';
 import { DEFAULT_RANKING_STATE_OPTIONS } from './ranking-state/ranking-state.service.js';
+import { budgetShareBytes, DEFAULT_MEMORY_BUDGET_MB, type BudgetedCache } from './ranking-state/memory-budget.js';
 import { sourceSharesFromEnv, type CoEngagementOptions, type SourceShares } from '../src/ranking/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -96,6 +97,8 @@ export interface CacheLimits {
   coEngagementHistory: number;
   /** Collaborative candidates held beside the candidate pool. */
   collaborativeCandidates: number;
+  /** Bytes the writers' memory of users' newest interactions may hold (a share of RECSVC_MEMORY_MB). */
+  recentInteractionsMaxBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -112,7 +115,11 @@ export const DEFAULT_CACHE_LIMITS: CacheLimits = {
   coEngagement: DEFAULT_RANKING_STATE_OPTIONS.coEngagement,
   coEngagementHistory: DEFAULT_RANKING_STATE_OPTIONS.coEngagementHistory,
   collaborativeCandidates: DEFAULT_RANKING_STATE_OPTIONS.index.maxCollaborative,
+  recentInteractionsMaxBytes: DEFAULT_RANKING_STATE_OPTIONS.recentInteractionsMaxBytes,
 };
+
+/** The smallest RECSVC_MEMORY_MB: 9 MB gives every cache at least 1 MB. */
+const MIN_MEMORY_BUDGET_MB = 9;
 
 /** The HTTP server's protections (README, Configuration). */
 export interface HttpLimits {
@@ -256,19 +263,23 @@ export function loadServerConfig(flags: ServeFlags, env: Env = process.env): Ser
 function parseCacheLimits(env: Env): CacheLimits {
   const limit = (name: string, fallback: number): number => parseWholeNumber(name, env[name], fallback, 1);
   const megabytes = (name: string, fallback: number): number => parseWholeNumber(name, env[name], fallback / MB, 1) * MB;
+  // One budget divided by fixed shares; a cache's own variable wins over its share.
+  const budgetMb = parseWholeNumber('RECSVC_MEMORY_MB', env.RECSVC_MEMORY_MB, DEFAULT_MEMORY_BUDGET_MB, MIN_MEMORY_BUDGET_MB);
+  const share = (cache: BudgetedCache): number => budgetShareBytes(budgetMb, cache);
   return {
     profileCapacity: limit('RECSVC_PROFILE_CACHE', DEFAULT_CACHE_LIMITS.profileCapacity),
-    profileMaxBytes: megabytes('RECSVC_PROFILE_CACHE_MB', DEFAULT_CACHE_LIMITS.profileMaxBytes),
+    profileMaxBytes: megabytes('RECSVC_PROFILE_CACHE_MB', share('profiles')),
     resultCapacity: limit('RECSVC_RESULT_CACHE', DEFAULT_CACHE_LIMITS.resultCapacity),
-    resultMaxBytes: megabytes('RECSVC_RESULT_CACHE_MB', DEFAULT_CACHE_LIMITS.resultMaxBytes),
+    resultMaxBytes: megabytes('RECSVC_RESULT_CACHE_MB', share('results')),
     resultTtlMs: limit('RECSVC_RESULT_TTL_SECONDS', DEFAULT_CACHE_LIMITS.resultTtlMs / 1000) * 1000,
     statusCapacity: limit('RECSVC_STATUS_CACHE', DEFAULT_CACHE_LIMITS.statusCapacity),
-    jsonMaxChars: limit('RECSVC_STATUS_JSON_MAX_CHARS', DEFAULT_CACHE_LIMITS.jsonMaxChars),
+    jsonMaxChars: limit('RECSVC_STATUS_JSON_MAX_CHARS', share('statusJson')),
+    recentInteractionsMaxBytes: share('recentInteractions'),
     coEngagement: {
       maxPosts: limit('RECSVC_COENGAGEMENT_POSTS', DEFAULT_CACHE_LIMITS.coEngagement.maxPosts),
       // At most 255 (a byte per post counts them).
       neighboursPerPost: Math.min(255, limit('RECSVC_COENGAGEMENT_NEIGHBOURS', DEFAULT_CACHE_LIMITS.coEngagement.neighboursPerPost)),
-      maxBytes: megabytes('RECSVC_COENGAGEMENT_MB', DEFAULT_CACHE_LIMITS.coEngagement.maxBytes),
+      maxBytes: megabytes('RECSVC_COENGAGEMENT_MB', share('coEngagement')),
       // The most similar neighbours a post serves to the collaborative feature (at most 255).
       servedPerPost: Math.min(255, limit('RECSVC_COENGAGEMENT_SERVED', DEFAULT_CACHE_LIMITS.coEngagement.servedPerPost)),
       // 0 turns the pairing off: no read per interaction, nothing co-engaged.

@@ -5,6 +5,7 @@
  * what each event recomputes or drops, so another instance's events (Redis, later) can be
  * applied here without any feature changing.
  */
+import { budgetShareBytes, DEFAULT_MEMORY_BUDGET_MB } from './memory-budget.js';
 import { LRUCache } from 'lru-cache';
 import {
   applySignal,
@@ -95,14 +96,14 @@ export interface RankingStateOptions extends StatusCacheOptions {
 
 export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
   profileCapacity: 10_000,
-  profileMaxBytes: 64 * 1024 * 1024,
+  profileMaxBytes: budgetShareBytes(DEFAULT_MEMORY_BUDGET_MB, 'profiles'),
   resultCapacity: 10_000,
-  resultMaxBytes: 96 * 1024 * 1024,
+  resultMaxBytes: budgetShareBytes(DEFAULT_MEMORY_BUDGET_MB, 'results'),
   resultTtlMs: 120_000,
   index: DEFAULT_CANDIDATE_INDEX_OPTIONS,
   coEngagement: DEFAULT_CO_ENGAGEMENT_OPTIONS,
   coEngagementHistory: DEFAULT_CO_ENGAGEMENT_HISTORY,
-  recentInteractionsMaxBytes: 32 * 1024 * 1024,
+  recentInteractionsMaxBytes: budgetShareBytes(DEFAULT_MEMORY_BUDGET_MB, 'recentInteractions'),
   ...DEFAULT_STATUS_CACHE_OPTIONS,
 };
 

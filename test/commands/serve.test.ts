@@ -52,6 +52,7 @@ describe('recsvc serve start-up checks', () => {
       [[], { RECSVC_PROFILE_CACHE: '10k' }, /RECSVC_PROFILE_CACHE must be a whole number ≥ 1/],
       [[], { RECSVC_PROFILE_CACHE_MB: '0' }, /RECSVC_PROFILE_CACHE_MB must be a whole number ≥ 1/],
       [[], { RECSVC_RESULT_CACHE_MB: 'lots' }, /RECSVC_RESULT_CACHE_MB must be a whole number ≥ 1/],
+      [[], { RECSVC_MEMORY_MB: '512M' }, /RECSVC_MEMORY_MB must be a whole number ≥ 9, got "512M"/],
       [[], { RECSVC_SQLITE_MMAP_MB: '-1' }, /RECSVC_SQLITE_MMAP_MB must be a whole number ≥ 0/],
       [[], { RECSVC_HEAP_GROWTH_PERCENT: 'half' }, /RECSVC_HEAP_GROWTH_PERCENT must be a whole number ≥ 0/],
       [[], { RECSVC_STATUS_JSON_MAX_CHARS: '0' }, /RECSVC_STATUS_JSON_MAX_CHARS must be a whole number ≥ 1/],
