@@ -331,6 +331,11 @@ function encodeWeights(values: Float64Array): Uint8Array {
 }
 
 function decodeWeights(bytes: Uint8Array): Float64Array {
+  // A blob in a memory block of its own (better-sqlite3's, not a slice of a shared pool) is viewed
+  // as it is, with no copy: nothing else can see the block the vector is then changed in.
+  if (LITTLE_ENDIAN && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength && bytes.byteLength % 8 === 0) {
+    return new Float64Array(bytes.buffer, 0, bytes.byteLength >> 3);
+  }
   const values = new Float64Array(bytes.byteLength >> 3);
   if (LITTLE_ENDIAN) {
     new Uint8Array(values.buffer).set(bytes.subarray(0, values.length * 8));
