@@ -7,7 +7,7 @@ import { readFile, writeFile, appendFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BASELINE_NAMES, baselines, type BaselineName } from '../src/evaluation/baselines.js';
 import { candidatesFromJson, type NamedConfig } from '../src/evaluation/candidate-config.js';
-import { temporalSplit, validationSplit, type Split } from '../src/evaluation/dataset.js';
+import { temporalSplit, validationSplit, type AskAt, type Split } from '../src/evaluation/dataset.js';
 import { fitSteps } from '../src/evaluation/fit.js';
 import { describeRankingDefault, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
@@ -48,6 +48,7 @@ export interface EvalCommandOptions {
   testFraction?: number;
   cutoff?: string;
   horizonHours?: number;
+  askAt: AskAt;
   samples: number;
   seed: number;
   maxUsers?: number;
@@ -85,6 +86,7 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
       ? { testFraction: options.testFraction ?? DEFAULT_TEST_FRACTION }
       : { cutoffMs: parseTime(options.cutoff) }),
     ...(options.horizonHours === undefined ? {} : { horizonMs: options.horizonHours * 3_600_000 }),
+    askAt: options.askAt,
   });
   if (split.users.length === 0)
     throw usageError(

@@ -3,10 +3,16 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { parseFiniteNumber, parsePositiveInt, parseShare } from './support/options.js';
 import type { EvalCommandOptions } from './eval.action.js';
 import type { SyntheticKind } from '../src/evaluation/generate.js';
+import type { AskAt } from '../src/evaluation/dataset.js';
 
 function parseRegime(text: string): SyntheticKind {
   if (text !== 'feed' && text !== 'catalogue' && text !== 'catalogue-popular')
     throw new InvalidArgumentError('expected feed, catalogue or catalogue-popular');
+  return text;
+}
+
+function parseAskAt(text: string): AskAt {
+  if (text !== 'first-interaction' && text !== 'cutoff') throw new InvalidArgumentError('expected first-interaction or cutoff');
   return text;
 }
 
@@ -48,6 +54,12 @@ export function registerEval(program: Command): void {
       '--horizon-hours <h>',
       'targets are what a user engaged with within this many hours of their instant (default: all after it)',
       parseFiniteNumber,
+    )
+    .option(
+      '--ask-at <when>',
+      "when each test user is asked: first-interaction (their first after the cutoff, as a live service's users come back) or cutoff (all at once, as an evaluator replaying a history and then asking)",
+      parseAskAt,
+      'first-interaction',
     )
     .option('--samples <n>', 'bootstrap resamples', parsePositiveInt, 1000)
     .option('--seed <n>', 'seed of the bootstrap and of sampling users', parseSeed, 2026)
@@ -102,7 +114,8 @@ export function registerEval(program: Command): void {
       `
 Data: --posts with --interactions (what "recsvc import" reads), or --database, or --synthetic.
 Protocol: the interactions before the cutoff are the history. Each user active after it is
-evaluated once, at their first interaction after the cutoff: the service as it stood then
+evaluated once, at their first interaction after the cutoff (--ask-at cutoff: all at the
+cutoff, as an evaluator who replays a history and then asks does): the service as it stood then
 (the candidate pool and counters replayed up to that instant, their profile from their
 history) ranks K posts, scored against the posts they went on to engage with that existed
 at that instant. Users with and without history are reported apart. The ranking is the

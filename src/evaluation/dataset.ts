@@ -72,12 +72,23 @@ export interface SplitOptions {
   readonly horizonMs?: number;
   /** The test period ends here (exclusive; default: after the last interaction). */
   readonly endMs?: number;
+  /**
+   * When each test user is asked (default `first-interaction`): at their own first interaction
+   * after the cutoff, the service as it stood then (a live service's users come back at their
+   * own times); or all at the `cutoff`, once, as an evaluator who replays a history into a
+   * service and then asks for every user's list does — the targets are then what existed at the
+   * cutoff (bench/README.md, "Served against predicted").
+   */
+  readonly askAt?: AskAt;
 }
+
+/** When test users are asked for their lists (SplitOptions.askAt). */
+export type AskAt = 'first-interaction' | 'cutoff';
 
 /** A user evaluated once, at the instant they came back (or first came) during the test period. */
 export interface TestUser {
   readonly userId: string;
-  /** Their first interaction in the test period: the ranking is asked for just before it. */
+  /** Their first interaction in the test period (or the cutoff: SplitOptions.askAt): the ranking is asked for just before it. */
   readonly atMs: number;
   /** Their interactions before the cutoff (none: a user without history), in time order. */
   readonly history: readonly EvalInteraction[];
@@ -115,7 +126,7 @@ export function temporalSplit(dataset: EvalDataset, options: SplitOptions = {}):
   for (const i of all) if (i.atMs >= cutoffMs && i.atMs < endMs) push(later, i.userId, i);
   const users: TestUser[] = [];
   for (const [userId, events] of later) {
-    const atMs = (events[0] as EvalInteraction).atMs;
+    const atMs = options.askAt === 'cutoff' ? cutoffMs : (events[0] as EvalInteraction).atMs;
     const history = histories.get(userId) ?? [];
     const before = new Set(history.map((i) => canonicalId(dataset, i.postId)));
     const targets = new Set<string>();

@@ -79,6 +79,22 @@ describe('temporal split', () => {
     ]);
   });
 
+  it('asks everyone at the cutoff with --ask-at cutoff: the targets are what existed then', () => {
+    const atCutoff = temporalSplit(dataset, { cutoffMs: T0 + 10 * H, askAt: 'cutoff' });
+    // Every user at 10 h; ann's post 4 (created at 11 h) is no target either way.
+    expect(atCutoff.users.map((u) => [u.userId, (u.atMs - T0) / H, [...u.targets].sort()])).toEqual([
+      ['ann', 10, ['2', '3']],
+      ['cat', 10, ['3']],
+    ]);
+    // A post created between the cutoff and a user's own instant is a target only when asked at that instant.
+    const late = buildDataset([...posts, post('7', 10.3)], [...interactions, engage('ann', '7', 16)]);
+    const targetsOf = (askAt: 'cutoff' | 'first-interaction'): string[] => [
+      ...temporalSplit(late, { cutoffMs: T0 + 10 * H, askAt }).users.find((u) => u.userId === 'ann')!.targets,
+    ];
+    expect(targetsOf('first-interaction')).toContain('7');
+    expect(targetsOf('cutoff')).not.toContain('7');
+  });
+
   it('validates inside the training part only', () => {
     const val = validationSplit(split, 0.34);
     expect(val.endMs).toBe(split.cutoffMs);
