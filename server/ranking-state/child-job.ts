@@ -3,13 +3,10 @@
  * from a built script with none of the serving process's flags (an --inspect port, --cpu-prof),
  * the job sent by structured clone ('advanced', as a worker's postMessage), the child's one
  * answer returned; an abort kills it, and so does the end of the job whatever happened, so the
- * memory the job used leaves with the process. The child runs at a lower CPU priority (nice
- * CHILD_JOB_NICENESS): a fit or a build is background work, and on a busy core it must not
- * take the requests' time (a fit started 5 s after a start competed with every first request).
+ * memory the job used leaves with the process.
  */
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** Whether the built child script is there (running from sources, it is not: the job then runs on this thread). */
@@ -24,7 +21,6 @@ export function childScriptExists(script: URL | null): script is URL {
  */
 export async function runChildJob<Answer>(script: URL, job: unknown, signal: AbortSignal, what: string): Promise<Answer> {
   const child = fork(fileURLToPath(script), [], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  lowerPriority(child.pid);
   const stop = (): void => void child.kill('SIGKILL');
   signal.addEventListener('abort', stop, { once: true });
   try {
@@ -39,18 +35,5 @@ export async function runChildJob<Answer>(script: URL, job: unknown, signal: Abo
   } finally {
     signal.removeEventListener('abort', stop);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-}
-
-/** The niceness of a job's child process (0 is the serving process's; 19 the lowest priority). */
-export const CHILD_JOB_NICENESS = 10;
-
-/** Lowers a child's CPU priority; where the system refuses (or the fork failed), it runs as it is. */
-function lowerPriority(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    setPriority(pid, CHILD_JOB_NICENESS);
-  } catch {
-    // Not fatal: the job is the same, only its priority is.
   }
 }
