@@ -49,7 +49,12 @@ describe('memory settings', () => {
     expect(caches.coEngagement.maxBytes).toBe(DEFAULT_CO_ENGAGEMENT_OPTIONS.maxBytes);
     // 144 MB: half of each (2 : 3 : 2 : 1 : 1 parts of 16 MB).
     const half = loadServerConfig({}, { RECSVC_MEMORY_MB: '144' }).caches;
-    expect(half).toMatchObject({ profileMaxBytes: 32 * MB, resultMaxBytes: 48 * MB, recentInteractionsMaxBytes: 16 * MB, jsonMaxChars: 16 * MB });
+    expect(half).toMatchObject({
+      profileMaxBytes: 32 * MB,
+      resultMaxBytes: 48 * MB,
+      recentInteractionsMaxBytes: 16 * MB,
+      jsonMaxChars: 16 * MB,
+    });
     expect(half.coEngagement.maxBytes).toBe(32 * MB);
   });
 
@@ -57,12 +62,17 @@ describe('memory settings', () => {
     const caches = loadServerConfig({}, { RECSVC_MEMORY_MB: '144', RECSVC_RESULT_CACHE_MB: '96', RECSVC_COENGAGEMENT_MB: '10' }).caches;
     expect(caches).toMatchObject({ resultMaxBytes: 96 * MB, profileMaxBytes: 32 * MB });
     expect(caches.coEngagement.maxBytes).toBe(10 * MB);
-    expect(loadServerConfig({}, { RECSVC_MEMORY_MB: '9' }).caches).toMatchObject({ profileMaxBytes: 2 * MB, recentInteractionsMaxBytes: 1 * MB });
+    expect(loadServerConfig({}, { RECSVC_MEMORY_MB: '9' }).caches).toMatchObject({
+      profileMaxBytes: 2 * MB,
+      recentInteractionsMaxBytes: 1 * MB,
+    });
   });
 
   it('refuse a budget that is not a whole number of at least 9 MB, naming the variable', () => {
     for (const bad of ['8', '0', '-100', '1.5', '300MB', 'lots']) {
-      expect(() => loadServerConfig({}, { RECSVC_MEMORY_MB: bad })).toThrow(new RegExp(`^RECSVC_MEMORY_MB must be a whole number ≥ 9, got "${bad}"$`));
+      expect(() => loadServerConfig({}, { RECSVC_MEMORY_MB: bad })).toThrow(
+        new RegExp(`^RECSVC_MEMORY_MB must be a whole number ≥ 9, got "${bad}"$`),
+      );
     }
   });
 });

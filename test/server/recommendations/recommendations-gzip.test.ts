@@ -104,8 +104,10 @@ describe('a recommendation page for a client that accepts gzip', () => {
 });
 
 describe('encodeBody', () => {
-  it('gives a gzipped page memory of its own size, not a slice of zlib\'s 16 KB chunk (a kept page is held as long as its list)', () => {
-    const page = Buffer.from(JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: String(1e17 + i * 7919), content: `post ${i} about cats` }))));
+  it("gives a gzipped page memory of its own size, not a slice of zlib's 16 KB chunk (a kept page is held as long as its list)", () => {
+    const page = Buffer.from(
+      JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: String(1e17 + i * 7919), content: `post ${i} about cats` }))),
+    );
     const gzipped = encodeBody(page, 'gzip');
     expect(gzipped.length).toBeLessThan(16_384);
     expect(gzipped.buffer.byteLength).toBe(gzipped.length);
