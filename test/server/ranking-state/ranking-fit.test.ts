@@ -226,8 +226,17 @@ describe('the agent and recsvc eval --fit', () => {
     writeFileSync(join(dir, 'posts.jsonl'), toJsonLines(data.statuses));
     writeFileSync(join(dir, 'interactions.jsonl'), toJsonLines(data.interactions));
     const [report, cli] = await Promise.all([
-      // The agent with its own defaults (FIT_STEPS, the fit's options), on this thread.
-      rankingFitAgent({ db: database.db, state }, { mode: auto, intervalSeconds: 60, workerScript: null }).run(context()),
+      // The agent with its own defaults (FIT_STEPS, the fit's options), in the built child process
+      // as `recsvc serve` runs it: on this thread, a minute of fitting under coverage kept the
+      // test worker from answering vitest ("Timeout calling onTaskUpdate", CI 2026-11-28).
+      rankingFitAgent(
+        { db: database.db, state },
+        {
+          mode: auto,
+          intervalSeconds: 60,
+          workerScript: new URL('../../../dist/server/ranking-state/ranking-fit.child.js', import.meta.url),
+        },
+      ).run(context()),
       runCli([
         'eval',
         '--posts',
