@@ -328,7 +328,10 @@ export async function fitOnSplit(
       }
       state.release(user);
       u += 1;
-      if (hooks.pause !== undefined && u % 20 === 0) await hooks.pause();
+      // A turn of the event loop every 20 users even without a caller's pause: a fit runs for a
+      // minute, and a thread that never yields cannot answer anything meanwhile (a test worker's
+      // RPC timed out: "Timeout calling onTaskUpdate", CI 2026-11-28).
+      if (u % 20 === 0) await (hooks.pause ?? yieldTurn)();
     }
   }
   for (const i of toRank) memo.warm.set(warmKey(points[i]!), values[i]!);
@@ -454,4 +457,9 @@ function insufficient(
     summary: `kept ${describeRankingDefault(current)}: not enough data, ${why}`,
     evidence: { interactions, cutoff, users, users_with_history: withHistory, points: [], difference: null },
   };
+}
+
+/** One turn of the event loop. */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
