@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import { queryTemplate } from '../platform/db/precompiled-query.js';
+import type { InteractionAction } from '../../src/ranking/ranking.types.js';
 
 /** Arguments: user, post, instant, interaction id, row limit. */
 const partnersQuery = queryTemplate((db: Kysely<Database>, args) =>
@@ -73,25 +74,31 @@ export async function newestPostIds(db: Kysely<Database>, userId: string, limit:
 }
 
 /**
- * The newest `limit` interactions (user, post, and the row's instant and id), oldest first: what
+ * The newest `limit` interactions (user, post, action, and the row's instant and id), oldest first: what
  * a rebuild of the co-engagement state replays, and what the writers' memory of users' newest
  * interactions starts from (RankingState.recentInteractions).
  */
 export async function newestInteractions(
   db: Kysely<Database>,
   limit: number,
-): Promise<{ userId: string; postId: string; atMs: number; id: string }[]> {
+): Promise<{ userId: string; postId: string; atMs: number; id: string; action: InteractionAction }[]> {
   const rows = await db
     .selectFrom('interactions')
-    .select(['user_id', 'post_id', 'created_at_ms', 'id'])
+    .select(['user_id', 'post_id', 'created_at_ms', 'id', 'action_type'])
     .orderBy('created_at_ms', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-  const out = new Array<{ userId: string; postId: string; atMs: number; id: string }>(rows.length);
+  const out = new Array<{ userId: string; postId: string; atMs: number; id: string; action: InteractionAction }>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[rows.length - 1 - i]!;
-    out[i] = { userId: row.user_id, postId: row.post_id, atMs: Number(row.created_at_ms), id: row.id };
+    out[i] = {
+      userId: row.user_id,
+      postId: row.post_id,
+      atMs: Number(row.created_at_ms),
+      id: row.id,
+      action: row.action_type as InteractionAction,
+    };
   }
   return out;
 }

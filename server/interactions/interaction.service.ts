@@ -446,7 +446,8 @@ export class InteractionService {
     partners: readonly string[],
   ): void {
     const { id, ...postCounts } = counts;
-    this.state.postCountsChanged(id, postCounts);
+    // Dated by the interaction's own time (an undo's too: it takes back what was counted then).
+    this.state.postCountsChanged(id, postCounts, interaction.createdAtMs);
     this.state.userSignalsChanged(userId, { kind: 'interaction', interaction, terms: written.terms, ...(undo ? { undo: true } : {}) });
     this.state.coEngaged({ postId: interaction.post.id, withPostIds: partners, weight: undo ? -1 : 1 });
     this.settled(written);

@@ -14,12 +14,15 @@ import {
   type CoEngagementEvent,
   type CoEngagementOptions,
 } from '../../src/ranking/index.js';
+import type { InteractionAction } from '../../src/ranking/ranking.types.js';
 
 /**
  * The newest `limit` stored interactions, oldest first (the interactions feature's read model);
  * with each row's instant and id, the writers' memory of users' newest interactions starts from it.
  */
-export type CoEngagementSource = (limit: number) => Promise<(CoEngagementEvent & { readonly atMs?: number; readonly id?: string })[]>;
+export type CoEngagementSource = (
+  limit: number,
+) => Promise<(CoEngagementEvent & { readonly atMs?: number; readonly id?: string; readonly action?: InteractionAction })[]>;
 
 /** Interactions a rebuild replays by default: the newest 200,000 (docs/ranking.md). */
 export const DEFAULT_CO_ENGAGEMENT_HISTORY = 200_000;

@@ -23,7 +23,8 @@ export interface RankingEvents {
   /** Posts were deleted (a reblog goes with its original: list both). */
   postsDeleted(ids: readonly string[]): void;
   /** A post's counters changed (an interaction or its undo). */
-  postCountsChanged(postId: string, counts: PostCounts): void;
+  /** A post's counters changed; `atMs`: when (an interaction's own time), which the engagement's decay counts from. */
+  postCountsChanged(postId: string, counts: PostCounts, atMs?: number): void;
   /** A user's signals changed: an interaction, its undo, feedback, or explicit preferences. */
   userSignalsChanged(userId: string, change: UserSignal): void;
   /** An interaction (or its undo) paired its post with the user's recent other posts (no user named). */
@@ -42,7 +43,7 @@ export interface RankingEvents {
 export type RankingEventMessage =
   | { readonly type: 'postsStored'; readonly posts: readonly StoredPost[] }
   | { readonly type: 'postsDeleted'; readonly ids: readonly string[] }
-  | { readonly type: 'postCountsChanged'; readonly postId: string; readonly counts: PostCounts }
+  | { readonly type: 'postCountsChanged'; readonly postId: string; readonly counts: PostCounts; readonly atMs?: number }
   | { readonly type: 'userSignalsChanged'; readonly userId: string }
   | { readonly type: 'coEngaged'; readonly change: CoEngagementChange }
   | { readonly type: 'userErased'; readonly userId: string };

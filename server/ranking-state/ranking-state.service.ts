@@ -171,7 +171,7 @@ function applyPoolEvent(pool: CandidateIndex, event: PoolEvent): void {
   } else if (event.type === 'postsDeleted') {
     for (const id of event.ids) pool.remove(id);
   } else {
-    pool.updateCounts(event.postId, event.counts);
+    pool.updateCounts(event.postId, event.counts, event.atMs);
   }
 }
 
@@ -229,6 +229,12 @@ export class RankingState implements RankingEvents, TermWeigher {
    * co-engagement rebuild: when it happened, and when the service received it.
    */
   private newestInteraction: { readonly atMs: number; readonly receivedAtMs: number } | undefined;
+  /**
+   * The pool the last reload built, until the co-engagement rebuild's read of the newest stored
+   * interactions dates its counters (`CandidateIndex.redate`): the engagement's decay and the
+   * community's pace count from each interaction's own time (docs/ranking.md).
+   */
+  private poolToDate: CandidateIndex | undefined;
   private defaultConfig: { readonly config: AlgorithmConfig; readonly options: RankingKnobs } = rankingOf(SHIPPED_RANKING_DEFAULT);
 
   /** @param history the stored interactions the co-engagement state is rebuilt from (none: it starts empty). */
@@ -279,6 +285,12 @@ export class RankingState implements RankingEvents, TermWeigher {
       const mark = this.recentInteractions.mark;
       const events = await history(limit);
       this.recentInteractions.fill(events, events.length < limit, mark);
+      // A pool a reload just built holds undated counters: these interactions' own times date them.
+      const pool = this.poolToDate;
+      this.poolToDate = undefined;
+      if (pool !== undefined && pool === this.pool)
+        for (const event of events)
+          if (event.atMs !== undefined && event.action !== undefined) pool.redate(event.postId, event.action, event.atMs);
       // A restart or an import's reload learns the newest interaction's time here (the ranking's clock).
       for (const event of events) {
         if (event.atMs !== undefined)
@@ -309,10 +321,12 @@ export class RankingState implements RankingEvents, TermWeigher {
     this.announceLocal({ type: 'postsDeleted', ids });
   }
 
-  postCountsChanged(postId: string, counts: PostCounts): void {
-    this.applyToPool({ type: 'postCountsChanged', postId, counts });
+  postCountsChanged(postId: string, counts: PostCounts, atMs?: number): void {
+    const event: PoolEvent =
+      atMs === undefined ? { type: 'postCountsChanged', postId, counts } : { type: 'postCountsChanged', postId, counts, atMs };
+    this.applyToPool(event);
     this.statuses.countsChanged(postId, counts);
-    this.announceLocal({ type: 'postCountsChanged', postId, counts });
+    this.announceLocal(event);
   }
 
   /** Applies a pool event to the pool, and logs it for every reload in progress. */
@@ -388,7 +402,7 @@ export class RankingState implements RankingEvents, TermWeigher {
     try {
       if (message.type === 'postsStored') this.postsStored(message.posts);
       else if (message.type === 'postsDeleted') this.postsDeleted(message.ids);
-      else if (message.type === 'postCountsChanged') this.postCountsChanged(message.postId, message.counts);
+      else if (message.type === 'postCountsChanged') this.postCountsChanged(message.postId, message.counts, message.atMs);
       else if (message.type === 'userSignalsChanged') {
         this.signalSeen();
         this.userErasedFromMemory(message.userId);
@@ -424,6 +438,7 @@ export class RankingState implements RankingEvents, TermWeigher {
       this.reloadLogs.delete(log);
     }
     this.pool = pool;
+    this.poolToDate = pool;
     this.epoch += 1;
     this.generation += 1;
     this.profiles.clear();

@@ -105,6 +105,9 @@ export class EvalState {
     while (this.nextPost < this.byTime.length && this.byTime[this.nextPost]!.createdAtMs <= this.nowMs)
       pooled.push(this.withCounts(this.byTime[this.nextPost++]!));
     this.index = new CandidateIndex(pooled, poolOptions);
+    // The pool's counts are as of the cutoff, undated: each training interaction's own time, as
+    // the server's reload replays its newest stored interactions (RankingState.reload).
+    for (const i of split.train) this.index.redate(i.postId, i.action, i.atMs);
     this.slideRecent();
   }
 
@@ -134,7 +137,7 @@ export class EvalState {
       } else if (interactionDue) {
         this.count(interaction);
         const counts = this.counts.get(interaction.postId);
-        if (counts !== undefined) this.index.updateCounts(interaction.postId, { ...counts, replies: 0 });
+        if (counts !== undefined) this.index.updateCounts(interaction.postId, { ...counts, replies: 0 }, interaction.atMs);
         this.nextInteraction += 1;
       } else break;
     }

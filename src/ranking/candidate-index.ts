@@ -3,8 +3,9 @@
  * per post what does not depend on the user (TF-IDF vector, engagement, tags), so that
  * ranking one user is a single pass over a few thousand precomputed slots.
  */
-import { engagementLog, positivesLog } from './features.js';
-import type { PoolCounts, RankablePost } from './ranking.types.js';
+import { ALL_TIME, EngagementPace, PACE_HALF_LIVES_HOURS } from './engagement-pace.js';
+import { ENGAGEMENT_WEIGHTS, engagementLog, engagementScore, positivesCount, positivesLog } from './features.js';
+import type { InteractionAction, PoolCounts, RankablePost } from './ranking.types.js';
 import { tagTerm, termCounts } from './text.js';
 import { computeTrending, type TrendingTag } from './trending.js';
 import { MAX_VECTOR_TERMS, Vocabulary, type SparseVector } from './vocabulary.js';
@@ -85,6 +86,14 @@ export class PoolColumns {
   engagement = new Float64Array(0);
   /** log1p(each positive counted once, bookmarks included: `positivesLog`), as `Slot.positives`. */
   positives = new Float64Array(0);
+  /**
+   * The engagement score decayed at each of PACE_HALF_LIVES_HOURS (slot i's rung r at
+   * `i * RUNGS + r`), as a sum of weight · 2^((at − anchor)/h) over its dated engagements
+   * (`CandidateIndex.decayedEngagement` reads it at an instant).
+   */
+  decayedEngagement = new Float64Array(0);
+  /** The positives count decayed the same way. */
+  decayedPositives = new Float64Array(0);
   author = new Int32Array(0);
   /** Reblog group id (`CandidateIndex.groupCapacity`): a post and its pooled reblogs share one. */
   group = new Int32Array(0);
@@ -108,6 +117,8 @@ export class PoolColumns {
     this.createdAt = grow(this.createdAt, (n) => new Float64Array(n), capacity);
     this.engagement = grow(this.engagement, (n) => new Float64Array(n), capacity);
     this.positives = grow(this.positives, (n) => new Float64Array(n), capacity);
+    this.decayedEngagement = grow(this.decayedEngagement, (n) => new Float64Array(n), capacity * RUNGS);
+    this.decayedPositives = grow(this.decayedPositives, (n) => new Float64Array(n), capacity * RUNGS);
     this.author = grow(this.author, (n) => new Int32Array(n), capacity);
     this.group = grow(this.group, (n) => new Int32Array(n), capacity);
     this.language = grow(this.language, (n) => new Int32Array(n), capacity);
@@ -150,6 +161,34 @@ const RECENCY_REBASE_HALF_LIVES = 64;
 /** Recency tables kept, one per half-life asked for (experiments rarely use more than one). */
 const MAX_RECENCY_TABLES = 4;
 
+/** Decayed sums kept per slot: one per rung of PACE_HALF_LIVES_HOURS. */
+export const RUNGS = PACE_HALF_LIVES_HOURS.length;
+const RUNG_MS: readonly number[] = PACE_HALF_LIVES_HOURS.map((h) => h * 3_600_000);
+
+/**
+ * The decayed sums' anchor moves forward when an engagement comes this many of the shortest
+ * half-lives after it, so that 2^((at − anchor)/h) stays far from overflowing (2^600 ≈ 1e180).
+ */
+const DECAY_REANCHOR_HALF_LIVES = 600;
+
+/** How long a read of the decayed engagement serves later requests when nothing was counted since. */
+const DECAYED_READ_TTL_MS = 60_000;
+
+/** Engagement and positives weight of one interaction (ENGAGEMENT_WEIGHTS; a bookmark is a positive only). */
+function actionWeights(action: InteractionAction): { engagement: number; positives: number } {
+  if (action === 'favorite') return { engagement: ENGAGEMENT_WEIGHTS.favourites, positives: 1 };
+  if (action === 'reblog') return { engagement: ENGAGEMENT_WEIGHTS.reblogs, positives: 1 };
+  return { engagement: 0, positives: 1 };
+}
+
+/** The engagement measure of the pool at one instant (`CandidateIndex.decayedEngagement`). */
+export interface DecayedEngagement {
+  /** log1p(decayed sum) by slot. */
+  readonly values: Float64Array;
+  /** The largest over the pool (collaborative candidates not counted). */
+  readonly max: number;
+}
+
 /** Primary language subtag in lowercase, so `en-GB` matches a preference for `en`. */
 export function primaryLanguage(tag: string): string {
   return tag.toLowerCase().split(/[-_]/)[0] ?? '';
@@ -189,6 +228,15 @@ export class CandidateIndex {
   private maxPositivesStale = false;
   private changesSinceWeighing = 0;
   private version = 0;
+  /** The community's pace, from the dated engagements counted (`updateCounts` with an instant, `redate`). */
+  readonly pace = new EngagementPace();
+  /** The decayed sums' reference instant (NaN until the first post or engagement). */
+  private anchorMs = NaN;
+  /** The newest instant seen (a post's creation or a dated engagement): an undated count change is dated here. */
+  private latestMs = -Infinity;
+  /** Bumped by every change of a decayed sum. */
+  private countsVersion = 0;
+  private readonly decayedReads = new Map<number, { countsVersion: number; version: number; atMs: number; read: DecayedEngagement }>();
   private trendCache:
     { version: number; atMs: number; tags: TrendingTag[]; score: Float64Array; bySlot: Float64Array | undefined } | undefined;
 
@@ -261,19 +309,47 @@ export class CandidateIndex {
 
   /** Adds a post, or replaces the pooled post with the same id; old posts may be evicted. */
   upsert(post: RankablePost): void {
-    if (this.slotById.has(post.id)) this.remove(post.id);
-    this.insert(post);
+    const old = this.slotById.get(post.id);
+    if (old === undefined) {
+      this.insert(post);
+    } else {
+      // The decayed sums go on: only the change of the counts is new (dated now, as the index knows it).
+      const base = old.index * RUNGS;
+      const engagement = this.columns.decayedEngagement.slice(base, base + RUNGS);
+      const positives = this.columns.decayedPositives.slice(base, base + RUNGS);
+      const was = { engagement: engagementScore(old.post), positives: positivesCount(old.post) };
+      this.remove(post.id);
+      this.insert(post);
+      const slot = this.slotById.get(post.id)!;
+      this.columns.decayedEngagement.set(engagement, slot.index * RUNGS);
+      this.columns.decayedPositives.set(positives, slot.index * RUNGS);
+      this.addDecayed(
+        slot.index,
+        engagementScore(slot.post) - was.engagement,
+        positivesCount(slot.post) - was.positives,
+        this.undatedAt(slot.post),
+      );
+    }
     this.trimIfOver(1.1);
   }
 
   /**
    * Sets a pooled post's counts; returns false when the post is not in the pool. Counts
-   * without `bookmarks` (a writer that does not know them) keep the pooled post's.
+   * without `bookmarks` (a writer that does not know them) keep the pooled post's. The change
+   * happened at `atMs` (an interaction's own time), which the decayed sums and the pace count;
+   * without it (a drift corrected, an erasure) it is dated at the newest instant the index saw.
    */
-  updateCounts(postId: string, counts: PoolCounts): boolean {
+  updateCounts(postId: string, counts: PoolCounts, atMs?: number): boolean {
     const slot = this.slotById.get(postId);
     if (slot === undefined) return false;
     const next: PoolCounts = counts.bookmarks === undefined ? { ...counts, bookmarks: slot.post.bookmarks ?? 0 } : counts;
+    const added = {
+      engagement: engagementScore(next) - engagementScore(slot.post),
+      positives: positivesCount(next) - positivesCount(slot.post),
+    };
+    const dated = atMs !== undefined && Number.isFinite(atMs);
+    this.addDecayed(slot.index, added.engagement, added.positives, dated ? atMs : this.undatedAt(slot.post));
+    if (dated && added.positives > 0) for (let k = 0; k < Math.min(added.positives, 16); k++) this.pace.add(atMs - slot.post.createdAtMs);
     slot.post = pooledPost(slot.post, next);
     const before = slot.engagement;
     const beforePositives = slot.positives;
@@ -287,6 +363,111 @@ export class CandidateIndex {
     if (slot.positives >= this.maxPositives) this.maxPositives = slot.positives;
     else if (beforePositives >= this.maxPositives) this.maxPositivesStale = true;
     return true;
+  }
+
+  /**
+   * An engagement the post's counts hold already (counted undated, at the post's creation: a
+   * reload builds the pool from the stored counters) happened at `atMs`: the decayed sums move
+   * it there, and the pace counts it. The server replays its newest stored interactions so
+   * after a reload; the evaluation the training history.
+   */
+  redate(postId: string, action: InteractionAction, atMs: number): void {
+    const slot = this.slotById.get(postId);
+    if (slot === undefined || !Number.isFinite(atMs)) return;
+    const w = actionWeights(action);
+    const from = slot.post.createdAtMs;
+    this.addDecayed(slot.index, -w.engagement, -w.positives, from);
+    this.addDecayed(slot.index, w.engagement, w.positives, atMs);
+    this.pace.add(atMs - from);
+  }
+
+  /**
+   * The pool's engagement measure (the weighted score, or the positives count) decayed at rung
+   * `rung` of PACE_HALF_LIVES_HOURS as of `nowMs`, log1p'd as the all-time columns are; kept
+   * for a minute while nothing is counted (the decay scales every sum alike, so a minute's
+   * drift changes no order).
+   */
+  decayedEngagement(rung: number, nowMs: number, positives: boolean): DecayedEngagement {
+    const key = rung * 2 + (positives ? 1 : 0);
+    const kept = this.decayedReads.get(key);
+    if (
+      kept !== undefined &&
+      kept.countsVersion === this.countsVersion &&
+      kept.version === this.version &&
+      kept.read.values.length >= this.slots.length &&
+      Math.abs(nowMs - kept.atMs) < DECAYED_READ_TTL_MS
+    )
+      return kept.read;
+    const sums = positives ? this.columns.decayedPositives : this.columns.decayedEngagement;
+    const factor = Number.isNaN(this.anchorMs) ? 0 : Math.pow(2, (this.anchorMs - nowMs) / RUNG_MS[rung]!);
+    const { flags } = this.columns;
+    const values =
+      kept !== undefined && kept.read.values.length >= this.slots.length ? kept.read.values : new Float64Array(this.columns.capacity);
+    let max = 0;
+    for (let i = 0; i < this.slots.length; i++) {
+      const f = flags[i]!;
+      if (f === 0) continue;
+      const v = Math.log1p(sums[i * RUNGS + rung]! * factor);
+      values[i] = v;
+      if (v > max && (f & SLOT_EXTRA) === 0) max = v;
+    }
+    const read = { values, max };
+    this.decayedReads.set(key, { countsVersion: this.countsVersion, version: this.version, atMs: nowMs, read });
+    return read;
+  }
+
+  /** The rung engagement is read at for a ranking's `engagementHalfLife` (ALL_TIME: the all-time columns). */
+  engagementRung(halfLife: 'all-time' | 'pace' | number | undefined): number {
+    if (halfLife === undefined || halfLife === 'all-time') return ALL_TIME;
+    if (halfLife === 'pace') return this.pace.rung();
+    let best = ALL_TIME;
+    for (let r = 0; r < RUNGS; r++)
+      if (
+        best === ALL_TIME ||
+        Math.abs(Math.log(PACE_HALF_LIVES_HOURS[r]! / halfLife)) < Math.abs(Math.log(PACE_HALF_LIVES_HOURS[best]! / halfLife))
+      )
+        best = r;
+    return halfLife > 0 && Number.isFinite(halfLife) ? best : ALL_TIME;
+  }
+
+  /** Adds `engagement` and `positives` (either may be negative; sums stay ≥ 0) dated `atMs` to slot `index`'s decayed sums. */
+  private addDecayed(index: number, engagement: number, positives: number, atMs: number): void {
+    if ((engagement === 0 && positives === 0) || !Number.isFinite(atMs)) return;
+    this.noteInstant(atMs);
+    const { decayedEngagement, decayedPositives } = this.columns;
+    const base = index * RUNGS;
+    for (let r = 0; r < RUNGS; r++) {
+      const weight = Math.pow(2, (atMs - this.anchorMs) / RUNG_MS[r]!);
+      const e = decayedEngagement[base + r]! + engagement * weight;
+      const p = decayedPositives[base + r]! + positives * weight;
+      decayedEngagement[base + r] = e > 0 ? e : 0;
+      decayedPositives[base + r] = p > 0 ? p : 0;
+    }
+    this.countsVersion += 1;
+  }
+
+  /** When an undated count change happened: the newest instant seen, never before the post. */
+  private undatedAt(post: RankablePost): number {
+    return Number.isFinite(this.latestMs) ? Math.max(this.latestMs, post.createdAtMs) : post.createdAtMs;
+  }
+
+  /** Moves the clock of the decayed sums: the newest instant, and the anchor when far behind. */
+  private noteInstant(atMs: number): void {
+    if (atMs > this.latestMs) this.latestMs = atMs;
+    if (Number.isNaN(this.anchorMs)) {
+      this.anchorMs = atMs;
+      return;
+    }
+    if (atMs - this.anchorMs <= DECAY_REANCHOR_HALF_LIVES * RUNG_MS[0]!) return;
+    const { decayedEngagement, decayedPositives } = this.columns;
+    for (let r = 0; r < RUNGS; r++) {
+      const scale = Math.pow(2, (this.anchorMs - atMs) / RUNG_MS[r]!);
+      for (let i = r; i < decayedEngagement.length; i += RUNGS) {
+        decayedEngagement[i] = decayedEngagement[i]! * scale;
+        decayedPositives[i] = decayedPositives[i]! * scale;
+      }
+    }
+    this.anchorMs = atMs;
   }
 
   /** Removes a post from the pool; returns false when it was not there. */
@@ -474,6 +655,10 @@ export class CandidateIndex {
     columns.createdAt[index] = post.createdAtMs;
     columns.engagement[index] = slot.engagement;
     columns.positives[index] = slot.positives;
+    columns.decayedEngagement.fill(0, index * RUNGS, index * RUNGS + RUNGS);
+    columns.decayedPositives.fill(0, index * RUNGS, index * RUNGS + RUNGS);
+    // Its counts so far are undated: at its creation (`redate` moves those it learns the time of).
+    this.addDecayed(index, engagementScore(post), positivesCount(post), post.createdAtMs);
     columns.author[index] = authorIdx;
     columns.language[index] = language === null ? 0 : hold(this.languageIds, this.freeLanguages, language, () => ++this.languageCount);
     columns.group[index] = hold(this.groupIds, this.freeGroups, post.reblogOfId ?? post.id, () => this.groupCount++);

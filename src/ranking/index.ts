@@ -18,7 +18,24 @@ export {
   AFFINITY_HALF_LIFE_MS,
 } from './features.js';
 export { DecayedSums, type StoredDecayedSums } from './decayed-sums.js';
-export { CandidateIndex, DEFAULT_CANDIDATE_INDEX_OPTIONS, primaryLanguage, type CandidateIndexOptions } from './candidate-index.js';
+export {
+  CandidateIndex,
+  DEFAULT_CANDIDATE_INDEX_OPTIONS,
+  primaryLanguage,
+  RUNGS,
+  type CandidateIndexOptions,
+  type DecayedEngagement,
+} from './candidate-index.js';
+export {
+  ALL_TIME,
+  ALL_TIME_PACE_HOURS,
+  EngagementPace,
+  PACE_HALF_LIVES_HOURS,
+  PACE_MIN_SAMPLES,
+  PACE_WINDOW,
+  paceBucket,
+  rungOfHalfLife,
+} from './engagement-pace.js';
 export {
   accountAgeWeight,
   computeTrendingPosts,

@@ -5,6 +5,7 @@
  */
 import { SLOT_EXTRA, SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
 import { collaborativeMatches, type CollaborativeMatch } from './collaborative.js';
+import { ALL_TIME } from './engagement-pace.js';
 import { recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
 import type { AlgorithmConfig, ColdStartWeights, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
@@ -36,7 +37,12 @@ interface Pass {
    * recency to a post without any positive (RankingOptions.coldStartEngagement `positives`).
    */
   readonly positives: boolean;
-  /** 1 / the pool's maximum of the engagement measure read (the positives count's for `positives`), 0 when none. */
+  /**
+   * The engagement measure by slot (log1p): the all-time columns, or the decayed ones at the
+   * pace's half-life (RankingOptions.engagementHalfLife); the positives count's for `positives`.
+   */
+  readonly engagement: Float64Array;
+  /** 1 / the pool's maximum of the engagement measure read, 0 when none. */
   readonly invMaxEngagement: number;
   /** Weight of the cosine when the pass uses it, else 0 (cold start, no interests, weight 0). */
   readonly semanticWeight: number;
@@ -87,7 +93,10 @@ export function rankCandidates(
     const weights = effectiveWeights(config);
     const cold = isColdStart(profile);
     const positives = cold && options.coldStartEngagement === 'positives';
-    const maxEngagement = positives ? index.positivesMax() : index.engagementMax();
+    const rung = index.engagementRung(options.engagementHalfLife);
+    const decayed = rung === ALL_TIME ? undefined : index.decayedEngagement(rung, options.nowMs, positives);
+    const engagement = decayed?.values ?? (positives ? index.columns.positives : index.columns.engagement);
+    const maxEngagement = decayed?.max ?? (positives ? index.positivesMax() : index.engagementMax());
     const recent = profile.recentPosts ?? [];
     const matches =
       cold || weights.collaborative <= 0 || recent.length === 0
@@ -103,6 +112,7 @@ export function rankCandidates(
       createdNotAfterMs: options.createdNotAfterMs ?? Infinity,
       recency: recencyPass(index, options.recencyHalfLifeHours ?? DEFAULT_RECENCY_HALF_LIFE_HOURS, options.nowMs),
       positives,
+      engagement,
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
       semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
       collab,
@@ -156,7 +166,7 @@ function scoreAll(p: Pass, limit: number): Scored {
   // Collaborative candidates are ranked only for a user with a collaborative feature for them.
   const skippedFlags = collab === undefined ? p.ctx.skippedFlags | SLOT_EXTRA : p.ctx.skippedFlags;
   const { flags, createdAt, author, language } = p.index.columns;
-  const engagement = p.positives ? p.index.columns.positives : p.index.columns.engagement;
+  const engagement = p.engagement;
   const { cold, nowMs, invMaxEngagement, semanticWeight, positives, createdNotAfterMs } = p;
   const w = cold ? coldAsWeights(p.coldStart) : p.weights;
   const wEngagement = w.content_engagement;
@@ -364,8 +374,8 @@ function toItem(p: Pass, slot: Slot): RankedItem {
   const i = slot.index;
   const features: FeatureVector = {
     author_preference: p.cold ? 0.5 : (p.ctx.scratch.authorFeature[slot.authorIdx] ?? 0.5),
-    content_engagement: (p.positives ? slot.positives : slot.engagement) * p.invMaxEngagement,
-    recency: p.positives && slot.positives === 0 ? 0 : recencyAt(p.recency, i, slot.post.createdAtMs, p.nowMs),
+    content_engagement: p.engagement[i]! * p.invMaxEngagement,
+    recency: p.positives && p.engagement[i] === 0 ? 0 : recencyAt(p.recency, i, slot.post.createdAtMs, p.nowMs),
     semantic_similarity: p.cold ? 0 : semantic(p, slot),
     collaborative: p.collab?.values[i] ?? 0,
   };

@@ -71,6 +71,9 @@ export interface ColdStartWeights {
   readonly trending: number;
 }
 
+/** How engagement is counted (RankingOptions.engagementHalfLife). */
+export type EngagementHalfLife = 'all-time' | 'pace' | number;
+
 /** The engagement measures the cold start may read (RankingOptions.coldStartEngagement). */
 export type ColdStartEngagement = 'weighted' | 'positives';
 
@@ -100,6 +103,15 @@ export interface RankingOptions {
   readonly coldStartEngagement?: ColdStartEngagement;
   /** Share of the largest feature lift a personal feature needs to be the reason (default 1: see `explainRanking`). */
   readonly personalReasonShare?: number;
+  /**
+   * How the engagement the ranking reads (the `content_engagement` feature and the cold start's
+   * measure) is counted (default `all-time`, the engine's: experiments rank with it):
+   * - `all-time`: every interaction a post ever drew counts the same;
+   * - `pace`: decayed at the half-life the community's pace names (./engagement-pace.ts): a
+   *   feed's posts by what they drew in the last hours, a catalogue's by all of it;
+   * - a number of hours: decayed at that half-life (the nearest of PACE_HALF_LIVES_HOURS).
+   */
+  readonly engagementHalfLife?: EngagementHalfLife;
   /** Post ids to leave out (the client has them already); a reblog's group goes with it. */
   readonly excludeIds?: Iterable<string>;
   /**
@@ -129,7 +141,7 @@ export const DEFAULT_RECENCY_HALF_LIFE_HOURS = 24;
 /** The knobs of a ranking beyond its `algorithm_config`. */
 export type RankingKnobs = Pick<
   RankingOptions,
-  'recencyHalfLifeHours' | 'coldStartWeights' | 'coldStartEngagement' | 'personalReasonShare' | 'perAuthorCap'
+  'recencyHalfLifeHours' | 'coldStartWeights' | 'coldStartEngagement' | 'personalReasonShare' | 'perAuthorCap' | 'engagementHalfLife'
 >;
 
 /**
@@ -148,6 +160,9 @@ export type RankingKnobs = Pick<
  *   of recency, and an author liked three times reaches 0.76 of the feature's range, so its
  *   lift is about 0.43 of a brand-new post's recency lift; by the largest lift alone a
  *   personal reason would hardly ever be named.
+ * - Engagement at the community's pace (`engagementHalfLife: 'pace'`): on a feed what a post
+ *   drew in the last hours predicts its next favourites far better than its all-time count,
+ *   on a catalogue only the all-time count does; the pace tells them apart from the data.
  */
 export const SHIPPED_RANKING_OPTIONS: Readonly<Required<RankingKnobs>> = {
   recencyHalfLifeHours: 8,
@@ -155,6 +170,7 @@ export const SHIPPED_RANKING_OPTIONS: Readonly<Required<RankingKnobs>> = {
   coldStartEngagement: 'positives',
   personalReasonShare: 1 / 3,
   perAuthorCap: DEFAULT_PER_AUTHOR_CAP,
+  engagementHalfLife: 'pace',
 };
 
 /** One ranked post, with the numbers behind its score and the reason shown to the user. */

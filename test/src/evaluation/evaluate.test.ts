@@ -146,6 +146,8 @@ describe('the ranking candidate', () => {
       .filter((p) => p.createdAtMs <= user.atMs)
       .map((p) => ({ ...p, favourites: counts.get(p.id) ?? 0, reblogs: reblogs.get(p.id) ?? 0 }));
     const pool = candidatePool(posts);
+    // A reload's counts are undated: the server then replays its newest stored interactions' times.
+    for (const i of dataset.interactions) if (i.atMs < user.atMs) pool.redate(i.postId, i.action, i.atMs);
     const profile = buildUserProfile(
       {
         userId: user.userId,

@@ -1,0 +1,186 @@
+/**
+ * Engagement at the community's pace (src/ranking/engagement-pace.ts, CandidateIndex's decayed
+ * sums): the pace placed on its ladder from the median age at engagement, the decayed sums equal
+ * to the direct formula Σ weight · 2^(−(now − at)/h) whatever the order, the dating and the
+ * anchor's moves, and the ranking reading them only when asked to.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRandom } from '../../../src/random.js';
+import {
+  ALL_TIME,
+  CandidateIndex,
+  DEFAULT_ALGORITHM_CONFIG,
+  emptyProfile,
+  EngagementPace,
+  PACE_HALF_LIVES_HOURS,
+  PACE_MIN_SAMPLES,
+  PACE_WINDOW,
+  paceBucket,
+  rankCandidates,
+  rungOfHalfLife,
+  SHIPPED_RANKING_OPTIONS,
+  type InteractionAction,
+} from '../../../src/ranking/index.js';
+import { HOUR, NOW, post } from './fixtures.js';
+
+const DAY = 24 * HOUR;
+
+describe('the pace', () => {
+  it('places an age at engagement in the bucket of the nearest rung (geometric midpoints), past 30 days in all-time', () => {
+    // Rungs 2, 6, 24, 72, 240 h: midpoints √12 ≈ 3.46, 12, √1728 ≈ 41.6, √17280 ≈ 131.5, then 720.
+    expect(paceBucket(0)).toBe(0);
+    expect(paceBucket(3.4 * HOUR)).toBe(0);
+    expect(paceBucket(3.5 * HOUR)).toBe(1);
+    expect(paceBucket(11.9 * HOUR)).toBe(1);
+    expect(paceBucket(12 * HOUR)).toBe(2);
+    expect(paceBucket(41 * HOUR)).toBe(2);
+    expect(paceBucket(42 * HOUR)).toBe(3);
+    expect(paceBucket(131 * HOUR)).toBe(3);
+    expect(paceBucket(132 * HOUR)).toBe(4);
+    expect(paceBucket(719 * HOUR)).toBe(4);
+    expect(paceBucket(720 * HOUR)).toBe(PACE_HALF_LIVES_HOURS.length);
+    expect(rungOfHalfLife(6)).toBe(1);
+    expect(rungOfHalfLife(null)).toBe(ALL_TIME);
+    expect(rungOfHalfLife(10_000)).toBe(ALL_TIME);
+  });
+
+  it('says all-time until it has PACE_MIN_SAMPLES dated engagements, then the median bucket', () => {
+    const pace = new EngagementPace();
+    for (let i = 0; i < PACE_MIN_SAMPLES - 1; i++) pace.add(HOUR);
+    expect(pace.rung()).toBe(ALL_TIME);
+    pace.add(HOUR);
+    expect(pace.rung()).toBe(0);
+    expect(pace.halfLifeHours()).toBe(2);
+    // 100 at 1 h, then 101 at 100 h: the median is in the 72 h bucket.
+    for (let i = 0; i < PACE_MIN_SAMPLES + 1; i++) pace.add(100 * HOUR);
+    expect(pace.halfLifeHours()).toBe(72);
+  });
+
+  it('a feed (hours) and a catalogue (months) apart, and the window slides to the newest', () => {
+    const random = createRandom(7);
+    const pace = new EngagementPace();
+    // A feed: ages exponential with a mean of 3 hours.
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(-Math.log(1 - random()) * 3 * HOUR);
+    expect(pace.halfLifeHours()).toBe(2);
+    // The community turns into a catalogue: a whole window of ages over a year.
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(random() * 365 * DAY);
+    expect(pace.rung()).toBe(ALL_TIME);
+    expect(pace.samples).toBe(PACE_WINDOW);
+  });
+});
+
+/** The direct formula: log1p(Σ weight · 2^(−(now − at)/h)) over a post's dated engagements. */
+function direct(events: readonly { at: number; weight: number }[], nowMs: number, hours: number): number {
+  let sum = 0;
+  for (const e of events) sum += e.weight * Math.pow(2, -(nowMs - e.at) / (hours * HOUR));
+  return Math.log1p(Math.max(0, sum));
+}
+
+describe('the decayed sums', () => {
+  it('equal the direct formula, engagements dated live, redated after a reload, and a year apart (the anchor moves)', () => {
+    const random = createRandom(2026);
+    const ids = Array.from({ length: 40 }, (_, i) => `p${i}`);
+    const created = new Map(ids.map((id, i) => [id, NOW - 400 * DAY + i * 9 * DAY]));
+    const actions: InteractionAction[] = ['favorite', 'reblog', 'bookmark'];
+    // Events over the year after each post's creation, in time order.
+    const events = Array.from({ length: 3000 }, () => {
+      const id = ids[Math.floor(random() * ids.length)]!;
+      const at = created.get(id)! + random() * 30 * DAY;
+      return { id, at, action: actions[Math.floor(random() * 3)]! };
+    }).sort((a, b) => a.at - b.at);
+    const weightOf = (action: InteractionAction) => (action === 'favorite' ? 1 : action === 'reblog' ? 2 : 0);
+    const nowMs = events[events.length - 1]!.at + HOUR;
+    const byPost = new Map<string, { at: number; weight: number }[]>(ids.map((id) => [id, []]));
+    const positivesByPost = new Map<string, { at: number; weight: number }[]>(ids.map((id) => [id, []]));
+    for (const e of events) {
+      byPost.get(e.id)!.push({ at: e.at, weight: weightOf(e.action) });
+      positivesByPost.get(e.id)!.push({ at: e.at, weight: 1 });
+    }
+
+    // Live: each engagement counted at its own time (updateCounts with an instant).
+    const live = new CandidateIndex(ids.map((id) => post(id, { createdAtMs: created.get(id)! })));
+    const counts = new Map(ids.map((id) => [id, { favourites: 0, reblogs: 0, replies: 0, bookmarks: 0 }]));
+    for (const e of events) {
+      const c = counts.get(e.id)!;
+      if (e.action === 'favorite') c.favourites += 1;
+      else if (e.action === 'reblog') c.reblogs += 1;
+      else c.bookmarks += 1;
+      live.updateCounts(e.id, { ...c }, e.at);
+    }
+    // A reload: the same counts, undated, then every engagement redated (in another order).
+    const reloaded = new CandidateIndex(ids.map((id) => post(id, { createdAtMs: created.get(id)!, ...counts.get(id)! })));
+    for (const e of [...events].reverse()) reloaded.redate(e.id, e.action, e.at);
+
+    for (const [r, hours] of PACE_HALF_LIVES_HOURS.entries()) {
+      for (const index of [live, reloaded]) {
+        const engagement = index.decayedEngagement(r, nowMs, false);
+        const positives = index.decayedEngagement(r, nowMs, true);
+        let max = 0;
+        for (const id of ids) {
+          const slot = index.slotOf(id)!;
+          const want = direct(byPost.get(id)!, nowMs, hours);
+          expect(engagement.values[slot.index]).toBeCloseTo(want, 9);
+          expect(positives.values[slot.index]).toBeCloseTo(direct(positivesByPost.get(id)!, nowMs, hours), 9);
+          max = Math.max(max, want);
+        }
+        expect(engagement.max).toBeCloseTo(max, 9);
+      }
+    }
+    // Both counted the same dated engagements for the pace: ages up to 30 days, so not a catalogue's.
+    expect(live.pace.samples).toBe(3000);
+    expect(live.pace.rung()).toBe(reloaded.pace.rung());
+    expect(live.pace.rung()).toBe(4);
+  });
+
+  it('an undated change (a drift corrected) is dated at the newest instant seen; an undo takes back what was counted then', () => {
+    const index = new CandidateIndex([post('a', { createdAtMs: NOW - 10 * HOUR }), post('b', { createdAtMs: NOW - 5 * HOUR })]);
+    index.updateCounts('a', { favourites: 1, reblogs: 0, replies: 0 }, NOW - 9 * HOUR);
+    index.updateCounts('a', { favourites: 2, reblogs: 0, replies: 0 }, NOW - 2 * HOUR);
+    index.updateCounts('a', { favourites: 1, reblogs: 0, replies: 0 }, NOW - 2 * HOUR);
+    index.updateCounts('b', { favourites: 3, reblogs: 0, replies: 0 });
+    const read = index.decayedEngagement(0, NOW, false);
+    expect(read.values[index.slotOf('a')!.index]).toBeCloseTo(Math.log1p(Math.pow(2, -9 / 2)), 12);
+    // Dated at the newest instant seen: 2 hours ago (the last dated engagement).
+    expect(read.values[index.slotOf('b')!.index]).toBeCloseTo(Math.log1p(3 * Math.pow(2, -1)), 12);
+  });
+});
+
+describe('ranking at the pace', () => {
+  /** A post with 30 favourites in its first hour, 10 hours ago, and one from 9 hours ago with 6 in the last hour. */
+  function feed(): CandidateIndex {
+    const index = new CandidateIndex([post('old-hit', { createdAtMs: NOW - 10 * HOUR }), post('rising', { createdAtMs: NOW - 9 * HOUR })]);
+    for (let k = 1; k <= 30; k++) index.updateCounts('old-hit', { favourites: k, reblogs: 0, replies: 0 }, NOW - 10 * HOUR + k * 60_000);
+    for (let k = 1; k <= 6; k++) index.updateCounts('rising', { favourites: k, reblogs: 0, replies: 0 }, NOW - HOUR + k * 60_000);
+    // Enough dated engagements for a pace: a feed's, engaged within the first hours.
+    for (let k = 0; k < PACE_MIN_SAMPLES; k++) index.pace.add(HOUR);
+    return index;
+  }
+  const newcomer = (index: CandidateIndex, engagementHalfLife: 'pace' | 'all-time') =>
+    rankCandidates(index, emptyProfile('newcomer'), DEFAULT_ALGORITHM_CONFIG, {
+      ...SHIPPED_RANKING_OPTIONS,
+      engagementHalfLife,
+      limit: 2,
+      nowMs: NOW,
+    });
+
+  it('puts what the community engages with now first on a feed, and the all-time favourite with all-time counts', () => {
+    const index = feed();
+    expect(index.engagementRung('pace')).toBe(0);
+    const paced = newcomer(index, 'pace');
+    expect(paced.map((i) => i.post.id)).toEqual(['rising', 'old-hit']);
+    // The feature shown is the decayed one: the rising post is the pool's maximum.
+    expect(paced[0]!.features.content_engagement).toBe(1);
+    expect(newcomer(index, 'all-time').map((i) => i.post.id)).toEqual(['old-hit', 'rising']);
+  });
+
+  it('the engine default (experiments) counts all-time', () => {
+    const index = feed();
+    const engine = rankCandidates(index, emptyProfile('newcomer'), DEFAULT_ALGORITHM_CONFIG, { limit: 2, nowMs: NOW });
+    const allTime = rankCandidates(index, emptyProfile('newcomer'), DEFAULT_ALGORITHM_CONFIG, {
+      limit: 2,
+      nowMs: NOW,
+      engagementHalfLife: 'all-time',
+    });
+    expect(engine).toEqual(allTime);
+  });
+});
