@@ -13,6 +13,7 @@ import {
   DEFAULT_PER_AUTHOR_CAP,
   SHIPPED_RANKING_OPTIONS,
   type AlgorithmConfig,
+  type EngagementHalfLife,
   type RankingKnobs,
 } from './ranking.types.js';
 
@@ -38,6 +39,13 @@ export interface RankingDefault {
   readonly content_engagement?: number;
   /** At most this many posts by one author in a list (shipped DEFAULT_PER_AUTHOR_CAP, 3). Absent: 3. */
   readonly per_author_cap?: number;
+  /**
+   * How engagement is counted (RankingOptions.engagementHalfLife): `pace` (shipped) decays it at
+   * the half-life the community's pace names, `all-time` counts all of it alike, a number of
+   * hours pins a half-life (the nearest of 2, 6, 24, 72, 240). Absent: `pace`. An operator's
+   * override; the fit carries it unchanged.
+   */
+  readonly engagement_half_life?: EngagementHalfLife;
 }
 
 /**
@@ -63,6 +71,7 @@ export const SHIPPED_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
   cold_start_recency: SHIPPED_RANKING_OPTIONS.coldStartWeights.recency,
   content_engagement: DEFAULT_ALGORITHM_CONFIG.weights.content_engagement,
   per_author_cap: DEFAULT_PER_AUTHOR_CAP,
+  engagement_half_life: SHIPPED_RANKING_OPTIONS.engagementHalfLife,
 });
 
 /** The point with every axis given (an absent cold start share is the shipped one). */
@@ -73,6 +82,7 @@ export function completeRankingDefault(point: RankingDefault): Required<RankingD
     cold_start_recency: point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency,
     content_engagement: point.content_engagement ?? SHIPPED_RANKING_DEFAULT.content_engagement,
     per_author_cap: point.per_author_cap ?? SHIPPED_RANKING_DEFAULT.per_author_cap,
+    engagement_half_life: point.engagement_half_life ?? SHIPPED_RANKING_DEFAULT.engagement_half_life,
   };
 }
 
@@ -85,7 +95,8 @@ export function sameRankingDefault(a: RankingDefault, b: RankingDefault): boolea
     x.recency_half_life_hours === y.recency_half_life_hours &&
     x.cold_start_recency === y.cold_start_recency &&
     x.content_engagement === y.content_engagement &&
-    x.per_author_cap === y.per_author_cap
+    x.per_author_cap === y.per_author_cap &&
+    x.engagement_half_life === y.engagement_half_life
   );
 }
 
@@ -99,13 +110,15 @@ export function rankingOf(point: RankingDefault): { config: AlgorithmConfig; opt
   const options =
     p.recency_half_life_hours === SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours &&
     cold === SHIPPED_RANKING_DEFAULT.cold_start_recency &&
-    p.per_author_cap === SHIPPED_RANKING_OPTIONS.perAuthorCap
+    p.per_author_cap === SHIPPED_RANKING_OPTIONS.perAuthorCap &&
+    p.engagement_half_life === SHIPPED_RANKING_OPTIONS.engagementHalfLife
       ? SHIPPED_RANKING_OPTIONS
       : {
           ...SHIPPED_RANKING_OPTIONS,
           recencyHalfLifeHours: p.recency_half_life_hours,
           coldStartWeights: { content_engagement: 1 - cold, recency: cold, trending: 0 },
           perAuthorCap: p.per_author_cap,
+          engagementHalfLife: p.engagement_half_life,
         };
   const shippedWeights = DEFAULT_ALGORITHM_CONFIG.weights;
   if (!(p.collaborative > 0) && p.content_engagement === shippedWeights.content_engagement)
@@ -149,7 +162,14 @@ export function isRankingDefault(value: unknown): value is RankingDefault {
     (v.content_engagement === undefined ||
       (typeof v.content_engagement === 'number' && v.content_engagement >= 0 && v.content_engagement <= 1)) &&
     (v.per_author_cap === undefined ||
-      (typeof v.per_author_cap === 'number' && Number.isInteger(v.per_author_cap) && v.per_author_cap >= 1 && v.per_author_cap <= 1000))
+      (typeof v.per_author_cap === 'number' && Number.isInteger(v.per_author_cap) && v.per_author_cap >= 1 && v.per_author_cap <= 1000)) &&
+    (v.engagement_half_life === undefined ||
+      v.engagement_half_life === 'pace' ||
+      v.engagement_half_life === 'all-time' ||
+      (typeof v.engagement_half_life === 'number' &&
+        Number.isFinite(v.engagement_half_life) &&
+        v.engagement_half_life > 0 &&
+        v.engagement_half_life <= 100_000))
   );
 }
 
@@ -158,5 +178,9 @@ export function describeRankingDefault(point: RankingDefault): string {
   const p = completeRankingDefault(point);
   const engagement = p.content_engagement === SHIPPED_RANKING_DEFAULT.content_engagement ? '' : `, engagement ${p.content_engagement}`;
   const cap = p.per_author_cap === SHIPPED_RANKING_DEFAULT.per_author_cap ? '' : `, per-author cap ${p.per_author_cap}`;
-  return `collaborative ${p.collaborative}, recency half-life ${p.recency_half_life_hours} h, cold start recency ${p.cold_start_recency}${engagement}${cap}`;
+  const pace =
+    p.engagement_half_life === SHIPPED_RANKING_DEFAULT.engagement_half_life
+      ? ''
+      : `, engagement ${typeof p.engagement_half_life === 'number' ? `half-life ${p.engagement_half_life} h` : p.engagement_half_life}`;
+  return `collaborative ${p.collaborative}, recency half-life ${p.recency_half_life_hours} h, cold start recency ${p.cold_start_recency}${engagement}${cap}${pace}`;
 }

@@ -97,16 +97,49 @@ describe('RECSVC_RANKING_FIT', () => {
     expect(parseRankingFitMode('off')).toEqual({ kind: 'off' });
     expect(parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24}')).toEqual({
       kind: 'pinned',
-      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0.5, content_engagement: 0.35, per_author_cap: 3 },
+      point: {
+        collaborative: 0.3,
+        recency_half_life_hours: 24,
+        cold_start_recency: 0.5,
+        content_engagement: 0.35,
+        per_author_cap: 3,
+        engagement_half_life: 'pace',
+      },
     });
     expect(parseRankingFitMode('{"collaborative":0.3,"recency_half_life_hours":24,"cold_start_recency":0}')).toEqual({
       kind: 'pinned',
-      point: { collaborative: 0.3, recency_half_life_hours: 24, cold_start_recency: 0, content_engagement: 0.35, per_author_cap: 3 },
+      point: {
+        collaborative: 0.3,
+        recency_half_life_hours: 24,
+        cold_start_recency: 0,
+        content_engagement: 0.35,
+        per_author_cap: 3,
+        engagement_half_life: 'pace',
+      },
     });
     expect(parseRankingFitMode('{"collaborative":3,"recency_half_life_hours":8,"content_engagement":0.1,"per_author_cap":20}')).toEqual({
       kind: 'pinned',
-      point: { collaborative: 3, recency_half_life_hours: 8, cold_start_recency: 0.5, content_engagement: 0.1, per_author_cap: 20 },
+      point: {
+        collaborative: 3,
+        recency_half_life_hours: 8,
+        cold_start_recency: 0.5,
+        content_engagement: 0.1,
+        per_author_cap: 20,
+        engagement_half_life: 'pace',
+      },
     });
+    // The engagement's half-life pinned: all-time counts (a catalogue's), or a number of hours.
+    expect(parseRankingFitMode('{"collaborative":1,"recency_half_life_hours":8,"engagement_half_life":"all-time"}')).toMatchObject({
+      kind: 'pinned',
+      point: { engagement_half_life: 'all-time' },
+    });
+    expect(parseRankingFitMode('{"collaborative":0,"recency_half_life_hours":8,"engagement_half_life":6}')).toMatchObject({
+      kind: 'pinned',
+      point: { engagement_half_life: 6 },
+    });
+    expect(() => parseRankingFitMode('{"collaborative":0,"recency_half_life_hours":8,"engagement_half_life":"fast"}')).toThrow(
+      /^RECSVC_RANKING_FIT: expected auto, off or/,
+    );
     expect(() => parseRankingFitMode('{"collaborative":1,"recency_half_life_hours":8,"per_author_cap":0}')).toThrow(
       /^RECSVC_RANKING_FIT: expected auto, off or/,
     );

@@ -78,6 +78,16 @@ describe('fitting the default ranking', () => {
     expect(isRankingDefault({ ...point, content_engagement: 1.5 })).toBe(false);
     expect(isRankingDefault({ ...point, per_author_cap: 2.5 })).toBe(false);
     expect(isRankingDefault({ ...point, per_author_cap: 0 })).toBe(false);
+    // How engagement is counted: the community's pace (absent: shipped), all-time, or a half-life in hours.
+    expect(isRankingDefault({ ...point, engagement_half_life: 'all-time' })).toBe(true);
+    expect(isRankingDefault({ ...point, engagement_half_life: 6 })).toBe(true);
+    expect(isRankingDefault({ ...point, engagement_half_life: 0 })).toBe(false);
+    expect(isRankingDefault({ ...point, engagement_half_life: 'fast' })).toBe(false);
+    expect(rankingOf({ ...point, engagement_half_life: 'all-time' }).options.engagementHalfLife).toBe('all-time');
+    expect(rankingOf(point).options.engagementHalfLife).toBe('pace');
+    expect(describeRankingDefault({ ...point, engagement_half_life: 6 })).toBe(
+      'collaborative 1, recency half-life 8 h, cold start recency 0.5, engagement 0.1, per-author cap 20, engagement half-life 6 h',
+    );
   });
 
   it('tries only the points one ladder step away on each axis, the current one first', () => {
