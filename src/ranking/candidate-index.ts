@@ -189,6 +189,18 @@ export interface DecayedEngagement {
   readonly max: number;
 }
 
+/** A kept read, patched slot by slot as sums change (`patchDecayedReads`) until stale. */
+interface KeptDecayedRead {
+  readonly rung: number;
+  readonly positives: boolean;
+  readonly atMs: number;
+  /** 2^((anchor − atMs)/h): what the read multiplied each sum by. */
+  readonly factor: number;
+  stale: boolean;
+  readonly values: Float64Array;
+  max: number;
+}
+
 /** Primary language subtag in lowercase, so `en-GB` matches a preference for `en`. */
 export function primaryLanguage(tag: string): string {
   return tag.toLowerCase().split(/[-_]/)[0] ?? '';
@@ -234,9 +246,7 @@ export class CandidateIndex {
   private anchorMs = NaN;
   /** The newest instant seen (a post's creation or a dated engagement): an undated count change is dated here. */
   private latestMs = -Infinity;
-  /** Bumped by every change of a decayed sum. */
-  private countsVersion = 0;
-  private readonly decayedReads = new Map<number, { countsVersion: number; version: number; atMs: number; read: DecayedEngagement }>();
+  private readonly decayedReads = new Map<number, KeptDecayedRead>();
   private trendCache:
     { version: number; atMs: number; tags: TrendingTag[]; score: Float64Array; bySlot: Float64Array | undefined } | undefined;
 
@@ -383,26 +393,20 @@ export class CandidateIndex {
 
   /**
    * The pool's engagement measure (the weighted score, or the positives count) decayed at rung
-   * `rung` of PACE_HALF_LIVES_HOURS as of `nowMs`, log1p'd as the all-time columns are; kept
-   * for a minute while nothing is counted (the decay scales every sum alike, so a minute's
-   * drift changes no order).
+   * `rung` of PACE_HALF_LIVES_HOURS as of `nowMs`, log1p'd as the all-time columns are. A read
+   * serves a minute of later requests (the decay scales every sum alike: a minute's drift
+   * changes no order), patched slot by slot as counts change (`patchDecayedReads`), so a
+   * ranking miss under writes makes no pass over the pool.
    */
   decayedEngagement(rung: number, nowMs: number, positives: boolean): DecayedEngagement {
     const key = rung * 2 + (positives ? 1 : 0);
     const kept = this.decayedReads.get(key);
-    if (
-      kept !== undefined &&
-      kept.countsVersion === this.countsVersion &&
-      kept.version === this.version &&
-      kept.read.values.length >= this.slots.length &&
-      Math.abs(nowMs - kept.atMs) < DECAYED_READ_TTL_MS
-    )
-      return kept.read;
+    if (kept !== undefined && !kept.stale && kept.values.length >= this.slots.length && Math.abs(nowMs - kept.atMs) < DECAYED_READ_TTL_MS)
+      return kept;
     const sums = positives ? this.columns.decayedPositives : this.columns.decayedEngagement;
     const factor = Number.isNaN(this.anchorMs) ? 0 : Math.pow(2, (this.anchorMs - nowMs) / RUNG_MS[rung]!);
     const { flags } = this.columns;
-    const values =
-      kept !== undefined && kept.read.values.length >= this.slots.length ? kept.read.values : new Float64Array(this.columns.capacity);
+    const values = new Float64Array(this.columns.capacity);
     let max = 0;
     for (let i = 0; i < this.slots.length; i++) {
       const f = flags[i]!;
@@ -411,9 +415,29 @@ export class CandidateIndex {
       values[i] = v;
       if (v > max && (f & SLOT_EXTRA) === 0) max = v;
     }
-    const read = { values, max };
-    this.decayedReads.set(key, { countsVersion: this.countsVersion, version: this.version, atMs: nowMs, read });
+    const read: KeptDecayedRead = { rung, positives, atMs: nowMs, factor, stale: false, values, max };
+    this.decayedReads.set(key, read);
     return read;
+  }
+
+  /** Brings the kept reads up to date with slot `index` (a read whose maximum may have fallen goes stale: read again). */
+  private patchDecayedReads(index: number): void {
+    const { flags } = this.columns;
+    for (const read of this.decayedReads.values()) {
+      if (read.stale) continue;
+      if (index >= read.values.length) {
+        read.stale = true;
+        continue;
+      }
+      const sums = read.positives ? this.columns.decayedPositives : this.columns.decayedEngagement;
+      const f = flags[index]!;
+      const before = read.values[index]!;
+      const v = f === 0 ? 0 : Math.log1p(sums[index * RUNGS + read.rung]! * read.factor);
+      read.values[index] = v;
+      if (f !== 0 && (f & SLOT_EXTRA) !== 0) continue;
+      if (v >= read.max && f !== 0) read.max = v;
+      else if (before >= read.max) read.stale = true;
+    }
   }
 
   /** The rung engagement is read at for a ranking's `engagementHalfLife` (ALL_TIME: the all-time columns). */
@@ -443,7 +467,7 @@ export class CandidateIndex {
       decayedEngagement[base + r] = e > 0 ? e : 0;
       decayedPositives[base + r] = p > 0 ? p : 0;
     }
-    this.countsVersion += 1;
+    this.patchDecayedReads(index);
   }
 
   /** When an undated count change happened: the newest instant seen, never before the post. */
@@ -456,9 +480,12 @@ export class CandidateIndex {
     if (atMs > this.latestMs) this.latestMs = atMs;
     if (Number.isNaN(this.anchorMs)) {
       this.anchorMs = atMs;
+      for (const read of this.decayedReads.values()) read.stale = true;
       return;
     }
     if (atMs - this.anchorMs <= DECAY_REANCHOR_HALF_LIVES * RUNG_MS[0]!) return;
+    // Each kept read multiplied the sums by a factor of the old anchor.
+    for (const read of this.decayedReads.values()) read.stale = true;
     const { decayedEngagement, decayedPositives } = this.columns;
     for (let r = 0; r < RUNGS; r++) {
       const scale = Math.pow(2, (this.anchorMs - atMs) / RUNG_MS[r]!);
@@ -488,6 +515,7 @@ export class CandidateIndex {
     if (slot.language !== null) release(this.languageIds, this.freeLanguages, slot.language);
     release(this.groupIds, this.freeGroups, original ?? postId);
     this.columns.flags[slot.index] = 0;
+    this.patchDecayedReads(slot.index);
     this.slots[slot.index] = undefined;
     this.free.push(slot.index);
     if (extra) {
@@ -659,6 +687,7 @@ export class CandidateIndex {
     columns.decayedPositives.fill(0, index * RUNGS, index * RUNGS + RUNGS);
     // Its counts so far are undated: at its creation (`redate` moves those it learns the time of).
     this.addDecayed(index, engagementScore(post), positivesCount(post), post.createdAtMs);
+    this.patchDecayedReads(index);
     columns.author[index] = authorIdx;
     columns.language[index] = language === null ? 0 : hold(this.languageIds, this.freeLanguages, language, () => ++this.languageCount);
     columns.group[index] = hold(this.groupIds, this.freeGroups, post.reblogOfId ?? post.id, () => this.groupCount++);

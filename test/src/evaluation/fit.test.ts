@@ -168,9 +168,11 @@ describe('fitting the default ranking', () => {
     expect(result.chosen.recency_half_life_hours).toBe(SHIPPED_RANKING_DEFAULT.recency_half_life_hours);
     const collaborative = result.evidence.points.find((p) => p.point.collaborative > 0 && p.point.recency_half_life_hours === 8)!;
     expect(collaborative.ndcg).toBeLessThan(result.evidence.points[0]!.ndcg);
-    // Newcomers on a feed: less recency than the shipped half ranks them worse (what was planted: attention fades within hours).
+    // Newcomers on a feed: less recency than the shipped half ranks them worse (what was planted:
+    // attention fades within hours). By less than when engagement counted all-time (0.05 and more):
+    // counted at the feed's pace, the engagement carries much of what recency did (0.331 against 0.352).
     const cold = new Map(result.evidence.cold!.points.map((p) => [p.cold_start_recency, p.ndcg]));
-    expect(cold.get(0.25)!).toBeLessThan(cold.get(0.5)! - 0.05);
+    expect(cold.get(0.25)!).toBeLessThan(cold.get(0.5)! - 0.01);
   }, 120_000);
 
   it('pools the users of rolling folds: each earlier fold tests the part just before the next one', () => {

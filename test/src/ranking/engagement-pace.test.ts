@@ -97,10 +97,12 @@ describe('the decayed sums', () => {
       positivesByPost.get(e.id)!.push({ at: e.at, weight: 1 });
     }
 
-    // Live: each engagement counted at its own time (updateCounts with an instant).
+    // Live: each engagement counted at its own time (updateCounts with an instant). Reads kept from
+    // before and during the updates are patched as they come (read at the same instant: served again).
     const live = new CandidateIndex(ids.map((id) => post(id, { createdAtMs: created.get(id)! })));
     const counts = new Map(ids.map((id) => [id, { favourites: 0, reblogs: 0, replies: 0, bookmarks: 0 }]));
-    for (const e of events) {
+    for (const [k, e] of events.entries()) {
+      if (k % 500 === 0) for (let r = 0; r < PACE_HALF_LIVES_HOURS.length; r++) live.decayedEngagement(r, nowMs, k % 1000 === 0);
       const c = counts.get(e.id)!;
       if (e.action === 'favorite') c.favourites += 1;
       else if (e.action === 'reblog') c.reblogs += 1;
@@ -130,6 +132,26 @@ describe('the decayed sums', () => {
     expect(live.pace.samples).toBe(3000);
     expect(live.pace.rung()).toBe(reloaded.pace.rung());
     expect(live.pace.rung()).toBe(4);
+  });
+
+  it('a kept read follows posts coming and going, and a fallen maximum', () => {
+    const index = new CandidateIndex([post('a', { createdAtMs: NOW - 3 * HOUR }), post('b', { createdAtMs: NOW - 2 * HOUR })]);
+    // At a 2-hour half-life an hour ago weighs 2^−½.
+    index.updateCounts('a', { favourites: 4, reblogs: 0, replies: 0 }, NOW - HOUR);
+    index.updateCounts('b', { favourites: 1, reblogs: 0, replies: 0 }, NOW - HOUR);
+    const first = index.decayedEngagement(0, NOW, false);
+    expect(first.max).toBeCloseTo(Math.log1p(4 / Math.SQRT2), 12);
+    // The maximum's post goes: the next read is b's.
+    index.remove('a');
+    expect(index.decayedEngagement(0, NOW, false).max).toBeCloseTo(Math.log1p(1 / Math.SQRT2), 12);
+    // A new post with counts of its own (undated: at its creation, an hour ago) is read at once.
+    index.upsert(post('c', { createdAtMs: NOW - HOUR, favourites: 8 }));
+    const read = index.decayedEngagement(0, NOW, false);
+    expect(read.values[index.slotOf('c')!.index]).toBeCloseTo(Math.log1p(8 / Math.SQRT2), 12);
+    expect(read.max).toBeCloseTo(Math.log1p(8 / Math.SQRT2), 12);
+    // An undo lowers the maximum: read again from the sums.
+    index.updateCounts('c', { favourites: 0, reblogs: 0, replies: 0 }, NOW - HOUR);
+    expect(index.decayedEngagement(0, NOW, false).max).toBeCloseTo(Math.log1p(1 / Math.SQRT2), 12);
   });
 
   it('an undated change (a drift corrected) is dated at the newest instant seen; an undo takes back what was counted then', () => {
