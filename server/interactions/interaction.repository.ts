@@ -7,6 +7,7 @@ import { isForeignKeyViolation } from '../platform/db/errors.js';
 import { jsonRows, jsonValues, parseJsonRows } from '../platform/db/json-rows.js';
 import { asFloat, greatest, power } from '../platform/db/portable-sql.js';
 import { queryTemplate } from '../platform/db/precompiled-query.js';
+import type { UserColumns } from '../platform/db/user-columns.js';
 import type { StoredDecayedSums } from '../../src/ranking/index.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
 
@@ -128,7 +129,12 @@ export async function allUserInteractions(
  */
 export async function userAffinities(db: Kysely<Database>, userId: string): Promise<Omit<AffinityRow, 'user_id'>[]> {
   const { rows } = await userAffinitiesQuery(db, [userId]);
-  return parseJsonRows<[string, string, number, number]>(rows[0]?.rows).map(([kind, target, score, asOfMs]) => ({
+  return affinitiesOf(rows[0]?.rows);
+}
+
+/** The affinity rows of a `jsonRows` aggregate of kind, target, score and as_of_ms. */
+function affinitiesOf(aggregate: unknown): Omit<AffinityRow, 'user_id'>[] {
+  return parseJsonRows<[string, string, number, number]>(aggregate).map(([kind, target, score, asOfMs]) => ({
     kind,
     target,
     score,
@@ -283,6 +289,52 @@ const findInterestQuery = queryTemplate((db: Kysely<Database>, args) =>
     .select(['ref_ms', 'latest_ms', 'terms', 'weights'])
     .where('user_id', '=', args[0] as string),
 );
+
+/** A user's stored signals as read by one statement with other features' columns (see storedSignalColumns). */
+export interface StoredSignalRows {
+  affinities: Omit<AffinityRow, 'user_id'>[];
+  interest: StoredDecayedSums | undefined;
+  interactedPostIds: string[];
+}
+
+/**
+ * The three reads of a user's stored signals (affinities, interest vector, the posts of their
+ * interactions) as scalar subqueries for a per-user statement (server/platform/db/user-columns.ts):
+ * the same indexed reads as `userAffinities`, `findInterest` and `userInteractionPostIds`, the
+ * vector's row in four (a blob does not fit in a JSON value; each is one seek of its key).
+ */
+export const storedSignalColumns: UserColumns<StoredSignalRows> = {
+  columns: (db, userId) => {
+    const interest = (column: 'ref_ms' | 'latest_ms' | 'terms' | 'weights') =>
+      db.selectFrom('user_interests').select(column).where('user_id', '=', userId);
+    return [
+      db
+        .selectFrom('user_affinities')
+        .select(jsonRows(db, ['kind', 'target', 'score', 'as_of_ms']).as('rows'))
+        .where('user_id', '=', userId)
+        .as('signal_affinities'),
+      db.selectFrom('interactions').select(jsonValues(db, 'post_id').as('post_ids')).where('user_id', '=', userId).as('signal_post_ids'),
+      interest('ref_ms').as('signal_ref_ms'),
+      interest('latest_ms').as('signal_latest_ms'),
+      interest('terms').as('signal_terms'),
+      interest('weights').as('signal_weights'),
+    ];
+  },
+  read: (row) => ({
+    affinities: affinitiesOf(row.signal_affinities),
+    // ref_ms is never null in a stored row: null is no row.
+    interest:
+      row.signal_ref_ms === null || row.signal_ref_ms === undefined
+        ? undefined
+        : {
+            refMs: Number(row.signal_ref_ms),
+            latestMs: Number(row.signal_latest_ms),
+            keys: JSON.parse(row.signal_terms as string) as string[],
+            values: decodeWeights(row.signal_weights as Uint8Array),
+          },
+    interactedPostIds: parseJsonRows<string>(row.signal_post_ids),
+  }),
+};
 
 /** Inserts or replaces a user's interest vector. */
 export async function saveInterest(db: Kysely<Database>, userId: string, interest: StoredDecayedSums): Promise<void> {

@@ -34,6 +34,7 @@ import { CONTEXT_BOUNDS, parseWithinBounds, stringifyWithinBounds } from '../../
 import type { Interaction, PostCounts } from '../../src/schemas/interaction.schema.js';
 import { BatchedTransactionRunner } from '../platform/db/batched-transactions.js';
 import type { Database } from '../platform/db/database.js';
+import type { UserColumns } from '../platform/db/user-columns.js';
 import { generatePostId } from '../../src/post-ids.js';
 import { type AdjustedPost, type CountDeltas, type PostService } from '../posts/post.service.js';
 import { type SignalWriterState } from '../ranking-state/ranking-state.service.js';
@@ -126,7 +127,35 @@ export interface SignalWrite {
   readonly interest: StoredDecayedSums;
 }
 
+/** A user's stored signals: what their profile is restored from (with the posts they engaged with). */
+export interface StoredSignals {
+  affinities: StoredAffinity[];
+  interest: StoredDecayedSums | undefined;
+  /** The post of each live interaction (one id per interaction). */
+  interactedPostIds: string[];
+}
+
+/** The affinity in the engine's shape. */
+function toStoredAffinity(row: Omit<repo.AffinityRow, 'user_id'>): StoredAffinity {
+  return { kind: row.kind === 'author' ? 'author' : 'tag', target: row.target, score: row.score, asOfMs: row.as_of_ms };
+}
+
+const SIGNAL_COLUMNS: UserColumns<StoredSignals> = {
+  columns: repo.storedSignalColumns.columns,
+  read: (row) => {
+    const read = repo.storedSignalColumns.read(row);
+    return { ...read, affinities: read.affinities.map(toStoredAffinity) };
+  },
+};
+
 export class InteractionService {
+  /**
+   * A user's stored signals (`affinities`, `interest` and `interactedPostIds` together), as
+   * columns of a statement that reads other features' rows of the user too: a first request's
+   * profile is one statement (server/recommendations/profile-loader.ts).
+   */
+  readonly signalColumns: UserColumns<StoredSignals> = SIGNAL_COLUMNS;
+
   /** Interaction writes arriving together share one transaction (group commit). */
   private readonly writes: BatchedTransactionRunner<Database>;
 
@@ -311,12 +340,7 @@ export class InteractionService {
 
   /** A user's stored author and tag affinities (kept by every interaction, undo and feedback). */
   async affinities(userId: string): Promise<StoredAffinity[]> {
-    return (await repo.userAffinities(this.db, userId)).map((row) => ({
-      kind: row.kind === 'author' ? 'author' : 'tag',
-      target: row.target,
-      score: row.score,
-      asOfMs: row.as_of_ms,
-    }));
+    return (await repo.userAffinities(this.db, userId)).map(toStoredAffinity);
   }
 
   /**

@@ -4,7 +4,8 @@
  * restored from what the write paths keep up to date in the same transaction as each
  * signal — the stored author and tag affinities, the stored interest vector — plus the ids
  * of the posts the user engaged with (excluded from their lists) and their explicit
- * preferences: five indexed reads whose cost does not grow with the posts' text.
+ * preferences: five indexed reads whose cost does not grow with the posts' text, made by one
+ * statement (each feature's tables read by its own subqueries, server/platform/db/user-columns.ts).
  */
 import type { Kysely } from 'kysely';
 import { accountOfUser } from '../../src/auth/user-account.js';
@@ -17,11 +18,18 @@ import {
   type UserProfile,
 } from '../../src/ranking/index.js';
 import type { Database } from '../platform/db/database.js';
-import type { InteractionService } from '../interactions/interaction.service.js';
+import type { InteractionService, StoredSignals } from '../interactions/interaction.service.js';
 import type { PostService } from '../posts/post.service.js';
 import type { PrivacyPolicy } from '../privacy/privacy-policy.types.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
-import { allUserFeedback, feedbackUsers, findPreferences, userFeedbackPostIds, type PreferencesRow } from './recommendation.repository.js';
+import { userColumnsReader, type UserColumns } from '../platform/db/user-columns.js';
+import {
+  allUserFeedback,
+  feedbackUsers,
+  profileColumns,
+  type ProfilePreferencesRow,
+  type ProfileRows,
+} from './recommendation.repository.js';
 
 /** What a profile is read from: the features that own the history. */
 export interface ProfileSources {
@@ -34,7 +42,7 @@ export interface ProfileSources {
 }
 
 /** Explicit preferences of a stored row in the engine's shape. */
-export function toUserPreferences(row: PreferencesRow): UserPreferences {
+export function toUserPreferences(row: ProfilePreferencesRow): UserPreferences {
   const list = (json: string): string[] => JSON.parse(json) as string[];
   return {
     favouredAuthors: list(row.favoured_authors),
@@ -47,7 +55,18 @@ export function toUserPreferences(row: PreferencesRow): UserPreferences {
   };
 }
 
-/** The user's profile: cached, or restored from the database and cached. */
+/** The one statement of a profile's reads, per interactions' columns (one object: built once). */
+const readers = new WeakMap<UserColumns<StoredSignals>, (db: Kysely<Database>, userId: string) => Promise<[StoredSignals, ProfileRows]>>();
+
+function profileReader(
+  signals: UserColumns<StoredSignals>,
+): (db: Kysely<Database>, userId: string) => Promise<[StoredSignals, ProfileRows]> {
+  let reader = readers.get(signals);
+  if (reader === undefined) readers.set(signals, (reader = userColumnsReader(signals, profileColumns)));
+  return reader;
+}
+
+/** The user's profile: cached, or restored from the database (one statement) and cached. */
 export async function loadProfile(sources: ProfileSources, userId: string): Promise<UserProfile> {
   const { db, state, interactions } = sources;
   const cached = state.cachedProfile(userId);
@@ -67,13 +86,9 @@ export async function loadProfile(sources: ProfileSources, userId: string): Prom
     state.storeProfile(anonymous, version);
     return anonymous;
   }
-  const [affinities, interest, interacted, feedback, preferences] = await Promise.all([
-    interactions.affinities(userId),
-    interactions.interest(userId),
-    interactions.interactedPostIds(userId),
-    userFeedbackPostIds(db, userId),
-    findPreferences(db, userId),
-  ]);
+  const [{ affinities, interest, interactedPostIds: interacted }, { feedbackPostIds: feedback, preferences }] = await profileReader(
+    interactions.signalColumns,
+  )(db, userId);
   const profile = buildProfileFromStored({
     userId,
     // The account the user id stands for: their own posts are never recommended.
