@@ -8,7 +8,7 @@ import { jsonRows, jsonValues, parseJsonRows } from '../platform/db/json-rows.js
 import { asFloat, greatest, power } from '../platform/db/portable-sql.js';
 import { queryTemplate } from '../platform/db/precompiled-query.js';
 import type { UserColumns } from '../platform/db/user-columns.js';
-import type { StoredDecayedSums } from '../../src/ranking/index.js';
+import type { StoredAffinity, StoredDecayedSums } from '../../src/ranking/index.js';
 import type { InteractionsTable, UserAffinitiesTable } from './interactions.tables.js';
 
 export type InteractionRow = Selectable<InteractionsTable>;
@@ -129,12 +129,7 @@ export async function allUserInteractions(
  */
 export async function userAffinities(db: Kysely<Database>, userId: string): Promise<Omit<AffinityRow, 'user_id'>[]> {
   const { rows } = await userAffinitiesQuery(db, [userId]);
-  return affinitiesOf(rows[0]?.rows);
-}
-
-/** The affinity rows of a `jsonRows` aggregate of kind, target, score and as_of_ms. */
-function affinitiesOf(aggregate: unknown): Omit<AffinityRow, 'user_id'>[] {
-  return parseJsonRows<[string, string, number, number]>(aggregate).map(([kind, target, score, asOfMs]) => ({
+  return parseJsonRows<[string, string, number, number]>(rows[0]?.rows).map(([kind, target, score, asOfMs]) => ({
     kind,
     target,
     score,
@@ -290,10 +285,11 @@ const findInterestQuery = queryTemplate((db: Kysely<Database>, args) =>
     .where('user_id', '=', args[0] as string),
 );
 
-/** A user's stored signals as read by one statement with other features' columns (see storedSignalColumns). */
-export interface StoredSignalRows {
-  affinities: Omit<AffinityRow, 'user_id'>[];
+/** A user's stored signals: what their profile is restored from (with the posts they engaged with). */
+export interface StoredSignals {
+  affinities: StoredAffinity[];
   interest: StoredDecayedSums | undefined;
+  /** The post of each live interaction (one id per interaction). */
   interactedPostIds: string[];
 }
 
@@ -303,7 +299,7 @@ export interface StoredSignalRows {
  * the same indexed reads as `userAffinities`, `findInterest` and `userInteractionPostIds`, the
  * vector's row in four (a blob does not fit in a JSON value; each is one seek of its key).
  */
-export const storedSignalColumns: UserColumns<StoredSignalRows> = {
+export const storedSignalColumns: UserColumns<StoredSignals> = {
   columns: (db, userId) => {
     const interest = (column: 'ref_ms' | 'latest_ms' | 'terms' | 'weights') =>
       db.selectFrom('user_interests').select(column).where('user_id', '=', userId);
@@ -321,7 +317,13 @@ export const storedSignalColumns: UserColumns<StoredSignalRows> = {
     ];
   },
   read: (row) => ({
-    affinities: affinitiesOf(row.signal_affinities),
+    // Straight from the aggregate's tuples to the engine's shape: no row object in between.
+    affinities: parseJsonRows<[string, string, number, number]>(row.signal_affinities).map(([kind, target, score, asOfMs]) => ({
+      kind: kind === 'author' ? 'author' : 'tag',
+      target,
+      score,
+      asOfMs,
+    })),
     // ref_ms is never null in a stored row: null is no row.
     interest:
       row.signal_ref_ms === null || row.signal_ref_ms === undefined

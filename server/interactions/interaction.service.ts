@@ -127,26 +127,7 @@ export interface SignalWrite {
   readonly interest: StoredDecayedSums;
 }
 
-/** A user's stored signals: what their profile is restored from (with the posts they engaged with). */
-export interface StoredSignals {
-  affinities: StoredAffinity[];
-  interest: StoredDecayedSums | undefined;
-  /** The post of each live interaction (one id per interaction). */
-  interactedPostIds: string[];
-}
-
-/** The affinity in the engine's shape. */
-function toStoredAffinity(row: Omit<repo.AffinityRow, 'user_id'>): StoredAffinity {
-  return { kind: row.kind === 'author' ? 'author' : 'tag', target: row.target, score: row.score, asOfMs: row.as_of_ms };
-}
-
-const SIGNAL_COLUMNS: UserColumns<StoredSignals> = {
-  columns: repo.storedSignalColumns.columns,
-  read: (row) => {
-    const read = repo.storedSignalColumns.read(row);
-    return { ...read, affinities: read.affinities.map(toStoredAffinity) };
-  },
-};
+export type { StoredSignals } from './interaction.repository.js';
 
 export class InteractionService {
   /**
@@ -154,7 +135,7 @@ export class InteractionService {
    * columns of a statement that reads other features' rows of the user too: a first request's
    * profile is one statement (server/recommendations/profile-loader.ts).
    */
-  readonly signalColumns: UserColumns<StoredSignals> = SIGNAL_COLUMNS;
+  readonly signalColumns: UserColumns<repo.StoredSignals> = repo.storedSignalColumns;
 
   /** Interaction writes arriving together share one transaction (group commit). */
   private readonly writes: BatchedTransactionRunner<Database>;
@@ -340,7 +321,12 @@ export class InteractionService {
 
   /** A user's stored author and tag affinities (kept by every interaction, undo and feedback). */
   async affinities(userId: string): Promise<StoredAffinity[]> {
-    return (await repo.userAffinities(this.db, userId)).map(toStoredAffinity);
+    return (await repo.userAffinities(this.db, userId)).map((row) => ({
+      kind: row.kind === 'author' ? 'author' : 'tag',
+      target: row.target,
+      score: row.score,
+      asOfMs: row.as_of_ms,
+    }));
   }
 
   /**
