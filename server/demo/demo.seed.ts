@@ -18,11 +18,12 @@ export { DEFAULT_DEMO_SIZES, type DemoSizes } from './demo-generator.js';
 
 /**
  * The default ranking `serve --demo` starts from: the shipped point with the collaborative
- * signal weighed 0.3, so the demo shows it ("Liked by people who liked @x's post about #y"). A
+ * signal weighed 1 (0.3 until engagement was counted at the community's pace: on the demo's
+ * feed-like data the day's rising posts then outrank the co-engaged ones at 0.3), so the demo shows it ("Liked by people who liked @x's post about #y"). A
  * fresh deployment starts at the shipped point and its `ranking_fit` agent adds the weight
  * where its own data show it helps (docs/demo.md says why the demo does not wait for that).
  */
-export const DEMO_RANKING_DEFAULT: RankingDefault = Object.freeze({ ...SHIPPED_RANKING_DEFAULT, collaborative: 0.3 });
+export const DEMO_RANKING_DEFAULT: RankingDefault = Object.freeze({ ...SHIPPED_RANKING_DEFAULT, collaborative: 1 });
 
 export interface DemoSeedResult {
   authors: number;

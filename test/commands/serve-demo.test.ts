@@ -40,12 +40,12 @@ describe('recsvc serve --demo', () => {
       const trending = (await (await fetch(`${server.baseUrl}/api/v1/posts/trending?limit=5`)).json()) as unknown[];
       expect(trending).toHaveLength(5);
 
-      // The demo's starting point (collaborative 0.3) applies when the ranking_default agent first runs, a second after the start.
+      // The demo's starting point (collaborative 1) applies when the ranking_default agent first runs, a second after the start.
       const applied = async (): Promise<boolean> => {
         const { agents } = (await (await fetch(`${server.baseUrl}/api/v1/agents/status`)).json()) as {
           agents: Array<{ name: string; last_summary: string | null }>;
         };
-        return agents.some((a) => a.name === 'ranking_default' && (a.last_summary ?? '').startsWith('collaborative 0.3,'));
+        return agents.some((a) => a.name === 'ranking_default' && (a.last_summary ?? '').startsWith('collaborative 1,'));
       };
       for (let wait = 0; wait < 120 && !(await applied()); wait++) await new Promise((resolve) => setTimeout(resolve, 250));
       const twenty = (await (
@@ -65,7 +65,7 @@ describe('recsvc serve --demo', () => {
       expect(await server.stop()).toBe(0);
     }
     expect(server.logs()).toMatch(
-      /demo data: \d+ posts by \d+ authors, \d+ interactions by \d+ users.*; default ranking from collaborative 0.3/,
+      /demo data: \d+ posts by \d+ authors, \d+ interactions by \d+ users.*; default ranking from collaborative 1,/,
     );
   }, 150_000);
 });
