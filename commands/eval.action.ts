@@ -9,7 +9,7 @@ import { BASELINE_NAMES, baselines, type BaselineName } from '../src/evaluation/
 import { candidatesFromJson, type NamedConfig } from '../src/evaluation/candidate-config.js';
 import { temporalSplit, validationSplit, type AskAt, type Split } from '../src/evaluation/dataset.js';
 import { fitSteps } from '../src/evaluation/fit.js';
-import { describeRankingDefault, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../src/ranking/ranking-default.js';
+import { describeRankingDefault, rankingOf, startingRankingDefault, type RankingDefault } from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
 import type { SyntheticKind } from '../src/evaluation/generate.js';
 import type { ItemModelOptions } from '../src/ranking/item-model.js';
@@ -23,12 +23,7 @@ import { tunedExperiment, tuneWeights, type TunedVariant } from '../src/evaluati
 import { cutoffFor, DEFAULT_TEST_FRACTION } from '../src/evaluation/dataset.js';
 import { evaluateTrends, TREND_METRICS, type TrendsEvaluation } from '../src/evaluation/trends-eval.js';
 import { trendsSummaryMarkdown } from '../src/evaluation/eval-text.js';
-import {
-  DEFAULT_ALGORITHM_CONFIG,
-  SHIPPED_RANKING_OPTIONS,
-  type AlgorithmConfig,
-  type RankingKnobs,
-} from '../src/ranking/ranking.types.js';
+import type { AlgorithmConfig, RankingKnobs } from '../src/ranking/ranking.types.js';
 import { EXIT } from '../src/exit-codes.js';
 import { usageError } from './support/cli-error.js';
 import { loadEvalData } from './support/eval-data.js';
@@ -98,20 +93,23 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     tuned = tuneWeights(split, { k: options.k, maxUsers: options.tuneUsers, seed: options.seed });
   }
   const itemModel = options.itemModel === false ? undefined : { maxItems: options.itemModelPosts };
+  const state = new EvalState(split, {}, {}, itemModel);
+  // What the service serves before any fit: the starting point the history's pace names.
+  const starting = startingRankingDefault(state.index.pace);
   let fitted: FittedDefault | undefined;
   if (options.fit) {
     progress('fitting the default ranking on the history before the cutoff…');
-    fitted = await fitDefault(split, options.fitSteps, options.k, itemModel);
+    fitted = await fitDefault(split, starting, options.fitSteps, options.k, itemModel);
   }
+  const shipped = rankingOf(starting);
   const candidates: NamedConfig[] = [
-    { name: 'default', config: DEFAULT_ALGORITHM_CONFIG },
+    { name: 'default', config: shipped.config },
     ...files,
     ...(tuned ? [{ name: 'tuned', config: tuned.variant.algorithm_config }] : []),
   ];
   progress(`ranking for ${split.users.length} test users…`);
-  const state = new EvalState(split, {}, {}, itemModel);
   const rankers = [
-    ...candidates.map((c) => rankingCandidate(c.name, c.config, state, c.name === 'default' ? SHIPPED_RANKING_OPTIONS : {})),
+    ...candidates.map((c) => rankingCandidate(c.name, c.config, state, c.name === 'default' ? shipped.options : {})),
     ...(fitted ? [rankingCandidate('fitted', fitted.config, state, fitted.options)] : []),
     ...baselines(state, names, { easeMaxItems: options.easeMaxItems }),
   ];
@@ -143,16 +141,18 @@ interface FittedDefault {
 /**
  * The default the ranking_fit agent would reach from this history: successive fits (each one
  * ladder step at most, on an interval above 0) on the validation split of the history before
- * the cutoff, from the shipped point, until one keeps its point or `steps` ran.
+ * the cutoff, from the starting point the service serves before any fit, until one keeps its
+ * point or `steps` ran.
  */
 async function fitDefault(
   split: Split,
+  starting: RankingDefault,
   steps: number,
   k: number,
   itemModel: Partial<ItemModelOptions> | undefined,
 ): Promise<FittedDefault> {
-  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k, itemModel: itemModel ?? null });
-  const point = result.status === 'applied' ? result.chosen : SHIPPED_RANKING_DEFAULT;
+  const result = await fitSteps(validationSplit(split), starting, steps, { k, itemModel: itemModel ?? null });
+  const point = result.status === 'applied' ? result.chosen : starting;
   return { point, ...rankingOf(point), steps: [...result.steps] };
 }
 

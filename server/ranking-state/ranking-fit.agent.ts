@@ -21,7 +21,6 @@ import {
   completeRankingDefault,
   describeRankingDefault,
   isRankingDefault,
-  SHIPPED_RANKING_DEFAULT,
   type RankingDefault,
 } from '../../src/ranking/ranking-default.js';
 import type { Agent } from '../platform/agents/agent.types.js';
@@ -98,17 +97,19 @@ export const FIT_STEPS = 6;
 /** Applies what the mode and the stored fits say; returns the current point and what decided it. */
 async function applyStored(deps: RankingFitDeps, mode: RankingFitMode): Promise<{ point: RankingDefault; why: string }> {
   if (mode.kind === 'off') {
-    deps.state.setRankingDefault(SHIPPED_RANKING_DEFAULT);
-    return { point: SHIPPED_RANKING_DEFAULT, why: 'RECSVC_RANKING_FIT=off: the shipped default' };
+    deps.state.setRankingDefault(undefined);
+    return { point: deps.state.rankingDefault, why: 'RECSVC_RANKING_FIT=off: the starting point the community’s pace names' };
   }
   if (mode.kind === 'pinned') {
     deps.state.setRankingDefault(mode.point);
     return { point: mode.point, why: 'pinned by RECSVC_RANKING_FIT' };
   }
   const { applied } = await latestFits(deps.db);
-  const point = applied?.choice ?? SHIPPED_RANKING_DEFAULT;
-  deps.state.setRankingDefault(point);
-  return { point, why: applied === undefined ? 'no fit applied yet: the shipped default' : `fit ${applied.id}` };
+  deps.state.setRankingDefault(applied?.choice);
+  return {
+    point: deps.state.rankingDefault,
+    why: applied === undefined ? 'no fit applied yet: the starting point the community’s pace names' : `fit ${applied.id}`,
+  };
 }
 
 /** `ranking_fit`: fits the default ranking to the service's own interactions when enough new ones came. */

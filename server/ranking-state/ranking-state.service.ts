@@ -43,6 +43,7 @@ import {
   rankingOf,
   sameRankingDefault,
   SHIPPED_RANKING_DEFAULT,
+  startingRankingDefault,
   type RankingDefault,
 } from '../../src/ranking/ranking-default.js';
 import type { AlgorithmConfig, RankingKnobs } from '../../src/ranking/ranking.types.js';
@@ -221,6 +222,9 @@ export class RankingState implements RankingEvents, TermWeigher {
   private erasureRebuild: Promise<void> = Promise.resolve();
   /** Which co-engaged posts from outside the pool are fetched, and which cannot be. */
   readonly collaborative: CollaborativeCandidates;
+  /** The default a fit or an operator chose; undefined: the starting point the community's pace names. */
+  private chosenPoint: RankingDefault | undefined;
+  /** The default in effect (`refreshDefault`). */
   private defaultPoint: RankingDefault = SHIPPED_RANKING_DEFAULT;
   private signals = 0;
   private lastSignalMs = 0;
@@ -596,21 +600,39 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   // --- The default ranking (users outside experiments): moved by the ranking_fit agent or an operator. ---
 
-  /** The default ranking's point (src/ranking/ranking-default.ts): the shipped one until a fit or an operator moves it. */
+  /**
+   * The default ranking's point (src/ranking/ranking-default.ts): until a fit or an operator
+   * moves it, the starting point the community's pace names (`startingRankingDefault`: a
+   * catalogue's, or the shipped one).
+   */
   get rankingDefault(): RankingDefault {
+    this.refreshDefault();
     return this.defaultPoint;
   }
 
   /** The config and knobs the default ranking ranks with (one object until the point changes). */
   get defaultRanking(): { readonly config: AlgorithmConfig; readonly options: RankingKnobs } {
+    this.refreshDefault();
     return this.defaultConfig;
   }
 
-  /** Moves the default ranking; a change drops the cached lists (they were ranked the old way). Returns whether it changed. */
-  setRankingDefault(point: RankingDefault): boolean {
-    if (sameRankingDefault(this.defaultPoint, point)) return false;
-    this.defaultPoint = completeRankingDefault(point);
-    this.defaultConfig = rankingOf(this.defaultPoint);
+  /**
+   * Moves the default ranking (undefined: back to the starting point the pace names); a change
+   * drops the cached lists (they were ranked the old way). Returns whether it changed.
+   */
+  setRankingDefault(point: RankingDefault | undefined): boolean {
+    this.chosenPoint = point === undefined ? undefined : completeRankingDefault(point);
+    return this.refreshDefault();
+  }
+
+  /** Brings the default in effect up to the chosen point, or the pace's starting point (it moves as the pace does). */
+  private refreshDefault(): boolean {
+    const point = this.chosenPoint ?? startingRankingDefault(this.pool.pace);
+    if (point === this.defaultPoint) return false;
+    const changed = !sameRankingDefault(this.defaultPoint, point);
+    this.defaultPoint = point;
+    if (!changed) return false;
+    this.defaultConfig = rankingOf(point);
     this.generation += 1;
     return true;
   }

@@ -84,6 +84,14 @@ export class EngagementPace {
     return ALL_TIME;
   }
 
+  /**
+   * Whether the community is measured to be a catalogue: enough dated engagements, and their
+   * median age past ALL_TIME_PACE_HOURS (too few to tell is not a catalogue).
+   */
+  catalogue(): boolean {
+    return this.filled >= PACE_MIN_SAMPLES && this.rung() === ALL_TIME;
+  }
+
   /** The half-life the pace names, in hours (null: all-time counts). */
   halfLifeHours(): number | null {
     const r = this.rung();

@@ -74,6 +74,29 @@ export const SHIPPED_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
   engagement_half_life: SHIPPED_RANKING_OPTIONS.engagementHalfLife,
 });
 
+/**
+ * A catalogue's point before any fit: the shipped one with the collaborative weight on its
+ * first rung. Before the ranking_fit agent's first fit (seconds to minutes after an import) a
+ * catalogue was ranked without the signal item kNN and EASE live on: on the synthetic
+ * catalogue the shipped point ranked 0.089–0.106 nDCG@20 against EASE's 0.126–0.138, this one
+ * 0.116–0.128, at or above item kNN; a feed's fit keeps collaborative 0 (bench/README.md,
+ * "Before the first fit").
+ */
+export const CATALOGUE_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
+  ...SHIPPED_RANKING_DEFAULT,
+  collaborative: COLLABORATIVE_LADDER[1]!,
+});
+
+/**
+ * The default ranking before a fit or an operator chose one: a catalogue's when the community's
+ * pace says it is one (`EngagementPace.catalogue`: engagement months after the post, measured
+ * on enough dated engagements), the shipped point otherwise (a feed, or too little to tell).
+ * The first fit starts from it.
+ */
+export function startingRankingDefault(pace: { catalogue(): boolean }): Required<RankingDefault> {
+  return pace.catalogue() ? CATALOGUE_RANKING_DEFAULT : SHIPPED_RANKING_DEFAULT;
+}
+
 /** The point with every axis given (an absent cold start share is the shipped one). */
 export function completeRankingDefault(point: RankingDefault): Required<RankingDefault> {
   return {

@@ -26,7 +26,13 @@ import { loadRankingState, type RankingState } from '../../../server/ranking-sta
 import { buildDataset, cutoffFor } from '../../../src/evaluation/dataset.js';
 import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
 import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
-import { completeRankingDefault, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../../src/ranking/ranking-default.js';
+import {
+  CATALOGUE_RANKING_DEFAULT,
+  completeRankingDefault,
+  SHIPPED_RANKING_DEFAULT,
+  type RankingDefault,
+} from '../../../src/ranking/ranking-default.js';
+import { PACE_MIN_SAMPLES } from '../../../src/ranking/engagement-pace.js';
 import type { StatusInput } from '../../../src/schemas/post.schema.js';
 import { runCli } from '../../helpers/cli.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
@@ -201,7 +207,7 @@ describe('ranking_fit', () => {
     await database.db.updateTable('ranking_fits').set({ status: 'reverted' }).where('id', '=', applied!.id).execute();
     const report2 = await rankingDefaultAgent({ db: database.db, state: other }, { mode: auto, intervalSeconds: 60 }).run(context());
     expect(report2!.summary).toBe(
-      'collaborative 0, recency half-life 8 h, cold start recency 0.5 (no fit applied yet: the shipped default)',
+      'collaborative 0, recency half-life 8 h, cold start recency 0.5 (no fit applied yet: the starting point the community’s pace names)',
     );
     expect(other.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
   }, 180_000);
@@ -226,7 +232,7 @@ describe('ranking_fit', () => {
     expect((await agent.run(context()))!.summary).toMatch(/^not due: /);
   }, 180_000);
 
-  it('follows the operator: off ranks with the shipped default, a pinned point with that point, and neither fits', async () => {
+  it('follows the operator: off ranks with the starting point (the shipped one here: this pool holds no dated engagement), a pinned point with that point, and neither fits', async () => {
     await storeCatalogue();
     const pinned = await rankingFitAgent(
       { db: database.db, state },
@@ -238,7 +244,7 @@ describe('ranking_fit', () => {
     expect(state.defaultRanking.options.recencyHalfLifeHours).toBe(24);
     const off = await rankingDefaultAgent({ db: database.db, state }, { mode: { kind: 'off' }, intervalSeconds: 60 }).run(context());
     expect(off!.summary).toBe(
-      'collaborative 0, recency half-life 8 h, cold start recency 0.5 (RECSVC_RANKING_FIT=off: the shipped default)',
+      'collaborative 0, recency half-life 8 h, cold start recency 0.5 (RECSVC_RANKING_FIT=off: the starting point the community’s pace names)',
     );
     expect(state.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
     expect(await listFits(database.db)).toEqual([]);
@@ -400,5 +406,35 @@ describe('the fit off the serving thread, and soon after an import', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the default before any fit', () => {
+  it('follows the pace: a catalogue’s starting point once the pool’s dated engagements say so, a chosen point over it, and back', async () => {
+    const rows = await storeCataloguePosts();
+    const pooled = await loadRankingState((limits) => candidatePosts(database.db, limits));
+    // The stored counters are undated: no pace yet, the shipped point.
+    expect(pooled.rankingDefault).toBe(SHIPPED_RANKING_DEFAULT);
+    const nowMs = Date.now();
+    pooled.storeList('someone', 'list', [], nowMs);
+    // The catalogue's favourites, dated (its posts years old when engaged with), as the writers count them.
+    let dated = 0;
+    for (const row of rows) {
+      const post = pooled.index.get(row.post_id);
+      if (post === undefined || row.action_type !== 'favorite') continue;
+      pooled.index.updateCounts(row.post_id, { ...post, favourites: post.favourites + 1 }, row.created_at_ms);
+      if (++dated === PACE_MIN_SAMPLES) break;
+    }
+    expect(pooled.index.pace.catalogue()).toBe(true);
+    expect(pooled.rankingDefault).toBe(CATALOGUE_RANKING_DEFAULT);
+    expect(pooled.defaultRanking.config.weights.collaborative).toBe(0.3);
+    // Lists ranked the old way are dropped.
+    expect(pooled.cachedList('someone', 'list', nowMs)).toBeUndefined();
+    // A fit's (or an operator's) point wins; taking it back returns to the pace's.
+    const chosen = { collaborative: 1, recency_half_life_hours: 24 };
+    expect(pooled.setRankingDefault(chosen)).toBe(true);
+    expect(pooled.rankingDefault).toEqual(completeRankingDefault(chosen));
+    expect(pooled.setRankingDefault(undefined)).toBe(true);
+    expect(pooled.rankingDefault).toBe(CATALOGUE_RANKING_DEFAULT);
   });
 });

@@ -96,3 +96,53 @@ describe("engagement at the community's pace", () => {
     expect(await newcomerList(second, 'newcomer2')).toEqual([2, 1]);
   });
 });
+
+/**
+ * A catalogue: six three-year-old posts by six authors, favourited over the last two years (a
+ * median age at engagement of years: the pace says catalogue). Sixty people favourited both
+ * post 1 and post 2; posts 3–6 drew eighty favourites each, post 2 sixty.
+ */
+async function importCatalogue(h: PrivacyHarness, endMs: number): Promise<void> {
+  const statuses = Array.from({ length: 6 }, (_, i) =>
+    makeStatus({ n: i + 1, author: `author${i + 1}`, nowMs: endMs, ageHours: 3 * 365 * 24 }),
+  );
+  const stored = await h.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await h.adminHeaders(), payload: { statuses } });
+  expect(stored.statusCode, stored.body).toBe(201);
+  const at = (k: number) => new Date(endMs - (k + 1) * 5 * 24 * HOUR).toISOString();
+  const interactions = [
+    ...Array.from({ length: 60 }, (_, k) =>
+      [1, 2].map((n) => ({ user_id: `both${k}`, post_id: postId(n), action_type: 'favorite', created_at: at(k) })),
+    ).flat(),
+    ...[3, 4, 5, 6].flatMap((n) =>
+      Array.from({ length: 80 }, (_, k) => ({
+        user_id: `fan${n}of${k}`,
+        post_id: postId(n),
+        action_type: 'favorite',
+        created_at: at(k + n),
+      })),
+    ),
+    { user_id: 'reader', post_id: postId(1), action_type: 'favorite', created_at: new Date(endMs).toISOString() },
+  ];
+  for (let i = 0; i < interactions.length; i += 500) {
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions/batch',
+      headers: await h.adminHeaders(),
+      payload: { interactions: interactions.slice(i, i + 500) },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+  }
+}
+
+describe('the starting point the pace names', () => {
+  it('ranks a catalogue with the collaborative signal before any fit', async () => {
+    const h = await harness(join(mkdtempSync(join(tmpdir(), 'recsvc-pace-')), 'db.sqlite'));
+    await importCatalogue(h, Date.now() - YEAR);
+    const response = await h.app.inject({ url: '/api/v1/recommendations?user_id=reader', headers: await h.userHeaders('reader') });
+    expect(response.statusCode, response.body).toBe(200);
+    const items = response.json<Array<{ id: string; recommendation_metadata: { reason_code: string } }>>();
+    // The shipped point (collaborative 0) would rank post 2 (sixty favourites) below posts 3–6 (eighty each).
+    expect(items[0]).toMatchObject({ id: postId(2), recommendation_metadata: { reason_code: 'COLLABORATIVE' } });
+    expect(items.map((item) => item.id)).not.toContain(postId(1));
+  });
+});
