@@ -9,7 +9,13 @@ import { BASELINE_NAMES, baselines, type BaselineName } from '../src/evaluation/
 import { candidatesFromJson, type NamedConfig } from '../src/evaluation/candidate-config.js';
 import { temporalSplit, validationSplit, type AskAt, type Split } from '../src/evaluation/dataset.js';
 import { fitSteps } from '../src/evaluation/fit.js';
-import { describeRankingDefault, rankingOf, startingRankingDefault, type RankingDefault } from '../src/ranking/ranking-default.js';
+import {
+  describeRankingDefault,
+  rankingOf,
+  SHIPPED_RANKING_DEFAULT,
+  startingRankingDefault,
+  type RankingDefault,
+} from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
 import type { SyntheticKind } from '../src/evaluation/generate.js';
 import type { ItemModelOptions } from '../src/ranking/item-model.js';
@@ -141,8 +147,8 @@ interface FittedDefault {
 /**
  * The default the ranking_fit agent would reach from this history: successive fits (each one
  * ladder step at most, on an interval above 0) on the validation split of the history before
- * the cutoff, from the starting point the service serves before any fit, until one keeps its
- * point or `steps` ran.
+ * the cutoff, from the shipped point as the agent searches, until one keeps its point or
+ * `steps` ran; when none applies, the service keeps serving `starting` (the pace's).
  */
 async function fitDefault(
   split: Split,
@@ -151,7 +157,7 @@ async function fitDefault(
   k: number,
   itemModel: Partial<ItemModelOptions> | undefined,
 ): Promise<FittedDefault> {
-  const result = await fitSteps(validationSplit(split), starting, steps, { k, itemModel: itemModel ?? null });
+  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k, itemModel: itemModel ?? null });
   const point = result.status === 'applied' ? result.chosen : starting;
   return { point, ...rankingOf(point), steps: [...result.steps] };
 }

@@ -21,6 +21,7 @@ import {
   completeRankingDefault,
   describeRankingDefault,
   isRankingDefault,
+  SHIPPED_RANKING_DEFAULT,
   type RankingDefault,
 } from '../../src/ranking/ranking-default.js';
 import type { Agent } from '../platform/agents/agent.types.js';
@@ -94,21 +95,31 @@ const NEWEST_POSTS = 2_000;
  */
 export const FIT_STEPS = 6;
 
-/** Applies what the mode and the stored fits say; returns the current point and what decided it. */
-async function applyStored(deps: RankingFitDeps, mode: RankingFitMode): Promise<{ point: RankingDefault; why: string }> {
+/**
+ * Applies what the mode and the stored fits say; returns the current point, what decided it,
+ * and where a fit's search starts: the applied fit's point, else the shipped one — not the
+ * pace's starting point, which serves until there is evidence (docs/ranking.md, "Before the
+ * first fit": started from it, the search landed elsewhere on two synthetic catalogues).
+ */
+async function applyStored(
+  deps: RankingFitDeps,
+  mode: RankingFitMode,
+): Promise<{ point: RankingDefault; why: string; origin: RankingDefault }> {
   if (mode.kind === 'off') {
     deps.state.setRankingDefault(undefined);
-    return { point: deps.state.rankingDefault, why: 'RECSVC_RANKING_FIT=off: the starting point the community’s pace names' };
+    const point = deps.state.rankingDefault;
+    return { point, why: 'RECSVC_RANKING_FIT=off: the starting point the community’s pace names', origin: point };
   }
   if (mode.kind === 'pinned') {
     deps.state.setRankingDefault(mode.point);
-    return { point: mode.point, why: 'pinned by RECSVC_RANKING_FIT' };
+    return { point: mode.point, why: 'pinned by RECSVC_RANKING_FIT', origin: mode.point };
   }
   const { applied } = await latestFits(deps.db);
   deps.state.setRankingDefault(applied?.choice);
   return {
     point: deps.state.rankingDefault,
     why: applied === undefined ? 'no fit applied yet: the starting point the community’s pace names' : `fit ${applied.id}`,
+    origin: applied?.choice ?? SHIPPED_RANKING_DEFAULT,
   };
 }
 
@@ -129,7 +140,7 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
     timeoutSeconds: 900,
     scope: 'cluster',
     async run({ signal, now }) {
-      const { point: current, why } = await applyStored(deps, options.mode);
+      const { point: current, why, origin } = await applyStored(deps, options.mode);
       if (options.mode.kind !== 'auto') return { summary: `not fitting: ${describeRankingDefault(current)} (${why})` };
       const { latest } = await latestFits(deps.db);
       const count = await countInteractions(deps.db);
@@ -146,7 +157,7 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           details: { interactions: count },
         };
       const data = await loadFitData(deps.db, maxInteractions, NEWEST_POSTS);
-      const { result } = await runFit(data, current, { steps: FIT_STEPS, ...options.fit }, signal, options.workerScript);
+      const { result } = await runFit(data, origin, { steps: FIT_STEPS, ...options.fit }, signal, options.workerScript);
       const id = await insertFit(deps.db, {
         createdAtMs: now(),
         status: result.status,

@@ -91,7 +91,7 @@ export const CATALOGUE_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze
  * The default ranking before a fit or an operator chose one: a catalogue's when the community's
  * pace says it is one (`EngagementPace.catalogue`: engagement months after the post, measured
  * on enough dated engagements), the shipped point otherwise (a feed, or too little to tell).
- * The first fit starts from it.
+ * A fit's search starts from the shipped point all the same (server/ranking-state/ranking-fit.agent.ts).
  */
 export function startingRankingDefault(pace: { catalogue(): boolean }): Required<RankingDefault> {
   return pace.catalogue() ? CATALOGUE_RANKING_DEFAULT : SHIPPED_RANKING_DEFAULT;

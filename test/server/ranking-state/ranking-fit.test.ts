@@ -436,5 +436,18 @@ describe('the default before any fit', () => {
     expect(pooled.rankingDefault).toEqual(completeRankingDefault(chosen));
     expect(pooled.setRankingDefault(undefined)).toBe(true);
     expect(pooled.rankingDefault).toBe(CATALOGUE_RANKING_DEFAULT);
-  });
+
+    // The first fit searches from the shipped point (the pace's point serves until there is
+    // evidence), and its log says what was served before it.
+    await insertInteractions(rows);
+    const logged: string[] = [];
+    const report = await rankingFitAgent(
+      { db: database.db, state: pooled },
+      { mode: auto, intervalSeconds: 60, log: (line) => logged.push(line), fit: { maxUsers: 300, steps: 1 }, workerScript: null },
+    ).run(context());
+    expect(report!.details).toMatchObject({ status: 'applied' });
+    expect(logged[0]).toMatch(/\(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\)/);
+    expect((await latestFits(database.db)).applied).toMatchObject({ previous: CATALOGUE_RANKING_DEFAULT });
+    expect(pooled.rankingDefault).not.toBe(CATALOGUE_RANKING_DEFAULT);
+  }, 120_000);
 });
