@@ -18,23 +18,29 @@ import type { RankingEvents } from '../ranking-state/ranking-state.events.js';
 /** Which counter each action added to. */
 const COUNTER: Readonly<Record<string, keyof CountDeltas>> = { favorite: 'favourites', reblog: 'reblogs', bookmark: 'bookmarks' };
 
-/** The counters the user's interactions added, by post, as negative deltas. */
-async function userCountDeltas(db: Kysely<Database>, keys: readonly string[]): Promise<Map<string, CountDeltas>> {
+/**
+ * The counters the user's interactions added, by post, as negative deltas, and when the newest
+ * of them happened: the decrease is dated there (a user's interactions with one post are one
+ * of each action, and close in time), so the engagement's decayed sums take back what these
+ * interactions added — not as much again at the newest instant (docs/ranking.md).
+ */
+async function userCountDeltas(db: Kysely<Database>, keys: readonly string[]): Promise<Map<string, { deltas: CountDeltas; atMs: number }>> {
   const rows = await db
     .selectFrom('interactions')
-    .select(['post_id', 'action_type', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .select((eb) => ['post_id', 'action_type', eb.fn.countAll<number | string>().as('n'), eb.fn.max('created_at_ms').as('at_ms')])
     .where('user_id', 'in', keys)
     .groupBy(['post_id', 'action_type'])
     .execute();
-  const deltas = new Map<string, CountDeltas>();
+  const byPost = new Map<string, { deltas: CountDeltas; atMs: number }>();
   for (const row of rows) {
     const counter = COUNTER[row.action_type];
     if (counter === undefined) continue;
-    const delta = deltas.get(row.post_id) ?? {};
-    delta[counter] = (delta[counter] ?? 0) - Number(row.n);
-    deltas.set(row.post_id, delta);
+    const entry = byPost.get(row.post_id) ?? { deltas: {}, atMs: -Infinity };
+    entry.deltas[counter] = (entry.deltas[counter] ?? 0) - Number(row.n);
+    entry.atMs = Math.max(entry.atMs, Number(row.at_ms));
+    byPost.set(row.post_id, entry);
   }
-  return deltas;
+  return byPost;
 }
 
 export function interactionUserData(deps: {
@@ -44,15 +50,16 @@ export function interactionUserData(deps: {
 }): UserDataPart {
   return {
     async untrack(trx, keys) {
-      const deltas = await userCountDeltas(trx, keys);
-      if (deltas.size === 0) return undefined;
-      await addPostCounts(trx, deltas);
-      const ids = [...deltas.keys()];
+      const byPost = await userCountDeltas(trx, keys);
+      if (byPost.size === 0) return undefined;
+      await addPostCounts(trx, new Map([...byPost].map(([id, entry]) => [id, entry.deltas])));
+      const ids = [...byPost.keys()];
       return async () => {
         // After the commit: the counts as stored now (another write may have moved them meanwhile).
         for (const post of (await deps.posts.rankablePosts(ids)).values()) {
           const counts = { favourites: post.favourites, reblogs: post.reblogs, replies: post.replies, bookmarks: post.bookmarks ?? 0 };
-          deps.ranking.postCountsChanged(post.id, counts);
+          const atMs = byPost.get(post.id)?.atMs;
+          deps.ranking.postCountsChanged(post.id, counts, atMs !== undefined && Number.isFinite(atMs) ? atMs : undefined);
         }
       };
     },

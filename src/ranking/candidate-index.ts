@@ -347,7 +347,7 @@ export class CandidateIndex {
    * Sets a pooled post's counts; returns false when the post is not in the pool. Counts
    * without `bookmarks` (a writer that does not know them) keep the pooled post's. The change
    * happened at `atMs` (an interaction's own time), which the decayed sums and the pace count;
-   * without it (a drift corrected, an erasure) it is dated at the newest instant the index saw.
+   * without it (a drift corrected) it is dated at the newest instant the index saw.
    */
   updateCounts(postId: string, counts: PoolCounts, atMs?: number): boolean {
     const slot = this.slotById.get(postId);

@@ -146,3 +146,54 @@ describe('the starting point the pace names', () => {
     expect(items.map((item) => item.id)).not.toContain(postId(1));
   });
 });
+
+describe('an erasure at the pace', () => {
+  it('takes back what the erased interactions added when they happened, not as much again at the newest instant', async () => {
+    const h = await harness(join(mkdtempSync(join(tmpdir(), 'recsvc-pace-')), 'db.sqlite'));
+    const endMs = Date.now() - YEAR;
+    const statuses = [1, 2, 3].map((n) => makeStatus({ n, author: `author${n}`, nowMs: endMs, ageHours: 24 }));
+    const stored = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/posts/batch',
+      headers: await h.adminHeaders(),
+      payload: { statuses },
+    });
+    expect(stored.statusCode, stored.body).toBe(201);
+    const favourite = (user: string, n: number, atMs: number) => ({
+      user_id: user,
+      post_id: postId(n),
+      action_type: 'favorite',
+      created_at: new Date(atMs).toISOString(),
+    });
+    const interactions = [
+      // Post 3: 120 favourites in its first hour, a day before the end (the feed's pace: 2 h; decayed to ~0 by the end).
+      ...Array.from({ length: 120 }, (_, k) => favourite(`first${k}`, 3, endMs - 24 * HOUR + (k + 1) * 30_000)),
+      // Post 2: ten favourites ten hours before the end (decayed at 2 h: ~0.3 in all), three in the last half hour.
+      ...Array.from({ length: 10 }, (_, k) => favourite(`old${k}`, 2, endMs - 10 * HOUR + k * 1_000)),
+      ...Array.from({ length: 3 }, (_, k) => favourite(`new${k}`, 2, endMs - 30 * 60_000 + k * 1_000)),
+      // Post 1: two in the last half hour.
+      ...Array.from({ length: 2 }, (_, k) => favourite(`now${k}`, 1, endMs - 20 * 60_000 + k * 1_000)),
+    ];
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions/batch',
+      headers: await h.adminHeaders(),
+      payload: { interactions },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    const list = async (newcomer: string): Promise<string[]> => {
+      const r = await h.app.inject({ url: `/api/v1/recommendations?user_id=${newcomer}`, headers: await h.userHeaders(newcomer) });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json<Array<{ id: string }>>().map((item) => item.id);
+    };
+    expect(await list('newcomer1')).toEqual([postId(2), postId(1), postId(3)]);
+    // The ten old favourites of post 2 are erased: it keeps its three recent ones (~2.6 against
+    // post 1's ~1.8). Dated at the newest instant, the ten would have been taken from the recent
+    // sum and left post 2 with nothing.
+    for (let k = 0; k < 10; k++) {
+      const erased = await h.app.inject({ method: 'DELETE', url: `/api/v1/privacy/data?user_id=old${k}`, headers: await h.adminHeaders() });
+      expect(erased.statusCode, erased.body).toBe(200);
+    }
+    expect(await list('newcomer2')).toEqual([postId(2), postId(1), postId(3)]);
+  });
+});
