@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeStatus, postId } from '../../helpers/mastodon-fixtures.js';
+import type { StatusInput } from '../../../src/schemas/post.schema.js';
 import { privacyHarness, type PrivacyHarness } from '../privacy/privacy-test-app.js';
 
 const HOUR = 3_600_000;
@@ -34,46 +35,51 @@ async function newcomerList(h: PrivacyHarness, newcomer: string): Promise<number
   return response.json<Array<{ id: string }>>().map((item) => [1, 2].find((n) => postId(n) === item.id)!);
 }
 
+/** Stores statuses as an import does (`POST /api/v1/posts/batch`). */
+async function storeStatuses(h: PrivacyHarness, statuses: readonly StatusInput[]): Promise<void> {
+  const stored = await h.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await h.adminHeaders(), payload: { statuses } });
+  expect(stored.statusCode, stored.body).toBe(201);
+}
+
+interface DatedInteraction {
+  user_id: string;
+  post_id: string;
+  action_type: string;
+  created_at: string;
+}
+
+/** Brings interactions with their own times (`POST /api/v1/interactions/batch`, 500 at a time). */
+async function importInteractions(h: PrivacyHarness, interactions: readonly DatedInteraction[]): Promise<void> {
+  for (let i = 0; i < interactions.length; i += 500) {
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/interactions/batch',
+      headers: await h.adminHeaders(),
+      payload: { interactions: interactions.slice(i, i + 500) },
+    });
+    expect(response.statusCode, response.body).toBe(201);
+  }
+}
+
+/** `user` favourited post `n` at `atMs`. */
+function favourite(user: string, n: number, atMs: number): DatedInteraction {
+  return { user_id: user, post_id: postId(n), action_type: 'favorite', created_at: new Date(atMs).toISOString() };
+}
+
 /**
  * A year-old feed, its end at `endMs`: post 1 (ten hours before the end) drew 120 favourites in
  * its first forty minutes, post 2 (nine hours before the end) 25 in the end's last hour. The
  * 145 dated engagements are a feed's pace (median age under an hour: a 2-hour half-life).
  */
 async function importFeed(h: PrivacyHarness, endMs: number): Promise<void> {
-  const stored = await h.app.inject({
-    method: 'POST',
-    url: '/api/v1/posts/batch',
-    headers: await h.adminHeaders(),
-    payload: {
-      statuses: [
-        makeStatus({ n: 1, author: 'author1', nowMs: endMs, ageHours: 10 }),
-        makeStatus({ n: 2, author: 'author2', nowMs: endMs, ageHours: 9 }),
-      ],
-    },
-  });
-  expect(stored.statusCode, stored.body).toBe(201);
-  const at = (ms: number) => new Date(ms).toISOString();
-  const interactions = [
-    ...Array.from({ length: 120 }, (_, k) => ({
-      user_id: `early${k}`,
-      post_id: postId(1),
-      action_type: 'favorite',
-      created_at: at(endMs - 10 * HOUR + (k + 1) * 20_000),
-    })),
-    ...Array.from({ length: 25 }, (_, k) => ({
-      user_id: `late${k}`,
-      post_id: postId(2),
-      action_type: 'favorite',
-      created_at: at(endMs - HOUR + (k + 1) * 120_000),
-    })),
-  ];
-  const response = await h.app.inject({
-    method: 'POST',
-    url: '/api/v1/interactions/batch',
-    headers: await h.adminHeaders(),
-    payload: { interactions },
-  });
-  expect(response.statusCode, response.body).toBe(201);
+  await storeStatuses(h, [
+    makeStatus({ n: 1, author: 'author1', nowMs: endMs, ageHours: 10 }),
+    makeStatus({ n: 2, author: 'author2', nowMs: endMs, ageHours: 9 }),
+  ]);
+  await importInteractions(h, [
+    ...Array.from({ length: 120 }, (_, k) => favourite(`early${k}`, 1, endMs - 10 * HOUR + (k + 1) * 20_000)),
+    ...Array.from({ length: 25 }, (_, k) => favourite(`late${k}`, 2, endMs - HOUR + (k + 1) * 120_000)),
+  ]);
 }
 
 describe("engagement at the community's pace", () => {
@@ -103,35 +109,16 @@ describe("engagement at the community's pace", () => {
  * post 1 and post 2; posts 3–6 drew eighty favourites each, post 2 sixty.
  */
 async function importCatalogue(h: PrivacyHarness, endMs: number): Promise<void> {
-  const statuses = Array.from({ length: 6 }, (_, i) =>
-    makeStatus({ n: i + 1, author: `author${i + 1}`, nowMs: endMs, ageHours: 3 * 365 * 24 }),
+  await storeStatuses(
+    h,
+    Array.from({ length: 6 }, (_, i) => makeStatus({ n: i + 1, author: `author${i + 1}`, nowMs: endMs, ageHours: 3 * 365 * 24 })),
   );
-  const stored = await h.app.inject({ method: 'POST', url: '/api/v1/posts/batch', headers: await h.adminHeaders(), payload: { statuses } });
-  expect(stored.statusCode, stored.body).toBe(201);
-  const at = (k: number) => new Date(endMs - (k + 1) * 5 * 24 * HOUR).toISOString();
-  const interactions = [
-    ...Array.from({ length: 60 }, (_, k) =>
-      [1, 2].map((n) => ({ user_id: `both${k}`, post_id: postId(n), action_type: 'favorite', created_at: at(k) })),
-    ).flat(),
-    ...[3, 4, 5, 6].flatMap((n) =>
-      Array.from({ length: 80 }, (_, k) => ({
-        user_id: `fan${n}of${k}`,
-        post_id: postId(n),
-        action_type: 'favorite',
-        created_at: at(k + n),
-      })),
-    ),
-    { user_id: 'reader', post_id: postId(1), action_type: 'favorite', created_at: new Date(endMs).toISOString() },
-  ];
-  for (let i = 0; i < interactions.length; i += 500) {
-    const response = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/interactions/batch',
-      headers: await h.adminHeaders(),
-      payload: { interactions: interactions.slice(i, i + 500) },
-    });
-    expect(response.statusCode, response.body).toBe(201);
-  }
+  const at = (k: number) => endMs - (k + 1) * 5 * 24 * HOUR;
+  await importInteractions(h, [
+    ...Array.from({ length: 60 }, (_, k) => [1, 2].map((n) => favourite(`both${k}`, n, at(k)))).flat(),
+    ...[3, 4, 5, 6].flatMap((n) => Array.from({ length: 80 }, (_, k) => favourite(`fan${n}of${k}`, n, at(k + n)))),
+    favourite('reader', 1, endMs),
+  ]);
 }
 
 describe('the starting point the pace names', () => {
@@ -151,21 +138,11 @@ describe('an erasure at the pace', () => {
   it('takes back what the erased interactions added when they happened, not as much again at the newest instant', async () => {
     const h = await harness(join(mkdtempSync(join(tmpdir(), 'recsvc-pace-')), 'db.sqlite'));
     const endMs = Date.now() - YEAR;
-    const statuses = [1, 2, 3].map((n) => makeStatus({ n, author: `author${n}`, nowMs: endMs, ageHours: 24 }));
-    const stored = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/posts/batch',
-      headers: await h.adminHeaders(),
-      payload: { statuses },
-    });
-    expect(stored.statusCode, stored.body).toBe(201);
-    const favourite = (user: string, n: number, atMs: number) => ({
-      user_id: user,
-      post_id: postId(n),
-      action_type: 'favorite',
-      created_at: new Date(atMs).toISOString(),
-    });
-    const interactions = [
+    await storeStatuses(
+      h,
+      [1, 2, 3].map((n) => makeStatus({ n, author: `author${n}`, nowMs: endMs, ageHours: 24 })),
+    );
+    await importInteractions(h, [
       // Post 3: 120 favourites in its first hour, a day before the end (the feed's pace: 2 h; decayed to ~0 by the end).
       ...Array.from({ length: 120 }, (_, k) => favourite(`first${k}`, 3, endMs - 24 * HOUR + (k + 1) * 30_000)),
       // Post 2: ten favourites ten hours before the end (decayed at 2 h: ~0.3 in all), three in the last half hour.
@@ -173,14 +150,7 @@ describe('an erasure at the pace', () => {
       ...Array.from({ length: 3 }, (_, k) => favourite(`new${k}`, 2, endMs - 30 * 60_000 + k * 1_000)),
       // Post 1: two in the last half hour.
       ...Array.from({ length: 2 }, (_, k) => favourite(`now${k}`, 1, endMs - 20 * 60_000 + k * 1_000)),
-    ];
-    const response = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/interactions/batch',
-      headers: await h.adminHeaders(),
-      payload: { interactions },
-    });
-    expect(response.statusCode, response.body).toBe(201);
+    ]);
     const list = async (newcomer: string): Promise<string[]> => {
       const r = await h.app.inject({ url: `/api/v1/recommendations?user_id=${newcomer}`, headers: await h.userHeaders(newcomer) });
       expect(r.statusCode, r.body).toBe(200);
