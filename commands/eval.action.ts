@@ -124,10 +124,24 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
   const gate = options.gate ? evalGate(evaluation, { margin: options.gateMargin, minUsers: options.minUsers }) : undefined;
   await writeReports(options, evaluation, gate, tuned, source);
   const fit = fitted === undefined ? undefined : { point: fitted.point, steps: fitted.steps };
+  // What candidate "default" is: the point the service serves before any fit, as the history's pace names it.
+  const catalogue = state.index.pace.catalogue();
+  const startingPoint = { point: starting, catalogue };
   if (options.json)
-    printJson({ source, ...evaluation, ...(gate ? { gate } : {}), ...(tuned ? { tuned } : {}), ...(fit ? { fitted: fit } : {}) });
+    printJson({
+      source,
+      ...evaluation,
+      default: startingPoint,
+      ...(gate ? { gate } : {}),
+      ...(tuned ? { tuned } : {}),
+      ...(fit ? { fitted: fit } : {}),
+    });
   else {
     printLine(renderEvaluation(evaluation, gate, tuned, source));
+    printLine(
+      `\nDefault (candidate "default", before any fit): ${describeRankingDefault(starting)}` +
+        (catalogue ? ' — a catalogue’s starting point: engagement came months after the posts' : ''),
+    );
     if (fit !== undefined)
       printLine(
         ['', `Fitted default (candidate "fitted"): ${describeRankingDefault(fit.point)}`, ...fit.steps.map((s) => `  ${s}`)].join('\n'),

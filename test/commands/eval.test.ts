@@ -111,6 +111,7 @@ describe('recsvc eval', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/Users with history \(\d+\), best baseline/);
     expect(text.stdout).toMatch(/^default +0\.\d{3} \[/m);
+    expect(text.stdout).toContain('Default (candidate "default", before any fit): collaborative 0.3, recency half-life 8 h');
   });
 
   it('the collaborative feature reads the item model built at the cutoff (--no-item-model: the state alone); a ranking without collaborative is unchanged', async () => {
@@ -137,6 +138,10 @@ describe('recsvc eval', () => {
     // This history is a catalogue (engaged with months after each post): its default starts at
     // collaborative 0.3 (docs/ranking.md, "Before the first fit"), so it reads the model too.
     expect(ndcg(withModel.stdout, 'default')).not.toBe(ndcg(without.stdout, 'default'));
+    expect((JSON.parse(withModel.stdout) as { default: unknown }).default).toMatchObject({
+      catalogue: true,
+      point: { collaborative: 0.3, recency_half_life_hours: 8, per_author_cap: 3 },
+    });
   });
 
   it("reads the service's database read-only", async () => {
