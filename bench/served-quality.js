@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { freePort, waitForHealth } from './harness.js';
+import { bootstrapPairedDifference, drawResamples } from '../dist/src/evaluation/bootstrap.js';
 
 const BIN = fileURLToPath(new URL('../bin/recsvc', import.meta.url));
 const seeds = (process.env.BENCH_SEEDS ?? '1').split(',').map(Number);
@@ -209,6 +210,7 @@ async function served(regime, seed) {
         best_baseline: `${best.name} ${best.metrics.ndcg.value.toFixed(3)}`,
         at_cutoff: Object.fromEntries(Object.entries(atCutoff[group]).map(([name, values]) => [name, Number(mean(values).toFixed(4))])),
         at_cutoff_users: atCutoff[group].served.length,
+        at_cutoff_vs_best: servedMinusBest(atCutoff[group]),
         fit: `${fit.status}: ${fit.choice}`,
         fit_after_s: Math.round(fitMs / 1000),
         item_model: model > 0,
@@ -224,6 +226,24 @@ async function served(regime, seed) {
   }
 }
 
+/**
+ * Served minus the best of the baselines at the cutoff (by mean), per user, with a paired
+ * per-user bootstrap 95% interval (1,000 resamples, seed 2026: recsvc eval's estimator).
+ */
+function servedMinusBest(groupScores) {
+  const names = ['popularity', 'recent_6h', 'hot'];
+  const best = names.reduce((a, b) => (mean(groupScores[b]) > mean(groupScores[a]) ? b : a));
+  const users = groupScores.served.length;
+  if (users === 0) return { baseline: best, difference: null, ci_low: null, ci_high: null };
+  const estimate = bootstrapPairedDifference(
+    drawResamples(users, 1000, 2026),
+    Float64Array.from(groupScores.served),
+    Float64Array.from(groupScores[best]),
+  );
+  const round = (x) => Number(x.toFixed(4));
+  return { baseline: best, difference: round(estimate.value), ci_low: round(estimate.ci_low), ci_high: round(estimate.ci_high) };
+}
+
 const all = [];
 for (const regime of regimes) {
   for (const seed of seeds) {
@@ -233,11 +253,17 @@ for (const regime of regimes) {
   }
 }
 console.log(
-  '\n| data | seed | posts | users | n | served nDCG@20 | eval fitted (predicted) | best baseline (eval) | asked at the cutoff: n, served, popularity, recent 6 h, hot | fit after the import |',
+  '\n| data | seed | posts | users | n | served nDCG@20 | eval fitted (predicted) | best baseline (eval) | asked at the cutoff: n, served, popularity, recent 6 h, hot | served − best at the cutoff [95%] | fit after the import |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of all) {
   console.log(
-    `| ${r.regime} | ${r.seed} | ${r.posts} | ${r.group.replace('_', ' ')} | ${r.users} | ${r.served.toFixed(3)} | ${r.predicted_fitted?.toFixed(3)} | ${r.best_baseline} | ${r.at_cutoff_users}: ${['served', 'popularity', 'recent_6h', 'hot'].map((n) => r.at_cutoff[n].toFixed(3)).join(' / ')} | ${r.fit} (${r.fit_after_s} s) |`,
+    `| ${r.regime} | ${r.seed} | ${r.posts} | ${r.group.replace('_', ' ')} | ${r.users} | ${r.served.toFixed(3)} | ${r.predicted_fitted?.toFixed(3)} | ${r.best_baseline} | ${r.at_cutoff_users}: ${['served', 'popularity', 'recent_6h', 'hot'].map((n) => r.at_cutoff[n].toFixed(3)).join(' / ')} | ${vsBest(r.at_cutoff_vs_best)} | ${r.fit} (${r.fit_after_s} s) |`,
   );
+}
+
+function vsBest(d) {
+  if (d.difference === null) return `${d.baseline}: no user`;
+  const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+  return `${d.baseline} ${signed(d.difference)} [${signed(d.ci_low)}, ${signed(d.ci_high)}]`;
 }
