@@ -443,7 +443,7 @@ describe('the default before any fit', () => {
     const logged: string[] = [];
     const report = await rankingFitAgent(
       { db: database.db, state: pooled },
-      { mode: auto, intervalSeconds: 60, log: (line) => logged.push(line), fit: { maxUsers: 300, steps: 1 }, workerScript: null },
+      { mode: auto, intervalSeconds: 60, log: (line) => logged.push(line), fit: { maxUsers: 120, steps: 1 }, workerScript: null },
     ).run(context());
     expect(report!.details).toMatchObject({ status: 'applied' });
     expect(logged[0]).toMatch(/\(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\)/);
