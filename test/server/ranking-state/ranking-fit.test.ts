@@ -19,7 +19,8 @@ import {
   rankingFitAgent,
   type RankingFitMode,
 } from '../../../server/ranking-state/ranking-fit.agent.js';
-import { registerRankingFit, startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
+import { registerRankingFit, runFreshly, startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
+import type { AgentRunOutcome } from '../../../server/platform/agents/agent.types.js';
 import { runFit } from '../../../server/ranking-state/ranking-fit.job.js';
 import { latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
@@ -402,6 +403,40 @@ describe('the fit off the serving thread, and soon after an import', () => {
       source.lastSignalAtMs = Date.now();
       await vi.advanceTimersByTimeAsync(10_000);
       expect(ran).toEqual(['item_model', 'ranking_fit', 'item_model', 'ranking_fit']);
+      stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('runs the fit again when it joined a run that started before the import went quiet (it counted part of the import)', async () => {
+    vi.useFakeTimers();
+    try {
+      const ran: string[] = [];
+      let fits = 0;
+      const agents = {
+        register: () => undefined,
+        runNow: async (name: string) => {
+          ran.push(name);
+          if (name !== 'ranking_fit') return { name, status: 'success', durationMs: 0 } as AgentRunOutcome;
+          fits += 1;
+          // The first: a scheduled run in flight for a minute, joined; the second starts now.
+          return { name, status: 'success', durationMs: fits === 1 ? 60_000 : 0 } as AgentRunOutcome;
+        },
+      };
+      const source = { signalsSeen: 0, lastSignalAtMs: Date.now() };
+      const stop = registerRankingFit(
+        agents,
+        { db: database.db, state: source as unknown as RankingState },
+        { intervalSeconds: 60, log: () => undefined, before: ['item_model'] },
+      );
+      source.signalsSeen += 600;
+      source.lastSignalAtMs = Date.now();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(ran).toEqual(['item_model', 'ranking_fit', 'ranking_fit']);
+      // A run of its own is not repeated.
+      expect(await runFreshly(agents, 'item_model')).toMatchObject({ status: 'success' });
+      expect(ran).toEqual(['item_model', 'ranking_fit', 'ranking_fit', 'item_model']);
       stop();
     } finally {
       vi.useRealTimers();
