@@ -95,6 +95,9 @@ const NEWEST_POSTS = 2_000;
  */
 export const FIT_STEPS = 6;
 
+/** What serves when no fit or pin decides (RankingState's `startingRankingDefault`). */
+const STARTING_POINT = 'the starting point the community’s pace names';
+
 /**
  * Applies what the mode and the stored fits say; returns the current point, what decided it,
  * and where a fit's search starts: the applied fit's point, else the shipped one — not the
@@ -108,7 +111,7 @@ async function applyStored(
   if (mode.kind === 'off') {
     deps.state.setRankingDefault(undefined);
     const point = deps.state.rankingDefault;
-    return { point, why: 'RECSVC_RANKING_FIT=off: the starting point the community’s pace names', origin: point };
+    return { point, why: `RECSVC_RANKING_FIT=off: ${STARTING_POINT}`, origin: point };
   }
   if (mode.kind === 'pinned') {
     deps.state.setRankingDefault(mode.point);
@@ -118,7 +121,7 @@ async function applyStored(
   deps.state.setRankingDefault(applied?.choice);
   return {
     point: deps.state.rankingDefault,
-    why: applied === undefined ? 'no fit applied yet: the starting point the community’s pace names' : `fit ${applied.id}`,
+    why: applied === undefined ? `no fit applied yet: ${STARTING_POINT}` : `fit ${applied.id}`,
     origin: applied?.choice ?? SHIPPED_RANKING_DEFAULT,
   };
 }
