@@ -319,8 +319,9 @@ function semantic(p: Pass, slot: Slot): number {
 
 /**
  * Greedy walk down the ranking, skipping a second post of a reblog group and authors at
- * their cap. It looks at the top k first and widens k only when the rules skipped too
- * many, which gives the same list as walking the fully sorted pool.
+ * their cap; when the whole pool is walked and the list is still short, the posts skipped for
+ * their author's cap follow, in score order. It looks at the top k first and widens k only
+ * when the rules skipped too many, which gives the same list as walking the fully sorted pool.
  */
 function pickDiverse(p: Pass, scored: Scored, limit: number, perAuthorCap: number): Slot[] {
   const { scores, eligible: positions, authorPicks, groupTaken } = p.ctx.scratch;
@@ -353,7 +354,8 @@ function pickDiverse(p: Pass, scored: Scored, limit: number, perAuthorCap: numbe
         tieBreak,
         eligible: { positions, count: scored.exact, histogram: scored.histogram },
       };
-      for (const i of selectTopK(input, k)) {
+      const top = selectTopK(input, k);
+      for (const i of top) {
         const a = author[i]!;
         const g = group[i]!;
         if (groupTaken[g] === 1 || authorPicks[a]! >= cap) continue;
@@ -363,11 +365,34 @@ function pickDiverse(p: Pass, scored: Scored, limit: number, perAuthorCap: numbe
         chosen.push(slots[i]!);
         if (chosen.length === limit) return chosen;
       }
-      if (k >= eligible) return chosen;
+      if (k < eligible) continue;
+      // Short of the limit with posts skipped: those of authors at their cap fill the rest.
+      return chosen.length < top.length ? fillPastCap(top, chosen, limit, p, walked) : chosen;
     }
   } finally {
     reset();
   }
+}
+
+/**
+ * The whole pool walked and the list still short: what is left is by authors at their cap,
+ * and it fills the rest of the list in score order, after the capped walk's picks. The cap
+ * orders a list (every author's first posts first); it never shortens one the pool could fill:
+ * a catalogue posted by a handful of accounts would otherwise get 3 posts per account, and the
+ * list's top stays the same however deep it is ranked.
+ */
+function fillPastCap(top: readonly number[], chosen: Slot[], limit: number, p: Pass, walked: number[]): Slot[] {
+  const { group } = p.index.columns;
+  const { groupTaken } = p.ctx.scratch;
+  for (const i of top) {
+    if (chosen.length === limit) break;
+    const g = group[i]!;
+    if (groupTaken[g] === 1) continue;
+    groupTaken[g] = 1;
+    walked.push(i);
+    chosen.push(p.index.slots[i]!);
+  }
+  return chosen;
 }
 
 function toItem(p: Pass, slot: Slot): RankedItem {

@@ -117,8 +117,19 @@ describe('candidate rules', () => {
     const bobs = (ids: string[]): number => ids.filter((id) => id.startsWith('bob')).length;
     const byDefault = rankIds([...prolific, ...others], warm(), { limit: 6 });
     expect(byDefault).toEqual(['bob0', 'bob1', 'bob2', 'o0', 'o1', 'o2']);
-    expect(bobs(rankIds([...prolific, ...others], warm(), { limit: 20, perAuthorCap: 1 }))).toBe(1);
-    expect(rankIds([...prolific, ...others], warm(), { limit: 20, perAuthorCap: 1 })).toHaveLength(6);
+    expect(bobs(rankIds([...prolific, ...others], warm(), { limit: 6, perAuthorCap: 1 }))).toBe(1);
+    expect(rankIds([...prolific, ...others], warm(), { limit: 6, perAuthorCap: 1 })).toEqual(['bob0', 'o0', 'o1', 'o2', 'o3', 'o4']);
+  });
+
+  it('fills a list the cap would leave short with the capped authors’ posts, in score order', () => {
+    const prolific = Array.from({ length: 10 }, (_, i) => post(`bob${i}`, { accountId: 'bob', createdAtMs: NOW - i * 60_000 }));
+    const others = Array.from({ length: 2 }, (_, i) => post(`o${i}`, { createdAtMs: NOW - (HOUR + i * 60_000) }));
+    // Three of bob's, both others', then bob's next best: never fewer than the pool allows.
+    expect(rankIds([...prolific, ...others], warm(), { limit: 8 })).toEqual(['bob0', 'bob1', 'bob2', 'o0', 'o1', 'bob3', 'bob4', 'bob5']);
+    expect(rankIds([...prolific, ...others], warm(), { limit: 20, perAuthorCap: 1 })).toHaveLength(12);
+    // One account's catalogue: the whole list, as without a cap.
+    expect(rankIds(prolific, warm(), { limit: 5 })).toEqual(rankIds(prolific, warm(), { limit: 5, perAuthorCap: 20 }));
+    expect(rankIds(prolific, warm(), { limit: 5 })).toHaveLength(5);
   });
 
   it('returns nothing for an empty pool or a zero limit', () => {

@@ -43,7 +43,7 @@ const arbConfig: fc.Arbitrary<AlgorithmConfig> = fc.record(
 );
 
 describe('ranking invariants', () => {
-  it('returns at most limit distinct posts, scored in [0, 1], sorted, within the author cap', () => {
+  it('returns at most limit distinct posts, scored in [0, 1]: the capped walk sorted, then what the cap held back, sorted', () => {
     fc.assert(
       fc.property(
         arbPosts,
@@ -59,17 +59,31 @@ describe('ranking invariants', () => {
           expect(items.length).toBeLessThanOrEqual(limit);
           const groups = new Set(items.map((i) => i.post.reblogOfId ?? i.post.id));
           expect(groups.size).toBe(items.length);
+          // The cap never shortens a list: as long as the uncapped one.
+          const uncapped = rankCandidates(index, profile, config, { limit, nowMs: NOW, perAuthorCap: posts.length + 1 });
+          expect(items.length).toBe(uncapped.length);
           const perAuthor = new Map<string, number>();
+          let fill = -1;
           items.forEach((item, k) => {
             expect(item.score).toBeGreaterThanOrEqual(0);
             expect(item.score).toBeLessThanOrEqual(1);
             for (const f of Object.values(item.features)) expect(f >= 0 && f <= 1).toBe(true);
-            if (k > 0) expect(item.score).toBeLessThanOrEqual(items[k - 1]?.score ?? 1);
             expect(item.post.accountId).not.toBe('acct0');
             expect(profile.seenPosts.has(item.post.id)).toBe(false);
-            perAuthor.set(item.post.accountId, (perAuthor.get(item.post.accountId) ?? 0) + 1);
+            const count = (perAuthor.get(item.post.accountId) ?? 0) + 1;
+            perAuthor.set(item.post.accountId, count);
+            if (fill < 0 && count > cap) fill = k;
+            // Sorted within the capped walk, and within the fill after it; every post of the fill past its author's cap.
+            if (k > 0 && k !== fill) expect(item.score).toBeLessThanOrEqual(items[k - 1]?.score ?? 1);
+            if (fill >= 0) expect(count).toBeGreaterThan(cap);
           });
-          for (const count of perAuthor.values()) expect(count).toBeLessThanOrEqual(cap);
+          if (fill >= 0) {
+            // Past the cap only once every other author's eligible post is listed.
+            const listed = new Set(items.map((i) => i.post.id));
+            const all = rankCandidates(index, profile, config, { limit: posts.length + 1, nowMs: NOW, perAuthorCap: posts.length + 1 });
+            const atCap = new Set([...perAuthor].filter(([, count]) => count >= cap).map(([a]) => a));
+            for (const other of all) if (!atCap.has(other.post.accountId)) expect(listed.has(other.post.id)).toBe(true);
+          }
         },
       ),
       { numRuns: 200 },

@@ -194,6 +194,14 @@ function reference(
     perAuthor.set(s.post.accountId, count + 1);
     out.push({ id: s.id, score: s.score, features: s.features });
   }
+  // Still short: the posts skipped for their author's cap follow, in the same order.
+  for (const s of scored) {
+    if (out.length >= limit) break;
+    const group = s.post.reblogOfId ?? s.id;
+    if (groups.has(group)) continue;
+    groups.add(group);
+    out.push({ id: s.id, score: s.score, features: s.features });
+  }
   return out;
 }
 
