@@ -111,7 +111,7 @@ describe('recsvc eval', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/Users with history \(\d+\), best baseline/);
     expect(text.stdout).toMatch(/^default +0\.\d{3} \[/m);
-    expect(text.stdout).toContain('Default (candidate "default", before any fit): collaborative 0.3, recency half-life 8 h');
+    expect(text.stdout).toContain('Default (candidate "default", before any fit): collaborative 1, recency half-life 8 h');
   });
 
   it('the collaborative feature reads the item model built at the cutoff (--no-item-model: the state alone); a ranking without collaborative is unchanged', async () => {
@@ -136,11 +136,11 @@ describe('recsvc eval', () => {
     expect(ndcg(withModel.stdout, 'four')).toBe(ndcg(without.stdout, 'four'));
     expect(ndcg(withModel.stdout, 'collab')).not.toBe(ndcg(without.stdout, 'collab'));
     // This history is a catalogue (engaged with months after each post): its default starts at
-    // collaborative 0.3 (docs/ranking.md, "Before the first fit"), so it reads the model too.
+    // collaborative 1 (docs/ranking.md, "Before the first fit"), so it reads the model too.
     expect(ndcg(withModel.stdout, 'default')).not.toBe(ndcg(without.stdout, 'default'));
     expect((JSON.parse(withModel.stdout) as { default: unknown }).default).toMatchObject({
       catalogue: true,
-      point: { collaborative: 0.3, recency_half_life_hours: 8, per_author_cap: 3 },
+      point: { collaborative: 1, recency_half_life_hours: 8, content_engagement: 0.1, per_author_cap: 20 },
     });
   });
 

@@ -462,7 +462,10 @@ describe('the default before any fit', () => {
     }
     expect(pooled.index.pace.catalogue()).toBe(true);
     expect(pooled.rankingDefault).toBe(CATALOGUE_RANKING_DEFAULT);
-    expect(pooled.defaultRanking.config.weights.collaborative).toBe(0.3);
+    // Where catalogue fits go: collaborative 1, popularity 0.1 among the four, no cap of 3 per author.
+    expect(pooled.defaultRanking.config.weights.collaborative).toBe(1);
+    expect(pooled.defaultRanking.config.weights.content_engagement).toBe(0.1);
+    expect(pooled.defaultRanking.options.perAuthorCap).toBe(20);
     // Lists ranked the old way are dropped.
     expect(pooled.cachedList('someone', 'list', nowMs)).toBeUndefined();
     // A fit's (or an operator's) point wins; taking it back returns to the pace's.

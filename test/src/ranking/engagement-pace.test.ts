@@ -21,12 +21,7 @@ import {
   SHIPPED_RANKING_OPTIONS,
   type InteractionAction,
 } from '../../../src/ranking/index.js';
-import {
-  CATALOGUE_RANKING_DEFAULT,
-  COLLABORATIVE_LADDER,
-  SHIPPED_RANKING_DEFAULT,
-  startingRankingDefault,
-} from '../../../src/ranking/ranking-default.js';
+import { CATALOGUE_RANKING_DEFAULT, SHIPPED_RANKING_DEFAULT, startingRankingDefault } from '../../../src/ranking/ranking-default.js';
 import { HOUR, NOW, post } from './fixtures.js';
 
 const DAY = 24 * HOUR;
@@ -214,7 +209,7 @@ describe('ranking at the pace', () => {
 });
 
 describe('the starting point the pace names', () => {
-  it('is a catalogue’s (collaborative on its first rung) only when enough engagements came months after their posts', () => {
+  it('is a catalogue’s (where catalogue fits go) only when enough engagements came months after their posts', () => {
     const pace = new EngagementPace();
     expect(startingRankingDefault(pace)).toBe(SHIPPED_RANKING_DEFAULT);
     for (let i = 0; i < PACE_MIN_SAMPLES - 1; i++) pace.add(400 * DAY);
@@ -223,7 +218,12 @@ describe('the starting point the pace names', () => {
     expect(startingRankingDefault(pace)).toBe(SHIPPED_RANKING_DEFAULT);
     pace.add(400 * DAY);
     expect(pace.catalogue()).toBe(true);
-    expect(startingRankingDefault(pace)).toEqual({ ...SHIPPED_RANKING_DEFAULT, collaborative: COLLABORATIVE_LADDER[1] });
+    expect(startingRankingDefault(pace)).toEqual({
+      ...SHIPPED_RANKING_DEFAULT,
+      collaborative: 1,
+      content_engagement: 0.1,
+      per_author_cap: 20,
+    });
     expect(startingRankingDefault(pace)).toBe(CATALOGUE_RANKING_DEFAULT);
     // A feed's pace (hours) keeps the shipped point.
     for (let i = 0; i < PACE_WINDOW; i++) pace.add(3 * HOUR);
