@@ -81,7 +81,7 @@ export const SHIPPED_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
  * (seconds to minutes after an import) a catalogue was ranked at the shipped point, without the
  * signal item kNN and EASE live on. On the synthetic catalogue (data seeds 1, 2, 3, 5, 6, 7,
  * users with history) this point ranks 0.128–0.147 nDCG@20 against collaborative 0.3 alone's
- * 0.116–0.138 (EASE 0.126–0.145; the shipped point 0.089–0.106 on seeds 1–5), and within 0.003
+ * 0.116–0.138 (EASE 0.126–0.145; the shipped point 0.089–0.106 on seeds 1, 2, 3, 5), and within 0.003
  * of collaborative 0.3 on the popularity-heavy catalogue; users without history rank by
  * popularity, user for user. A feed's fit keeps collaborative 0 (bench/README.md, "Before the
  * first fit").

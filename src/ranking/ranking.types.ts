@@ -83,7 +83,10 @@ export interface RankingOptions {
   readonly limit: number;
   /** The clock, in epoch milliseconds (passed in so that ranking is deterministic). */
   readonly nowMs: number;
-  /** At most this many posts by one author in one list (default `DEFAULT_PER_AUTHOR_CAP`). */
+  /**
+   * At most this many posts by one author in one list while other authors have posts left
+   * (default `DEFAULT_PER_AUTHOR_CAP`); the posts it held back then fill a list still short.
+   */
   readonly perAuthorCap?: number;
   /** Half-life of the recency feature in hours (default `DEFAULT_RECENCY_HALF_LIFE_HOURS`). */
   readonly recencyHalfLifeHours?: number;
