@@ -2,7 +2,7 @@
  * The periodic item–item model served beside the co-engagement state (src/ranking/item-model.ts;
  * docs/ranking.md, "The periodic item–item model"). Two agents:
  * - `item_model` (cluster: one instance at a time) reads the newest ITEM_MODEL_HISTORY
- *   interactions, fits EASE in a child process (item-model.job.ts) when there are at least
+ *   interactions, fits EASE and the cosine lists in a child process (item-model.job.ts) when there are at least
  *   `minInteractions`, and stores it in `item_models` (one row), unless an erasure came while it
  *   read or built (then the next run does it again, without the erased user). A stored model
  *   younger than the interval is not rebuilt (a restart costs one read of the row's id).
@@ -10,11 +10,18 @@
  *   stops serving when the row is gone (an erasure deleted it).
  * An erasure drops the model from memory on every instance (the fanned-out `userErased`) and
  * deletes the stored row before it answers (RankingState.userErased).
- * RECSVC_ITEM_MODEL_POSTS (0: off), RECSVC_ITEM_MODEL_INTERVAL_SECONDS and
- * RECSVC_ITEM_MODEL_MIN_INTERACTIONS set it.
+ * RECSVC_ITEM_MODEL_POSTS (0: off), RECSVC_ITEM_MODEL_COSINE_POSTS, RECSVC_ITEM_MODEL_INTERVAL_SECONDS
+ * and RECSVC_ITEM_MODEL_MIN_INTERACTIONS set it.
  */
 import type { Kysely } from 'kysely';
-import { DEFAULT_ITEM_MODEL_OPTIONS, ITEM_MODEL_HISTORY, itemModelFromJson, MAX_ITEM_MODEL_ITEMS } from '../../src/ranking/item-model.js';
+import {
+  DEFAULT_ITEM_MODEL_OPTIONS,
+  ITEM_MODEL_HISTORY,
+  itemModelFromJson,
+  MAX_COSINE_ITEMS,
+  MAX_ITEM_MODEL_ITEMS,
+  type ItemModelOptions,
+} from '../../src/ranking/item-model.js';
 import type { Agent } from '../platform/agents/agent.types.js';
 import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
@@ -38,12 +45,15 @@ export interface ItemModelSettings {
   readonly intervalSeconds: number;
   /** Interactions (distinct user–post pairs) needed before a model is built. */
   readonly minInteractions: number;
+  /** The most engaged posts given cosine neighbours beside EASE's (0: EASE alone). */
+  readonly cosinePosts: number;
 }
 
 export const DEFAULT_ITEM_MODEL_SETTINGS: ItemModelSettings = {
   posts: DEFAULT_ITEM_MODEL_OPTIONS.maxItems,
   intervalSeconds: 3_600,
   minInteractions: DEFAULT_ITEM_MODEL_OPTIONS.minPairs,
+  cosinePosts: DEFAULT_ITEM_MODEL_OPTIONS.cosineItems,
 };
 
 /** The settings of the environment; a bad value throws a one-line message naming the variable. */
@@ -60,7 +70,13 @@ export function readItemModelSettings(env: Record<string, string | undefined> = 
     posts: whole('RECSVC_ITEM_MODEL_POSTS', DEFAULT_ITEM_MODEL_SETTINGS.posts, 0, MAX_ITEM_MODEL_ITEMS),
     intervalSeconds: whole('RECSVC_ITEM_MODEL_INTERVAL_SECONDS', DEFAULT_ITEM_MODEL_SETTINGS.intervalSeconds, 1),
     minInteractions: whole('RECSVC_ITEM_MODEL_MIN_INTERACTIONS', DEFAULT_ITEM_MODEL_SETTINGS.minInteractions, 0),
+    cosinePosts: whole('RECSVC_ITEM_MODEL_COSINE_POSTS', DEFAULT_ITEM_MODEL_SETTINGS.cosinePosts, 0, MAX_COSINE_ITEMS),
   };
+}
+
+/** What a build fits with these settings (the ranking fit ranks with the same model: ranking-fit.feature.ts). */
+export function itemModelOptionsOf(settings: ItemModelSettings): Partial<ItemModelOptions> {
+  return { maxItems: settings.posts, minPairs: settings.minInteractions, cosineItems: settings.cosinePosts };
 }
 
 export interface ItemModelDeps {
@@ -116,11 +132,7 @@ export function itemModelAgent(
       const pairs = await loadItemModelPairs(deps.db, ITEM_MODEL_HISTORY);
       if (pairs.length < settings.minInteractions)
         return { summary: `insufficient: ${pairs.length} interactions (at least ${settings.minInteractions} needed)` };
-      const { build, where } = await runItemModelBuild(
-        { pairs, options: { maxItems: settings.posts, minPairs: settings.minInteractions } },
-        signal,
-        options.workerScript,
-      );
+      const { build, where } = await runItemModelBuild({ pairs, options: itemModelOptionsOf(settings) }, signal, options.workerScript);
       const seconds = ((now() - startedAtMs) / 1000).toFixed(1);
       if (build.posts === 0) return { summary: `insufficient: ${build.pairs} distinct user–post pairs, no post engaged twice` };
       if (deps.state.erasuresSeen !== erasures) return { summary: 'discarded: an erasure came while it was built (the next run rebuilds)' };

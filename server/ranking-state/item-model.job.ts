@@ -15,7 +15,9 @@ export interface ItemModelJob {
 export interface ItemModelBuild {
   /** The model as stored (`itemModelToJson`). */
   readonly json: string;
+  /** Posts EASE's lists hold. */
   readonly posts: number;
+  /** Neighbour entries of both kinds (EASE's and the cosine lists'). */
   readonly entries: number;
   readonly pairs: number;
 }
@@ -23,7 +25,8 @@ export interface ItemModelBuild {
 /** The build itself (what the child process runs). */
 export function buildItemModel(job: ItemModelJob): ItemModelBuild {
   const fit = fitItemModel(job.pairs, job.options);
-  return { json: itemModelToJson(fit.data), posts: fit.data.ids.length, entries: fit.data.weights.length, pairs: fit.pairs };
+  const entries = fit.data.weights.length + (fit.data.cosine?.weights.length ?? 0);
+  return { json: itemModelToJson(fit.data), posts: fit.data.ids.length, entries, pairs: fit.pairs };
 }
 
 const DEFAULT_CHILD_SCRIPT = new URL('./item-model.child.js', import.meta.url);

@@ -12,7 +12,7 @@ import type { Agent, AgentRunOutcome } from '../platform/agents/agent.types.js';
 import type { Database } from '../platform/db/database.js';
 import { rankingDefaultAgent, rankingFitAgent, readRankingFitMode, type RankingFitDeps } from './ranking-fit.agent.js';
 import { insertFit } from './ranking-fit.repository.js';
-import { readItemModelSettings } from './item-model.agent.js';
+import { itemModelOptionsOf, readItemModelSettings } from './item-model.agent.js';
 
 /** How often the trigger looks (in memory only: two numbers). */
 const TRIGGER_CHECK_MS = 2_000;
@@ -73,7 +73,7 @@ export function registerRankingFit(
   const mode = readRankingFitMode();
   // The fit ranks with the item model the server serves (or without it, when it is off).
   const itemModel = readItemModelSettings();
-  const fit = { itemModel: itemModel.posts === 0 ? null : { maxItems: itemModel.posts, minPairs: itemModel.minInteractions } };
+  const fit = { itemModel: itemModel.posts === 0 ? null : itemModelOptionsOf(itemModel) };
   agents.register(rankingFitAgent(deps, { mode, intervalSeconds: options.intervalSeconds * 2, log: options.log, fit }));
   agents.register(rankingDefaultAgent(deps, { mode, intervalSeconds: options.intervalSeconds }));
   if (mode.kind !== 'auto') return () => undefined;

@@ -13,6 +13,11 @@
  * top `neighbours` positive entries. Memory while fitting: the n×n Gram matrix and the
  * inverse's three n×n arrays (32·n² bytes, 128 MB at n = 2,000); time ∝ n³
  * (docs/ranking.md, "The periodic item–item model").
+ *
+ * Beside EASE, the same pairs give each of many more posts (`cosineItems`, the most engaged
+ * first) its `cosineNeighbours` nearest by cosine, c(a, b) / √(n(a)·n(b)) over distinct users:
+ * item-to-item kNN, whose cost grows with the pairs, not with n³, so it reaches a catalogue's
+ * long tail that EASE's few thousand posts and the write-time state's lists kept by count miss.
  */
 import type { CoEngagementReader } from './co-engagement.js';
 import { invertSpd } from './spd-inverse.js';
@@ -28,12 +33,32 @@ export interface ItemModelOptions {
   readonly minUsers: number;
   /** Below this many distinct (user, post) pairs nothing is fitted (an empty model). */
   readonly minPairs: number;
+  /** Posts in the cosine lists: the most engaged (by distinct users) of the pairs, `minUsers` or not (0: none). */
+  readonly cosineItems: number;
+  /** Cosine neighbours kept per post. */
+  readonly cosineNeighbours: number;
 }
 
-export const DEFAULT_ITEM_MODEL_OPTIONS: ItemModelOptions = { maxItems: 1_000, neighbours: 50, lambda: 100, minUsers: 2, minPairs: 2_000 };
+export const DEFAULT_ITEM_MODEL_OPTIONS: ItemModelOptions = {
+  maxItems: 1_000,
+  neighbours: 50,
+  lambda: 100,
+  minUsers: 2,
+  minPairs: 2_000,
+  cosineItems: 10_000,
+  cosineNeighbours: 50,
+};
+
+/** The upper bound on `cosineItems` (the lists hold about 8 bytes a neighbour: 20 MB at 50,000 × 50). */
+export const MAX_COSINE_ITEMS = 50_000;
+/**
+ * A user's posts counted by the cosine part: their first this many in the pairs' order. The
+ * work is Σ over users of their posts squared; this bounds one very active account's share.
+ */
+export const MAX_COSINE_POSTS_PER_USER = 1_000;
 
 /** The newest interactions a build reads (the server's job and the evaluation's cutoff alike). */
-export const ITEM_MODEL_HISTORY = 100_000;
+export const ITEM_MODEL_HISTORY = 200_000;
 
 /** The upper bound on `maxItems` (the fit holds 32·n² bytes: 288 MB at 3,000). */
 export const MAX_ITEM_MODEL_ITEMS = 3_000;
@@ -47,15 +72,19 @@ export interface ItemModelPair {
 }
 
 /**
- * A fitted model as data (what is stored and loaded): post i's neighbours are entries
- * `offsets[i]` to `offsets[i + 1]` of `neighbours` (positions in `ids`) and `weights`,
- * strongest first.
+ * Neighbour lists as data: post i's neighbours are entries `offsets[i]` to `offsets[i + 1]` of
+ * `neighbours` (positions in `ids`) and `weights`, strongest first.
  */
-export interface ItemModelData {
+export interface NeighbourLists {
   readonly ids: readonly string[];
   readonly offsets: Uint32Array;
   readonly neighbours: Uint32Array;
   readonly weights: Float32Array;
+}
+
+/** A fitted model as data (what is stored and loaded): EASE's lists, and the cosine lists (absent in a model stored before them). */
+export interface ItemModelData extends NeighbourLists {
+  readonly cosine?: NeighbourLists;
 }
 
 /** Bytes per post held beside its neighbours (id string and map entry, offset). */
@@ -63,11 +92,11 @@ const POST_BYTES = 120;
 /** Bytes per neighbour entry (position and weight). */
 const NEIGHBOUR_BYTES = 8;
 
-/** A fitted model, read by post id. */
-export class ItemModel {
+/** Neighbour lists read by post id. */
+class Lists {
   private readonly indexOf: Map<string, number>;
 
-  constructor(readonly data: ItemModelData) {
+  constructor(readonly data: NeighbourLists) {
     if (data.offsets.length !== data.ids.length + 1) throw new Error('item model: offsets do not match the posts');
     const entries = data.offsets[data.ids.length] as number;
     if (data.neighbours.length !== entries || data.weights.length !== entries) throw new Error('item model: entries do not match');
@@ -75,35 +104,66 @@ export class ItemModel {
     this.indexOf = new Map(data.ids.map((id, i) => [id, i]));
   }
 
-  /** Posts the model holds. */
-  get size(): number {
-    return this.data.ids.length;
-  }
-
-  /** Neighbour entries held. */
-  get entries(): number {
-    return this.data.weights.length;
-  }
-
-  /** Estimated bytes held in memory. */
-  estimatedBytes(): number {
-    return this.size * POST_BYTES + this.entries * NEIGHBOUR_BYTES;
-  }
-
   has(postId: string): boolean {
     return this.indexOf.has(postId);
   }
 
-  /** Calls `visit` for each kept neighbour of a post, strongest first, with its weight B[post][neighbour]. */
-  forEachNeighbour(postId: string, visit: (neighbourId: string, weight: number) => void): void {
+  forEach(postId: string, visit: (neighbourId: string, weight: number) => void): void {
     const i = this.indexOf.get(postId);
     if (i === undefined) return;
     const { ids, offsets, neighbours, weights } = this.data;
     for (let x = offsets[i] as number; x < (offsets[i + 1] as number); x++)
       visit(ids[neighbours[x] as number] as string, weights[x] as number);
   }
+}
 
-  /** The strongest weight of any post's list (0 for an empty model): what `ModelledCoEngagement` scales by. */
+const NO_LISTS: NeighbourLists = { ids: [], offsets: new Uint32Array(1), neighbours: new Uint32Array(0), weights: new Float32Array(0) };
+
+/** A fitted model, read by post id. */
+export class ItemModel {
+  private readonly ease: Lists;
+  private readonly cosine: Lists;
+
+  constructor(readonly data: ItemModelData) {
+    this.ease = new Lists(data);
+    this.cosine = new Lists(data.cosine ?? NO_LISTS);
+  }
+
+  /** Posts EASE's lists hold. */
+  get size(): number {
+    return this.data.ids.length;
+  }
+
+  /** Posts the cosine lists hold. */
+  get cosinePosts(): number {
+    return this.cosine.data.ids.length;
+  }
+
+  /** Neighbour entries held (both kinds). */
+  get entries(): number {
+    return this.data.weights.length + this.cosine.data.weights.length;
+  }
+
+  /** Estimated bytes held in memory. */
+  estimatedBytes(): number {
+    return (this.data.ids.length + this.cosine.data.ids.length) * POST_BYTES + this.entries * NEIGHBOUR_BYTES;
+  }
+
+  has(postId: string): boolean {
+    return this.ease.has(postId) || this.cosine.has(postId);
+  }
+
+  /** Calls `visit` for each kept EASE neighbour of a post, strongest first, with its weight B[post][neighbour]. */
+  forEachNeighbour(postId: string, visit: (neighbourId: string, weight: number) => void): void {
+    this.ease.forEach(postId, visit);
+  }
+
+  /** Calls `visit` for each kept cosine neighbour of a post, nearest first, with the cosine (in (0, 1]). */
+  forEachCosineNeighbour(postId: string, visit: (neighbourId: string, cosine: number) => void): void {
+    this.cosine.forEach(postId, visit);
+  }
+
+  /** The strongest EASE weight of any post's list (0 for none): what `ModelledCoEngagement` scales EASE's by. */
   maxWeight(): number {
     let max = 0;
     for (const w of this.data.weights) if (w > max) max = w;
@@ -124,7 +184,8 @@ export interface ItemModelFit {
 /**
  * Fits EASE on the pairs (duplicates count once) over the most engaged posts (distinct users,
  * ties to the smaller id) and keeps each post's strongest positive neighbours (ties to the
- * smaller position). Deterministic for a given set of pairs.
+ * smaller position); then the cosine lists over the `cosineItems` most engaged posts (the same
+ * order, posts of one user included). Deterministic for a given set of pairs.
  */
 export function fitItemModel(pairs: Iterable<ItemModelPair>, options: Partial<ItemModelOptions> = {}): ItemModelFit {
   const o = { ...DEFAULT_ITEM_MODEL_OPTIONS, ...options };
@@ -141,8 +202,9 @@ export function fitItemModel(pairs: Iterable<ItemModelPair>, options: Partial<It
     pairCount += 1;
     usersOf.set(postId, (usersOf.get(postId) ?? 0) + 1);
   }
-  const eligible = pairCount < o.minPairs ? [] : [...usersOf].filter(([, n]) => n >= o.minUsers);
-  eligible.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const ranked = pairCount < o.minPairs ? [] : [...usersOf];
+  ranked.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const eligible = ranked.filter(([, n]) => n >= o.minUsers);
   const ids = eligible.slice(0, maxItems).map(([id]) => id);
   const n = ids.length;
   const slot = new Map(ids.map((id, s) => [id, s]));
@@ -180,12 +242,66 @@ export function fitItemModel(pairs: Iterable<ItemModelPair>, options: Partial<It
     }
     offsets[a + 1] = outIdx.length;
   }
+  // Every post of the pairs may be a cosine neighbour, one user's too: the long tail is where they count.
+  const cosineIds = ranked.slice(0, Math.max(0, Math.min(MAX_COSINE_ITEMS, Math.floor(o.cosineItems)))).map(([id]) => id);
+  const cosine = cosineLists(postsOf, cosineIds, Math.max(1, Math.floor(o.cosineNeighbours)));
   return {
-    data: { ids, offsets, neighbours: Uint32Array.from(outIdx), weights: Float32Array.from(outW) },
+    data: { ids, offsets, neighbours: Uint32Array.from(outIdx), weights: Float32Array.from(outW), cosine },
     users: postsOf.size,
     pairs: pairCount,
     eligible: eligible.length,
   };
+}
+
+/**
+ * Each post's `k` nearest among `ids` by cosine over distinct users (ties to the smaller
+ * position), from each user's posts (their first MAX_COSINE_POSTS_PER_USER of `ids`). For each
+ * post a, the co-counts of every post sharing a user with it are summed in a dense array:
+ * Σ over users of their posts squared, and memory linear in the posts and pairs.
+ */
+function cosineLists(postsOf: ReadonlyMap<string, ReadonlySet<string>>, ids: readonly string[], k: number): NeighbourLists {
+  const n = ids.length;
+  const slot = new Map(ids.map((id, s) => [id, s]));
+  const postsOfUser: Int32Array[] = [];
+  const usersOfPost: number[][] = Array.from({ length: n }, () => []);
+  for (const posts of postsOf.values()) {
+    const slots: number[] = [];
+    for (const id of posts) {
+      const s = slot.get(id);
+      if (s === undefined) continue;
+      slots.push(s);
+      if (slots.length === MAX_COSINE_POSTS_PER_USER) break;
+    }
+    // A user of one post pairs nothing, but counts in that post's n.
+    const u = postsOfUser.push(Int32Array.from(slots)) - 1;
+    for (const s of slots) usersOfPost[s]!.push(u);
+  }
+  const co = new Float64Array(n);
+  const touched: number[] = [];
+  const offsets = new Uint32Array(n + 1);
+  const outIdx: number[] = [];
+  const outW: number[] = [];
+  for (let a = 0; a < n; a++) {
+    const users = usersOfPost[a]!;
+    for (const u of users) {
+      for (const b of postsOfUser[u]!) {
+        if (b === a) continue;
+        if (co[b] === 0) touched.push(b);
+        co[b] = (co[b] as number) + 1;
+      }
+    }
+    const na = users.length;
+    const scored = touched.map((b) => ({ b, cos: (co[b] as number) / Math.sqrt(na * usersOfPost[b]!.length) }));
+    for (const b of touched) co[b] = 0;
+    touched.length = 0;
+    scored.sort((x, y) => y.cos - x.cos || x.b - y.b);
+    for (let x = 0; x < Math.min(k, scored.length); x++) {
+      outIdx.push(scored[x]!.b);
+      outW.push(scored[x]!.cos);
+    }
+    offsets[a + 1] = outIdx.length;
+  }
+  return { ids, offsets, neighbours: Uint32Array.from(outIdx), weights: Float32Array.from(outW) };
 }
 
 /**
@@ -223,6 +339,8 @@ export class ModelledCoEngagement implements CoEngagementReader {
     this.live.forEachServedNeighbour(postId, visit);
     const scale = this.scale;
     this.model.forEachNeighbour(postId, (id, weight) => visit(id, weight * scale));
+    // A cosine is on the live similarity's scale (at most 1): served as it is.
+    this.model.forEachCosineNeighbour(postId, visit);
   }
 }
 
@@ -234,27 +352,37 @@ export function modelScale(model: ItemModel, blend = MODEL_BLEND): number {
 
 /** A model as JSON text, as it is stored (`itemModelFromJson` reads it back). */
 export function itemModelToJson(data: ItemModelData): string {
-  return JSON.stringify({
-    ids: data.ids,
-    offsets: [...data.offsets],
-    neighbours: [...data.neighbours],
-    weights: [...data.weights],
+  // Nine significant digits read back as the same float32, in about half the text of a float64's.
+  const weights = (w: Float32Array) => Array.from(w, (x) => Number(x.toPrecision(9)));
+  const lists = (l: NeighbourLists) => ({
+    ids: l.ids,
+    offsets: [...l.offsets],
+    neighbours: [...l.neighbours],
+    weights: weights(l.weights),
   });
+  return JSON.stringify(data.cosine === undefined ? lists(data) : { ...lists(data), cosine: lists(data.cosine) });
 }
 
-/** Reads `itemModelToJson`'s text; throws on anything else (a model that does not hold together is not served). */
+/** Reads `itemModelToJson`'s text (with or without cosine lists); throws on anything else (a model that does not hold together is not served). */
 export function itemModelFromJson(text: string): ItemModel {
-  const value = JSON.parse(text) as { ids?: unknown; offsets?: unknown; neighbours?: unknown; weights?: unknown };
+  const value = JSON.parse(text) as Record<string, unknown>;
+  const cosine = value.cosine;
+  return new ItemModel(cosine === undefined ? listsOf(value) : { ...listsOf(value), cosine: listsOf(cosine) });
+}
+
+function listsOf(value: unknown): NeighbourLists {
+  if (typeof value !== 'object' || value === null) throw new Error('item model: not an object');
+  const { ids, offsets, neighbours, weights } = value as { ids?: unknown; offsets?: unknown; neighbours?: unknown; weights?: unknown };
   const numbers = (v: unknown): number[] => {
     if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isFinite(x)))
       throw new Error('item model: not an array of numbers');
     return v as number[];
   };
-  if (!Array.isArray(value.ids) || !value.ids.every((id) => typeof id === 'string')) throw new Error('item model: bad ids');
-  return new ItemModel({
-    ids: value.ids,
-    offsets: Uint32Array.from(numbers(value.offsets)),
-    neighbours: Uint32Array.from(numbers(value.neighbours)),
-    weights: Float32Array.from(numbers(value.weights)),
-  });
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw new Error('item model: bad ids');
+  return {
+    ids,
+    offsets: Uint32Array.from(numbers(offsets)),
+    neighbours: Uint32Array.from(numbers(neighbours)),
+    weights: Float32Array.from(numbers(weights)),
+  };
 }

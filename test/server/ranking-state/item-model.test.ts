@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CacheLimits } from '../../../server/config.js';
 import { itemModelAgent, itemModelLoadAgent, readItemModelSettings } from '../../../server/ranking-state/item-model.agent.js';
 import { runItemModelBuild } from '../../../server/ranking-state/item-model.job.js';
-import { storedItemModel } from '../../../server/ranking-state/item-model.repository.js';
+import { loadItemModel, storedItemModel } from '../../../server/ranking-state/item-model.repository.js';
 import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { candidatePosts } from '../../../server/posts/post.service.js';
 import { DEFAULT_CO_ENGAGEMENT_OPTIONS } from '../../../src/ranking/index.js';
@@ -114,6 +114,17 @@ describe('the periodic item–item model', () => {
     });
   });
 
+  it('serves a post only one user engaged with through the cosine lists (EASE leaves it out)', async () => {
+    // news20 has one user, who also liked the seed: cosine 1 / √(users of the seed · 1).
+    await favourite('solo', 'seed');
+    await favourite('solo', 'news20');
+    expect(await t.app.agentRunner.runNow('item_model')).toMatchObject({ status: 'success' });
+    const stored = (await loadItemModel(t.database.db, (await storedItemModel(t.database.db))!.id))!;
+    expect(stored.data.ids).not.toContain(ids.get('news20'));
+    expect(stored.data.cosine?.ids ?? []).toContain(ids.get('news20'));
+    expect(collaborativeIds(await recommend('u'))).toContain(ids.get('news20'));
+  });
+
   it('is rebuilt within its interval once the interactions grew by a fifth (an import)', async () => {
     expect(await t.app.agentRunner.runNow('item_model')).toMatchObject({ status: 'success' });
     const first = await storedItemModel(t.database.db);
@@ -190,7 +201,11 @@ describe('the item model build', () => {
 
 describe('the item model settings', () => {
   it('reads RECSVC_ITEM_MODEL_*, and a bad value names its variable', () => {
-    expect(readItemModelSettings({})).toEqual({ posts: 1000, intervalSeconds: 3600, minInteractions: 2000 });
+    expect(readItemModelSettings({})).toEqual({ posts: 1000, intervalSeconds: 3600, minInteractions: 2000, cosinePosts: 10000 });
+    expect(readItemModelSettings({ RECSVC_ITEM_MODEL_COSINE_POSTS: '0' })).toMatchObject({ cosinePosts: 0 });
+    expect(() => readItemModelSettings({ RECSVC_ITEM_MODEL_COSINE_POSTS: '60000' })).toThrow(
+      /^RECSVC_ITEM_MODEL_COSINE_POSTS: expected a whole number from 0 to 50000/,
+    );
     expect(readItemModelSettings({ RECSVC_ITEM_MODEL_POSTS: '0', RECSVC_ITEM_MODEL_INTERVAL_SECONDS: '60' })).toMatchObject({
       posts: 0,
       intervalSeconds: 60,

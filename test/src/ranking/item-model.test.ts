@@ -123,8 +123,100 @@ describe('the periodic item–item model (EASE)', () => {
   });
 });
 
+describe('the cosine lists beside EASE (item-to-item kNN)', () => {
+  const cosineOf = (model: ItemModel, id: string): [string, number][] => {
+    const out: [string, number][] = [];
+    model.forEachCosineNeighbour(id, (n, w) => out.push([n, w]));
+    return out;
+  };
+
+  /** A seeded generator (mulberry32), so the data is the same on every run. */
+  function seeded(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('gives each post its nearest by cosine over distinct users, as counted by brute force', () => {
+    const random = seeded(7);
+    const data: ItemModelPair[] = [];
+    for (let u = 0; u < 60; u++) {
+      const n = 1 + Math.floor(random() * 12);
+      // Duplicates on purpose: a pair counts once.
+      for (let i = 0; i < n; i++) data.push({ userId: `u${u}`, postId: `p${Math.floor(random() * random() * 40)}` });
+    }
+    const k = 5;
+    const model = new ItemModel(fitItemModel(data, { minPairs: 0, maxItems: 3, cosineNeighbours: k }).data);
+    // By brute force: each post's set of users; cosine = |U(a) ∩ U(b)| / √(|U(a)|·|U(b)|).
+    const usersOf = new Map<string, Set<string>>();
+    for (const { userId, postId } of data) usersOf.set(postId, (usersOf.get(postId) ?? new Set()).add(userId));
+    const order = [...usersOf.keys()].sort((a, b) => usersOf.get(b)!.size - usersOf.get(a)!.size || (a < b ? -1 : 1));
+    expect(model.data.cosine?.ids).toEqual(order);
+    for (const a of order) {
+      const expected = order
+        .filter((b) => b !== a)
+        .map((b) => {
+          const shared = [...usersOf.get(a)!].filter((u) => usersOf.get(b)!.has(u)).length;
+          return [b, shared / Math.sqrt(usersOf.get(a)!.size * usersOf.get(b)!.size)] as [string, number];
+        })
+        .filter(([, c]) => c > 0)
+        .sort((x, y) => y[1] - x[1] || order.indexOf(x[0]) - order.indexOf(y[0]))
+        .slice(0, k);
+      const got = cosineOf(model, a);
+      expect(got.map(([b]) => b)).toEqual(expected.map(([b]) => b));
+      got.forEach(([, c], i) => expect(c).toBeCloseTo(expected[i]![1], 6));
+    }
+    // EASE's lists are bounded apart: 3 posts.
+    expect(model.size).toBe(3);
+    expect(model.cosinePosts).toBe(order.length);
+  });
+
+  it('keeps posts of one user, bounds the posts, and holds none when turned off or below the minimum of data', () => {
+    const data = pairs({ u1: ['a', 'b', 'c', 'd'], u2: ['a', 'b', 'c'], u3: ['a', 'b'], u4: ['a'] });
+    const all = fitItemModel(data, { minPairs: 0, lambda: 1 }).data;
+    // d has one user: not in EASE's lists, but in the cosine lists, and a neighbour of a, b and c.
+    expect(all.ids).toEqual(['a', 'b', 'c']);
+    expect(all.cosine?.ids).toEqual(['a', 'b', 'c', 'd']);
+    expect(cosineOf(new ItemModel(all), 'd').map(([b]) => b)).toEqual(['c', 'b', 'a']);
+    expect(fitItemModel(data, { minPairs: 0, cosineItems: 2 }).data.cosine?.ids).toEqual(['a', 'b']);
+    expect(fitItemModel(data, { minPairs: 0, cosineItems: 0 }).data.cosine?.ids).toEqual([]);
+    expect(fitItemModel(data, { minPairs: 11 }).data.cosine?.ids).toEqual([]);
+  });
+
+  it('stores and reads back the cosine lists; a model stored before them still loads', () => {
+    const data = fitItemModel(pairs({ u1: ['a', 'b', 'c'], u2: ['a', 'b'], u3: ['b', 'c', 'd'] }), { minPairs: 0, lambda: 1 }).data;
+    const back = itemModelFromJson(itemModelToJson(data));
+    expect(back.data).toEqual(data);
+    expect(cosineOf(back, 'd')).toEqual(cosineOf(new ItemModel(data), 'd'));
+    const { cosine, ...easeOnly } = data;
+    expect(cosine?.ids.length).toBe(4);
+    const old = itemModelFromJson(itemModelToJson(easeOnly));
+    expect(cosineOf(old, 'a')).toEqual([]);
+    expect(neighboursOf(old, 'a')).toEqual(neighboursOf(new ItemModel(data), 'a'));
+    expect(() => itemModelFromJson(itemModelToJson(data).replace('"cosine":{"ids":[', '"cosine":{"ids":[7,'))).toThrow(/item model/);
+  });
+
+  it('is served beside the state and EASE, each cosine as it is', () => {
+    const model = new ItemModel(fitItemModel(pairs({ u1: ['a', 'b'], u2: ['b', 'a'], u3: ['a', 'c'] }), { lambda: 1, minPairs: 0 }).data);
+    const reader = new ModelledCoEngagement(model, new CoEngagement({ window: 4 }));
+    const served: [string, number][] = [];
+    reader.forEachServedNeighbour('c', (n, s) => served.push([n, s]));
+    // c has one user (u3), so no EASE row; its cosine neighbour a: 1 / √(1·3).
+    expect(served).toEqual([['a', expect.closeTo(1 / Math.sqrt(3), 6) as number]]);
+    expect(collaborativeMatches(reader, ['c']).get('a')).toEqual({ value: 1, seedId: 'c' });
+  });
+});
+
 describe('ModelledCoEngagement', () => {
-  const model = new ItemModel(fitItemModel(pairs({ u1: ['a', 'b'], u2: ['b', 'a'], u3: ['a'] }), { lambda: 1, minPairs: 0 }).data);
+  // EASE alone here (no cosine lists): what each reads is checked apart.
+  const model = new ItemModel(
+    fitItemModel(pairs({ u1: ['a', 'b'], u2: ['b', 'a'], u3: ['a'] }), { lambda: 1, minPairs: 0, cosineItems: 0 }).data,
+  );
   const live = new CoEngagement({ window: 4 });
   live.record('a', ['c'], 1);
   live.record('x', ['y'], 1);
