@@ -119,6 +119,7 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     ...(fitted ? [rankingCandidate('fitted', fitted.config, state, fitted.options)] : []),
     ...baselines(state, names, { easeMaxItems: options.easeMaxItems }),
   ];
+  warnIfEaseTruncated(state, names, options.easeMaxItems);
   const evaluation = evaluate(state, rankers, { k: options.k, samples: options.samples, seed: options.seed, maxUsers: options.maxUsers });
   progressDone();
   const gate = options.gate ? evalGate(evaluation, { margin: options.gateMargin, minUsers: options.minUsers }) : undefined;
@@ -148,6 +149,21 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
       );
   }
   process.exitCode = gate === undefined ? EXIT.ok : exitCodeFor(gate.verdict, options.allowInconclusive === true);
+}
+
+/**
+ * EASE fitted over fewer posts than the training data engaged ranks below its strength on a
+ * large catalogue (an independent EASE would see them all): say so, with what raising it costs.
+ */
+function warnIfEaseTruncated(state: EvalState, names: readonly BaselineName[], bound: number): void {
+  if (!names.includes('ease')) return;
+  const engaged = state.trainUsersOf.reduce((n, users) => (users > 0 ? n + 1 : n), 0);
+  if (engaged <= bound) return;
+  const suggested = Math.min(engaged, 3_000);
+  warn(
+    `ease is fitted over the ${bound} most engaged of ${engaged} engaged posts, below its strength on a catalogue this size: ` +
+      `--ease-max-items ${suggested} holds ${suggested} (about ${Math.ceil((16 * suggested * suggested) / 1e6)} MB, time ∝ n³)`,
+  );
 }
 
 interface FittedDefault {

@@ -112,6 +112,15 @@ describe('recsvc eval', () => {
     expect(text.stdout).toMatch(/Users with history \(\d+\), best baseline/);
     expect(text.stdout).toMatch(/^default +0\.\d{3} \[/m);
     expect(text.stdout).toContain('Default (candidate "default", before any fit): collaborative 1, recency half-life 8 h');
+    // EASE over fewer posts than were engaged is said to be below its strength; over all of them, nothing is said.
+    const [truncated, whole] = await Promise.all([
+      runCli(['eval', '--posts', posts, '--interactions', interactions, ...FAST, '--baselines', 'ease', '--ease-max-items', '20']),
+      runCli(['eval', '--posts', posts, '--interactions', interactions, ...FAST, '--baselines', 'ease', '--ease-max-items', '3000']),
+    ]);
+    expect(truncated.code, truncated.stderr).toBe(0);
+    expect(truncated.stderr).toMatch(/warning: ease is fitted over the 20 most engaged of \d+ engaged posts.*--ease-max-items \d+ holds/);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stderr).not.toContain('ease is fitted over');
   });
 
   it('the collaborative feature reads the item model built at the cutoff (--no-item-model: the state alone); a ranking without collaborative is unchanged', async () => {
