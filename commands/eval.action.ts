@@ -187,7 +187,12 @@ async function fitDefault(
   k: number,
   itemModel: Partial<ItemModelOptions> | undefined,
 ): Promise<FittedDefault> {
-  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, { k, itemModel: itemModel ?? null });
+  // As the agent: searched from the shipped point, and kept at the starting point unless the search beats it.
+  const result = await fitSteps(validationSplit(split), SHIPPED_RANKING_DEFAULT, steps, {
+    k,
+    itemModel: itemModel ?? null,
+    served: starting,
+  });
   const point = result.status === 'applied' ? result.chosen : starting;
   return { point, ...rankingOf(point), steps: [...result.steps] };
 }

@@ -21,6 +21,7 @@ import {
   completeRankingDefault,
   describeRankingDefault,
   isRankingDefault,
+  sameRankingDefault,
   SHIPPED_RANKING_DEFAULT,
   type RankingDefault,
 } from '../../src/ranking/ranking-default.js';
@@ -160,7 +161,9 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           details: { interactions: count },
         };
       const data = await loadFitData(deps.db, maxInteractions, NEWEST_POSTS);
-      const { result } = await runFit(data, origin, { steps: FIT_STEPS, ...options.fit }, signal, options.workerScript);
+      // Searched from `origin`; when something else is served (the pace's starting point), the search must beat that too.
+      const served = sameRankingDefault(origin, current) ? null : current;
+      const { result } = await runFit(data, origin, { steps: FIT_STEPS, ...options.fit, served }, signal, options.workerScript);
       const id = await insertFit(deps.db, {
         createdAtMs: now(),
         status: result.status,

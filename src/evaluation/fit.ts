@@ -16,7 +16,10 @@
  * - **evidence**: the best point replaces the current one only when its paired per-user
  *   bootstrap difference of nDCG@K over the current one is above 0 at one-sided 95% (the lower
  *   end of the 90% interval; `applied`), else the current one stays (`kept`). The users are
- *   pooled from `folds` rolling validation folds, for power.
+ *   pooled from `folds` rolling validation folds, for power;
+ * - **what is served**: when the search starts elsewhere than what is served (the shipped point,
+ *   while a catalogue is served its starting point), where it ends must beat what is served by
+ *   the same rule, else what is served stays (`fitSteps`, `served`).
  */
 import { accountIdOfUser } from '../auth/user-account.js';
 import { buildUserProfile } from '../ranking/profile.js';
@@ -35,7 +38,7 @@ import {
   type RankingDefault,
 } from '../ranking/ranking-default.js';
 import { bootstrapPairedDifference, drawResamples, type Estimate } from './bootstrap.js';
-import { sampleUsers, temporalSplit, validationSplit, type EvalDataset, type Split } from './dataset.js';
+import { sampleUsers, temporalSplit, validationSplit, type EvalDataset, type Split, type TestUser } from './dataset.js';
 import { EvalState } from './eval-context.js';
 import { userMetrics } from './metrics.js';
 import { rankingCandidate } from './rankers.js';
@@ -69,7 +72,12 @@ export interface FitOptions {
    * A move needs the lower end of its paired difference's two-sided 1 − alpha interval above 0:
    * at 0.1, a one-sided 95% bound (is the move better, not does it differ).
    */
-  readonly alpha: number;
+  readonly alpha: number; /**
+   * What is served now when the search starts elsewhere (the pace's starting point before any
+   * fit, while the search starts from the shipped point): a search that moved must also beat it
+   * beyond doubt, else it stays (`fitSteps`). null: the search's start is what is served.
+   */
+  readonly served: RankingDefault | null;
 }
 
 export const DEFAULT_FIT_OPTIONS: FitOptions = {
@@ -84,6 +92,7 @@ export const DEFAULT_FIT_OPTIONS: FitOptions = {
   itemModel: {},
   alpha: 0.1,
   folds: 3,
+  served: null,
 };
 
 export type FitStatus = 'applied' | 'kept' | 'insufficient';
@@ -216,6 +225,27 @@ export async function fitSteps(
   }
   const result = last as FitResult;
   if (applied === undefined) return { ...result, steps: summaries };
+  const served = options.served ?? null;
+  if (served !== null && !sameRankingDefault(served, point)) {
+    // The search moved from its start, but what is served is another point: it must beat that too.
+    const o = { ...DEFAULT_FIT_OPTIONS, ...options };
+    const [reached, now] = [await pointValues(split, point, o, hooks, memo), await pointValues(split, served, o, hooks, memo)];
+    const difference = bootstrapPairedDifference(drawResamples(reached.length, o.samples, o.seed), reached, now, o.alpha);
+    if (!(difference.ci_low > 0 && difference.value >= MIN_FIT_GAIN)) {
+      summaries.push(
+        `kept ${describeRankingDefault(served)} (served): the search reached ${describeRankingDefault(point)}, not better than it beyond doubt (nDCG@${o.k} ${mean(now).toFixed(4)} -> ${mean(reached).toFixed(4)}, difference ${estimate(difference)})`,
+      );
+      return {
+        ...result,
+        status: 'kept',
+        current: served,
+        chosen: served,
+        summary: summaries.join('; '),
+        evidence: { ...result.evidence, difference },
+        steps: summaries,
+      };
+    }
+  }
   // Something moved: the run is "applied", from where it started to where it stopped.
   return {
     ...result,
@@ -258,11 +288,7 @@ export async function fitOnSplit(
   const o = { ...DEFAULT_FIT_OPTIONS, ...options };
   const interactions = split.dataset.interactions.length;
   const cutoff = new Date(split.cutoffMs).toISOString();
-  const folds = foldSplits(split, o.folds);
-  // maxUsers shared between the folds (the first ones take the remainder).
-  const share = (f: number): number => Math.floor(o.maxUsers / folds.length) + (f < o.maxUsers % folds.length ? 1 : 0);
-  const foldUsers = folds.map((fold, f) => sampleUsers(fold.users, share(f), o.seed + f));
-  const users = foldUsers.flat();
+  const { folds, foldUsers, users } = foldsOf(split, o);
   const withHistory = users.filter((u) => u.history.length > 0).length;
   if (interactions < o.minInteractions)
     return insufficient(
@@ -284,7 +310,6 @@ export async function fitOnSplit(
     );
 
   const points = neighbourPoints(current);
-  const warmKey = (point: RankingDefault): string => JSON.stringify(completeRankingDefault(point));
   const values = points.map((point) => memo.warm.get(warmKey(point)) ?? new Float64Array(users.length));
   // The points no earlier step on these users ranked with.
   const toRank = points.flatMap((point, i) => (memo.warm.has(warmKey(point)) ? [] : [i]));
@@ -303,20 +328,15 @@ export async function fitOnSplit(
         : [{ h: hi, c: ci, ...rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c, per_author_cap: cap }) }],
     ),
   );
-  // Each fold replayed in turn (one state held at a time), its users' values after the previous fold's.
-  let u = 0;
-  for (let f = 0; f < folds.length && (toRank.length > 0 || coldToRank.length > 0); f++) {
-    const state = new EvalState(folds[f]!, {}, {}, o.itemModel ?? undefined, memo.models.get(f));
-    if (state.itemModel !== undefined) memo.models.set(f, state.itemModel);
-    const rankers = toRank.map((i) => {
-      const { config, options: knobs } = rankingOf(points[i]!);
-      return { i, ranker: rankingCandidate('', config, state, knobs) };
-    });
-    for (const user of foldUsers[f]!) {
-      if (hooks.signal?.aborted) throw new Error('the fit was aborted');
-      state.advanceTo(user.atMs);
-      for (const { i, ranker } of rankers) values[i]![u] = userMetrics(ranker.rank(user, o.k), user.targets, o.k, () => 0).ndcg;
-      if (coldToRank.length > 0) {
+  if (toRank.length > 0 || coldToRank.length > 0)
+    await replayFolds(folds, foldUsers, o, hooks, memo, (state) => {
+      const rankers = toRank.map((i) => {
+        const { config, options: knobs } = rankingOf(points[i]!);
+        return { i, ranker: rankingCandidate('', config, state, knobs) };
+      });
+      return (user, u) => {
+        for (const { i, ranker } of rankers) values[i]![u] = userMetrics(ranker.rank(user, o.k), user.targets, o.k, () => 0).ndcg;
+        if (coldToRank.length === 0) return;
         const newcomer = buildUserProfile({ userId: user.userId, accountId: accountIdOfUser(user.userId), interactions: [] }, state.index);
         const excludeIds = user.history.map((i) => i.postId);
         for (const { h, c, config, options: knobs } of coldToRank) {
@@ -325,18 +345,10 @@ export async function fitOnSplit(
           );
           coldValues[h]![c]![u] = userMetrics(list, user.targets, o.k, () => 0).ndcg;
         }
-      }
-      state.release(user);
-      u += 1;
-      // A turn of the event loop every 20 users even without a caller's pause: a fit runs for a
-      // minute, and a thread that never yields cannot answer anything meanwhile (a test worker's
-      // RPC timed out: "Timeout calling onTaskUpdate", CI 2026-11-28).
-      if (u % 20 === 0) await (hooks.pause ?? yieldTurn)();
-    }
-  }
+      };
+    });
   for (const i of toRank) memo.warm.set(warmKey(points[i]!), values[i]!);
   for (const { h, c } of coldToRank) memo.cold.set(coldKey(halfLives[h]!, coldShares[c]!), coldValues[h]![c]!);
-  const mean = (v: Float64Array): number => (v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
   const results = points.map((point, i) => ({ point, ndcg: mean(values[i] as Float64Array) }));
   const resamples = drawResamples(users.length, o.samples, o.seed);
   const warm = decideWarm(results, values, current, resamples, o.k, users.length, o.alpha);
@@ -376,6 +388,63 @@ export async function fitOnSplit(
     },
   };
 }
+
+/** The folds of a split and the users each is evaluated on (maxUsers shared between them, the first ones taking the remainder). */
+function foldsOf(split: Split, o: FitOptions): { folds: Split[]; foldUsers: TestUser[][]; users: TestUser[] } {
+  const folds = foldSplits(split, o.folds);
+  const share = (f: number): number => Math.floor(o.maxUsers / folds.length) + (f < o.maxUsers % folds.length ? 1 : 0);
+  const foldUsers = folds.map((fold, f) => sampleUsers(fold.users, share(f), o.seed + f));
+  return { folds, foldUsers, users: foldUsers.flat() };
+}
+
+/**
+ * Replays each fold in turn (one state held at a time, its item model built once per memo) and
+ * calls what `atFold` returns for each of its users at their instant, numbered across the folds.
+ */
+async function replayFolds(
+  folds: readonly Split[],
+  foldUsers: readonly (readonly TestUser[])[],
+  o: FitOptions,
+  hooks: FitHooks,
+  memo: FitMemo,
+  atFold: (state: EvalState) => (user: TestUser, u: number) => void,
+): Promise<void> {
+  let u = 0;
+  for (let f = 0; f < folds.length; f++) {
+    const state = new EvalState(folds[f]!, {}, {}, o.itemModel ?? undefined, memo.models.get(f));
+    if (state.itemModel !== undefined) memo.models.set(f, state.itemModel);
+    const atUser = atFold(state);
+    for (const user of foldUsers[f]!) {
+      if (hooks.signal?.aborted) throw new Error('the fit was aborted');
+      state.advanceTo(user.atMs);
+      atUser(user, u);
+      state.release(user);
+      u += 1;
+      // A turn of the event loop every 20 users even without a caller's pause: a fit runs for a
+      // minute, and a thread that never yields cannot answer anything meanwhile (a test worker's
+      // RPC timed out: "Timeout calling onTaskUpdate", CI 2026-11-28).
+      if (u % 20 === 0) await (hooks.pause ?? yieldTurn)();
+    }
+  }
+}
+
+/** A point's per-user nDCG on the fit's users (from the memo when a step ranked with it). */
+async function pointValues(split: Split, point: RankingDefault, o: FitOptions, hooks: FitHooks, memo: FitMemo): Promise<Float64Array> {
+  const known = memo.warm.get(warmKey(point));
+  if (known !== undefined) return known;
+  const { folds, foldUsers, users } = foldsOf(split, o);
+  const values = new Float64Array(users.length);
+  const { config, options: knobs } = rankingOf(point);
+  await replayFolds(folds, foldUsers, o, hooks, memo, (state) => {
+    const ranker = rankingCandidate('', config, state, knobs);
+    return (user, u) => (values[u] = userMetrics(ranker.rank(user, o.k), user.targets, o.k, () => 0).ndcg);
+  });
+  memo.warm.set(warmKey(point), values);
+  return values;
+}
+
+const warmKey = (point: RankingDefault): string => JSON.stringify(completeRankingDefault(point));
+const mean = (v: Float64Array): number => (v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
 
 /**
  * The warm points' verdict: of those better than the current one beyond doubt and not worse
