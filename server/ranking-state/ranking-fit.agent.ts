@@ -16,7 +16,7 @@
  * applied one (or the shipped default) rules again at the next `ranking_default` run.
  */
 import type { Kysely } from 'kysely';
-import type { FitOptions } from '../../src/evaluation/fit.js';
+import type { FitOptions, FitResult } from '../../src/evaluation/fit.js';
 import {
   completeRankingDefault,
   describeRankingDefault,
@@ -103,7 +103,8 @@ const STARTING_POINT = 'the starting point the community’s pace names';
  * Applies what the mode and the stored fits say; returns the current point, what decided it,
  * and where a fit's search starts: the applied fit's point, else the shipped one — not the
  * pace's starting point, which serves until there is evidence (docs/ranking.md, "Before the
- * first fit": started from it, the search landed elsewhere on two synthetic catalogues).
+ * first fit": started from it, the search landed elsewhere on two synthetic catalogues), and
+ * which the search's end must then beat (`served`).
  */
 async function applyStored(
   deps: RankingFitDeps,
@@ -161,9 +162,24 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           details: { interactions: count },
         };
       const data = await loadFitData(deps.db, maxInteractions, NEWEST_POSTS);
-      // Searched from `origin`; when something else is served (the pace's starting point), the search must beat that too.
-      const served = sameRankingDefault(origin, current) ? null : current;
-      const { result } = await runFit(data, origin, { steps: FIT_STEPS, ...options.fit, served }, signal, options.workerScript);
+      // A fit that moved the default minutes ago, on part of what is stored now (an import went
+      // on), is decided again from what was served before it, as if it had not been made: all of
+      // the data must ask for the move. Once: what this decides is not decided again this way.
+      const recent = latest !== undefined && now() - latest.createdAtMs < FOLLOW_UP_WINDOW_MS && !followUps.has(latest.id);
+      const partial = recent && !aged && latest?.status === 'applied' ? latest : undefined;
+      // Else searched from `origin`; when something else is served (the pace's starting point), the search must beat that too.
+      const from = partial?.previous ?? origin;
+      const served = partial !== undefined || sameRankingDefault(from, current) ? null : current;
+      const fitted = (await runFit(data, from, { steps: FIT_STEPS, ...options.fit, served }, signal, options.workerScript)).result;
+      const result: FitResult =
+        partial !== undefined && fitted.status === 'kept'
+          ? {
+              ...fitted,
+              status: 'applied',
+              current,
+              summary: `back to ${describeRankingDefault(partial.previous)}, served before fit ${partial.id} (made on part of an import): ${fitted.summary}`,
+            }
+          : fitted;
       const id = await insertFit(deps.db, {
         createdAtMs: now(),
         status: result.status,
@@ -173,7 +189,7 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
         summary: result.summary,
         evidence: result.evidence,
       });
-      if (!grown && !aged) followUps.add(id);
+      if ((!grown && !aged) || partial !== undefined) followUps.add(id);
       if (result.status === 'applied') deps.state.setRankingDefault(result.chosen);
       options.log?.(`ranking_fit ${id}: ${result.summary}`);
       return {

@@ -223,12 +223,41 @@ describe('ranking_fit', () => {
       { db: database.db, state },
       { mode: auto, intervalSeconds: 60, fit: { maxUsers: 120, steps: 1 }, workerScript: null },
     );
-    expect((await agent.run(context()))!.details).toMatchObject({ interactions: paused });
-    // The rest of the import: 8% more, under the fifth that makes a fit due, yet fitted again with all of it.
+    expect((await agent.run(context()))!.details).toMatchObject({ interactions: paused, status: 'applied', collaborative: 0.3 });
+    // The rest of the import: 8% more, under the fifth that makes a fit due, yet fitted again with all of it,
+    // from what was served before the partial fit (the shipped point here), not from where that fit went.
     await insertInteractions(rows.slice(paused));
-    expect((await agent.run(context()))!.details).toMatchObject({ interactions: rows.length });
-    expect((await listFits(database.db)).map((f) => f.interactions)).toEqual([rows.length, paused]);
+    expect((await agent.run(context()))!.details).toMatchObject({ interactions: rows.length, status: 'applied' });
+    const [followUp, partial] = await listFits(database.db);
+    expect([followUp!.interactions, partial!.interactions]).toEqual([rows.length, paused]);
+    expect(followUp!.previous).toEqual(partial!.choice);
+    expect(followUp!.summary).toMatch(
+      /^(applied .*\(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\)|back to collaborative 0, )/,
+    );
     // A follow-up is not followed up: 500 more interactions wait for the fifth.
+    const more = rows.slice(0, 500).map((row, n) => ({ ...row, id: `9${row.id.slice(1)}`, user_id: `later${n}` }));
+    await insertInteractions(more);
+    expect((await agent.run(context()))!.summary).toMatch(/^not due: /);
+  }, 180_000);
+
+  it('decides again, from what was served before it, a fit made minutes ago on part of an import that then grew by more than a fifth', async () => {
+    const rows = await storeCataloguePosts();
+    const paused = Math.floor(rows.length * 0.6);
+    await insertInteractions(rows.slice(0, paused));
+    const agent = rankingFitAgent(
+      { db: database.db, state },
+      { mode: auto, intervalSeconds: 60, fit: { maxUsers: 120, steps: 1 }, workerScript: null },
+    );
+    expect((await agent.run(context()))!.details).toMatchObject({ interactions: paused, status: 'applied', collaborative: 0.3 });
+    await insertInteractions(rows.slice(paused));
+    expect((await agent.run(context()))!.details).toMatchObject({ interactions: rows.length, status: 'applied' });
+    const [again, partial] = await listFits(database.db);
+    expect(again!.previous).toEqual(partial!.choice);
+    // Searched from the shipped point (served before the partial fit), not from collaborative 0.3.
+    expect(again!.summary).toMatch(
+      /^(applied .*\(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\)|back to collaborative 0, )/,
+    );
+    // Decided once this way: 500 more within the window wait for the fifth.
     const more = rows.slice(0, 500).map((row, n) => ({ ...row, id: `9${row.id.slice(1)}`, user_id: `later${n}` }));
     await insertInteractions(more);
     expect((await agent.run(context()))!.summary).toMatch(/^not due: /);
