@@ -72,7 +72,8 @@ export interface FitOptions {
    * A move needs the lower end of its paired difference's two-sided 1 − alpha interval above 0:
    * at 0.1, a one-sided 95% bound (is the move better, not does it differ).
    */
-  readonly alpha: number; /**
+  readonly alpha: number;
+  /**
    * What is served now when the search starts elsewhere (the pace's starting point before any
    * fit, while the search starts from the shipped point): a search that moved must also beat it
    * beyond doubt, else it stays (`fitSteps`). null: the search's start is what is served.
