@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRandom } from '../../../src/random.js';
 import { CoEngagement } from '../../../src/ranking/co-engagement.js';
 import { collaborativeMatches } from '../../../src/ranking/collaborative.js';
 import {
@@ -130,20 +131,8 @@ describe('the cosine lists beside EASE (item-to-item kNN)', () => {
     return out;
   };
 
-  /** A seeded generator (mulberry32), so the data is the same on every run. */
-  function seeded(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   it('gives each post its nearest by cosine over distinct users, as counted by brute force', () => {
-    const random = seeded(7);
+    const random = createRandom(7);
     const data: ItemModelPair[] = [];
     for (let u = 0; u < 60; u++) {
       const n = 1 + Math.floor(random() * 12);
