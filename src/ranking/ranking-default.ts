@@ -82,15 +82,18 @@ export const SHIPPED_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
  * signal item kNN and EASE live on. On the synthetic catalogue (data seeds 1, 2, 3, 5, 6, 7,
  * users with history) this point ranks 0.128–0.147 nDCG@20 against collaborative 0.3 alone's
  * 0.116–0.138 (EASE 0.126–0.145; the shipped point 0.089–0.106 on seeds 1, 2, 3, 5), and within 0.003
- * of collaborative 0.3 on the popularity-heavy catalogue; users without history rank by
- * popularity, user for user. A feed's fit keeps collaborative 0 (bench/README.md, "Before the
- * first fit").
+ * of collaborative 0.3 on the popularity-heavy catalogue. Users without history rank by
+ * engagement alone (no share of recency: on a catalogue a post's age says nothing), which is
+ * popularity user for user; with the shipped share of 0.5 a catalogue's newer engaged posts rose
+ * and cost 0.005 on one popularity-heavy seed at the cutoff (0.130 against 0.135). A feed's fit
+ * keeps collaborative 0 (bench/README.md, "Before the first fit").
  */
 export const CATALOGUE_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
   ...SHIPPED_RANKING_DEFAULT,
   collaborative: COLLABORATIVE_LADDER[2]!,
   content_engagement: ENGAGEMENT_LADDER[1]!,
   per_author_cap: PER_AUTHOR_CAP_LADDER[1]!,
+  cold_start_recency: COLD_START_RECENCY_LADDER[0]!,
 });
 
 /**

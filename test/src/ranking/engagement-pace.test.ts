@@ -223,6 +223,7 @@ describe('the starting point the pace names', () => {
       collaborative: 1,
       content_engagement: 0.1,
       per_author_cap: 20,
+      cold_start_recency: 0,
     });
     expect(startingRankingDefault(pace)).toBe(CATALOGUE_RANKING_DEFAULT);
     // A feed's pace (hours) keeps the shipped point.
