@@ -29,7 +29,7 @@ import type { Agent } from '../platform/agents/agent.types.js';
 import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
 import { runFit } from './ranking-fit.job.js';
-import { countInteractions, insertFit, latestFits, loadFitData } from './ranking-fit.repository.js';
+import { countInteractions, insertFit, latestFits, listFits, loadFitData } from './ranking-fit.repository.js';
 
 /** RECSVC_RANKING_FIT, parsed. */
 export type RankingFitMode =
@@ -165,8 +165,11 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
       // A fit that moved the default minutes ago, on part of what is stored now (an import went
       // on), is decided again from what was served before it, as if it had not been made: all of
       // the data must ask for the move. Once: what this decides is not decided again this way.
+      // (Once, across restarts too: a fit made within the window of the one before it is such a decision.)
+      const [, before] = latest === undefined ? [] : await listFits(deps.db, 2);
+      const redone = latest !== undefined && before !== undefined && latest.createdAtMs - before.createdAtMs < FOLLOW_UP_WINDOW_MS;
       const recent = latest !== undefined && now() - latest.createdAtMs < FOLLOW_UP_WINDOW_MS && !followUps.has(latest.id);
-      const partial = recent && !aged && latest?.status === 'applied' ? latest : undefined;
+      const partial = recent && !redone && !aged && latest?.status === 'applied' ? latest : undefined;
       // Else searched from `origin`; when something else is served (the pace's starting point), the search must beat that too.
       const from = partial?.previous ?? origin;
       const served = partial !== undefined || sameRankingDefault(from, current) ? null : current;

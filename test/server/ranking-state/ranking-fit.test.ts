@@ -23,7 +23,7 @@ import {
 import { registerRankingFit, runFreshly, startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
 import type { AgentRunOutcome } from '../../../server/platform/agents/agent.types.js';
 import { runFit } from '../../../server/ranking-state/ranking-fit.job.js';
-import { latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
+import { insertFit, latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { buildDataset, cutoffFor } from '../../../src/evaluation/dataset.js';
 import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
@@ -247,6 +247,45 @@ describe('ranking_fit', () => {
     },
     180_000,
   );
+
+  it('does not decide again, in a new process, a fit that itself decided again (the stored fits’ times say so)', async () => {
+    const rows = await storeCataloguePosts();
+    await insertInteractions(rows);
+    const nowMs = Date.now();
+    const moved = { ...SHIPPED_RANKING_DEFAULT, collaborative: 0.3 };
+    // A fit on part of an import moved the default; the next, a minute later, went back.
+    const partial = {
+      createdAtMs: nowMs - 120_000,
+      status: 'applied',
+      choice: moved,
+      previous: SHIPPED_RANKING_DEFAULT,
+      interactions: rows.length - 2_000,
+      summary: 'applied collaborative 0.3 (on part of an import)',
+      evidence: {},
+    };
+    await insertFit(database.db, partial);
+    await insertFit(database.db, {
+      ...partial,
+      createdAtMs: nowMs - 60_000,
+      choice: SHIPPED_RANKING_DEFAULT,
+      previous: moved,
+      interactions: rows.length - 1_000,
+      summary: 'back to collaborative 0 (decided again)',
+    });
+    // A new process (nothing in memory) with 1,000 more interactions stored: a follow-up is due.
+    const agent = rankingFitAgent(
+      { db: database.db, state },
+      { mode: auto, intervalSeconds: 60, fit: { maxUsers: 120, steps: 1 }, workerScript: null },
+    );
+    await agent.run(context());
+    const [latest] = await listFits(database.db);
+    expect(latest!.interactions).toBe(rows.length);
+    // Searched from what the last fit chose (the shipped point), not from what was served before it (collaborative 0.3).
+    expect(latest!.previous).toEqual(SHIPPED_RANKING_DEFAULT);
+    expect(latest!.summary).toMatch(
+      /^(applied .*\(was collaborative 0, recency half-life 8 h, cold start recency 0\.5\)|kept collaborative 0, )/,
+    );
+  }, 180_000);
 
   it('follows the operator: off ranks with the starting point (the shipped one here: this pool holds no dated engagement), a pinned point with that point, and neither fits', async () => {
     await storeCatalogue();
