@@ -13,6 +13,7 @@ import {
   describeRankingDefault,
   rankingOf,
   SHIPPED_RANKING_DEFAULT,
+  RECENCY_PER_PACE,
   startingRankingDefault,
   type RankingDefault,
 } from '../src/ranking/ranking-default.js';
@@ -127,7 +128,8 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
   const fit = fitted === undefined ? undefined : { point: fitted.point, steps: fitted.steps };
   // What candidate "default" is: the point the service serves before any fit, as the history's pace names it.
   const catalogue = state.index.pace.catalogue();
-  const startingPoint = { point: starting, catalogue };
+  const medianAge = state.index.pace.medianAgeHours();
+  const startingPoint = { point: starting, catalogue, median_age_hours: medianAge === null ? null : Number(medianAge.toPrecision(3)) };
   if (options.json)
     printJson({
       source,
@@ -141,7 +143,11 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     printLine(renderEvaluation(evaluation, gate, tuned, source));
     printLine(
       `\nDefault (candidate "default", before any fit): ${describeRankingDefault(starting)}` +
-        (catalogue ? ' — a catalogue’s starting point: engagement came months after the posts' : ''),
+        (catalogue
+          ? ' — a catalogue’s starting point: engagement came months after the posts'
+          : medianAge !== null
+            ? ` — a feed’s: engagement came a median ${medianAge.toPrecision(2)} h after the posts, the recency half-life ${RECENCY_PER_PACE}× that on its ladder`
+            : ''),
     );
     if (fit !== undefined)
       printLine(

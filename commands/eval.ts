@@ -5,10 +5,13 @@ import type { EvalCommandOptions } from './eval.action.js';
 import type { SyntheticKind } from '../src/evaluation/generate.js';
 import type { AskAt } from '../src/evaluation/dataset.js';
 
+/** The generator's SYNTHETIC_KINDS, spelled here so that registering the command does not load the generator. */
+const KINDS: readonly SyntheticKind[] = ['feed', 'catalogue', 'catalogue-popular', 'feed-slow', 'feed-fast'];
+
 function parseRegime(text: string): SyntheticKind {
-  if (text !== 'feed' && text !== 'catalogue' && text !== 'catalogue-popular')
-    throw new InvalidArgumentError('expected feed, catalogue or catalogue-popular');
-  return text;
+  const kind = KINDS.find((k) => k === text);
+  if (kind === undefined) throw new InvalidArgumentError('expected feed, catalogue, catalogue-popular, feed-slow or feed-fast');
+  return kind;
 }
 
 function parseAskAt(text: string): AskAt {
@@ -35,7 +38,7 @@ export function registerEval(program: Command): void {
     .option('--database <path>', "the service's SQLite database (opened read-only): its posts and interactions")
     .option(
       '--synthetic <regime>',
-      'generated data with a known structure: feed, catalogue, or catalogue-popular (a strong popularity head)',
+      'generated data with a known structure: feed, catalogue, catalogue-popular (a strong popularity head), feed-slow (engaged with over days) or feed-fast (within the hour)',
       parseRegime,
     )
     .option('--data-seed <n>', 'seed of --synthetic', parseSeed, 1)

@@ -19,7 +19,6 @@ import {
   appeal,
   cumulative,
   dailyRhythmTime,
-  DAY_MS,
   drawCumulative,
   HOUR_MS,
   plantStructure,
@@ -44,6 +43,13 @@ export interface GeneratorOptions extends StructureOptions {
    * popularity leads, as in public ratings data (POPULAR_CATALOGUE).
    */
   readonly personalAppeal?: number;
+  /**
+   * A feed user's attention to a post fades e-fold every this many hours of its age (default
+   * FEED_ATTENTION_HOURS, 4: favourites a median ~3.5 h after the post).
+   */
+  readonly feedAttentionHours?: number;
+  /** A feed session sees the posts of this many hours (default FEED_WINDOW_HOURS, 24). */
+  readonly feedWindowHours?: number;
 }
 
 /** A two-week community feed: 6,000 posts, 1,500 users. */
@@ -84,15 +90,34 @@ export const CATALOGUE_DEFAULTS: GeneratorOptions = {
  */
 export const POPULAR_CATALOGUE: Partial<GeneratorOptions> = { personalAppeal: 0.35 };
 
-/** The synthetic data sets `recsvc eval --synthetic` names: the two regimes, and the catalogue with a strong popularity head. */
-export const SYNTHETIC_KINDS = ['feed', 'catalogue', 'catalogue-popular'] as const;
+/**
+ * A feed engaged with over days (a forum's pace): attention fading e-fold in a day, sessions
+ * seeing five days of posts, over 45 days (favourites a median ~24 h after the post).
+ */
+export const SLOW_FEED: Partial<GeneratorOptions> = { feedAttentionHours: 24, feedWindowHours: 120, days: 45 };
+
+/** A feed engaged with within the hour: attention fading e-fold in an hour, sessions seeing eight hours of posts. */
+export const FAST_FEED: Partial<GeneratorOptions> = { feedAttentionHours: 1, feedWindowHours: 8 };
+
+/**
+ * The synthetic data sets `recsvc eval --synthetic` names: the two regimes, the catalogue with a
+ * strong popularity head, and feeds whose attention fades slower and faster than the feed's.
+ */
+export const SYNTHETIC_KINDS = ['feed', 'catalogue', 'catalogue-popular', 'feed-slow', 'feed-fast'] as const;
 export type SyntheticKind = (typeof SYNTHETIC_KINDS)[number];
+
+const KIND_OPTIONS: Record<SyntheticKind, { regime: Regime; options: Partial<GeneratorOptions> }> = {
+  feed: { regime: 'feed', options: {} },
+  catalogue: { regime: 'catalogue', options: {} },
+  'catalogue-popular': { regime: 'catalogue', options: POPULAR_CATALOGUE },
+  'feed-slow': { regime: 'feed', options: SLOW_FEED },
+  'feed-fast': { regime: 'feed', options: FAST_FEED },
+};
 
 /** The generator options of a named synthetic data set. */
 export function syntheticOptions(kind: SyntheticKind, overrides: Partial<Omit<GeneratorOptions, 'regime'>> = {}): GeneratorOptions {
-  return kind === 'catalogue-popular'
-    ? generatorOptions('catalogue', { ...POPULAR_CATALOGUE, ...overrides })
-    : generatorOptions(kind, overrides);
+  const { regime, options } = KIND_OPTIONS[kind];
+  return generatorOptions(regime, { ...options, ...overrides });
 }
 
 /** The defaults of a regime with some options replaced. */
@@ -125,10 +150,10 @@ export interface SyntheticData {
   readonly truth: SyntheticTruth;
 }
 
-/** A feed user's attention to a post halves about every 3 hours of its age (e-folding 4 h). */
-const FEED_ATTENTION_MS = 4 * HOUR_MS;
-/** A feed session sees the posts of the last day. */
-const FEED_WINDOW_MS = DAY_MS;
+/** A feed user's attention to a post halves about every 3 hours of its age (e-folding 4 h), unless the options say otherwise. */
+export const FEED_ATTENTION_HOURS = 4;
+/** A feed session sees the posts of the last day, unless the options say otherwise. */
+export const FEED_WINDOW_HOURS = 24;
 
 /** Generates one data set. */
 export function generateSynthetic(options: GeneratorOptions): SyntheticData {
@@ -145,11 +170,13 @@ interface Engagement {
 }
 
 /**
- * Sessions in time order: each session sees the last day's posts and engages with a few,
+ * Sessions in time order: each session sees the last day's posts (`feedWindowHours`) and engages with a few,
  * drawn by quality × appeal × attention (decaying with the post's age) × social proof.
  */
 function simulateFeed(random: () => number, users: readonly User[], posts: readonly Post[], options: GeneratorOptions): Engagement[] {
   const endMs = options.endMs;
+  const attentionMs = (options.feedAttentionHours ?? FEED_ATTENTION_HOURS) * HOUR_MS;
+  const windowMs = (options.feedWindowHours ?? FEED_WINDOW_HOURS) * HOUR_MS;
   const meanActivity = users.reduce((s, u) => s + u.activity, 0) / Math.max(1, users.length);
   const perSession = 2;
   const sessions: { user: number; atMs: number }[] = [];
@@ -168,7 +195,7 @@ function simulateFeed(random: () => number, users: readonly User[], posts: reado
   let first = 0;
   let last = 0;
   for (const session of sessions) {
-    while (first < posts.length && (posts[first] as Post).createdAtMs <= session.atMs - FEED_WINDOW_MS) first++;
+    while (first < posts.length && (posts[first] as Post).createdAtMs <= session.atMs - windowMs) first++;
     while (last < posts.length && (posts[last] as Post).createdAtMs <= session.atMs) last++;
     if (last <= first) continue;
     const user = users[session.user] as User;
@@ -178,10 +205,7 @@ function simulateFeed(random: () => number, users: readonly User[], posts: reado
       const post = posts[p] as Post;
       const w = engaged[session.user]!.has(p)
         ? 0
-        : post.quality *
-          draw(user, post, options) *
-          Math.exp(-(session.atMs - post.createdAtMs) / FEED_ATTENTION_MS) *
-          Math.sqrt(1 + counts[p]!);
+        : post.quality * draw(user, post, options) * Math.exp(-(session.atMs - post.createdAtMs) / attentionMs) * Math.sqrt(1 + counts[p]!);
       total += w;
       weights[p - first] = total;
     }

@@ -10,7 +10,9 @@
  * The pace is the median age at engagement of the last PACE_WINDOW dated engagements of pooled
  * posts, placed on the ladder of PACE_HALF_LIVES_HOURS (each rung's bucket spans the geometric
  * midpoints to its neighbours); a median above ALL_TIME_PACE_HOURS, or fewer than
- * PACE_MIN_SAMPLES dated engagements, means all-time counts (the ranking as before).
+ * PACE_MIN_SAMPLES dated engagements, means all-time counts (the ranking as before). The same
+ * window also gives the median itself, to within about a tenth (`medianAgeHours`): a feed's
+ * starting recency half-life follows it (src/ranking/ranking-default.ts).
  */
 
 /** The half-lives engagement may decay at (hours): the decayed sums kept per pooled post, one per rung. */
@@ -50,10 +52,34 @@ export function rungOfHalfLife(hours: number | null): number {
   return bucket >= PACE_HALF_LIVES_HOURS.length ? ALL_TIME : bucket;
 }
 
+/**
+ * The fine buckets `medianAgeHours` reads: FINE_PER_DOUBLING per doubling of the age from
+ * FINE_FIRST_HOURS (bucket 0 holds every younger age) up to past ALL_TIME_PACE_HOURS (the last
+ * bucket holds every older one).
+ */
+const FINE_PER_DOUBLING = 4;
+const FINE_FIRST_HOURS = 1 / 16;
+const FINE_BUCKETS = Math.ceil(Math.log2(ALL_TIME_PACE_HOURS / FINE_FIRST_HOURS) * FINE_PER_DOUBLING) + 2;
+
+/** The fine bucket of an age at engagement. */
+function fineBucket(ageMs: number): number {
+  const hours = ageMs / HOUR_MS;
+  if (!(hours >= FINE_FIRST_HOURS)) return 0;
+  return Math.min(FINE_BUCKETS - 1, 1 + Math.floor(Math.log2(hours / FINE_FIRST_HOURS) * FINE_PER_DOUBLING));
+}
+
+/** The geometric middle of a fine bucket, in hours (bucket 0: half the first bound). */
+function fineMiddleHours(bucket: number): number {
+  if (bucket === 0) return FINE_FIRST_HOURS / 2;
+  return FINE_FIRST_HOURS * Math.pow(2, (bucket - 0.5) / FINE_PER_DOUBLING);
+}
+
 /** A sliding window of ages at engagement, counted per bucket (O(1) per engagement). */
 export class EngagementPace {
   private readonly buckets = new Int32Array(PACE_HALF_LIVES_HOURS.length + 1);
   private readonly window = new Uint8Array(PACE_WINDOW);
+  private readonly fine = new Int32Array(FINE_BUCKETS);
+  private readonly fineWindow = new Uint8Array(PACE_WINDOW);
   private next = 0;
   private filled = 0;
 
@@ -65,10 +91,15 @@ export class EngagementPace {
   /** One engagement `ageMs` after its post was created (negative ages, a post dated after it, count as 0). */
   add(ageMs: number): void {
     const bucket = paceBucket(Math.max(0, ageMs));
-    if (this.filled === PACE_WINDOW) this.buckets[this.window[this.next]!]! -= 1;
-    else this.filled += 1;
+    const fine = fineBucket(Math.max(0, ageMs));
+    if (this.filled === PACE_WINDOW) {
+      this.buckets[this.window[this.next]!]! -= 1;
+      this.fine[this.fineWindow[this.next]!]! -= 1;
+    } else this.filled += 1;
     this.window[this.next] = bucket;
     this.buckets[bucket]! += 1;
+    this.fineWindow[this.next] = fine;
+    this.fine[fine]! += 1;
     this.next = (this.next + 1) % PACE_WINDOW;
   }
 
@@ -98,8 +129,28 @@ export class EngagementPace {
     return r === ALL_TIME ? null : PACE_HALF_LIVES_HOURS[r]!;
   }
 
+  /**
+   * The median age at engagement in hours, to within a tenth either way (the middle of its
+   * fine bucket: four per doubling); null with fewer than PACE_MIN_SAMPLES dated engagements
+   * or a median past ALL_TIME_PACE_HOURS (a catalogue).
+   */
+  medianAgeHours(): number | null {
+    if (this.filled < PACE_MIN_SAMPLES) return null;
+    const half = this.filled / 2;
+    let seen = 0;
+    for (let b = 0; b < FINE_BUCKETS; b++) {
+      seen += this.fine[b]!;
+      if (seen >= half) {
+        const hours = fineMiddleHours(b);
+        return hours >= ALL_TIME_PACE_HOURS || this.catalogue() ? null : hours;
+      }
+    }
+    return null;
+  }
+
   /** Forgets everything (a reload). */
   clear(): void {
+    this.fine.fill(0);
     this.buckets.fill(0);
     this.next = 0;
     this.filled = 0;

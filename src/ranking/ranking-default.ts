@@ -97,13 +97,52 @@ export const CATALOGUE_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze
 });
 
 /**
+ * A feed's recency half-life before any fit: RECENCY_PER_PACE times the median age at which
+ * its posts are engaged with, on HALF_LIFE_LADDER_HOURS (the nearest rung, geometrically). The
+ * fits on synthetic feeds whose attention fades at different speeds land there: median ages of
+ * 1.1, 2.9–3.9 and 23.5 hours fit recency half-lives of 2–4, 8 and 72 hours, and 8 hours on a
+ * feed engaged with over days ranked 0.298 nDCG@20 against 72 hours' 0.416 (hot 0.367:
+ * bench/README.md, "A feed's recency at its pace"). The shipped 8 hours is the rung of a median
+ * between about 1.9 and 4.6 hours.
+ */
+export const RECENCY_PER_PACE = 3;
+
+/** The feed's starting points, one per rung of HALF_LIFE_LADDER_HOURS (the shipped point at its own). */
+const FEED_STARTING_DEFAULTS: readonly Required<RankingDefault>[] = HALF_LIFE_LADDER_HOURS.map((hours) =>
+  hours === SHIPPED_RANKING_DEFAULT.recency_half_life_hours
+    ? SHIPPED_RANKING_DEFAULT
+    : Object.freeze({ ...SHIPPED_RANKING_DEFAULT, recency_half_life_hours: hours }),
+);
+
+/** The rung of HALF_LIFE_LADDER_HOURS nearest `hours` on a log scale (ties to the shorter). */
+function nearestHalfLifeRung(hours: number): number {
+  let best = 0;
+  for (let r = 1; r < HALF_LIFE_LADDER_HOURS.length; r++) {
+    if (Math.abs(Math.log(HALF_LIFE_LADDER_HOURS[r]! / hours)) < Math.abs(Math.log(HALF_LIFE_LADDER_HOURS[best]! / hours))) best = r;
+  }
+  return best;
+}
+
+/** What `startingRankingDefault` reads of the community's pace (src/ranking/engagement-pace.ts). */
+export interface PaceReading {
+  catalogue(): boolean;
+  /** The median age at engagement in hours; null: too few dated engagements, or a catalogue. */
+  medianAgeHours(): number | null;
+}
+
+/**
  * The default ranking before a fit or an operator chose one: a catalogue's when the community's
  * pace says it is one (`EngagementPace.catalogue`: engagement months after the post, measured
- * on enough dated engagements), the shipped point otherwise (a feed, or too little to tell).
+ * on enough dated engagements); on a feed, the shipped point with the recency half-life its
+ * pace names (RECENCY_PER_PACE); the shipped point when there is too little to tell. The same
+ * object for the same reading (the ranking state compares them by identity on every request).
  * A fit's search starts from the shipped point all the same (server/ranking-state/ranking-fit.agent.ts).
  */
-export function startingRankingDefault(pace: { catalogue(): boolean }): Required<RankingDefault> {
-  return pace.catalogue() ? CATALOGUE_RANKING_DEFAULT : SHIPPED_RANKING_DEFAULT;
+export function startingRankingDefault(pace: PaceReading): Required<RankingDefault> {
+  if (pace.catalogue()) return CATALOGUE_RANKING_DEFAULT;
+  const median = pace.medianAgeHours();
+  if (median === null) return SHIPPED_RANKING_DEFAULT;
+  return FEED_STARTING_DEFAULTS[nearestHalfLifeRung(RECENCY_PER_PACE * median)]!;
 }
 
 /** The point with every axis given (an absent cold start share is the shipped one). */

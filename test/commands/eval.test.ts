@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../server/platform/db/connection.js';
 import { migrateToLatest } from '../../server/platform/db/migrate.js';
 import { accountRow, postRow } from '../../server/posts/post.mapper.js';
-import { generateSynthetic, generatorOptions } from '../../src/evaluation/generate.js';
+import { generateSynthetic, generatorOptions, SYNTHETIC_KINDS, syntheticOptions } from '../../src/evaluation/generate.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
 import { validateExperiment } from '../../src/experiments/validate-experiment.js';
 import { toJsonLines, type StatusRecord } from '../../src/evaluation/import-format.js';
@@ -209,6 +209,44 @@ describe('recsvc eval', () => {
     const unknown = await runCli(['eval', '--posts', posts, '--interactions', interactions, '--baselines', 'magic']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown baseline "magic"');
+    // --synthetic names every kind the generator has (the command spells them to start fast).
+    const kind = await runCli(['eval', '--synthetic', 'forum']);
+    expect(kind.code).toBe(2);
+    for (const name of SYNTHETIC_KINDS) expect(kind.stderr).toContain(name);
+  });
+
+  it('starts a feed engaged with over days at the recency half-life its pace names, and says so', async () => {
+    const slow = generateSynthetic(syntheticOptions('feed-slow', { users: 300, authors: 60, posts: 1200, seed: 3 }));
+    const slowPosts = join(dir, 'slow-posts.jsonl');
+    const slowInteractions = join(dir, 'slow-interactions.jsonl');
+    writeFileSync(slowPosts, toJsonLines(slow.statuses));
+    writeFileSync(slowInteractions, toJsonLines(slow.interactions));
+    const args = [
+      'eval',
+      '--posts',
+      slowPosts,
+      '--interactions',
+      slowInteractions,
+      '--samples',
+      '20',
+      '--baselines',
+      'hot',
+      '--max-users',
+      '60',
+    ];
+    const json = await runCli([...args, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as {
+      default: { point: { recency_half_life_hours: number }; catalogue: boolean; median_age_hours: number | null };
+    };
+    // Favourites about a day after the post (attention fading e-fold in 24 h): three times that, on the ladder, is 72 h.
+    expect(report.default.catalogue).toBe(false);
+    expect(report.default.median_age_hours).toBeGreaterThan(14);
+    expect(report.default.median_age_hours).toBeLessThan(36);
+    expect(report.default.point.recency_half_life_hours).toBe(72);
+    const text = await runCli(args);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/recency half-life 72 h, .* a feed’s: engagement came a median \d+ h after the posts/);
   });
 });
 

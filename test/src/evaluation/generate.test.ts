@@ -126,16 +126,34 @@ describe.each<[Regime, SyntheticData]>([
   });
 });
 
+/** The median hours from a post to its engagement. */
+function delayHours(data: SyntheticData): number {
+  const created = new Map(data.statuses.map((s) => [s.id, Date.parse(s.created_at)]));
+  const delays = data.interactions.map((i) => (Date.parse(i.created_at) - created.get(i.post_id)!) / 3_600_000).sort((a, b) => a - b);
+  return delays[Math.floor(delays.length / 2)]!;
+}
+
 describe('the two regimes', () => {
   it('differ in time: a feed engages within hours of posting, a catalogue over months', () => {
-    const delayHours = (data: SyntheticData): number => {
-      const created = new Map(data.statuses.map((s) => [s.id, Date.parse(s.created_at)]));
-      const delays = data.interactions.map((i) => (Date.parse(i.created_at) - created.get(i.post_id)!) / 3_600_000).sort((a, b) => a - b);
-      return delays[Math.floor(delays.length / 2)]!;
-    };
     expect(delayHours(feed)).toBeLessThan(12);
     expect(delayHours(feed)).toBeGreaterThanOrEqual(0);
     expect(delayHours(catalogue)).toBeGreaterThan(24 * 60);
+  });
+
+  it('a feed-fast is engaged with within the hour, a feed-slow about a day after: the attention they plant', () => {
+    const fast = generateSynthetic(syntheticOptions('feed-fast', { ...SMALL, seed: 3 }));
+    const slow = generateSynthetic(syntheticOptions('feed-slow', { ...SMALL, seed: 3 }));
+    // Attention fading e-fold in 1, 4 and 24 hours: a median delay of about 0.7 of it, the session's spread aside.
+    expect(delayHours(fast)).toBeLessThan(2);
+    expect(delayHours(feed)).toBeGreaterThan(2);
+    expect(delayHours(feed)).toBeLessThan(6);
+    expect(delayHours(slow)).toBeGreaterThan(12);
+    expect(delayHours(slow)).toBeLessThan(48);
+    // The slow feed spans 45 days; the fast one the feed's 14.
+    const spanDays = (data: SyntheticData) =>
+      (Date.parse(data.interactions.at(-1)!.created_at) - Date.parse(data.interactions[0]!.created_at)) / 86_400_000;
+    expect(spanDays(slow)).toBeGreaterThan(40);
+    expect(spanDays(fast)).toBeLessThan(15);
   });
 
   it('let the signals recover what was planted: item kNN neighbours share a community, profiles find favourite authors and topics', () => {

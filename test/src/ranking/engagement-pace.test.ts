@@ -231,4 +231,66 @@ describe('the starting point the pace names', () => {
     expect(pace.catalogue()).toBe(false);
     expect(startingRankingDefault(pace)).toBe(SHIPPED_RANKING_DEFAULT);
   });
+
+  // Median ages at engagement of the synthetic feeds whose attention fades in 1, 4 and 24 hours
+  // (1.1, 2.9–3.9, 23.5 h), the fits' half-lives there (2–4, 8, 72), and each bucket's edges
+  // (3× the median, the nearest rung of 2, 4, 8, 24, 72, 168 on a log scale).
+  it.each([
+    [1.1, 4],
+    [1.5, 4],
+    [2.3, 8],
+    [2.9, 8],
+    [3.9, 8],
+    [4.3, 8],
+    [5.5, 24],
+    [12, 24],
+    [16, 72],
+    [23.5, 72],
+    [45, 168],
+    [400, 168],
+  ])('gives a feed engaged with a median %s h after its posts the recency half-life %s h', (medianHours, halfLife) => {
+    const pace = new EngagementPace();
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(medianHours * HOUR);
+    expect(Math.abs(Math.log(pace.medianAgeHours()! / medianHours))).toBeLessThan(Math.log(1.1));
+    const point = startingRankingDefault(pace);
+    expect(point).toEqual({ ...SHIPPED_RANKING_DEFAULT, recency_half_life_hours: halfLife });
+    // The same object for the same reading: the ranking state compares them by identity per request.
+    expect(startingRankingDefault(pace)).toBe(point);
+    expect(point === SHIPPED_RANKING_DEFAULT).toBe(halfLife === SHIPPED_RANKING_DEFAULT.recency_half_life_hours);
+  });
+});
+
+describe('the median age at engagement', () => {
+  it('is null until PACE_MIN_SAMPLES dated engagements and for a catalogue, else within a tenth of the window’s median', () => {
+    const random = createRandom(11);
+    const pace = new EngagementPace();
+    const ages: number[] = [];
+    for (let i = 0; i < PACE_MIN_SAMPLES - 1; i++) {
+      const age = -Math.log(1 - random()) * 5 * HOUR;
+      ages.push(age);
+      pace.add(age);
+    }
+    expect(pace.medianAgeHours()).toBeNull();
+    // Exponential ages (mean 5 h), then the window slides over longer ones (mean 40 h).
+    for (const [count, mean] of [
+      [PACE_WINDOW, 5],
+      [PACE_WINDOW + 17, 40],
+    ] as const) {
+      for (let i = 0; i < count; i++) {
+        const age = -Math.log(1 - random()) * mean * HOUR;
+        ages.push(age);
+        pace.add(age);
+      }
+      const window = ages.slice(-PACE_WINDOW).sort((a, b) => a - b);
+      const median = window[PACE_WINDOW / 2]! / HOUR;
+      const measured = pace.medianAgeHours()!;
+      expect(Math.abs(Math.log(measured / median))).toBeLessThan(Math.log(1.1));
+    }
+    // Months after the posts: a catalogue, no feed median.
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(200 * DAY);
+    expect(pace.catalogue()).toBe(true);
+    expect(pace.medianAgeHours()).toBeNull();
+    pace.clear();
+    expect(pace.medianAgeHours()).toBeNull();
+  });
 });
