@@ -239,7 +239,7 @@ describe('recsvc eval', () => {
     const report = JSON.parse(json.stdout) as {
       default: { point: { recency_half_life_hours: number }; catalogue: boolean; median_age_hours: number | null };
     };
-    // Favourites about a day after the post (attention fading e-fold in 24 h): three times that, on the ladder, is 72 h.
+    // Favourites about a day after the post (attention fading e-fold in 24 h): twice that, on the ladder, is 72 h.
     expect(report.default.catalogue).toBe(false);
     expect(report.default.median_age_hours).toBeGreaterThan(14);
     expect(report.default.median_age_hours).toBeLessThan(36);

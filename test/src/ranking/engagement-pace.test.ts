@@ -233,20 +233,20 @@ describe('the starting point the pace names', () => {
   });
 
   // Median ages at engagement of the synthetic feeds whose attention fades in 1, 4 and 24 hours
-  // (1.1, 2.9–3.9, 23.5 h), the fits' half-lives there (2–4, 8, 72), and each bucket's edges
-  // (3× the median, the nearest rung of 2, 4, 8, 24, 72, 168 on a log scale).
+  // (1.1, 2.9–3.7, 23.5–25 h), the half-lives their fits reach (2, 8, 72), and each bucket's
+  // edges (twice the median, the nearest rung of 2, 4, 8, 24, 72, 168 on a log scale).
   it.each([
-    [1.1, 4],
+    [1.1, 2],
     [1.5, 4],
-    [2.3, 8],
+    [2.3, 4],
     [2.9, 8],
-    [3.9, 8],
-    [4.3, 8],
-    [5.5, 24],
-    [12, 24],
-    [16, 72],
+    [3.7, 8],
+    [6.5, 8],
+    [7.5, 24],
+    [16, 24],
     [23.5, 72],
-    [45, 168],
+    [50, 72],
+    [70, 168],
     [400, 168],
   ])('gives a feed engaged with a median %s h after its posts the recency half-life %s h', (medianHours, halfLife) => {
     const pace = new EngagementPace();
