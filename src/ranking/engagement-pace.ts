@@ -82,6 +82,10 @@ export class EngagementPace {
   private readonly fineWindow = new Uint8Array(PACE_WINDOW);
   private next = 0;
   private filled = 0;
+  /** Counts the window's changes: `medianAgeHours` is computed again only after one. */
+  private changes = 0;
+  private medianAtChange = -1;
+  private median: number | null = null;
 
   /** Dated engagements counted (at most PACE_WINDOW). */
   get samples(): number {
@@ -100,6 +104,7 @@ export class EngagementPace {
     this.buckets[bucket]! += 1;
     this.fineWindow[this.next] = fine;
     this.fine[fine]! += 1;
+    this.changes += 1;
     this.next = (this.next + 1) % PACE_WINDOW;
   }
 
@@ -135,6 +140,14 @@ export class EngagementPace {
    * or a median past ALL_TIME_PACE_HOURS (a catalogue).
    */
   medianAgeHours(): number | null {
+    if (this.medianAtChange !== this.changes) {
+      this.median = this.computeMedianAgeHours();
+      this.medianAtChange = this.changes;
+    }
+    return this.median;
+  }
+
+  private computeMedianAgeHours(): number | null {
     if (this.filled < PACE_MIN_SAMPLES) return null;
     const half = this.filled / 2;
     let seen = 0;
@@ -150,6 +163,7 @@ export class EngagementPace {
 
   /** Forgets everything (a reload). */
   clear(): void {
+    this.changes += 1;
     this.fine.fill(0);
     this.buckets.fill(0);
     this.next = 0;
