@@ -11,7 +11,7 @@
  * posts, placed on the ladder of PACE_HALF_LIVES_HOURS (each rung's bucket spans the geometric
  * midpoints to its neighbours); a median above ALL_TIME_PACE_HOURS, or fewer than
  * PACE_MIN_SAMPLES dated engagements, means all-time counts (the ranking as before). The same
- * window also gives the median itself, to within about a tenth (`medianAgeHours`): a feed's
+ * window also gives the median itself, in finer buckets and steady (`medianAgeHours`): a feed's
  * starting recency half-life follows it (src/ranking/ranking-default.ts).
  */
 
@@ -74,6 +74,13 @@ function fineMiddleHours(bucket: number): number {
   return FINE_FIRST_HOURS * Math.pow(2, (bucket - 0.5) / FINE_PER_DOUBLING);
 }
 
+/**
+ * The median `medianAgeHours` reports moves only when the window's median is this many fine
+ * buckets away from it (about 40%): a median hovering at the edge between two buckets (and so,
+ * maybe, between two starting points, whose change drops every cached list) reads steady.
+ */
+const MEDIAN_STEADY_BUCKETS = 2;
+
 /** A sliding window of ages at engagement, counted per bucket (O(1) per engagement). */
 export class EngagementPace {
   private readonly buckets = new Int32Array(PACE_HALF_LIVES_HOURS.length + 1);
@@ -86,6 +93,8 @@ export class EngagementPace {
   private changes = 0;
   private medianAtChange = -1;
   private median: number | null = null;
+  /** The fine bucket `medianAgeHours` reports (-1: none yet); see MEDIAN_STEADY_BUCKETS. */
+  private reportedBucket = -1;
 
   /** Dated engagements counted (at most PACE_WINDOW). */
   get samples(): number {
@@ -135,9 +144,10 @@ export class EngagementPace {
   }
 
   /**
-   * The median age at engagement in hours, to within a tenth either way (the middle of its
-   * fine bucket: four per doubling); null with fewer than PACE_MIN_SAMPLES dated engagements
-   * or a median past ALL_TIME_PACE_HOURS (a catalogue).
+   * The median age at engagement in hours, to within a third either way and steady (the middle
+   * of its fine bucket, four per doubling, moved only when the window's median is
+   * MEDIAN_STEADY_BUCKETS from it); null with fewer than PACE_MIN_SAMPLES dated engagements or a
+   * median past ALL_TIME_PACE_HOURS (a catalogue).
    */
   medianAgeHours(): number | null {
     if (this.medianAtChange !== this.changes) {
@@ -148,22 +158,23 @@ export class EngagementPace {
   }
 
   private computeMedianAgeHours(): number | null {
-    if (this.filled < PACE_MIN_SAMPLES) return null;
+    if (this.filled < PACE_MIN_SAMPLES) {
+      this.reportedBucket = -1;
+      return null;
+    }
     const half = this.filled / 2;
     let seen = 0;
-    for (let b = 0; b < FINE_BUCKETS; b++) {
-      seen += this.fine[b]!;
-      if (seen >= half) {
-        const hours = fineMiddleHours(b);
-        return hours >= ALL_TIME_PACE_HOURS || this.catalogue() ? null : hours;
-      }
-    }
-    return null;
+    let b = 0;
+    while (b < FINE_BUCKETS - 1 && (seen += this.fine[b]!) < half) b++;
+    if (this.reportedBucket < 0 || Math.abs(b - this.reportedBucket) >= MEDIAN_STEADY_BUCKETS) this.reportedBucket = b;
+    const hours = fineMiddleHours(this.reportedBucket);
+    return hours >= ALL_TIME_PACE_HOURS || this.catalogue() ? null : hours;
   }
 
   /** Forgets everything (a reload). */
   clear(): void {
     this.changes += 1;
+    this.reportedBucket = -1;
     this.fine.fill(0);
     this.buckets.fill(0);
     this.next = 0;

@@ -12,6 +12,7 @@ import {
   recentOtherPosts,
   replayCoEngagement,
   type CoEngagementEvent,
+  type CoEngagementReader,
 } from '../../../src/ranking/index.js';
 import { createRandom, randomInt } from '../../../src/random.js';
 
@@ -289,5 +290,38 @@ describe('CoEngagement', () => {
     replay.add({ userId: 'a', postId: 'z' });
     expect(state.neighbours('z')).toEqual([{ id: 'x', count: 1 }]);
     expect(state.neighbours('y')).toEqual([]);
+  });
+});
+
+describe('collaborativeMatches past its limit', () => {
+  it('keeps the strongest `limit` neighbours, ties by id, in the order a full sort gives', () => {
+    const random = createRandom(29);
+    // 60 seeds × 40 neighbours among 900 posts, similarities from a few values: many ties.
+    const served = new Map<string, [string, number][]>();
+    for (let s = 0; s < 60; s++)
+      served.set(
+        `seed${s}`,
+        Array.from({ length: 40 }, () => [`p${randomInt(random, 900)}`, [0.1, 0.2, 0.25, 0.5][randomInt(random, 4)]!] as [string, number]),
+      );
+    const reader: CoEngagementReader = {
+      forEachNeighbour: () => {},
+      engaged: () => 0,
+      forEachServedNeighbour: (postId, visit) => {
+        for (const [id, sim] of served.get(postId) ?? []) visit(id, sim);
+      },
+    };
+    const seeds = [...served.keys()];
+    // The sums by hand, then a full sort: strongest first, ties by id.
+    const sums = new Map<string, number>();
+    for (const seed of seeds) for (const [id, sim] of served.get(seed)!) sums.set(id, (sums.get(id) ?? 0) + sim);
+    const sorted = [...sums].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    for (const limit of [1, 37, 200, sorted.length - 1]) {
+      const matches = collaborativeMatches(reader, seeds, limit);
+      expect([...matches.keys()]).toEqual(sorted.slice(0, limit).map(([id]) => id));
+      const max = sorted[0]![1];
+      for (const [id, match] of matches) expect(match.value).toBeCloseTo(sums.get(id)! / max, 12);
+    }
+    // Within the limit every neighbour is kept.
+    expect(collaborativeMatches(reader, seeds, sorted.length).size).toBe(sorted.length);
   });
 });

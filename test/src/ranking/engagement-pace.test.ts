@@ -261,6 +261,22 @@ describe('the starting point the pace names', () => {
 });
 
 describe('the median age at engagement', () => {
+  it('reads steady while the window’s median hovers between two neighbouring buckets, and moves when it moves on', () => {
+    // Fine buckets of a quarter doubling from 1/16 h: 2.5 h and 3.2 h fall in neighbouring ones (2^(21/4)/16 ≈ 2.38, 2^(22/4)/16 ≈ 2.83).
+    const pace = new EngagementPace();
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(2.5 * HOUR);
+    const first = pace.medianAgeHours()!;
+    expect(Math.abs(Math.log(first / 2.5))).toBeLessThan(Math.log(1.1));
+    // The window turns over to 3.2 h, one bucket on: a feed at the edge between starting points reads the same.
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(3.2 * HOUR);
+    expect(pace.medianAgeHours()).toBe(first);
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(2.5 * HOUR);
+    expect(pace.medianAgeHours()).toBe(first);
+    // Two buckets on (4 h): it moves.
+    for (let i = 0; i < PACE_WINDOW; i++) pace.add(4 * HOUR);
+    expect(Math.abs(Math.log(pace.medianAgeHours()! / 4))).toBeLessThan(Math.log(1.1));
+  });
+
   it('is null until PACE_MIN_SAMPLES dated engagements and for a catalogue, else within a tenth of the window’s median', () => {
     const random = createRandom(11);
     const pace = new EngagementPace();
