@@ -287,6 +287,19 @@ export class PostService {
     return out;
   }
 
+  /**
+   * The ranking view of posts by id with their visibility, as the candidate pool holds them
+   * (missing ids are absent): the co-engaged posts a ranking fetches beside the pool, in one
+   * read of the ranking columns instead of the rendered statuses.
+   */
+  async storedPosts(ids: readonly string[]): Promise<Map<string, StoredPost>> {
+    const out = new Map<string, StoredPost>();
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      for (const row of await repo.findRankableRows(this.db, ids.slice(i, i + ID_CHUNK))) out.set(row.id, toStoredPost(row));
+    }
+    return out;
+  }
+
   /** What a signal about a post teaches (author, tags, text), read inside the caller's transaction; undefined when absent. */
   async engagedPost(trx: Kysely<Database>, id: string): Promise<EngagedPost | undefined> {
     const [row] = await repo.findRankableRows(trx, [id]);
