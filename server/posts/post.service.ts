@@ -280,11 +280,7 @@ export class PostService {
 
   /** The ranking view of posts by id (missing ids are absent), for building profiles from history. */
   async rankablePosts(ids: readonly string[]): Promise<Map<string, RankablePost>> {
-    const out = new Map<string, RankablePost>();
-    for (let i = 0; i < ids.length; i += ID_CHUNK) {
-      for (const row of await repo.findRankableRows(this.db, ids.slice(i, i + ID_CHUNK))) out.set(row.id, toRankable(row));
-    }
-    return out;
+    return this.rankingRows(ids, toRankable);
   }
 
   /**
@@ -293,9 +289,14 @@ export class PostService {
    * read of the ranking columns instead of the rendered statuses.
    */
   async storedPosts(ids: readonly string[]): Promise<Map<string, StoredPost>> {
-    const out = new Map<string, StoredPost>();
+    return this.rankingRows(ids, toStoredPost);
+  }
+
+  /** The ranking columns of posts by id, read in chunks of ID_CHUNK, each row as `view` makes it (missing ids are absent). */
+  private async rankingRows<T>(ids: readonly string[], view: (row: repo.RankableRow) => T): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
-      for (const row of await repo.findRankableRows(this.db, ids.slice(i, i + ID_CHUNK))) out.set(row.id, toStoredPost(row));
+      for (const row of await repo.findRankableRows(this.db, ids.slice(i, i + ID_CHUNK))) out.set(row.id, view(row));
     }
     return out;
   }

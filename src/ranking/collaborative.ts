@@ -43,37 +43,68 @@ export function collaborativeMatches(
   recentPostIds: readonly string[],
   limit = 500,
 ): Map<string, CollaborativeMatch> {
-  const raw = new Map<string, { sum: number; seedId: string; seedSim: number }>();
-  const own = new Set(recentPostIds);
+  // A user with 100 seeds visits ~13,000 served neighbours (live, EASE and cosine lists), ~5,000
+  // of them distinct: one map lookup per visit, into a position of flat arrays, and no object per
+  // neighbour (an entry object per neighbour and a second lookup for the user's own posts were
+  // most of a collaborative first request's cost: bench/README.md, "A collaborative first request").
+  const slots = new Map<string, number>();
+  for (const id of recentPostIds) slots.set(id, OWN_POST);
   const seeds = recentPostIds.length > MAX_RECENT_POSTS ? recentPostIds.slice(0, MAX_RECENT_POSTS) : recentPostIds;
-  for (const seedId of seeds) {
+  const ids: string[] = [];
+  const sums: number[] = [];
+  const seedSims: number[] = [];
+  const seedOf: number[] = [];
+  for (let s = 0; s < seeds.length; s++) {
+    const seedId = seeds[s]!;
     state.forEachServedNeighbour(seedId, (id, sim) => {
-      if (own.has(id)) return;
-      const entry = raw.get(id);
-      if (entry === undefined) raw.set(id, { sum: sim, seedId, seedSim: sim });
-      else {
-        entry.sum += sim;
-        if (sim > entry.seedSim || (sim === entry.seedSim && seedId < entry.seedId)) [entry.seedId, entry.seedSim] = [seedId, sim];
+      const slot = slots.get(id);
+      if (slot === undefined) {
+        slots.set(id, ids.length);
+        ids.push(id);
+        sums.push(sim);
+        seedSims.push(sim);
+        seedOf.push(s);
+      } else if (slot !== OWN_POST) {
+        sums[slot] = sums[slot]! + sim;
+        const best = seedSims[slot]!;
+        // The seed contributing most names the reason (ties: the smaller id).
+        if (sim > best || (sim === best && seedId < seeds[seedOf[slot]!]!)) {
+          seedSims[slot] = sim;
+          seedOf[slot] = s;
+        }
       }
     });
   }
-  let entries = [...raw];
-  if (entries.length > limit) {
+  const n = ids.length;
+  let kept: ArrayLike<number> | undefined;
+  if (n > limit) {
     // The `limit` strongest, then by id (as a full sort's first `limit`), in linear time: a
     // user with 100 seeds reaches thousands of neighbours, and a full sort cost more than
     // collecting them (bench/README.md, "A feed's recency at its pace", Cost).
-    const all = entries;
-    const scores = Float64Array.from(all, ([, e]) => e.sum);
-    const picked = selectTopK(
-      { scores, createdAt: new Float64Array(all.length), n: all.length, tieBreak: (a, b) => (all[a]![0] < all[b]![0] ? -1 : 1) },
-      limit,
-    );
-    entries = picked.map((i) => all[i]!);
+    kept = selectTopK({ scores: Float64Array.from(sums), createdAt: zeros(n), n, tieBreak: (a, b) => (ids[a]! < ids[b]! ? -1 : 1) }, limit);
   }
+  const count = kept === undefined ? n : kept.length;
   let max = 0;
-  for (const [, e] of entries) if (e.sum > max) max = e.sum;
+  for (let x = 0; x < count; x++) {
+    const sum = sums[kept === undefined ? x : kept[x]!]!;
+    if (sum > max) max = sum;
+  }
   const out = new Map<string, CollaborativeMatch>();
   if (max <= 0) return out;
-  for (const [id, e] of entries) out.set(id, { value: e.sum / max, seedId: e.seedId });
+  for (let x = 0; x < count; x++) {
+    const i = kept === undefined ? x : kept[x]!;
+    out.set(ids[i]!, { value: sums[i]! / max, seedId: seeds[seedOf[i]!]! });
+  }
   return out;
+}
+
+/** The slot of the user's own recent posts: never a match. */
+const OWN_POST = -1;
+
+let zeroTimes = new Float64Array(0);
+
+/** A shared array of `n` zeros (creation times for the top-k, which only reads them). */
+function zeros(n: number): Float64Array {
+  if (zeroTimes.length < n) zeroTimes = new Float64Array(Math.max(n, 2 * zeroTimes.length));
+  return zeroTimes;
 }

@@ -324,4 +324,35 @@ describe('collaborativeMatches past its limit', () => {
     // Within the limit every neighbour is kept.
     expect(collaborativeMatches(reader, seeds, sorted.length).size).toBe(sorted.length);
   });
+
+  it('names the seed contributing most (ties: the smaller id) and never matches the user’s own posts', () => {
+    const random = createRandom(31);
+    const served = new Map<string, [string, number][]>();
+    for (let s = 0; s < 40; s++)
+      served.set(
+        `seed${s}`,
+        Array.from({ length: 30 }, () => [`p${randomInt(random, 300)}`, [0.1, 0.2, 0.5][randomInt(random, 3)]!] as [string, number]),
+      );
+    const reader: CoEngagementReader = {
+      forEachNeighbour: () => {},
+      engaged: () => 0,
+      forEachServedNeighbour: (postId, visit) => {
+        for (const [id, sim] of served.get(postId) ?? []) visit(id, sim);
+      },
+    };
+    // The user's own posts: the seeds, and two posts others co-engaged with them.
+    const own = ['p7', 'p11'];
+    const seeds = [...served.keys()];
+    const best = new Map<string, { seed: string; sim: number }>();
+    for (const seed of seeds)
+      for (const [id, sim] of served.get(seed)!) {
+        const was = best.get(id);
+        if (was === undefined || sim > was.sim || (sim === was.sim && seed < was.seed)) best.set(id, { seed, sim });
+      }
+    for (const id of own) expect(best.has(id)).toBe(true);
+    const matches = collaborativeMatches(reader, [...seeds, ...own]);
+    for (const id of own) expect(matches.has(id)).toBe(false);
+    expect(matches.size).toBe([...best.keys()].filter((id) => !own.includes(id)).length);
+    for (const [id, match] of matches) expect(match.seedId).toBe(best.get(id)!.seed);
+  });
 });
