@@ -94,15 +94,31 @@ export class Vocabulary {
    * terms: they carry most of any cosine, and the ranking pass reads every vector.
    */
   weigh(ids: Int32Array, tf: Float64Array): SparseVector {
-    const order = Array.from(ids, (id, i) => [id, (tf[i] ?? 0) * this.idf(id)] as const)
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, MAX_VECTOR_TERMS);
-    const norm = Math.sqrt(order.reduce((sum, [, w]) => sum + w * w, 0));
-    const inv = norm > 0 ? 1 / norm : 0;
-    return {
-      ids: Int32Array.from(order, ([id]) => id),
-      weights: Float64Array.from(order, ([, w]) => w * inv),
-    };
+    // The strongest terms by insertion into a short sorted list (weight descending, then id):
+    // no pair per term, no sort of the whole post (every collaborative candidate fetched and
+    // every reweighing of the pool comes through here).
+    const keptIds = new Int32Array(Math.min(ids.length, MAX_VECTOR_TERMS));
+    const kept = new Float64Array(keptIds.length);
+    let n = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      const w = (tf[i] ?? 0) * this.idf(id);
+      let at = n;
+      while (at > 0 && (kept[at - 1]! < w || (kept[at - 1] === w && keptIds[at - 1]! > id))) at--;
+      if (at >= kept.length) continue;
+      for (let j = Math.min(n, kept.length - 1); j > at; j--) {
+        kept[j] = kept[j - 1]!;
+        keptIds[j] = keptIds[j - 1]!;
+      }
+      kept[at] = w;
+      keptIds[at] = id;
+      if (n < kept.length) n++;
+    }
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += kept[i]! * kept[i]!;
+    const inv = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+    for (let i = 0; i < n; i++) kept[i] = kept[i]! * inv;
+    return { ids: keptIds, weights: kept };
   }
 }
 
