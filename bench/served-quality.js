@@ -16,11 +16,12 @@
 // the pool replayed to it; the service is asked once, after the replay, at its own clock.
 //
 // Run after `npx tsc -p tsconfig.build.json`: node bench/served-quality.js
-// BENCH_SEEDS (default "1"), BENCH_REGIMES (default "feed,catalogue"), BENCH_SAMPLES (eval's
+// BENCH_SEEDS (default "1"), BENCH_REGIMES (default "feed,catalogue"), BENCH_DATA (a directory holding
+// posts.jsonl and interactions.jsonl, e.g. `recsvc eval --write-data`'s, instead of the regimes), BENCH_SAMPLES (eval's
 // bootstrap resamples, default 200), BENCH_WAIT_SECONDS (for the fit over the whole import, default 600), BENCH_KEEP=1
 // (keeps each run's data and database, and says where).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,8 @@ import { bootstrapPairedDifference, drawResamples } from '../dist/src/evaluation
 
 const BIN = fileURLToPath(new URL('../bin/recsvc', import.meta.url));
 const seeds = (process.env.BENCH_SEEDS ?? '1').split(',').map(Number);
-const regimes = (process.env.BENCH_REGIMES ?? 'feed,catalogue').split(',');
+const dataDir = process.env.BENCH_DATA;
+const regimes = dataDir === undefined ? (process.env.BENCH_REGIMES ?? 'feed,catalogue').split(',') : ['files'];
 const samples = process.env.BENCH_SAMPLES ?? '200';
 const waitSeconds = Number(process.env.BENCH_WAIT_SECONDS ?? 600);
 // all: every post, those created after the cutoff too (with their future times); before: only
@@ -101,6 +103,12 @@ function cutoffBaselines(posts, train, cutoffMs) {
   };
 }
 
+/** BENCH_DATA's posts.jsonl and interactions.jsonl copied into the run's directory, as eval's arguments. */
+function filesIn(dir) {
+  for (const name of ['posts.jsonl', 'interactions.jsonl']) copyFileSync(join(dataDir, name), join(dir, name));
+  return ['--posts', join(dir, 'posts.jsonl'), '--interactions', join(dir, 'interactions.jsonl')];
+}
+
 /** A baseline's list for a user: the global list without what the user engaged with before. */
 const forUser = (list, history) => list.filter((id) => !history.has(id)).slice(0, K);
 
@@ -120,9 +128,8 @@ async function served(regime, seed) {
   const dir = mkdtempSync(join(tmpdir(), `recsvc-served-${regime}-${seed}-`));
   let server;
   try {
-    const predicted = JSON.parse(
-      recsvc(['eval', '--synthetic', regime, '--data-seed', String(seed), '--fit', '--json', '--samples', samples, '--write-data', dir]),
-    );
+    const data = dataDir === undefined ? ['--synthetic', regime, '--data-seed', String(seed), '--write-data', dir] : filesIn(dir);
+    const predicted = JSON.parse(recsvc(['eval', ...data, '--fit', '--json', '--samples', samples]));
     const cutoffMs = Date.parse(predicted.cutoff);
     const posts = readJsonl(join(dir, 'posts.jsonl'));
     const interactions = readJsonl(join(dir, 'interactions.jsonl'));

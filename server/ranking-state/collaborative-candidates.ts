@@ -8,11 +8,8 @@
  * for again and again.
  */
 import { LruCache } from '../../src/lru-cache.js';
-import type { CandidateIndex, CollaborativeMatch, RankablePost } from '../../src/ranking/index.js';
+import { collaborativeFetch, type CandidateIndex, type CollaborativeMatch } from '../../src/ranking/index.js';
 import type { StoredPost } from './ranking-state.events.js';
-
-/** Most posts one request asks the database for. */
-export const COLLABORATIVE_FETCH_LIMIT = 50;
 
 /** Posts remembered as unavailable. */
 const UNAVAILABLE_CAPACITY = 10_000;
@@ -24,28 +21,12 @@ export class CollaborativeCandidates {
 
   /**
    * The posts to fetch for a user with these recent posts and their co-engaged posts
-   * (`collaborativeMatches`): the co-engaged ones best first, then the recent posts themselves,
-   * that are neither held nor known to be unavailable, at most COLLABORATIVE_FETCH_LIMIT.
-   * Collaborative candidates among them are kept warm.
+   * (`collaborativeMatches`), by the rule `collaborativeFetch` gives (neither held nor known to
+   * be unavailable). Collaborative candidates among the matches are kept warm.
    */
   missing(recentPosts: readonly string[], matches: ReadonlyMap<string, CollaborativeMatch>): string[] {
-    const index = this.state.index;
-    const absent: string[] = [];
-    const warm: RankablePost[] = [];
-    for (const id of matches.keys()) {
-      if (!index.has(id)) {
-        if (!this.unavailable.has(id)) absent.push(id);
-      } else if (index.isCollaborative(id)) warm.push(index.get(id)!);
-    }
-    if (absent.length > COLLABORATIVE_FETCH_LIMIT) {
-      absent.sort((a, b) => matches.get(b)!.value - matches.get(a)!.value || (a < b ? -1 : 1));
-      absent.length = COLLABORATIVE_FETCH_LIMIT;
-    }
-    for (const id of recentPosts) {
-      if (absent.length >= COLLABORATIVE_FETCH_LIMIT) break;
-      if (!index.has(id) && !this.unavailable.has(id)) absent.push(id);
-    }
-    index.addCollaborative(warm);
+    const { absent, warm } = collaborativeFetch(this.state.index, recentPosts, matches, (id) => this.unavailable.has(id));
+    this.state.index.addCollaborative(warm);
     return absent;
   }
 

@@ -15,7 +15,8 @@ import { accountIdOfUser } from '../auth/user-account.js';
 import { CandidateIndex, type CandidateIndexOptions } from '../ranking/candidate-index.js';
 import { CoEngagement, CoEngagementReplay, type CoEngagementOptions } from '../ranking/co-engagement.js';
 import type { CoEngagementReader } from '../ranking/co-engagement.js';
-import { MAX_RECENT_POSTS } from '../ranking/collaborative.js';
+import { collaborativeFetch } from '../ranking/collaborative-fetch.js';
+import { MAX_RECENT_POSTS, type CollaborativeMatch } from '../ranking/collaborative.js';
 import { fitItemModel, ITEM_MODEL_HISTORY, ItemModel, ModelledCoEngagement, type ItemModelOptions } from '../ranking/item-model.js';
 import { buildUserProfile, type UserProfile } from '../ranking/profile.js';
 import type { ProfileInteraction } from '../ranking/ranking.types.js';
@@ -56,6 +57,8 @@ export class EvalState {
   private nextInteraction = 0;
   private recentTail = 0;
   private readonly byTime: readonly EvalPost[];
+  /** The recommendable posts (reblogs included) by id: what a collaborative fetch can find. */
+  private readonly recommendable: ReadonlyMap<string, EvalPost>;
   private readonly counts = new Map<string, { favourites: number; reblogs: number; bookmarks: number }>();
   private readonly profiles = new Map<string, UserProfile>();
 
@@ -80,6 +83,7 @@ export class EvalState {
     const posts = [...split.dataset.posts.values()].filter(isRecommendable);
     this.byTime = posts.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     this.catalogue = this.byTime.filter((p) => p.reblogOfId === null);
+    this.recommendable = new Map(this.byTime.map((p) => [p.id, p]));
     this.position = new Map(this.catalogue.map((p, i) => [p.id, i]));
     this.engagements = new Int32Array(this.catalogue.length);
     this.recent = new Int32Array(this.catalogue.length);
@@ -159,6 +163,20 @@ export class EvalState {
       this.profiles.set(user.userId, profile);
     }
     return profile;
+  }
+
+  /**
+   * Holds beside the pool the posts a ranking that weighs the collaborative feature asks for,
+   * as the server fetches them from its database (`collaborativeFetch`: the strongest
+   * co-engaged posts outside the pool, at most COLLABORATIVE_FETCH_LIMIT per ranking, the least
+   * recently asked for dropped beyond the pool's `maxCollaborative`), with their counts of now.
+   * A post not created yet is no candidate.
+   */
+  holdCollaborative(recentPosts: readonly string[], matches: ReadonlyMap<string, CollaborativeMatch>): void {
+    const availableNow = (id: string): boolean => (this.recommendable.get(id)?.createdAtMs ?? Infinity) <= this.nowMs;
+    const { absent, warm } = collaborativeFetch(this.index, recentPosts, matches, (id) => !availableNow(id));
+    this.index.addCollaborative(warm);
+    this.index.addCollaborative(absent.map((id) => this.withCounts(this.recommendable.get(id)!)));
   }
 
   /** Forgets a user's profile (the evaluation asks for each user once). */

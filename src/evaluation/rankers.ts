@@ -3,8 +3,10 @@
  * (`rankCandidates` over the pool with the user's profile, nothing re-implemented), and
  * the baselines (baselines.ts). Every ranker returns canonical post ids, best first.
  */
+import { collaborativeMatches } from '../ranking/collaborative.js';
 import { rankCandidates } from '../ranking/rank.js';
 import type { AlgorithmConfig, RankingKnobs } from '../ranking/ranking.types.js';
+import { effectiveWeights } from '../ranking/weights.js';
 import type { TestUser } from './dataset.js';
 import type { EvalState } from './eval-context.js';
 
@@ -27,11 +29,19 @@ export function rankingCandidate(name: string, config: AlgorithmConfig, state: E
     kind: 'candidate',
     personal: false,
     rank(user, k) {
-      const items = rankCandidates(state.index, state.profile(user), config, {
+      const profile = state.profile(user);
+      // As the server prepares such a ranking: the co-engaged posts outside the pool are fetched and held first.
+      const collaborative =
+        effectiveWeights(config).collaborative > 0 && profile.recentPosts !== undefined && profile.recentPosts.length > 0
+          ? collaborativeMatches(state.collaborative, profile.recentPosts)
+          : undefined;
+      if (collaborative !== undefined) state.holdCollaborative(profile.recentPosts!, collaborative);
+      const items = rankCandidates(state.index, profile, config, {
         ...knobs,
         limit: k,
         nowMs: state.now,
         coEngagement: state.collaborative,
+        ...(collaborative === undefined ? {} : { collaborative }),
       });
       return items.map((item) => item.post.reblogOfId ?? item.post.id);
     },

@@ -91,6 +91,7 @@ export {
   type CoEngagementReader,
 } from './co-engagement.js';
 export { collaborativeMatches, MAX_RECENT_POSTS, type CollaborativeMatch } from './collaborative.js';
+export { collaborativeFetch, COLLABORATIVE_FETCH_LIMIT, type CollaborativeFetch } from './collaborative-fetch.js';
 export { explainRanking, featureLifts, type Reason, type ReasonContext } from './reasons.js';
 export { planSeamlessInsertions, DEFAULT_INJECTION_RATIO } from './seamless.js';
 export { DEFAULT_SOURCE_SHARES, sourceSharesFromEnv, takeWithinShares, type SourceShares, type SourcedItem } from './source-shares.js';

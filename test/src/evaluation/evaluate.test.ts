@@ -10,7 +10,8 @@ import { generateSynthetic, generatorOptions } from '../../../src/evaluation/gen
 import { postsOfStatus, interactionOf } from '../../../src/evaluation/import-format.js';
 import { rankingCandidate } from '../../../src/evaluation/rankers.js';
 import { tuneWeights, simplex } from '../../../src/evaluation/tune.js';
-import { buildUserProfile, rankCandidates } from '../../../src/ranking/index.js';
+import { buildUserProfile, collaborativeMatches, rankCandidates } from '../../../src/ranking/index.js';
+import { CollaborativeCandidates } from '../../../server/ranking-state/collaborative-candidates.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
 import { candidatePool } from '../../../server/ranking-state/ranking-state.service.js';
 
@@ -183,6 +184,33 @@ describe('the ranking candidate', () => {
     });
     expect(got).toEqual(want.map((item) => item.post.reblogOfId ?? item.post.id));
     expect(new EvalState(split, {}, {}, { minPairs: split.train.length + 1 }).itemModel).toBeUndefined();
+  });
+
+  it('fetches and holds the co-engaged posts outside the pool as the server does, for a ranking that weighs them', () => {
+    // A pool of the 100 newest posts: most co-engaged posts are outside it.
+    const pool = { maxRecent: 100, maxPopular: 0 };
+    const config = { weights: { author_preference: 0, content_engagement: 0, recency: 0, semantic_similarity: 0, collaborative: 1 } };
+    const user = split.users.filter((u) => u.history.length >= 5)[3]!;
+    const state = new EvalState(split, pool);
+    state.advanceTo(user.atMs);
+    const got = rankingCandidate('collaborative', config, state).rank(user, 20);
+    expect(got.filter((id) => state.index.isCollaborative(id)).length).toBeGreaterThan(0);
+    // The server's own path on the same replayed state: its fetch rule, the posts read, then the ranking.
+    const served = new EvalState(split, pool);
+    served.advanceTo(user.atMs);
+    const profile = served.profile(user);
+    const matches = collaborativeMatches(served.collaborative, profile.recentPosts!);
+    const candidates = new CollaborativeCandidates({ index: served.index });
+    const absent = candidates.missing(profile.recentPosts!, matches);
+    const found = absent.map((id) => dataset.posts.get(id)!).filter((p) => p.createdAtMs <= user.atMs);
+    candidates.add(absent, found);
+    const want = rankCandidates(served.index, profile, config, { limit: 20, nowMs: user.atMs, coEngagement: served.collaborative });
+    expect(got).toEqual(want.map((item) => item.post.reblogOfId ?? item.post.id));
+    // Without the weight nothing is fetched.
+    const plain = new EvalState(split, pool);
+    plain.advanceTo(user.atMs);
+    rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, plain).rank(user, 20);
+    expect(plain.index.collaborativeSize).toBe(0);
   });
 
   it('reports groups, paired comparisons and the same numbers for the same seed', () => {
