@@ -20,7 +20,10 @@ import type { Database } from '../platform/db/database.js';
 import type { RankingState } from '../ranking-state/ranking-state.service.js';
 import { candidatePosts, engagedPosts } from './post.service.js';
 
-type PoolState = Pick<RankingState, 'index' | 'options' | 'postsStored' | 'postsDeleted' | 'postCountsChanged'>;
+type PoolState = Pick<
+  RankingState,
+  'index' | 'options' | 'postsStored' | 'postsDeleted' | 'postCountsChanged' | 'importedHistoryEnd' | 'reloadForImportedHistory'
+>;
 
 /** The pool refresh, every `intervalSeconds`. */
 export function candidatePoolRefreshAgent(
@@ -30,6 +33,7 @@ export function candidatePoolRefreshAgent(
   shares: SourceShares = DEFAULT_SOURCE_SHARES,
 ): Agent {
   return {
+    // The fit's trigger runs it by this name after an import (server/recommendations/recommendations.feature.ts).
     name: 'candidate_pool_refresh',
     description: 'adds the newest and most engaging posts missing from the candidate pool, fixes its counters, drops deleted posts',
     intervalSeconds,
@@ -37,8 +41,20 @@ export function candidatePoolRefreshAgent(
     // Brings this process's in-memory pool in step with the database.
     scope: 'instance',
     async run() {
+      // Posts stored before an imported history came in hold the pool's newest places though
+      // created after its end: the pool is built again as of that end (RankingState.reloadForImportedHistory).
+      if (await ranking.reloadForImportedHistory()) {
+        const poolSize = ranking.index.size;
+        return {
+          summary: `candidate pool: ${poolSize} posts, built again as of the imported history's end`,
+          details: { pool_size: poolSize, reloaded: 1 },
+        };
+      }
       const { maxRecent, maxPopular } = ranking.options.index;
-      const candidates = await candidatePosts(db, { recent: maxRecent, popular: maxPopular }, shares);
+      // Under an imported history, the candidates of its end, as a reload reads them (no later post retakes the newest places).
+      const end = ranking.importedHistoryEnd(Date.now());
+      const limits = { recent: maxRecent, popular: maxPopular, ...(end === undefined ? {} : { createdNotAfterMs: end }) };
+      const candidates = await candidatePosts(db, limits, shares);
       const missing = candidates.filter((post) => ranking.index.get(post.id) === undefined);
       let countsUpdated = 0;
       for (const post of candidates) {

@@ -242,6 +242,7 @@ export async function loadCandidateRows(
   recent: number,
   popular: number,
   shares: SourceShares = DEFAULT_SOURCE_SHARES,
+  createdNotAfterMs?: number,
 ): Promise<RankableRow[]> {
   const sourced = (query: ReturnType<typeof sources>, n: number) =>
     query
@@ -254,9 +255,9 @@ export async function loadCandidateRows(
           shares,
         ),
       );
-  const newest = await sourced(sources(db).orderBy('created_at_ms', 'desc'), recent);
+  const newest = await sourced(sources(db, createdNotAfterMs).orderBy('created_at_ms', 'desc'), recent);
   const engaging = await sourced(
-    sources(db).orderBy(
+    sources(db, createdNotAfterMs).orderBy(
       (eb) =>
         eb(
           eb(eb('favourites_count', '*', ENGAGEMENT_WEIGHTS.favourites), '+', eb('reblogs_count', '*', ENGAGEMENT_WEIGHTS.reblogs)),
@@ -275,9 +276,10 @@ export async function loadCandidateRows(
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** What the shares read of the recommendable posts. */
-function sources(db: Kysely<Database>) {
-  return db.selectFrom('posts').select(['id', 'source_instance', 'account_id']).where('visibility', 'in', ['public', 'unlisted']);
+/** What the shares read of the recommendable posts (created by `createdNotAfterMs`, when given). */
+function sources(db: Kysely<Database>, createdNotAfterMs?: number) {
+  const query = db.selectFrom('posts').select(['id', 'source_instance', 'account_id']).where('visibility', 'in', ['public', 'unlisted']);
+  return createdNotAfterMs === undefined ? query : query.where('created_at_ms', '<=', createdNotAfterMs);
 }
 
 /** Rankable columns of posts by id (for building profiles from history). */

@@ -20,7 +20,7 @@ import {
   type SourceShares,
 } from '../../src/ranking/index.js';
 import type { StoredPost } from '../ranking-state/ranking-state.events.js';
-import type { RankingState } from '../ranking-state/ranking-state.service.js';
+import type { CandidateLimits, RankingState } from '../ranking-state/ranking-state.service.js';
 import { sortKeyOf } from '../../src/post-ids.js';
 import { accountRow, statusRows, toEngagedPost, toRankable, toStatus } from './post.mapper.js';
 import * as repo from './post.repository.js';
@@ -49,10 +49,10 @@ export interface PostListOptions {
 /** The posts the candidate pool starts from: the `recent` newest and `popular` most engaging recommendable ones, each list under `shares`. */
 export async function candidatePosts(
   db: Kysely<Database>,
-  limits: { recent: number; popular: number },
+  limits: CandidateLimits,
   shares: SourceShares = DEFAULT_SOURCE_SHARES,
 ): Promise<StoredPost[]> {
-  return (await repo.loadCandidateRows(db, limits.recent, limits.popular, shares)).map(toStoredPost);
+  return (await repo.loadCandidateRows(db, limits.recent, limits.popular, shares, limits.createdNotAfterMs)).map(toStoredPost);
 }
 
 /** Whether any post is stored (demo seeding only fills an empty database). */

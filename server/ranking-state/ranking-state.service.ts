@@ -109,7 +109,15 @@ export const DEFAULT_RANKING_STATE_OPTIONS: RankingStateOptions = {
 };
 
 /** Where the pool comes from: the posts feature's candidates within the pool's bounds. */
-export type CandidateSource = (limits: { recent: number; popular: number }) => Promise<StoredPost[]>;
+export type CandidateSource = (limits: CandidateLimits) => Promise<StoredPost[]>;
+
+/** What the candidate pool is read from: the `recent` newest and `popular` most engaging posts, created by `createdNotAfterMs` when given. */
+export interface CandidateLimits {
+  readonly recent: number;
+  readonly popular: number;
+  /** Under an imported history, its end (`RankingState.importedHistoryEnd`): posts created later did not exist yet. */
+  readonly createdNotAfterMs?: number;
+}
 
 /** One cache's size, for the service_cache_entries / service_cache_bytes gauges. */
 export interface CacheSize {
@@ -245,7 +253,7 @@ export class RankingState implements RankingEvents, TermWeigher {
   constructor(
     private readonly source: CandidateSource,
     options: Partial<RankingStateOptions> = {},
-    history?: CoEngagementSource,
+    private readonly history?: CoEngagementSource,
   ) {
     this.options = {
       ...DEFAULT_RANKING_STATE_OPTIONS,
@@ -432,11 +440,19 @@ export class RankingState implements RankingEvents, TermWeigher {
 
   async reload(): Promise<void> {
     const { maxRecent, maxPopular } = this.options.index;
+    // The clock first: under an imported history the pool is the one of its end, its newest
+    // posts those created by then (the later ones are left out of every list until its clock
+    // reaches them; taking the newest places, they left a replayed catalogue's newcomers a
+    // fraction of its posts: bench/README.md, "A catalogue larger than the pool").
     const log: PoolEvent[] = [];
     this.reloadLogs.add(log);
     let pool: CandidateIndex;
     try {
-      pool = candidatePool(await this.source({ recent: maxRecent, popular: maxPopular }), this.options.index);
+      // (Without a history nothing to learn: the pool's read starts at once.)
+      if (this.history !== undefined) await this.learnNewestInteraction();
+      const end = this.importedHistoryEnd(Date.now());
+      const limits = { recent: maxRecent, popular: maxPopular, ...(end === undefined ? {} : { createdNotAfterMs: end }) };
+      pool = candidatePool(await this.source(limits), this.options.index);
       for (const event of log) applyPoolEvent(pool, event);
     } finally {
       this.reloadLogs.delete(log);
@@ -534,6 +550,43 @@ export class RankingState implements RankingEvents, TermWeigher {
     if (lag > IMPORTED_HISTORY_LAG_MS) return { atMs: nowMs - lag, createdNotAfterMs: nowMs - lag };
     // Live: a post dated ahead of now by more than clocks disagree (a remote instance's broken clock) waits for its time.
     return { atMs: nowMs, createdNotAfterMs: nowMs + INTERACTION_FUTURE_SKEW_MS };
+  }
+
+  /**
+   * Under an imported history (see `rankingInstant`), the newest creation time a list may hold
+   * now (its end, plus the time since it was received); live, undefined.
+   */
+  importedHistoryEnd(nowMs: number): number | undefined {
+    const instant = this.rankingInstant(nowMs);
+    return instant.atMs < nowMs ? instant.createdNotAfterMs : undefined;
+  }
+
+  /**
+   * Reloads when the service holds an imported history and its pool holds posts created after
+   * that history's end (posts stored before the history came in take the pool's newest places
+   * though no list may hold them yet): the pool is then built as of the end (`reload`), its
+   * counters dated and the community's pace read again. Run after an import (the fit's trigger,
+   * before the item model and the fit). Returns whether it reloaded.
+   */
+  async reloadForImportedHistory(nowMs = Date.now()): Promise<boolean> {
+    // The stored newest interaction (another instance may have received the import).
+    await this.learnNewestInteraction();
+    const end = this.importedHistoryEnd(nowMs);
+    if (end === undefined) return false;
+    const later = this.pool.slots.some(
+      (slot) => slot !== undefined && !this.pool.isCollaborative(slot.post.id) && slot.post.createdAtMs > end,
+    );
+    if (!later) return false;
+    await this.reload();
+    return true;
+  }
+
+  /** The newest stored interaction's instant and receipt (the ranking's clock), before a reload reads the pool. */
+  private async learnNewestInteraction(): Promise<void> {
+    if (this.history === undefined) return;
+    const [newest] = await this.history(1);
+    if (newest?.atMs !== undefined)
+      this.interactionSeen(newest.atMs, newest.id === undefined ? newest.atMs : receivedAtOf(newest.id, newest.atMs));
   }
 
   private interactionSeen(atMs: number, receivedAtMs: number): void {

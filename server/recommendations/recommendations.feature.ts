@@ -51,11 +51,12 @@ export async function registerRecommendations(
     { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
   );
   // The default ranking fitted to this community's own interactions (docs/ranking.md, "Fitted to
-  // the community"); after an import the trigger builds the model first, then fits with it.
+  // the community"); after an import the trigger brings the pool to the imported history's end
+  // (the posts feature's candidate_pool_refresh agent), builds the model, then fits with it.
   const stopFitTrigger = registerRankingFit(
     context.agents,
     { db: context.database.db, state: deps.ranking },
-    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line), before: modelBuild },
+    { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line), before: ['candidate_pool_refresh', ...modelBuild] },
   );
   app.addHook('onClose', async () => stopFitTrigger());
   const recommendations = new RecommendationService(sources, context.metrics, policy);
