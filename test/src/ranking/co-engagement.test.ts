@@ -293,23 +293,35 @@ describe('CoEngagement', () => {
   });
 });
 
+/** Served neighbour lists drawn at random (`seed0`…: `perSeed` draws among `posts` posts, similarities from `sims`), and a reader serving them. */
+function randomServed(
+  seed: number,
+  o: { seeds: number; perSeed: number; posts: number; sims: readonly number[] },
+): { served: Map<string, [string, number][]>; reader: CoEngagementReader } {
+  const random = createRandom(seed);
+  const served = new Map<string, [string, number][]>();
+  for (let s = 0; s < o.seeds; s++)
+    served.set(
+      `seed${s}`,
+      Array.from(
+        { length: o.perSeed },
+        () => [`p${randomInt(random, o.posts)}`, o.sims[randomInt(random, o.sims.length)]!] as [string, number],
+      ),
+    );
+  const reader: CoEngagementReader = {
+    forEachNeighbour: () => {},
+    engaged: () => 0,
+    forEachServedNeighbour: (postId, visit) => {
+      for (const [id, sim] of served.get(postId) ?? []) visit(id, sim);
+    },
+  };
+  return { served, reader };
+}
+
 describe('collaborativeMatches past its limit', () => {
   it('keeps the strongest `limit` neighbours, ties by id, in the order a full sort gives', () => {
-    const random = createRandom(29);
     // 60 seeds × 40 neighbours among 900 posts, similarities from a few values: many ties.
-    const served = new Map<string, [string, number][]>();
-    for (let s = 0; s < 60; s++)
-      served.set(
-        `seed${s}`,
-        Array.from({ length: 40 }, () => [`p${randomInt(random, 900)}`, [0.1, 0.2, 0.25, 0.5][randomInt(random, 4)]!] as [string, number]),
-      );
-    const reader: CoEngagementReader = {
-      forEachNeighbour: () => {},
-      engaged: () => 0,
-      forEachServedNeighbour: (postId, visit) => {
-        for (const [id, sim] of served.get(postId) ?? []) visit(id, sim);
-      },
-    };
+    const { served, reader } = randomServed(29, { seeds: 60, perSeed: 40, posts: 900, sims: [0.1, 0.2, 0.25, 0.5] });
     const seeds = [...served.keys()];
     // The sums by hand, then a full sort: strongest first, ties by id.
     const sums = new Map<string, number>();
@@ -326,20 +338,7 @@ describe('collaborativeMatches past its limit', () => {
   });
 
   it('names the seed contributing most (ties: the smaller id) and never matches the user’s own posts', () => {
-    const random = createRandom(31);
-    const served = new Map<string, [string, number][]>();
-    for (let s = 0; s < 40; s++)
-      served.set(
-        `seed${s}`,
-        Array.from({ length: 30 }, () => [`p${randomInt(random, 300)}`, [0.1, 0.2, 0.5][randomInt(random, 3)]!] as [string, number]),
-      );
-    const reader: CoEngagementReader = {
-      forEachNeighbour: () => {},
-      engaged: () => 0,
-      forEachServedNeighbour: (postId, visit) => {
-        for (const [id, sim] of served.get(postId) ?? []) visit(id, sim);
-      },
-    };
+    const { served, reader } = randomServed(31, { seeds: 40, perSeed: 30, posts: 300, sims: [0.1, 0.2, 0.5] });
     // The user's own posts: the seeds, and two posts others co-engaged with them.
     const own = ['p7', 'p11'];
     const seeds = [...served.keys()];
