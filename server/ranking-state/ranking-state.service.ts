@@ -247,6 +247,8 @@ export class RankingState implements RankingEvents, TermWeigher {
    * community's pace count from each interaction's own time (docs/ranking.md).
    */
   private poolToDate: CandidateIndex | undefined;
+  /** The imported history (its newest interaction's instant) `reloadForImportedHistory` last built the pool for. */
+  private reloadedForHistoryAtMs: number | undefined;
   private defaultConfig: { readonly config: AlgorithmConfig; readonly options: RankingKnobs } = rankingOf(SHIPPED_RANKING_DEFAULT);
 
   /** @param history the stored interactions the co-engagement state is rebuilt from (none: it starts empty). */
@@ -572,12 +574,15 @@ export class RankingState implements RankingEvents, TermWeigher {
     // The stored newest interaction (another instance may have received the import).
     await this.learnNewestInteraction();
     const end = this.importedHistoryEnd(nowMs);
-    if (end === undefined) return false;
+    const historyAtMs = this.newestInteraction?.atMs;
+    // Once per history: posts stored after it (no list holds them before the clock) do not reload it again and again.
+    if (end === undefined || historyAtMs === this.reloadedForHistoryAtMs) return false;
     const later = this.pool.slots.some(
       (slot) => slot !== undefined && !this.pool.isCollaborative(slot.post.id) && slot.post.createdAtMs > end,
     );
     if (!later) return false;
     await this.reload();
+    this.reloadedForHistoryAtMs = historyAtMs;
     return true;
   }
 

@@ -81,7 +81,15 @@ describe('the candidate pool under an imported history', () => {
     expect(list.filter((id) => classics.includes(id)).length).toBe(10);
     // Nothing created after the history's end is listed.
     for (const id of list) expect(Number(BigInt(id) - BigInt(postId(0)))).toBeLessThanOrEqual(31);
-    // Once built as of the end, the next refresh is an ordinary one.
+    // Once built as of the end, the next refresh is an ordinary one, even with a post stored since
+    // (created now, after the history: pooled as it comes, no second rebuild).
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/posts/batch',
+      headers: await t.adminHeaders(),
+      payload: { statuses: [makeStatus({ n: 60, author: 'author1', ageHours: 1 })] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
     expect(await refreshSummary()).not.toContain('built again');
   });
 
