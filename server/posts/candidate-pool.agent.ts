@@ -22,7 +22,7 @@ import { candidatePosts, engagedPosts } from './post.service.js';
 
 type PoolState = Pick<
   RankingState,
-  'index' | 'options' | 'postsStored' | 'postsDeleted' | 'postCountsChanged' | 'importedHistoryEnd' | 'reloadForImportedHistory'
+  'index' | 'postsStored' | 'postsDeleted' | 'postCountsChanged' | 'candidateLimits' | 'reloadForImportedHistory'
 >;
 
 /** The pool refresh, every `intervalSeconds`. */
@@ -50,11 +50,8 @@ export function candidatePoolRefreshAgent(
           details: { pool_size: poolSize, reloaded: 1 },
         };
       }
-      const { maxRecent, maxPopular } = ranking.options.index;
       // Under an imported history, the candidates of its end, as a reload reads them (no later post retakes the newest places).
-      const end = ranking.importedHistoryEnd(Date.now());
-      const limits = { recent: maxRecent, popular: maxPopular, ...(end === undefined ? {} : { createdNotAfterMs: end }) };
-      const candidates = await candidatePosts(db, limits, shares);
+      const candidates = await candidatePosts(db, ranking.candidateLimits(Date.now()), shares);
       const missing = candidates.filter((post) => ranking.index.get(post.id) === undefined);
       let countsUpdated = 0;
       for (const post of candidates) {

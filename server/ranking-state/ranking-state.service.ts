@@ -441,7 +441,6 @@ export class RankingState implements RankingEvents, TermWeigher {
   }
 
   async reload(): Promise<void> {
-    const { maxRecent, maxPopular } = this.options.index;
     // The clock first: under an imported history the pool is the one of its end, its newest
     // posts those created by then (the later ones are left out of every list until its clock
     // reaches them; taking the newest places, they left a replayed catalogue's newcomers a
@@ -452,9 +451,7 @@ export class RankingState implements RankingEvents, TermWeigher {
     try {
       // (Without a history nothing to learn: the pool's read starts at once.)
       if (this.history !== undefined) await this.learnNewestInteraction();
-      const end = this.importedHistoryEnd(Date.now());
-      const limits = { recent: maxRecent, popular: maxPopular, ...(end === undefined ? {} : { createdNotAfterMs: end }) };
-      pool = candidatePool(await this.source(limits), this.options.index);
+      pool = candidatePool(await this.source(this.candidateLimits(Date.now())), this.options.index);
       for (const event of log) applyPoolEvent(pool, event);
     } finally {
       this.reloadLogs.delete(log);
@@ -561,6 +558,13 @@ export class RankingState implements RankingEvents, TermWeigher {
   importedHistoryEnd(nowMs: number): number | undefined {
     const instant = this.rankingInstant(nowMs);
     return instant.atMs < nowMs ? instant.createdNotAfterMs : undefined;
+  }
+
+  /** What the pool is read from now: its bounds, and under an imported history posts created by its end (a reload, the pool's refresh). */
+  candidateLimits(nowMs: number): CandidateLimits {
+    const { maxRecent, maxPopular } = this.options.index;
+    const end = this.importedHistoryEnd(nowMs);
+    return { recent: maxRecent, popular: maxPopular, ...(end === undefined ? {} : { createdNotAfterMs: end }) };
   }
 
   /**
