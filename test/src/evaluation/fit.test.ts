@@ -188,6 +188,22 @@ describe('fitting the default ranking', () => {
     }
   });
 
+  it('asks half of each fold’s users at its cutoff, as an evaluator replaying a history does, and half at their own instants', async () => {
+    const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
+    const options = { maxUsers: 150, samples: 200 };
+    const pooled = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options);
+    // 50 users per fold: 25 asked at its cutoff.
+    expect(pooled.evidence.users).toBe(150);
+    expect(pooled.evidence.users_at_cutoff).toBe(75);
+    const own = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, { ...options, asks: 'first-interaction' });
+    expect(own.evidence.users).toBe(150);
+    expect(own.evidence.users_at_cutoff).toBe(0);
+    // Asked at the cutoff a user's targets are all they engaged with in the fold's test period that existed then: other values.
+    const shipped = (r: typeof own) =>
+      r.evidence.points.find((p) => p.point.collaborative === 0 && p.point.recency_half_life_hours === 8)!.ndcg;
+    expect(shipped(pooled)).not.toBeCloseTo(shipped(own), 6);
+  }, 240_000);
+
   it("decides the same from the values an earlier step on the same split kept (its memo), and builds the folds' models once", async () => {
     const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
     const options = { maxUsers: 150, samples: 200 };
