@@ -26,6 +26,7 @@ import { accountIdOfUser } from '../auth/user-account.js';
 import { buildUserProfile } from '../ranking/profile.js';
 import type { ItemModel, ItemModelOptions } from '../ranking/item-model.js';
 import { rankCandidates } from '../ranking/rank.js';
+import type { ColdStartShape } from '../ranking/ranking.types.js';
 import {
   COLD_START_RECENCY_LADDER,
   COLLABORATIVE_LADDER,
@@ -116,9 +117,11 @@ export interface FitPointResult {
   readonly ndcg: number;
 }
 
-/** A cold-start share of recency, judged by nDCG on every sampled user ranked as a newcomer. */
+/** A cold start (a share of recency in the blend, or "hot"), judged by nDCG on every sampled user ranked as a newcomer. */
 export interface FitColdResult {
   readonly cold_start_recency: number;
+  /** Absent in a fit stored before the shape existed: `blend`. */
+  readonly cold_start_shape?: ColdStartShape;
   readonly ndcg: number;
 }
 
@@ -210,9 +213,25 @@ export function neighbourPoints(current: RankingDefault): RankingDefault[] {
   return out;
 }
 
-/** The cold-start shares one step from `value` on its ladder (itself first). */
-export function neighbourColdShares(value: number): number[] {
-  return around(COLD_START_RECENCY_LADDER, value);
+/** A cold start the fit tries: the blend at a share of recency, or "hot" (the share kept for a move back). */
+export interface ColdStart {
+  readonly share: number;
+  readonly shape: ColdStartShape;
+}
+
+/**
+ * The cold starts one step from the current one (itself first): the blend's share one rung each
+ * way and "hot"; from "hot", the blend at its kept share. "hot" is the baseline a feed's
+ * newcomers are measured against, so a community whose newcomers it ranks better gets it.
+ */
+export function neighbourColdStarts(current: Required<RankingDefault>): ColdStart[] {
+  const share = current.cold_start_recency;
+  if (current.cold_start_shape === 'hot') return [{ share, shape: 'hot' }, { share, shape: 'blend' }];
+  return [...around(COLD_START_RECENCY_LADDER, share).map((s): ColdStart => ({ share: s, shape: 'blend' })), { share, shape: 'hot' }];
+}
+
+function describeColdStart(c: ColdStart): string {
+  return c.shape === 'hot' ? 'cold start hot' : `cold start recency ${c.share}`;
 }
 
 /**
@@ -333,16 +352,27 @@ export async function fitOnSplit(
   // out): far more users than those without history, and the same regime. Each share at each
   // half-life tried, since the half-life the warm points choose is the cold start's too.
   const halfLives = [...new Set(points.map((p) => p.recency_half_life_hours))];
-  const coldShares = neighbourColdShares(completeRankingDefault(current).cold_start_recency);
+  const coldOptions = neighbourColdStarts(completeRankingDefault(current));
   const cap = completeRankingDefault(current).per_author_cap;
-  const coldKey = (h: number, c: number): string => `${h}|${c}|${cap}`;
-  const coldValues = halfLives.map((h) => coldShares.map((c) => memo.cold.get(coldKey(h, c)) ?? new Float64Array(users.length)));
+  // "hot" reads no half-life: ranked once, shared by every half-life's row.
+  const coldKey = (h: number, c: ColdStart): string => (c.shape === 'hot' ? `hot|${cap}` : `${h}|${c.share}|${cap}`);
+  const coldArrays = new Map<string, Float64Array>();
+  const coldArray = (key: string): Float64Array => {
+    let values = coldArrays.get(key) ?? memo.cold.get(key);
+    if (values === undefined) values = new Float64Array(users.length);
+    coldArrays.set(key, values);
+    return values;
+  };
+  const coldValues = halfLives.map((h) => coldOptions.map((c) => coldArray(coldKey(h, c))));
+  const coldKeysToRank = new Set<string>();
   const coldToRank = halfLives.flatMap((h, hi) =>
-    coldShares.flatMap((c, ci) =>
-      memo.cold.has(coldKey(h, c))
-        ? []
-        : [{ h: hi, c: ci, ...rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c, per_author_cap: cap }) }],
-    ),
+    coldOptions.flatMap((c, ci) => {
+      const key = coldKey(h, c);
+      if (memo.cold.has(key) || coldKeysToRank.has(key)) return [];
+      coldKeysToRank.add(key);
+      const point = { collaborative: 0, recency_half_life_hours: h, cold_start_recency: c.share, cold_start_shape: c.shape, per_author_cap: cap };
+      return [{ h: hi, c: ci, key, ...rankingOf(point) }];
+    }),
   );
   if (toRank.length > 0 || coldToRank.length > 0)
     await replayFolds(folds, foldUsers, o, hooks, memo, (state) => {
@@ -364,7 +394,7 @@ export async function fitOnSplit(
       };
     });
   for (const i of toRank) memo.warm.set(warmKey(points[i]!), values[i]!);
-  for (const { h, c } of coldToRank) memo.cold.set(coldKey(halfLives[h]!, coldShares[c]!), coldValues[h]![c]!);
+  for (const { h, c, key } of coldToRank) memo.cold.set(key, coldValues[h]![c]!);
   const results = points.map((point, i) => ({ point, ndcg: mean(values[i] as Float64Array) }));
   const resamples = drawResamples(users.length, o.samples, o.seed);
   const warm = decideWarm(results, values, current, resamples, o.k, users.length, o.alpha);
@@ -372,18 +402,20 @@ export async function fitOnSplit(
   // The cold start at the half-life chosen: a move of one step, on an interval above 0.
   const h = halfLives.indexOf(warm.chosen.recency_half_life_hours);
   const coldRow = coldValues[h < 0 ? 0 : h] as Float64Array[];
-  const coldResults = coldShares.map((share, c) => ({ cold_start_recency: share, ndcg: mean(coldRow[c] as Float64Array) }));
+  const coldResults = coldOptions.map((c, i) => ({
+    cold_start_recency: c.share,
+    cold_start_shape: c.shape,
+    ndcg: mean(coldRow[i] as Float64Array),
+  }));
   let bestCold = 0;
   for (let c = 1; c < coldResults.length; c++) if (coldResults[c]!.ndcg > coldResults[bestCold]!.ndcg + 1e-12) bestCold = c;
   const coldDifference = bestCold === 0 ? null : bootstrapPairedDifference(resamples, coldRow[bestCold]!, coldRow[0]!, o.alpha);
   const coldMoves = coldDifference !== null && coldDifference.ci_low > 0 && coldDifference.value >= MIN_FIT_GAIN;
-  const chosen = completeRankingDefault({
-    ...warm.chosen,
-    cold_start_recency: coldMoves ? coldShares[bestCold]! : coldShares[0]!,
-  });
+  const coldChosen = coldOptions[coldMoves ? bestCold : 0]!;
+  const chosen = completeRankingDefault({ ...warm.chosen, cold_start_recency: coldChosen.share, cold_start_shape: coldChosen.shape });
   const coldSummary = coldMoves
-    ? `; cold start recency ${coldShares[0]} -> ${coldShares[bestCold]} (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)} -> ${coldResults[bestCold]!.ndcg.toFixed(4)}, difference ${estimate(coldDifference)})`
-    : `; cold start recency ${coldShares[0]} kept (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)})`;
+    ? `; ${describeColdStart(coldOptions[0]!)} -> ${describeColdStart(coldChosen)} (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)} -> ${coldResults[bestCold]!.ndcg.toFixed(4)}, difference ${estimate(coldDifference)})`
+    : `; ${describeColdStart(coldOptions[0]!)} kept (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)})`;
   const applied = !sameRankingDefault(chosen, current);
   const summary = applied
     ? `applied ${describeRankingDefault(chosen)} (was ${describeRankingDefault(current)}): ${warm.summary}${coldSummary}`
