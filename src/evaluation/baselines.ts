@@ -14,7 +14,6 @@
  *   memory (16·n² bytes) and time (∝ n³) stay bounded.
  * The two models are fitted once, at the cutoff. Ties go to the newer post, then the smaller id.
  */
-import { HOT_GRAVITY } from '../ranking/features.js';
 import { invertSpd } from '../ranking/spd-inverse.js';
 import type { TestUser } from './dataset.js';
 import type { EvalState } from './eval-context.js';
@@ -35,6 +34,8 @@ export interface BaselineOptions {
 export const DEFAULT_BASELINE_OPTIONS: BaselineOptions = { easeMaxItems: 1000, easeLambda: 100, knnNeighbours: 50 };
 
 const HOUR_MS = 3_600_000;
+/** Hacker News' gravity. */
+export const HOT_GRAVITY = 1.8;
 
 /** The named baselines over an evaluation state. */
 export function baselines(state: EvalState, names: readonly BaselineName[], options: Partial<BaselineOptions> = {}): Ranker[] {

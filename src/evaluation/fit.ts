@@ -5,9 +5,8 @@
  * history before an evaluation's cutoff (so the test period is never seen).
  *
  * The protocol is `recsvc eval`'s (a temporal holdout of the data given: each user asked
- * for a list at their first interaction in its last `testFraction`, or at its cutoff — half of
- * the users each way: `asks` — by the server's ranking code over the pool replayed to that
- * instant), and the guard rails:
+ * for a list at their first interaction in its last `testFraction`, by the server's ranking
+ * code over the pool replayed to that instant), and the guard rails:
  * - **a minimum of data**: at least `minInteractions` interactions and `minUsers` evaluated
  *   users with history, else nothing changes (`insufficient`);
  * - **bounded change**: only the points one ladder step from the current one are tried (the
@@ -26,7 +25,6 @@ import { accountIdOfUser } from '../auth/user-account.js';
 import { buildUserProfile } from '../ranking/profile.js';
 import type { ItemModel, ItemModelOptions } from '../ranking/item-model.js';
 import { rankCandidates } from '../ranking/rank.js';
-import type { ColdStartShape } from '../ranking/ranking.types.js';
 import {
   COLD_START_RECENCY_LADDER,
   COLLABORATIVE_LADDER,
@@ -81,17 +79,6 @@ export interface FitOptions {
    * beyond doubt, else it stays (`fitSteps`). null: the search's start is what is served.
    */
   readonly served: RankingDefault | null;
-  /**
-   * When the fit's users are asked (`AskAt`): `both` (default) gives half of each fold's users
-   * at the fold's cutoff, all at once, as an evaluator who replays a history and then asks does,
-   * and half at their own first instant after it, as a live service's users come back; the
-   * points are judged on the pooled users. On the synthetic slow feed one seed's fit asked at
-   * the own instants only chose 72 h, below hot asked at the cutoff (0.365 against 0.378); the
-   * pooled fit chose 24 h there (0.399; 0.327 against 0.343 at the own instants), every other
-   * feed's fit the same point as before (bench/README.md, "A feed's recency at its pace").
-   * `first-interaction`: only the own instants (the fit until 2026-11-29).
-   */
-  readonly asks: 'both' | 'first-interaction';
 }
 
 export const DEFAULT_FIT_OPTIONS: FitOptions = {
@@ -107,7 +94,6 @@ export const DEFAULT_FIT_OPTIONS: FitOptions = {
   alpha: 0.1,
   folds: 3,
   served: null,
-  asks: 'both',
 };
 
 export type FitStatus = 'applied' | 'kept' | 'insufficient';
@@ -117,11 +103,9 @@ export interface FitPointResult {
   readonly ndcg: number;
 }
 
-/** A cold start (a share of recency in the blend, or "hot"), judged by nDCG on every sampled user ranked as a newcomer. */
+/** A cold-start share of recency, judged by nDCG on every sampled user ranked as a newcomer. */
 export interface FitColdResult {
   readonly cold_start_recency: number;
-  /** Absent in a fit stored before the shape existed: `blend`. */
-  readonly cold_start_shape?: ColdStartShape;
   readonly ndcg: number;
 }
 
@@ -137,8 +121,6 @@ export interface FitResult {
     readonly cutoff: string | null;
     readonly users: number;
     readonly users_with_history: number;
-    /** Of `users`, those asked at their fold's cutoff (`asks`; absent in a fit stored before it: none). */
-    readonly users_at_cutoff?: number;
     readonly points: readonly FitPointResult[];
     /** nDCG of the best point minus the current one's, paired, with its 95% interval. */
     readonly difference: Estimate | null;
@@ -213,25 +195,9 @@ export function neighbourPoints(current: RankingDefault): RankingDefault[] {
   return out;
 }
 
-/** A cold start the fit tries: the blend at a share of recency, or "hot" (the share kept for a move back). */
-export interface ColdStart {
-  readonly share: number;
-  readonly shape: ColdStartShape;
-}
-
-/**
- * The cold starts one step from the current one (itself first): the blend's share one rung each
- * way and "hot"; from "hot", the blend at its kept share. "hot" is the baseline a feed's
- * newcomers are measured against, so a community whose newcomers it ranks better gets it.
- */
-export function neighbourColdStarts(current: Required<RankingDefault>): ColdStart[] {
-  const share = current.cold_start_recency;
-  if (current.cold_start_shape === 'hot') return [{ share, shape: 'hot' }, { share, shape: 'blend' }];
-  return [...around(COLD_START_RECENCY_LADDER, share).map((s): ColdStart => ({ share: s, shape: 'blend' })), { share, shape: 'hot' }];
-}
-
-function describeColdStart(c: ColdStart): string {
-  return c.shape === 'hot' ? 'cold start hot' : `cold start recency ${c.share}`;
+/** The cold-start shares one step from `value` on its ladder (itself first). */
+export function neighbourColdShares(value: number): number[] {
+  return around(COLD_START_RECENCY_LADDER, value);
 }
 
 /**
@@ -323,7 +289,7 @@ export async function fitOnSplit(
   const o = { ...DEFAULT_FIT_OPTIONS, ...options };
   const interactions = split.dataset.interactions.length;
   const cutoff = new Date(split.cutoffMs).toISOString();
-  const { folds, foldUsers, users, atCutoff } = foldsOf(split, o);
+  const { folds, foldUsers, users } = foldsOf(split, o);
   const withHistory = users.filter((u) => u.history.length > 0).length;
   if (interactions < o.minInteractions)
     return insufficient(
@@ -352,27 +318,16 @@ export async function fitOnSplit(
   // out): far more users than those without history, and the same regime. Each share at each
   // half-life tried, since the half-life the warm points choose is the cold start's too.
   const halfLives = [...new Set(points.map((p) => p.recency_half_life_hours))];
-  const coldOptions = neighbourColdStarts(completeRankingDefault(current));
+  const coldShares = neighbourColdShares(completeRankingDefault(current).cold_start_recency);
   const cap = completeRankingDefault(current).per_author_cap;
-  // "hot" reads no half-life: ranked once, shared by every half-life's row.
-  const coldKey = (h: number, c: ColdStart): string => (c.shape === 'hot' ? `hot|${cap}` : `${h}|${c.share}|${cap}`);
-  const coldArrays = new Map<string, Float64Array>();
-  const coldArray = (key: string): Float64Array => {
-    let values = coldArrays.get(key) ?? memo.cold.get(key);
-    if (values === undefined) values = new Float64Array(users.length);
-    coldArrays.set(key, values);
-    return values;
-  };
-  const coldValues = halfLives.map((h) => coldOptions.map((c) => coldArray(coldKey(h, c))));
-  const coldKeysToRank = new Set<string>();
+  const coldKey = (h: number, c: number): string => `${h}|${c}|${cap}`;
+  const coldValues = halfLives.map((h) => coldShares.map((c) => memo.cold.get(coldKey(h, c)) ?? new Float64Array(users.length)));
   const coldToRank = halfLives.flatMap((h, hi) =>
-    coldOptions.flatMap((c, ci) => {
-      const key = coldKey(h, c);
-      if (memo.cold.has(key) || coldKeysToRank.has(key)) return [];
-      coldKeysToRank.add(key);
-      const point = { collaborative: 0, recency_half_life_hours: h, cold_start_recency: c.share, cold_start_shape: c.shape, per_author_cap: cap };
-      return [{ h: hi, c: ci, key, ...rankingOf(point) }];
-    }),
+    coldShares.flatMap((c, ci) =>
+      memo.cold.has(coldKey(h, c))
+        ? []
+        : [{ h: hi, c: ci, ...rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c, per_author_cap: cap }) }],
+    ),
   );
   if (toRank.length > 0 || coldToRank.length > 0)
     await replayFolds(folds, foldUsers, o, hooks, memo, (state) => {
@@ -394,7 +349,7 @@ export async function fitOnSplit(
       };
     });
   for (const i of toRank) memo.warm.set(warmKey(points[i]!), values[i]!);
-  for (const { h, c, key } of coldToRank) memo.cold.set(key, coldValues[h]![c]!);
+  for (const { h, c } of coldToRank) memo.cold.set(coldKey(halfLives[h]!, coldShares[c]!), coldValues[h]![c]!);
   const results = points.map((point, i) => ({ point, ndcg: mean(values[i] as Float64Array) }));
   const resamples = drawResamples(users.length, o.samples, o.seed);
   const warm = decideWarm(results, values, current, resamples, o.k, users.length, o.alpha);
@@ -402,20 +357,18 @@ export async function fitOnSplit(
   // The cold start at the half-life chosen: a move of one step, on an interval above 0.
   const h = halfLives.indexOf(warm.chosen.recency_half_life_hours);
   const coldRow = coldValues[h < 0 ? 0 : h] as Float64Array[];
-  const coldResults = coldOptions.map((c, i) => ({
-    cold_start_recency: c.share,
-    cold_start_shape: c.shape,
-    ndcg: mean(coldRow[i] as Float64Array),
-  }));
+  const coldResults = coldShares.map((share, c) => ({ cold_start_recency: share, ndcg: mean(coldRow[c] as Float64Array) }));
   let bestCold = 0;
   for (let c = 1; c < coldResults.length; c++) if (coldResults[c]!.ndcg > coldResults[bestCold]!.ndcg + 1e-12) bestCold = c;
   const coldDifference = bestCold === 0 ? null : bootstrapPairedDifference(resamples, coldRow[bestCold]!, coldRow[0]!, o.alpha);
   const coldMoves = coldDifference !== null && coldDifference.ci_low > 0 && coldDifference.value >= MIN_FIT_GAIN;
-  const coldChosen = coldOptions[coldMoves ? bestCold : 0]!;
-  const chosen = completeRankingDefault({ ...warm.chosen, cold_start_recency: coldChosen.share, cold_start_shape: coldChosen.shape });
+  const chosen = completeRankingDefault({
+    ...warm.chosen,
+    cold_start_recency: coldMoves ? coldShares[bestCold]! : coldShares[0]!,
+  });
   const coldSummary = coldMoves
-    ? `; ${describeColdStart(coldOptions[0]!)} -> ${describeColdStart(coldChosen)} (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)} -> ${coldResults[bestCold]!.ndcg.toFixed(4)}, difference ${estimate(coldDifference)})`
-    : `; ${describeColdStart(coldOptions[0]!)} kept (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)})`;
+    ? `; cold start recency ${coldShares[0]} -> ${coldShares[bestCold]} (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)} -> ${coldResults[bestCold]!.ndcg.toFixed(4)}, difference ${estimate(coldDifference)})`
+    : `; cold start recency ${coldShares[0]} kept (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)})`;
   const applied = !sameRankingDefault(chosen, current);
   const summary = applied
     ? `applied ${describeRankingDefault(chosen)} (was ${describeRankingDefault(current)}): ${warm.summary}${coldSummary}`
@@ -430,7 +383,6 @@ export async function fitOnSplit(
       cutoff,
       users: users.length,
       users_with_history: withHistory,
-      users_at_cutoff: atCutoff,
       points: results,
       difference: warm.difference,
       cold: { points: coldResults, difference: coldDifference },
@@ -438,27 +390,13 @@ export async function fitOnSplit(
   };
 }
 
-/**
- * The folds of a split and the users each is evaluated on (maxUsers shared between them, the
- * first ones taking the remainder); with `asks` both, half of a fold's are asked at its cutoff
- * (they come first: the replay runs forward, and every own instant is at or after the cutoff).
- */
-function foldsOf(split: Split, o: FitOptions): { folds: Split[]; foldUsers: TestUser[][]; users: TestUser[]; atCutoff: number } {
+/** The folds of a split and the users each is evaluated on (maxUsers shared between them, the first ones taking the remainder). */
+function foldsOf(split: Split, o: FitOptions): { folds: Split[]; foldUsers: TestUser[][]; users: TestUser[] } {
   const folds = foldSplits(split, o.folds);
   const share = (f: number): number => Math.floor(o.maxUsers / folds.length) + (f < o.maxUsers % folds.length ? 1 : 0);
-  let atCutoff = 0;
-  const foldUsers = folds.map((fold, f) => {
-    if (o.asks === 'first-interaction') return sampleUsers(fold.users, share(f), o.seed + f);
-    const asked = temporalSplit(fold.dataset, { cutoffMs: fold.cutoffMs, endMs: fold.endMs, askAt: 'cutoff' }).users;
-    const cutoffUsers = sampleUsers(asked, Math.floor(share(f) / 2), o.seed + CUTOFF_SEED_OFFSET + f);
-    atCutoff += cutoffUsers.length;
-    return [...cutoffUsers, ...sampleUsers(fold.users, share(f) - cutoffUsers.length, o.seed + f)];
-  });
-  return { folds, foldUsers, users: foldUsers.flat(), atCutoff };
+  const foldUsers = folds.map((fold, f) => sampleUsers(fold.users, share(f), o.seed + f));
+  return { folds, foldUsers, users: foldUsers.flat() };
 }
-
-/** Seeds the sample of users asked at a fold's cutoff apart from its own-instant sample. */
-const CUTOFF_SEED_OFFSET = 1_000;
 
 /**
  * Replays each fold in turn (one state held at a time, its item model built once per memo) and

@@ -28,19 +28,6 @@ export function recencyFeature(ageMs: number, halfLifeHours: number): number {
   return Math.exp((-Math.LN2 * ageMs) / (halfLifeHours * 3_600_000));
 }
 
-/** Hacker News' gravity: "hot" = engagements / (age in hours + 2)^HOT_GRAVITY. */
-export const HOT_GRAVITY = 1.8;
-
-/**
- * "hot" = positives / (age in hours + 2)^HOT_GRAVITY (a post from the future is brand new), as
- * `recsvc eval`'s baseline of that name counts it; squashed by x / (1 + x) into [0, 1) in
- * the same order, where the ranking's scores live (RankingOptions.coldStartShape `hot`).
- */
-export function hotFeature(positives: number, ageMs: number): number {
-  const hot = positives / Math.pow(Math.max(0, ageMs) / 3_600_000 + 2, HOT_GRAVITY);
-  return hot / (1 + hot);
-}
-
 /**
  * How much each counter weighs in a post's engagement: a reblog counts double because it
  * spreads the post. The one definition, read by the ranking, trending and the SQL that

@@ -8,8 +8,6 @@ export { htmlToText, normaliseTag, tokenize, termCounts, tagTerm, TAG_TERM_WEIGH
 export {
   authorPreferenceFeature,
   recencyFeature,
-  hotFeature,
-  HOT_GRAVITY,
   engagementLog,
   engagementScore,
   positivesCount,

@@ -6,7 +6,7 @@
 import { SLOT_EXTRA, SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
 import { collaborativeMatches, type CollaborativeMatch } from './collaborative.js';
 import { ALL_TIME } from './engagement-pace.js';
-import { hotFeature, recencyFeature } from './features.js';
+import { recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
 import type { AlgorithmConfig, ColdStartWeights, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
 import { DEFAULT_PER_AUTHOR_CAP, DEFAULT_RECENCY_HALF_LIFE_HOURS } from './ranking.types.js';
@@ -37,8 +37,6 @@ interface Pass {
    * recency to a post without any positive (RankingOptions.coldStartEngagement `positives`).
    */
   readonly positives: boolean;
-  /** The cold start scores "hot" (RankingOptions.coldStartShape): the pool's all-time positives and the post's age alone. */
-  readonly hot: boolean;
   /**
    * The engagement measure by slot (log1p): the all-time columns, or the decayed ones at the
    * pace's half-life (RankingOptions.engagementHalfLife); the positives count's for `positives`.
@@ -114,7 +112,6 @@ export function rankCandidates(
       createdNotAfterMs: options.createdNotAfterMs ?? Infinity,
       recency: recencyPass(index, options.recencyHalfLifeHours ?? DEFAULT_RECENCY_HALF_LIFE_HOURS, options.nowMs),
       positives,
-      hot: cold && options.coldStartShape === 'hot',
       engagement,
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
       semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
@@ -170,8 +167,7 @@ function scoreAll(p: Pass, limit: number): Scored {
   const skippedFlags = collab === undefined ? p.ctx.skippedFlags | SLOT_EXTRA : p.ctx.skippedFlags;
   const { flags, createdAt, author, language } = p.index.columns;
   const engagement = p.engagement;
-  const { cold, nowMs, invMaxEngagement, semanticWeight, positives, createdNotAfterMs, hot } = p;
-  const allTimePositives = p.index.columns.positives;
+  const { cold, nowMs, invMaxEngagement, semanticWeight, positives, createdNotAfterMs } = p;
   const w = cold ? coldAsWeights(p.coldStart) : p.weights;
   const wEngagement = w.content_engagement;
   const wRecency = w.recency;
@@ -202,16 +198,8 @@ function scoreAll(p: Pass, limit: number): Scored {
       scores[i] = -1;
       continue;
     }
-    const created = createdAt[i]!;
-    if (hot) {
-      // Cold, so no cosine follows: the score is final.
-      const score = hotFeature(Math.expm1(allTimePositives[i]!), nowMs - created);
-      positions[eligible++] = i;
-      scores[i] = score;
-      lower[scoreBucket(score)]! += 1;
-      continue;
-    }
     // recencyAt, inlined.
+    const created = createdAt[i]!;
     const fresh =
       created >= nowMs
         ? 1

@@ -13,7 +13,6 @@ import {
   DEFAULT_PER_AUTHOR_CAP,
   SHIPPED_RANKING_OPTIONS,
   type AlgorithmConfig,
-  type ColdStartShape,
   type EngagementHalfLife,
   type RankingKnobs,
 } from './ranking.types.js';
@@ -33,12 +32,6 @@ export interface RankingDefault {
    * or pinned before it existed): the shipped 0.5.
    */
   readonly cold_start_recency?: number;
-  /**
-   * How the cold start scores (RankingOptions.coldStartShape): `blend` (shipped) mixes
-   * engagement and recency by `cold_start_recency`; `hot` ranks by positives / (age + 2)^1.8,
-   * the share then unread (kept, so a fit that moves back finds it). Absent: `blend`.
-   */
-  readonly cold_start_shape?: ColdStartShape;
   /**
    * The weight of `content_engagement` among the four shipped weights (shipped 0.35): how much
    * plain popularity counts beside the personal features. Absent: the shipped 0.35.
@@ -76,7 +69,6 @@ export const SHIPPED_RANKING_DEFAULT: Required<RankingDefault> = Object.freeze({
   collaborative: 0,
   recency_half_life_hours: SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours,
   cold_start_recency: SHIPPED_RANKING_OPTIONS.coldStartWeights.recency,
-  cold_start_shape: SHIPPED_RANKING_OPTIONS.coldStartShape,
   content_engagement: DEFAULT_ALGORITHM_CONFIG.weights.content_engagement,
   per_author_cap: DEFAULT_PER_AUTHOR_CAP,
   engagement_half_life: SHIPPED_RANKING_OPTIONS.engagementHalfLife,
@@ -161,7 +153,6 @@ export function completeRankingDefault(point: RankingDefault): Required<RankingD
     collaborative: point.collaborative,
     recency_half_life_hours: point.recency_half_life_hours,
     cold_start_recency: point.cold_start_recency ?? SHIPPED_RANKING_DEFAULT.cold_start_recency,
-    cold_start_shape: point.cold_start_shape ?? SHIPPED_RANKING_DEFAULT.cold_start_shape,
     content_engagement: point.content_engagement ?? SHIPPED_RANKING_DEFAULT.content_engagement,
     per_author_cap: point.per_author_cap ?? SHIPPED_RANKING_DEFAULT.per_author_cap,
     engagement_half_life: point.engagement_half_life ?? SHIPPED_RANKING_DEFAULT.engagement_half_life,
@@ -176,7 +167,6 @@ export function sameRankingDefault(a: RankingDefault, b: RankingDefault): boolea
     x.collaborative === y.collaborative &&
     x.recency_half_life_hours === y.recency_half_life_hours &&
     x.cold_start_recency === y.cold_start_recency &&
-    x.cold_start_shape === y.cold_start_shape &&
     x.content_engagement === y.content_engagement &&
     x.per_author_cap === y.per_author_cap &&
     x.engagement_half_life === y.engagement_half_life
@@ -193,7 +183,6 @@ export function rankingOf(point: RankingDefault): { config: AlgorithmConfig; opt
   const options =
     p.recency_half_life_hours === SHIPPED_RANKING_OPTIONS.recencyHalfLifeHours &&
     cold === SHIPPED_RANKING_DEFAULT.cold_start_recency &&
-    p.cold_start_shape === SHIPPED_RANKING_DEFAULT.cold_start_shape &&
     p.per_author_cap === SHIPPED_RANKING_OPTIONS.perAuthorCap &&
     p.engagement_half_life === SHIPPED_RANKING_OPTIONS.engagementHalfLife
       ? SHIPPED_RANKING_OPTIONS
@@ -201,7 +190,6 @@ export function rankingOf(point: RankingDefault): { config: AlgorithmConfig; opt
           ...SHIPPED_RANKING_OPTIONS,
           recencyHalfLifeHours: p.recency_half_life_hours,
           coldStartWeights: { content_engagement: 1 - cold, recency: cold, trending: 0 },
-          coldStartShape: p.cold_start_shape,
           perAuthorCap: p.per_author_cap,
           engagementHalfLife: p.engagement_half_life,
         };
@@ -244,7 +232,6 @@ export function isRankingDefault(value: unknown): value is RankingDefault {
     v.recency_half_life_hours <= 100_000 &&
     (v.cold_start_recency === undefined ||
       (typeof v.cold_start_recency === 'number' && v.cold_start_recency >= 0 && v.cold_start_recency <= 1)) &&
-    (v.cold_start_shape === undefined || v.cold_start_shape === 'blend' || v.cold_start_shape === 'hot') &&
     (v.content_engagement === undefined ||
       (typeof v.content_engagement === 'number' && v.content_engagement >= 0 && v.content_engagement <= 1)) &&
     (v.per_author_cap === undefined ||
@@ -259,7 +246,7 @@ export function isRankingDefault(value: unknown): value is RankingDefault {
   );
 }
 
-/** "collaborative 0.3, recency half-life 8 h, cold start recency 0.5" ("cold start hot" for that shape; then the engagement weight and the cap when not the shipped ones). */
+/** "collaborative 0.3, recency half-life 8 h, cold start recency 0.5" (then the engagement weight and the cap when not the shipped ones). */
 export function describeRankingDefault(point: RankingDefault): string {
   const p = completeRankingDefault(point);
   const engagement = p.content_engagement === SHIPPED_RANKING_DEFAULT.content_engagement ? '' : `, engagement ${p.content_engagement}`;
@@ -268,6 +255,5 @@ export function describeRankingDefault(point: RankingDefault): string {
     p.engagement_half_life === SHIPPED_RANKING_DEFAULT.engagement_half_life
       ? ''
       : `, engagement ${typeof p.engagement_half_life === 'number' ? `half-life ${p.engagement_half_life} h` : p.engagement_half_life}`;
-  const cold = p.cold_start_shape === 'hot' ? 'cold start hot' : `cold start recency ${p.cold_start_recency}`;
-  return `collaborative ${p.collaborative}, recency half-life ${p.recency_half_life_hours} h, ${cold}${engagement}${cap}${pace}`;
+  return `collaborative ${p.collaborative}, recency half-life ${p.recency_half_life_hours} h, cold start recency ${p.cold_start_recency}${engagement}${cap}${pace}`;
 }

@@ -77,9 +77,6 @@ export type EngagementHalfLife = 'all-time' | 'pace' | number;
 /** The engagement measures the cold start may read (RankingOptions.coldStartEngagement). */
 export type ColdStartEngagement = 'weighted' | 'positives';
 
-/** How the cold start combines a post's engagement and its age (RankingOptions.coldStartShape). */
-export type ColdStartShape = 'blend' | 'hot';
-
 /** Per-request knobs of one ranking. */
 export interface RankingOptions {
   /** Maximum number of items returned. */
@@ -107,18 +104,6 @@ export interface RankingOptions {
    *   weighted mix did, above "hot" (bench/README.md, "Ranking quality").
    */
   readonly coldStartEngagement?: ColdStartEngagement;
-  /**
-   * How the cold start scores a post (default `blend`):
-   * - `blend`: `coldStartWeights`' sum of the engagement measure (normalised by the pool's
-   *   maximum) and recency at `recencyHalfLifeHours` (above);
-   * - `hot`: positives / (age in hours + 2)^HOT_GRAVITY — every positive counted once, all time
-   *   — Hacker News' "hot", the baseline a fast feed's newcomers are measured against. Its age
-   *   penalty never flattens out as an exponential half-life's does, so a post's lead fades
-   *   with every hour; on some feeds that ranks newcomers better than any blend (the ranking
-   *   fit tries both: src/evaluation/fit.ts). `coldStartWeights` and `coldStartEngagement` are
-   *   then not read.
-   */
-  readonly coldStartShape?: ColdStartShape;
   /** Share of the largest feature lift a personal feature needs to be the reason (default 1: see `explainRanking`). */
   readonly personalReasonShare?: number;
   /**
@@ -159,13 +144,7 @@ export const DEFAULT_RECENCY_HALF_LIFE_HOURS = 24;
 /** The knobs of a ranking beyond its `algorithm_config`. */
 export type RankingKnobs = Pick<
   RankingOptions,
-  | 'recencyHalfLifeHours'
-  | 'coldStartWeights'
-  | 'coldStartEngagement'
-  | 'coldStartShape'
-  | 'personalReasonShare'
-  | 'perAuthorCap'
-  | 'engagementHalfLife'
+  'recencyHalfLifeHours' | 'coldStartWeights' | 'coldStartEngagement' | 'personalReasonShare' | 'perAuthorCap' | 'engagementHalfLife'
 >;
 
 /**
@@ -192,7 +171,6 @@ export const SHIPPED_RANKING_OPTIONS: Readonly<Required<RankingKnobs>> = {
   recencyHalfLifeHours: 8,
   coldStartWeights: { content_engagement: 0.5, recency: 0.5, trending: 0 },
   coldStartEngagement: 'positives',
-  coldStartShape: 'blend',
   personalReasonShare: 1 / 3,
   perAuthorCap: DEFAULT_PER_AUTHOR_CAP,
   engagementHalfLife: 'pace',

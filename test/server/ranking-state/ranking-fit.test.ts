@@ -109,7 +109,6 @@ describe('RECSVC_RANKING_FIT', () => {
         collaborative: 0.3,
         recency_half_life_hours: 24,
         cold_start_recency: 0.5,
-        cold_start_shape: 'blend',
         content_engagement: 0.35,
         per_author_cap: 3,
         engagement_half_life: 'pace',
@@ -121,7 +120,6 @@ describe('RECSVC_RANKING_FIT', () => {
         collaborative: 0.3,
         recency_half_life_hours: 24,
         cold_start_recency: 0,
-        cold_start_shape: 'blend',
         content_engagement: 0.35,
         per_author_cap: 3,
         engagement_half_life: 'pace',
@@ -133,20 +131,11 @@ describe('RECSVC_RANKING_FIT', () => {
         collaborative: 3,
         recency_half_life_hours: 8,
         cold_start_recency: 0.5,
-        cold_start_shape: 'blend',
         content_engagement: 0.1,
         per_author_cap: 20,
         engagement_half_life: 'pace',
       },
     });
-    // The cold start pinned to "hot" (positives / (age + 2)^1.8).
-    expect(parseRankingFitMode('{"collaborative":0,"recency_half_life_hours":8,"cold_start_shape":"hot"}')).toMatchObject({
-      kind: 'pinned',
-      point: { cold_start_shape: 'hot', cold_start_recency: 0.5 },
-    });
-    expect(() => parseRankingFitMode('{"collaborative":0,"recency_half_life_hours":8,"cold_start_shape":"newest"}')).toThrow(
-      /^RECSVC_RANKING_FIT: expected auto, off or .*"cold_start_shape": "blend" \| "hot"/,
-    );
     // The engagement's half-life pinned: all-time counts (a catalogue's), or a number of hours.
     expect(parseRankingFitMode('{"collaborative":1,"recency_half_life_hours":8,"engagement_half_life":"all-time"}')).toMatchObject({
       kind: 'pinned',

@@ -11,24 +11,12 @@ import {
   fitRankingDefault,
   fitSteps,
   foldSplits,
-  neighbourColdStarts,
+  neighbourColdShares,
   neighbourPoints,
   newFitMemo,
 } from '../../../src/evaluation/fit.js';
-import {
-  generateSynthetic,
-  generatorOptions,
-  syntheticOptions,
-  type Regime,
-  type SyntheticKind,
-} from '../../../src/evaluation/generate.js';
-import {
-  createInteractionsParser,
-  createPostsParser,
-  interactionOf,
-  postsOfStatus,
-  toJsonLines,
-} from '../../../src/evaluation/import-format.js';
+import { generateSynthetic, generatorOptions, type Regime } from '../../../src/evaluation/generate.js';
+import { createInteractionsParser, createPostsParser, toJsonLines } from '../../../src/evaluation/import-format.js';
 import {
   CATALOGUE_RANKING_DEFAULT,
   COLD_START_RECENCY_LADDER,
@@ -40,9 +28,7 @@ import {
   isRankingDefault,
   PER_AUTHOR_CAP_LADDER,
   rankingOf,
-  sameRankingDefault,
   SHIPPED_RANKING_DEFAULT,
-  type RankingDefault,
 } from '../../../src/ranking/ranking-default.js';
 import { effectiveWeights } from '../../../src/ranking/weights.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
@@ -54,14 +40,6 @@ function dataset(regime: Regime, seed: number) {
   const interactions = createInteractionsParser('interactions.jsonl');
   for (const line of toJsonLines(data.interactions).split('\n')) interactions.line(line);
   return buildDataset(posts.finish(), interactions.finish());
-}
-
-function syntheticDataset(kind: SyntheticKind, seed: number) {
-  const data = generateSynthetic(syntheticOptions(kind, { seed }));
-  return buildDataset(
-    data.statuses.flatMap((status) => postsOfStatus(status)),
-    data.interactions.map((i) => interactionOf(i)),
-  );
 }
 
 describe('fitting the default ranking', () => {
@@ -106,16 +84,6 @@ describe('fitting the default ranking', () => {
     expect(isRankingDefault({ ...point, engagement_half_life: 6 })).toBe(true);
     expect(isRankingDefault({ ...point, engagement_half_life: 0 })).toBe(false);
     expect(isRankingDefault({ ...point, engagement_half_life: 'fast' })).toBe(false);
-    // The cold start's shape: "blend" (absent) or "hot", which the knobs carry to the ranking.
-    expect(isRankingDefault({ ...point, cold_start_shape: 'hot' })).toBe(true);
-    expect(isRankingDefault({ ...point, cold_start_shape: 'newest' })).toBe(false);
-    expect(rankingOf({ ...point, cold_start_shape: 'hot' }).options.coldStartShape).toBe('hot');
-    expect(describeRankingDefault({ ...SHIPPED_RANKING_DEFAULT, cold_start_shape: 'hot' })).toBe(
-      'collaborative 0, recency half-life 8 h, cold start hot',
-    );
-    expect(
-      sameRankingDefault({ collaborative: 0, recency_half_life_hours: 8 }, { ...SHIPPED_RANKING_DEFAULT, cold_start_shape: 'blend' }),
-    ).toBe(true);
     expect(rankingOf({ ...point, engagement_half_life: 'all-time' }).options.engagementHalfLife).toBe('all-time');
     expect(rankingOf(point).options.engagementHalfLife).toBe('pace');
     expect(describeRankingDefault({ ...point, engagement_half_life: 6 })).toBe(
@@ -150,20 +118,10 @@ describe('fitting the default ranking', () => {
       expect(ENGAGEMENT_LADDER).toContain(p.content_engagement);
       expect(PER_AUTHOR_CAP_LADDER).toContain(p.per_author_cap);
     }
-    // The cold start's share of recency: its own ladder, one step each way; "hot" beside it, and back from it.
-    const shares = (point: RankingDefault) => neighbourColdStarts(completeRankingDefault(point));
-    expect(shares(SHIPPED_RANKING_DEFAULT)).toEqual([
-      { share: 0.5, shape: 'blend' },
-      { share: 0.25, shape: 'blend' },
-      { share: 0.75, shape: 'blend' },
-      { share: 0.5, shape: 'hot' },
-    ]);
-    expect(shares({ ...SHIPPED_RANKING_DEFAULT, cold_start_recency: 0 }).map((c) => c.share)).toEqual([0, 0.25, 0]);
-    expect(shares({ ...SHIPPED_RANKING_DEFAULT, cold_start_recency: 0.25, cold_start_shape: 'hot' })).toEqual([
-      { share: 0.25, shape: 'hot' },
-      { share: 0.25, shape: 'blend' },
-    ]);
-    for (const c of shares({ ...SHIPPED_RANKING_DEFAULT, cold_start_recency: 0.75 })) expect(COLD_START_RECENCY_LADDER).toContain(c.share);
+    // The cold start's share of recency: its own ladder, one step each way.
+    expect(neighbourColdShares(0.5)).toEqual([0.5, 0.25, 0.75]);
+    expect(neighbourColdShares(0)).toEqual([0, 0.25]);
+    for (const share of neighbourColdShares(0.75)) expect(COLD_START_RECENCY_LADDER).toContain(share);
     // A point stored before the cold start was fitted ranks newcomers as shipped.
     expect(rankingOf({ collaborative: 0, recency_half_life_hours: 8 }).options).toBe(SHIPPED_RANKING_OPTIONS);
     expect(rankingOf({ collaborative: 0, recency_half_life_hours: 8, cold_start_recency: 0 }).options.coldStartWeights).toEqual({
@@ -214,35 +172,9 @@ describe('fitting the default ranking', () => {
     // Newcomers on a feed: less recency than the shipped half ranks them worse (what was planted:
     // attention fades within hours). By less than when engagement counted all-time (0.05 and more):
     // counted at the feed's pace, the engagement carries much of what recency did (0.331 against 0.352).
-    const blends = result.evidence.cold!.points.filter((p) => p.cold_start_shape === 'blend');
-    const cold = new Map(blends.map((p) => [p.cold_start_recency, p.ndcg]));
+    const cold = new Map(result.evidence.cold!.points.map((p) => [p.cold_start_recency, p.ndcg]));
     expect(cold.get(0.25)!).toBeLessThan(cold.get(0.5)! - 0.01);
-    // "hot" was tried beside the shares, and not taken.
-    expect(result.evidence.cold!.points.map((p) => p.cold_start_shape)).toEqual(['blend', 'blend', 'blend', 'hot']);
-    expect(result.chosen.cold_start_shape ?? 'blend').toBe('blend');
   }, 120_000);
-
-  it('moves the cold start to "hot" where it ranks the users as newcomers better beyond doubt, and back where it does not', async () => {
-    // A feed whose attention fades over a day (feed-slow), from its pace's 72 hours.
-    const slow = syntheticDataset('feed-slow', 1);
-    const split = temporalSplit(slow, { testFraction: 0.1 });
-    const start = { ...SHIPPED_RANKING_DEFAULT, recency_half_life_hours: 72 };
-    const toHot = await fitOnSplit(split, start, { maxUsers: 300, samples: 200 });
-    expect(toHot.chosen.cold_start_shape).toBe('hot');
-    // The blend's share is kept for a move back.
-    expect(toHot.chosen.cold_start_recency).toBe(0.5);
-    const byShape = (r: typeof toHot, shape: string) =>
-      r.evidence.cold!.points.find((p) => p.cold_start_shape === shape && p.cold_start_recency === 0.5)!.ndcg;
-    expect(byShape(toHot, 'hot')).toBeGreaterThan(byShape(toHot, 'blend') + 0.001);
-    expect(toHot.evidence.cold!.difference!.ci_low).toBeGreaterThan(0);
-    expect(toHot.summary).toContain('cold start recency 0.5 -> cold start hot');
-    // On a catalogue, where a post's age says nothing, a cold start at "hot" goes back to the blend.
-    const catalogue = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
-    const fromHot = await fitOnSplit(catalogue, { ...CATALOGUE_RANKING_DEFAULT, cold_start_shape: 'hot' }, { maxUsers: 300, samples: 200 });
-    expect(fromHot.evidence.cold!.points.map((p) => p.cold_start_shape)).toEqual(['hot', 'blend']);
-    expect(fromHot.chosen.cold_start_shape).toBe('blend');
-    expect(fromHot.chosen.cold_start_recency).toBe(CATALOGUE_RANKING_DEFAULT.cold_start_recency);
-  }, 240_000);
 
   it('pools the users of rolling folds: each earlier fold tests the part just before the next one', () => {
     const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
@@ -255,22 +187,6 @@ describe('fitting the default ranking', () => {
       for (const user of folds[f]!.users) expect(user.atMs).toBeLessThan(folds[f - 1]!.cutoffMs);
     }
   });
-
-  it('asks half of each fold’s users at its cutoff, as an evaluator replaying a history does, and half at their own instants', async () => {
-    const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
-    const options = { maxUsers: 150, samples: 200 };
-    const pooled = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options);
-    // 50 users per fold: 25 asked at its cutoff.
-    expect(pooled.evidence.users).toBe(150);
-    expect(pooled.evidence.users_at_cutoff).toBe(75);
-    const own = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, { ...options, asks: 'first-interaction' });
-    expect(own.evidence.users).toBe(150);
-    expect(own.evidence.users_at_cutoff).toBe(0);
-    // Asked at the cutoff a user's targets are all they engaged with in the fold's test period that existed then: other values.
-    const shipped = (r: typeof own) =>
-      r.evidence.points.find((p) => p.point.collaborative === 0 && p.point.recency_half_life_hours === 8)!.ndcg;
-    expect(shipped(pooled)).not.toBeCloseTo(shipped(own), 6);
-  }, 240_000);
 
   it("decides the same from the values an earlier step on the same split kept (its memo), and builds the folds' models once", async () => {
     const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
