@@ -97,7 +97,7 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
   let tuned: TunedVariant | undefined;
   if (options.tune) {
     progress('tuning the weights on a validation split…');
-    tuned = tuneWeights(split, { k: options.k, maxUsers: options.tuneUsers, seed: options.seed });
+    tuned = await tuneWeights(split, { k: options.k, maxUsers: options.tuneUsers, seed: options.seed });
   }
   const itemModel = options.itemModel === false ? undefined : { maxItems: options.itemModelPosts };
   const state = new EvalState(split, {}, {}, itemModel);

@@ -5,8 +5,11 @@
  * ranking), and returns a ready-to-create experiment variant. The search: a coarse grid over
  * the weight simplex (step 0.25), then moves of weight from one feature to another from the
  * best point so far, halving the step from 0.2 down to `minStep` when no move improves.
- * Each configuration is ranked by the server's own ranking code (rankers.ts).
+ * Each configuration is ranked by the server's own ranking code (rankers.ts). The search gives
+ * the event loop a turn every few users (`YIELD_EVERY_USERS`): it runs for minutes on a large
+ * history, and a process that never turns cannot show progress or answer anything else.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CandidateIndexOptions } from '../ranking/candidate-index.js';
 import { WeightsSchema } from '../experiments/experiment.schema.js';
 import { DEFAULT_ALGORITHM_CONFIG, type AlgorithmConfig, type Weights } from '../ranking/ranking.types.js';
@@ -51,12 +54,15 @@ export interface TunedVariant {
 
 type WeightName = keyof Weights;
 
+/** Users ranked (by every weighting) between two turns of the event loop. */
+const YIELD_EVERY_USERS = 10;
+
 /** Searches the weights on the validation split of `split`. */
-export function tuneWeights(
+export async function tuneWeights(
   split: Split,
   options: Partial<TuneOptions> = {},
   poolOptions: Partial<CandidateIndexOptions> = {},
-): TunedVariant {
+): Promise<TunedVariant> {
   const o = { ...DEFAULT_TUNE_OPTIONS, ...options };
   const validation = validationSplit(split, o.validationFraction);
   const users = sampleUsers(
@@ -69,13 +75,15 @@ export function tuneWeights(
   const scores = new Map<string, number>();
   const known = (w: Weights): number => scores.get(keyOf(names, w)) ?? -Infinity;
   /** Scores the weightings not scored yet, in one replay (every weighting ranks each user at the same state). */
-  const scoreAll = (weightings: readonly Weights[]): void => {
+  const scoreAll = async (weightings: readonly Weights[]): Promise<void> => {
     const fresh = [...new Map(weightings.map((w) => [keyOf(names, w), w])).values()].filter((w) => !scores.has(keyOf(names, w)));
     if (fresh.length === 0) return;
-    meanNdcg(validation, users, fresh, o.k, poolOptions).forEach((value, i) => scores.set(keyOf(names, fresh[i] as Weights), value));
+    (await meanNdcg(validation, users, fresh, o.k, poolOptions)).forEach((value, i) =>
+      scores.set(keyOf(names, fresh[i] as Weights), value),
+    );
   };
   const grid = simplex(names.length, 4).map((point) => weightsOf(names, point));
-  scoreAll([DEFAULT_ALGORITHM_CONFIG.weights, ...grid]);
+  await scoreAll([DEFAULT_ALGORITHM_CONFIG.weights, ...grid]);
   let best = DEFAULT_ALGORITHM_CONFIG.weights;
   for (const w of grid) if (known(w) > known(best)) best = w;
   for (let step = 0.2; step >= o.minStep - 1e-12; step /= 2) {
@@ -87,7 +95,7 @@ export function tuneWeights(
             moves.push({ ...best, [from]: round((best[from] ?? 0) - step), [to]: round((best[to] ?? 0) + step) });
         }
       }
-      scoreAll(moves);
+      await scoreAll(moves);
       const next = moves.reduce((a, b) => (known(b) > known(a) ? b : a), best);
       if (!(known(next) > known(best) + 1e-12)) break;
       best = next;
@@ -116,18 +124,19 @@ export function tuneWeights(
 }
 
 /** Mean nDCG@k of each weighting over the users (one replay: every weighting ranks each user at the same state). */
-function meanNdcg(
+async function meanNdcg(
   split: Split,
   users: readonly TestUser[],
   weightings: readonly Weights[],
   k: number,
   poolOptions: Partial<CandidateIndexOptions>,
-): number[] {
+): Promise<number[]> {
   // The item model the server serves beside the co-engagement state, as for the candidates (a variant weighing collaborative reads it).
   const state = new EvalState(split, poolOptions, {}, {});
   const rankers = weightings.map((weights) => rankingCandidate('', { weights, use_semantic_scoring: true }, state));
   const sums = new Float64Array(rankers.length);
-  for (const user of users) {
+  for (const [u, user] of users.entries()) {
+    if (u > 0 && u % YIELD_EVERY_USERS === 0) await nextTurn();
     state.advanceTo(user.atMs);
     rankers.forEach((r, i) => (sums[i] = (sums[i] as number) + userMetrics(r.rank(user, k), user.targets, k, () => 0).ndcg));
     state.release(user);

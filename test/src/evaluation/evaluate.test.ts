@@ -246,8 +246,13 @@ describe('the ranking candidate', () => {
     expect(run(2).groups[0]!.rankers[0]!.metrics.ndcg.ci_low).not.toBe(withHistory.rankers[0]!.metrics.ndcg.ci_low);
   });
 
-  it('tunes the weights into a variant experiments accept, never worse than the default on validation', () => {
-    const tuned = tuneWeights(split, { maxUsers: 60, minStep: 0.1 });
+  it('tunes the weights into a variant experiments accept, never worse than the default on validation, giving the event loop turns', async () => {
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 1);
+    const tuned = await tuneWeights(split, { maxUsers: 60, minStep: 0.1 });
+    clearInterval(ticker);
+    // A search that never yields would starve a server's or a test worker's event loop for minutes.
+    expect(turns).toBeGreaterThan(10);
     const w = tuned.variant.algorithm_config.weights;
     expect(Object.values(w).reduce((s, x) => s + x, 0)).toBeCloseTo(1, 9);
     expect(Object.keys(w).sort()).toEqual(['author_preference', 'collaborative', 'content_engagement', 'recency', 'semantic_similarity']);
