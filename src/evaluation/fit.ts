@@ -5,8 +5,9 @@
  * history before an evaluation's cutoff (so the test period is never seen).
  *
  * The protocol is `recsvc eval`'s (a temporal holdout of the data given: each user asked
- * for a list at their first interaction in its last `testFraction`, by the server's ranking
- * code over the pool replayed to that instant), and the guard rails:
+ * for a list at their first interaction in its last `testFraction`, or at its cutoff — half of
+ * the users each way: `asks` — by the server's ranking code over the pool replayed to that
+ * instant), and the guard rails:
  * - **a minimum of data**: at least `minInteractions` interactions and `minUsers` evaluated
  *   users with history, else nothing changes (`insufficient`);
  * - **bounded change**: only the points one ladder step from the current one are tried (the
@@ -79,6 +80,17 @@ export interface FitOptions {
    * beyond doubt, else it stays (`fitSteps`). null: the search's start is what is served.
    */
   readonly served: RankingDefault | null;
+  /**
+   * When the fit's users are asked (`AskAt`): `both` (default) gives half of each fold's users
+   * at the fold's cutoff, all at once, as an evaluator who replays a history and then asks does,
+   * and half at their own first instant after it, as a live service's users come back; the
+   * points are judged on the pooled users. On the synthetic slow feed one seed's fit asked at
+   * the own instants only chose 72 h, below hot asked at the cutoff (0.365 against 0.378); the
+   * pooled fit chose 24 h there (0.399; 0.327 against 0.343 at the own instants), every other
+   * feed's fit the same point as before (bench/README.md, "A feed's recency at its pace").
+   * `first-interaction`: only the own instants (the fit until 2026-11-29).
+   */
+  readonly asks: 'both' | 'first-interaction';
 }
 
 export const DEFAULT_FIT_OPTIONS: FitOptions = {
@@ -94,6 +106,7 @@ export const DEFAULT_FIT_OPTIONS: FitOptions = {
   alpha: 0.1,
   folds: 3,
   served: null,
+  asks: 'both',
 };
 
 export type FitStatus = 'applied' | 'kept' | 'insufficient';
@@ -121,6 +134,8 @@ export interface FitResult {
     readonly cutoff: string | null;
     readonly users: number;
     readonly users_with_history: number;
+    /** Of `users`, those asked at their fold's cutoff (`asks`; absent in a fit stored before it: none). */
+    readonly users_at_cutoff?: number;
     readonly points: readonly FitPointResult[];
     /** nDCG of the best point minus the current one's, paired, with its 95% interval. */
     readonly difference: Estimate | null;
@@ -146,11 +161,13 @@ export interface FitMemo {
   readonly models: Map<number, ItemModel>;
   readonly warm: Map<string, Float64Array>;
   readonly cold: Map<string, Float64Array>;
+  /** The folds and their users, by the options that choose them (`foldsOf`). */
+  readonly folds: Map<string, FoldSet>;
 }
 
 /** An empty memo. */
 export function newFitMemo(): FitMemo {
-  return { models: new Map(), warm: new Map(), cold: new Map() };
+  return { models: new Map(), warm: new Map(), cold: new Map(), folds: new Map() };
 }
 
 /** Hooks for a caller that must stay responsive (the server): called between users. */
@@ -158,6 +175,24 @@ export interface FitHooks {
   /** Awaited every few users (e.g. a turn of the event loop). */
   readonly pause?: () => Promise<void>;
   readonly signal?: AbortSignal;
+}
+
+/**
+ * The least relative gain in mean nDCG@K that turns the collaborative feature on (from 0): it
+ * reads each user's co-engaged posts and ranks the ones it fetches beside the pool, about three
+ * times a plain first request's CPU (bench/README.md, "A collaborative first request"). On the
+ * bench's data (10,000 posts, 200,000 random-ish interactions) the fit found collaborative 0.3
+ * +0.0074 nDCG@20 over 0.198 (+3.7%), and applied mid-run it dropped every cached list into
+ * misses three times dearer (warm throughput at c=50 fell to 73 req/s); on the synthetic
+ * catalogues the same step gains +27% and more (0.097 -> 0.124), and a catalogue starts with it
+ * on anyway (CATALOGUE_RANKING_DEFAULT). A gain under a tenth does not pay for the cost.
+ */
+export const COLLABORATIVE_SWITCH_GAIN = 0.1;
+
+/** Whether a move from `current` to `point` may be made on these means: any move but the collaborative feature switched on below COLLABORATIVE_SWITCH_GAIN. */
+export function collaborativePays(current: RankingDefault, point: RankingDefault, currentNdcg: number, pointNdcg: number): boolean {
+  if (current.collaborative > 0 || !(point.collaborative > 0)) return true;
+  return pointNdcg >= currentNdcg * (1 + COLLABORATIVE_SWITCH_GAIN);
 }
 
 /**
@@ -289,7 +324,7 @@ export async function fitOnSplit(
   const o = { ...DEFAULT_FIT_OPTIONS, ...options };
   const interactions = split.dataset.interactions.length;
   const cutoff = new Date(split.cutoffMs).toISOString();
-  const { folds, foldUsers, users } = foldsOf(split, o);
+  const { folds, foldUsers, users, atCutoff } = await foldsOf(split, o, memo);
   const withHistory = users.filter((u) => u.history.length > 0).length;
   if (interactions < o.minInteractions)
     return insufficient(
@@ -383,6 +418,7 @@ export async function fitOnSplit(
       cutoff,
       users: users.length,
       users_with_history: withHistory,
+      users_at_cutoff: atCutoff,
       points: results,
       difference: warm.difference,
       cold: { points: coldResults, difference: coldDifference },
@@ -390,13 +426,48 @@ export async function fitOnSplit(
   };
 }
 
-/** The folds of a split and the users each is evaluated on (maxUsers shared between them, the first ones taking the remainder). */
-function foldsOf(split: Split, o: FitOptions): { folds: Split[]; foldUsers: TestUser[][]; users: TestUser[] } {
+/** The folds of a split and the users each is evaluated on, numbered across the folds in order. */
+interface FoldSet {
+  readonly folds: readonly Split[];
+  readonly foldUsers: readonly (readonly TestUser[])[];
+  readonly users: readonly TestUser[];
+  /** Of `users`, those asked at their fold's cutoff. */
+  readonly atCutoff: number;
+}
+
+/**
+ * The folds of a split and the users each is evaluated on (maxUsers shared between them, the
+ * first ones taking the remainder); with `asks` both, half of a fold's are asked at its cutoff
+ * (they come first: the replay runs forward, and every own instant is at or after the cutoff).
+ * Built once per memo, with a turn of the event loop between the temporal splits it makes (each
+ * a pass over the whole history: seconds on a large one).
+ */
+async function foldsOf(split: Split, o: FitOptions, memo: FitMemo): Promise<FoldSet> {
+  const key = `${o.folds}/${o.maxUsers}/${o.seed}/${o.asks}`;
+  const known = memo.folds.get(key);
+  if (known !== undefined) return known;
   const folds = foldSplits(split, o.folds);
   const share = (f: number): number => Math.floor(o.maxUsers / folds.length) + (f < o.maxUsers % folds.length ? 1 : 0);
-  const foldUsers = folds.map((fold, f) => sampleUsers(fold.users, share(f), o.seed + f));
-  return { folds, foldUsers, users: foldUsers.flat() };
+  let atCutoff = 0;
+  const foldUsers: TestUser[][] = [];
+  for (const [f, fold] of folds.entries()) {
+    if (o.asks === 'first-interaction') {
+      foldUsers.push(sampleUsers(fold.users, share(f), o.seed + f));
+      continue;
+    }
+    await yieldTurn();
+    const asked = temporalSplit(fold.dataset, { cutoffMs: fold.cutoffMs, endMs: fold.endMs, askAt: 'cutoff' }).users;
+    const cutoffUsers = sampleUsers(asked, Math.floor(share(f) / 2), o.seed + CUTOFF_SEED_OFFSET + f);
+    atCutoff += cutoffUsers.length;
+    foldUsers.push([...cutoffUsers, ...sampleUsers(fold.users, share(f) - cutoffUsers.length, o.seed + f)]);
+  }
+  const set: FoldSet = { folds, foldUsers, users: foldUsers.flat(), atCutoff };
+  memo.folds.set(key, set);
+  return set;
 }
+
+/** Seeds the sample of users asked at a fold's cutoff apart from its own-instant sample. */
+const CUTOFF_SEED_OFFSET = 1_000;
 
 /**
  * Replays each fold in turn (one state held at a time, its item model built once per memo) and
@@ -412,6 +483,8 @@ async function replayFolds(
 ): Promise<void> {
   let u = 0;
   for (let f = 0; f < folds.length; f++) {
+    // Building a fold's state (and its item model) is seconds of work on a large history.
+    if (f > 0) await (hooks.pause ?? yieldTurn)();
     const state = new EvalState(folds[f]!, {}, {}, o.itemModel ?? undefined, memo.models.get(f));
     if (state.itemModel !== undefined) memo.models.set(f, state.itemModel);
     const atUser = atFold(state);
@@ -433,7 +506,7 @@ async function replayFolds(
 async function pointValues(split: Split, point: RankingDefault, o: FitOptions, hooks: FitHooks, memo: FitMemo): Promise<Float64Array> {
   const known = memo.warm.get(warmKey(point));
   if (known !== undefined) return known;
-  const { folds, foldUsers, users } = foldsOf(split, o);
+  const { folds, foldUsers, users } = await foldsOf(split, o, memo);
   const values = new Float64Array(users.length);
   const { config, options: knobs } = rankingOf(point);
   await replayFolds(folds, foldUsers, o, hooks, memo, (state) => {
@@ -461,9 +534,11 @@ function decideWarm(
   users: number,
   alpha: number,
 ): { chosen: RankingDefault; summary: string; difference: Estimate | null } {
-  let best = 0;
-  for (let i = 1; i < results.length; i++) if (results[i]!.ndcg > results[best]!.ndcg + 1e-12) best = i;
   const currentNdcg = results[0]!.ndcg;
+  // A point that turns the collaborative feature on is a candidate only with a gain worth its cost.
+  const candidate = (i: number): boolean => collaborativePays(current, results[i]!.point, currentNdcg, results[i]!.ndcg);
+  let best = 0;
+  for (let i = 1; i < results.length; i++) if (candidate(i) && results[i]!.ndcg > results[best]!.ndcg + 1e-12) best = i;
   if (best === 0)
     return {
       chosen: current,
@@ -483,7 +558,7 @@ function decideWarm(
   };
   const order = results
     .map((_, i) => i)
-    .filter((i) => i !== 0)
+    .filter((i) => i !== 0 && candidate(i))
     .sort((a, b) => changes(results[a]!.point) - changes(results[b]!.point) || results[b]!.ndcg - results[a]!.ndcg);
   for (const i of order) {
     const overCurrent = diff(i, 0);

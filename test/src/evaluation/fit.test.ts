@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildDataset, temporalSplit } from '../../../src/evaluation/dataset.js';
 import {
+  collaborativePays,
+  COLLABORATIVE_SWITCH_GAIN,
   fitOnSplit,
   fitRankingDefault,
   fitSteps,
@@ -131,6 +133,22 @@ describe('fitting the default ranking', () => {
     });
   });
 
+  it('turns the collaborative feature on only for a gain of a tenth at least; every other move on the interval rule alone', () => {
+    const off = SHIPPED_RANKING_DEFAULT;
+    const on = { ...SHIPPED_RANKING_DEFAULT, collaborative: COLLABORATIVE_LADDER[1]! };
+    expect(COLLABORATIVE_SWITCH_GAIN).toBe(0.1);
+    // The bench's data: +0.0074 over 0.198 (+3.7%) does not pay for a first request three times dearer.
+    expect(collaborativePays(off, on, 0.198, 0.2054)).toBe(false);
+    // A catalogue's step: 0.097 -> 0.124 (+27%).
+    expect(collaborativePays(off, on, 0.0974, 0.1241)).toBe(true);
+    expect(collaborativePays(off, on, 0.1, 0.111)).toBe(true);
+    expect(collaborativePays(off, on, 0.1, 0.109)).toBe(false);
+    // Already on: moving it up, down or off is the interval rule's alone; so is every move that leaves it off.
+    expect(collaborativePays(on, { ...on, collaborative: 1 }, 0.2, 0.2001)).toBe(true);
+    expect(collaborativePays(on, off, 0.2, 0.2001)).toBe(true);
+    expect(collaborativePays(off, { ...off, recency_half_life_hours: 24 }, 0.2, 0.2001)).toBe(true);
+  });
+
   it('changes nothing on too little data', async () => {
     const data = dataset('catalogue', 5);
     const few = buildDataset(data.posts.values(), data.interactions.slice(0, 1500));
@@ -188,6 +206,22 @@ describe('fitting the default ranking', () => {
     }
   });
 
+  it('asks half of each fold’s users at its cutoff, as an evaluator replaying a history does, and half at their own instants', async () => {
+    const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
+    const options = { maxUsers: 150, samples: 200 };
+    const pooled = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options);
+    // 50 users per fold: 25 asked at its cutoff.
+    expect(pooled.evidence.users).toBe(150);
+    expect(pooled.evidence.users_at_cutoff).toBe(75);
+    const own = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, { ...options, asks: 'first-interaction' });
+    expect(own.evidence.users).toBe(150);
+    expect(own.evidence.users_at_cutoff).toBe(0);
+    // Asked at the cutoff a user's targets are all they engaged with in the fold's test period that existed then: other values.
+    const shipped = (r: typeof own) =>
+      r.evidence.points.find((p) => p.point.collaborative === 0 && p.point.recency_half_life_hours === 8)!.ndcg;
+    expect(shipped(pooled)).not.toBeCloseTo(shipped(own), 6);
+  }, 240_000);
+
   it("decides the same from the values an earlier step on the same split kept (its memo), and builds the folds' models once", async () => {
     const split = temporalSplit(dataset('catalogue', 5), { testFraction: 0.1 });
     const options = { maxUsers: 150, samples: 200 };
@@ -195,10 +229,15 @@ describe('fitting the default ranking', () => {
     const first = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options, {}, memo);
     expect(memo.models.size).toBe(3);
     expect(memo.warm.size).toBe(first.evidence.points.length);
+    // The folds and their users (two temporal splits per fold) are made once.
+    expect(memo.folds.size).toBe(1);
+    const folds = [...memo.folds.values()][0];
     const models = [...memo.models.values()];
     const again = await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options, {}, memo);
     expect(again).toEqual(first);
     expect([...memo.models.values()]).toEqual(models);
+    expect([...memo.folds.values()]).toEqual([folds]);
+    expect([...memo.folds.values()][0]).toBe(folds);
     // Without the memo: the same, computed afresh.
     expect(await fitOnSplit(split, SHIPPED_RANKING_DEFAULT, options)).toEqual(first);
   }, 240_000);
