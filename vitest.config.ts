@@ -10,6 +10,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Says where a worker's event loop was held long enough to risk vitest's RPC timeout.
+    setupFiles: ['test/helpers/event-loop-watch.ts'],
     // `npm test` passes --coverage: a number to watch, no thresholds. Only in-process code
     // counts: the commands' child-process tests run dist/, which v8 does not attribute here.
     coverage: {

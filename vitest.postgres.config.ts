@@ -60,5 +60,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    setupFiles: ['test/helpers/event-loop-watch.ts'],
   },
 });
