@@ -36,10 +36,8 @@ export async function runFit(
   script: URL | null = DEFAULT_CHILD_SCRIPT,
 ): Promise<{ result: FitResult; where: 'child' | 'thread' }> {
   if (!childScriptExists(script)) {
-    const result = await fitRankingDefault(data, current, options, {
-      signal,
-      pause: () => new Promise<void>((resolve) => setImmediate(resolve)),
-    });
+    // The fit gives the event loop a turn every few users and between its folds.
+    const result = await fitRankingDefault(data, current, options, { signal });
     return { result, where: 'thread' };
   }
   const job: FitJob = { posts: [...data.posts.values()], interactions: data.interactions, current, options };

@@ -170,9 +170,9 @@ export function newFitMemo(): FitMemo {
   return { models: new Map(), warm: new Map(), cold: new Map(), folds: new Map() };
 }
 
-/** Hooks for a caller that must stay responsive (the server): called between users. */
+/** Hooks for a caller: called between users. */
 export interface FitHooks {
-  /** Awaited every few users (e.g. a turn of the event loop). */
+  /** Awaited every few users and between folds, after the turn of the event loop the fit takes there anyway. */
   readonly pause?: () => Promise<void>;
   readonly signal?: AbortSignal;
 }
@@ -484,7 +484,7 @@ async function replayFolds(
   let u = 0;
   for (let f = 0; f < folds.length; f++) {
     // Building a fold's state (and its item model) is seconds of work on a large history.
-    if (f > 0) await (hooks.pause ?? yieldTurn)();
+    if (f > 0) await breathe(hooks);
     const state = new EvalState(folds[f]!, {}, {}, o.itemModel ?? undefined, memo.models.get(f));
     if (state.itemModel !== undefined) memo.models.set(f, state.itemModel);
     const atUser = atFold(state);
@@ -494,10 +494,10 @@ async function replayFolds(
       atUser(user, u);
       state.release(user);
       u += 1;
-      // A turn of the event loop every 20 users even without a caller's pause: a fit runs for a
-      // minute, and a thread that never yields cannot answer anything meanwhile (a test worker's
-      // RPC timed out: "Timeout calling onTaskUpdate", CI 2026-11-28).
-      if (u % 20 === 0) await (hooks.pause ?? yieldTurn)();
+      // A turn of the event loop every 20 users, whatever the caller's pause does: a fit runs for
+      // a minute, and a thread that never yields cannot answer anything meanwhile (a test worker's
+      // RPC timed out: "Timeout calling onTaskUpdate", CI 2026-11-28 and 29).
+      if (u % 20 === 0) await breathe(hooks);
     }
   }
 }
@@ -607,4 +607,10 @@ function insufficient(
 /** One turn of the event loop. */
 function yieldTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A turn of the event loop, then the caller's pause. */
+async function breathe(hooks: FitHooks): Promise<void> {
+  await yieldTurn();
+  await hooks.pause?.();
 }

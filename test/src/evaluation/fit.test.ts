@@ -162,12 +162,17 @@ describe('fitting the default ranking', () => {
 
   it('moves a catalogue to the collaborative weight, one step, on an interval above 0', async () => {
     let pauses = 0;
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 1);
     const result = await fitRankingDefault(
       dataset('catalogue', 5),
       SHIPPED_RANKING_DEFAULT,
       { maxUsers: 400 },
+      // A pause that only counts: the fit takes its own turns of the event loop (with a pause
+      // that replaced them, this test held its worker's loop for 23 s in CI).
       { pause: async () => void pauses++ },
     );
+    clearInterval(ticker);
     expect(result.status).toBe('applied');
     expect(result.chosen.collaborative).toBe(COLLABORATIVE_LADDER[1]);
     expect(result.evidence.difference!.ci_low).toBeGreaterThan(0);
@@ -176,6 +181,7 @@ describe('fitting the default ranking', () => {
     // Three folds of 134, 133 and 133 users.
     expect(result.evidence.users).toBe(400);
     expect(pauses).toBeGreaterThan(5);
+    expect(turns).toBeGreaterThan(5);
   }, 120_000);
 
   it('keeps a feed without the collaborative weight, and its cold start on recency', async () => {
