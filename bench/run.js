@@ -22,6 +22,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { freePort, measure, waitForHealth } from './harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,6 +60,8 @@ if (pinned) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)]
 
 const dir = mkdtempSync(join(tmpdir(), 'recsvc-bench-'));
 const servers = [];
+/** When the run started: phases and fits are printed as seconds since (`started_s`, `at_s`). */
+const benchStartMs = Date.now();
 let refWorktree;
 
 /** Seeds `dbPath` with the demo generator of the checkout at `checkout` (a child process). */
@@ -115,6 +118,30 @@ async function startServer(label, kind, dbPath, checkout = root, nodeArgs = [], 
   // A loaded machine can take long to start a server: two minutes before giving up.
   await waitForHealth(server.base, child, 120);
   return server;
+}
+
+/**
+ * The `ranking_fit` agent's runs on a server's database (seconds since the run started, status,
+ * the point chosen): a fit applied during a phase drops every cached list, so a dip in a round
+ * can be told from the code's own cost. null where the table cannot be read.
+ */
+function rankingFits(server) {
+  let db;
+  try {
+    db = new Database(server.dbPath, { readonly: true, fileMustExist: true });
+    return db
+      .prepare('SELECT created_at_ms, status, choice FROM ranking_fits ORDER BY created_at_ms')
+      .all()
+      .map((row) => ({ at_s: secondsSinceStart(Number(row.created_at_ms)), status: row.status, choice: JSON.parse(row.choice) }));
+  } catch {
+    return null;
+  } finally {
+    db?.close();
+  }
+}
+
+function secondsSinceStart(ms) {
+  return Math.round((ms - benchStartMs) / 1000);
 }
 
 /** The server's resident memory (MB) from /proc; null where /proc is missing. */
@@ -226,6 +253,7 @@ async function phase(name, connections, makeFor, { amountPerRound } = {}) {
     const order = servers.map((_, i) => servers[(i + round) % servers.length]);
     for (const server of order) {
       const seq = sequence(`${name}.c${connections}.r${round + 1}`, hash(`${name}/${connections}/${round}`), makeFor(round, server));
+      const started = secondsSinceStart(Date.now());
       const line = await measure({
         name,
         url: server.base,
@@ -238,7 +266,7 @@ async function phase(name, connections, makeFor, { amountPerRound } = {}) {
         quiet: true,
       });
       seq.record(server.label);
-      const printed = { ...line, server: server.label, round: round + 1 };
+      const printed = { ...line, server: server.label, round: round + 1, started_s: started };
       console.log(JSON.stringify(printed));
       results[server.label].push(printed);
     }
@@ -357,6 +385,8 @@ try {
     console.error(`servers: ${servers.map((s) => `${s.label} (pid ${s.child.pid})`).join(', ')}; pinned: ${pinned}`);
     await runDefault(postIds);
     console.log(JSON.stringify({ name: 'server_rss_mb', ...Object.fromEntries(servers.map((s) => [s.label, rssMb(s)])) }));
+    for (const server of servers.filter((s) => s.kind === 'recsvc'))
+      console.log(JSON.stringify({ name: 'ranking_fits', server: server.label, fits: rankingFits(server) }));
     printSummary();
   }
 } finally {
