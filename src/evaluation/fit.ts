@@ -22,6 +22,7 @@
  *   while a catalogue is served its starting point), where it ends must beat what is served by
  *   the same rule, else what is served stays (`fitSteps`, `served`).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { accountIdOfUser } from '../auth/user-account.js';
 import { buildUserProfile } from '../ranking/profile.js';
 import type { ItemModel, ItemModelOptions } from '../ranking/item-model.js';
@@ -455,7 +456,7 @@ async function foldsOf(split: Split, o: FitOptions, memo: FitMemo): Promise<Fold
       foldUsers.push(sampleUsers(fold.users, share(f), o.seed + f));
       continue;
     }
-    await yieldTurn();
+    await nextTurn();
     const asked = temporalSplit(fold.dataset, { cutoffMs: fold.cutoffMs, endMs: fold.endMs, askAt: 'cutoff' }).users;
     const cutoffUsers = sampleUsers(asked, Math.floor(share(f) / 2), o.seed + CUTOFF_SEED_OFFSET + f);
     atCutoff += cutoffUsers.length;
@@ -604,13 +605,8 @@ function insufficient(
   };
 }
 
-/** One turn of the event loop. */
-function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** A turn of the event loop, then the caller's pause. */
 async function breathe(hooks: FitHooks): Promise<void> {
-  await yieldTurn();
+  await nextTurn();
   await hooks.pause?.();
 }
