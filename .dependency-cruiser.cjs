@@ -29,9 +29,10 @@ module.exports = {
         'Commands talk to a server through its API. Exceptions: `serve` starts one, and the token commands ' +
         'write the tokens table on the server host (there is no API to mint the first admin token), and ' +
         "`agents` runs an agent once against the server's database on the server host, and `fasp` registers the service with fediverse servers, storing the keys in that database. " +
+        "`eval --database` (commands/support/eval-data.ts) reads that database, read-only, through the ranking_fit agent's own read, so an evaluation sees what the agent's fit sees. " +
         'server/platform/version.ts is a leaf (it reads package.json) that --version shares.',
       severity: 'error',
-      from: { path: '^commands/', pathNot: '^commands/serve(\\.action)?\\.ts$|^commands/token/|^commands/agents/|^commands/fasp/' },
+      from: { path: '^commands/', pathNot: '^commands/serve(\\.action)?\\.ts$|^commands/token/|^commands/agents/|^commands/fasp/|^commands/support/eval-data\\.ts$' },
       to: { path: '^server/', pathNot: '^server/platform/version\\.ts$' },
     },
     {

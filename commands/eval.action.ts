@@ -18,7 +18,6 @@ import {
   type RankingDefault,
 } from '../src/ranking/ranking-default.js';
 import { EvalState } from '../src/evaluation/eval-context.js';
-import type { SyntheticKind } from '../src/evaluation/generate.js';
 import type { ItemModelOptions } from '../src/ranking/item-model.js';
 import { evalGate, type EvalGate } from '../src/evaluation/eval-gate.js';
 import { renderEvalHtml } from '../src/evaluation/eval-report-html.js';
@@ -33,17 +32,11 @@ import { trendsSummaryMarkdown } from '../src/evaluation/eval-text.js';
 import type { AlgorithmConfig, RankingKnobs } from '../src/ranking/ranking.types.js';
 import { EXIT } from '../src/exit-codes.js';
 import { usageError } from './support/cli-error.js';
-import { loadEvalData } from './support/eval-data.js';
+import { loadEvalData, type EvalDataFlags } from './support/eval-data.js';
 import { exitCodeFor } from './support/gates-report.js';
 import { printJson, printLine, progress, progressDone, renderTable, warn } from './support/output.js';
 
-export interface EvalCommandOptions {
-  posts?: string;
-  interactions?: string;
-  database?: string;
-  synthetic?: SyntheticKind;
-  dataSeed: number;
-  writeData?: string;
+export interface EvalCommandOptions extends EvalDataFlags {
   candidate: string[];
   baselines?: string;
   k: number;

@@ -35,7 +35,15 @@ export function registerEval(program: Command): void {
     .description("offline evaluation: the ranking (the server's own code) and baselines on a temporal holdout, with intervals")
     .option('--posts <file>', 'posts to evaluate on: Mastodon statuses, one JSON object per line (.gz read through gunzip)')
     .option('--interactions <file>', 'interactions: JSON Lines {user_id, post_id, action, created_at} or a CSV with that header')
-    .option('--database <path>', "the service's SQLite database (opened read-only): its posts and interactions")
+    .option(
+      '--database <path|url>',
+      "the service's database, an SQLite file (opened read-only) or a postgres:// URL (only read): its posts and interactions",
+    )
+    .option(
+      '--max-interactions <n>',
+      'with --database: the newest n interactions only (with their posts and the newest 2,000), as the ranking_fit agent reads its 100,000',
+      parsePositiveInt,
+    )
     .option(
       '--synthetic <regime>',
       'generated data with a known structure: feed, catalogue, catalogue-popular (a strong popularity head), feed-slow (engaged with over days) or feed-fast (within the hour)',
@@ -138,6 +146,7 @@ Examples:
   $ recsvc eval --posts posts.jsonl --interactions interactions.csv --html eval.html
   $ recsvc eval --database recsvc.db --candidate mine=weights.json --gate --junit eval.xml
   $ recsvc eval --database recsvc.db --tune --json
+  $ recsvc eval --database postgres://recsvc@db/recsvc --max-interactions 100000 --fit
   $ recsvc eval --synthetic catalogue --fit
   $ recsvc eval --synthetic feed --trends --json`,
     )

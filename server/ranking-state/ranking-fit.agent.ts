@@ -29,7 +29,15 @@ import type { Agent } from '../platform/agents/agent.types.js';
 import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
 import { runFit } from './ranking-fit.job.js';
-import { countInteractions, insertFit, latestFits, listFits, loadFitData } from './ranking-fit.repository.js';
+import {
+  countInteractions,
+  FIT_MAX_INTERACTIONS,
+  FIT_NEWEST_POSTS,
+  insertFit,
+  latestFits,
+  listFits,
+  loadFitData,
+} from './ranking-fit.repository.js';
 
 /** RECSVC_RANKING_FIT, parsed. */
 export type RankingFitMode =
@@ -62,7 +70,7 @@ export interface RankingFitOptions {
   readonly mode: RankingFitMode;
   /** Seconds between checks of whether a fit is due. */
   readonly intervalSeconds: number;
-  /** The newest interactions a fit reads (default 100,000). */
+  /** The newest interactions a fit reads (default FIT_MAX_INTERACTIONS, 100,000). */
   readonly maxInteractions?: number;
   /** A fit waits for this many new interactions at least (default 500), and a fifth more than the last fit saw. */
   readonly minNewInteractions?: number;
@@ -88,7 +96,6 @@ const GROWTH = 1.2;
  * more data — an evaluator replaying a history would be served a default fitted on part of it.
  */
 export const FOLLOW_UP_WINDOW_MS = 10 * 60_000;
-const NEWEST_POSTS = 2_000;
 /**
  * Successive steps one fit may take (each one ladder step on each axis, on an interval above
  * 0; src/evaluation/fit.ts `fitSteps`): the first fit after an import must reach a point
@@ -130,7 +137,7 @@ async function applyStored(
 
 /** `ranking_fit`: fits the default ranking to the service's own interactions when enough new ones came. */
 export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions): Agent {
-  const maxInteractions = options.maxInteractions ?? 100_000;
+  const maxInteractions = options.maxInteractions ?? FIT_MAX_INTERACTIONS;
   const minNew = options.minNewInteractions ?? 500;
   const maxAgeMs = options.maxAgeMs ?? 86_400_000;
   // The fits this process made as follow-ups: one is never followed up again (at most two fits per step of growth).
@@ -161,7 +168,7 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           summary: `not due: ${count} interactions (${latest?.interactions ?? 0} at the last fit); ${describeRankingDefault(current)} (${why})`,
           details: { interactions: count },
         };
-      const data = await loadFitData(deps.db, maxInteractions, NEWEST_POSTS);
+      const data = await loadFitData(deps.db, maxInteractions, FIT_NEWEST_POSTS);
       // A fit that moved the default minutes ago, on part of what is stored now (an import went
       // on), is decided again from what was served before it, as if it had not been made: all of
       // the data must ask for the move. Once: what this decides is not decided again this way.

@@ -105,10 +105,16 @@ export async function countInteractions(db: Kysely<Database>): Promise<number> {
 /** Ids per IN list (well under SQLite's and PostgreSQL's parameter limits). */
 const CHUNK = 500;
 
+/** The newest interactions a fit reads (`ranking_fit`'s default; `recsvc eval --max-interactions` reads as many). */
+export const FIT_MAX_INTERACTIONS = 100_000;
+/** Besides the posts those interactions are about, the newest posts a fit reads: what the pool holds as new. */
+export const FIT_NEWEST_POSTS = 2_000;
+
 /**
  * The newest `maxInteractions` positive interactions (newest by id: ids are in time order,
  * the primary key's index reads the tail), the posts they are about, and the newest
- * `newestPosts` posts (what the pool holds as new), as an evaluation data set.
+ * `newestPosts` posts (what the pool holds as new), as an evaluation data set. Infinity reads
+ * all of them (`recsvc eval --database`: every interaction, every post).
  */
 export async function loadFitData(db: Kysely<Database>, maxInteractions: number, newestPosts: number): Promise<EvalDataset> {
   const rows = await readNewestInChunks(
@@ -162,6 +168,10 @@ export async function loadFitData(db: Kysely<Database>, maxInteractions: number,
     sensitive: Number(row.sensitive) === 1,
     visibility: row.visibility,
   });
+  if (!Number.isFinite(newestPosts)) {
+    for (const row of await base().execute()) posts.push(toPost(row));
+    return buildDataset(posts, interactions);
+  }
   const ids = [...new Set(interactions.map((i) => i.postId))];
   for (let at = 0; at < ids.length; at += CHUNK) {
     for (const row of await base()

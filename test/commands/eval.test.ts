@@ -1,17 +1,18 @@
 /** `recsvc eval` as a child process: import files, a service database, the reports, the gate's exit codes and input errors. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../server/platform/db/connection.js';
 import { migrateToLatest } from '../../server/platform/db/migrate.js';
-import { accountRow, postRow } from '../../server/posts/post.mapper.js';
+import { FIT_MAX_INTERACTIONS, FIT_NEWEST_POSTS } from '../../server/ranking-state/ranking-fit.repository.js';
 import { generateSynthetic, generatorOptions, SYNTHETIC_KINDS, syntheticOptions } from '../../src/evaluation/generate.js';
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
 import { validateExperiment } from '../../src/experiments/validate-experiment.js';
-import { toJsonLines, type StatusRecord } from '../../src/evaluation/import-format.js';
-import type { StatusInput } from '../../src/schemas/post.schema.js';
+import { toJsonLines } from '../../src/evaluation/import-format.js';
 import { runCli } from '../helpers/cli.js';
+import { interactionsInTimeOrder, storeSynthetic } from '../helpers/eval-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'recsvc-eval-'));
 const data = generateSynthetic(generatorOptions('catalogue', { users: 250, authors: 50, posts: 400, seed: 5 }));
@@ -157,41 +158,52 @@ describe('recsvc eval', () => {
     const path = join(dir, 'recsvc.db');
     const database = openSqlite(path);
     await migrateToLatest(database.db);
-    const now = Date.now();
-    await database.db
-      .insertInto('accounts')
-      .values(data.statuses.map((s) => accountRow(s.account as StatusInput['account'], new Date(now).toISOString())))
-      .onConflict((c) => c.doNothing())
-      .execute();
-    for (let i = 0; i < data.statuses.length; i += 200) {
-      await database.db
-        .insertInto('posts')
-        .values(data.statuses.slice(i, i + 200).map((s: StatusRecord) => postRow(s as unknown as StatusInput, now, null, undefined)))
-        .execute();
-    }
-    for (let i = 0; i < data.interactions.length; i += 500) {
-      await database.db
-        .insertInto('interactions')
-        .values(
-          data.interactions.slice(i, i + 500).map((x, j) => ({
-            id: `i${i + j}`,
-            user_id: x.user_id,
-            post_id: x.post_id,
-            action_type: x.action,
-            context_json: null,
-            created_at: x.created_at,
-            created_at_ms: Date.parse(x.created_at),
-          })),
-        )
-        .execute();
-    }
+    await storeSynthetic(database.db, data);
     await database.close();
+    // A rollback-journal file: a writing open would switch it to WAL (the header's bytes 18–19).
+    const raw = new SQLite(path);
+    raw.pragma('journal_mode = DELETE');
+    raw.close();
+    const before = readFileSync(path);
     const fromDb = await runCli(['eval', '--database', path, ...FAST, '--json']);
     const fromFiles = await runCli(['eval', '--posts', posts, '--interactions', interactions, ...FAST, '--json']);
     expect(fromDb.code, fromDb.stderr).toBe(0);
     const strip = (r: EvalJson) => ({ ...r, source: '' });
     // The same data gives the same evaluation, wherever it is read from.
     expect(strip(JSON.parse(fromDb.stdout) as EvalJson)).toEqual(strip(JSON.parse(fromFiles.stdout) as EvalJson));
+    // Opened read-only: not a byte of the file changed.
+    expect(readFileSync(path).equals(before)).toBe(true);
+
+    // --max-interactions: what the ranking_fit agent reads, the newest n by id (with their posts
+    // and the newest 2,000, here every post), equals the files holding those interactions only.
+    const n = 3_000;
+    const newest = join(dir, 'newest.jsonl');
+    writeFileSync(newest, toJsonLines(interactionsInTimeOrder(data).slice(-n)));
+    const bounded = await runCli(['eval', '--database', path, '--max-interactions', String(n), ...FAST, '--json']);
+    const boundedFiles = await runCli(['eval', '--posts', posts, '--interactions', newest, ...FAST, '--json']);
+    expect(bounded.code, bounded.stderr).toBe(0);
+    const boundedJson = JSON.parse(bounded.stdout) as EvalJson;
+    expect(boundedJson.source).toBe(`${path} (the newest ${n} interactions)`);
+    expect(strip(boundedJson)).toEqual(strip(JSON.parse(boundedFiles.stdout) as EvalJson));
+    expect(boundedJson.data.evaluated_users).toBeLessThan((JSON.parse(fromDb.stdout) as EvalJson).data.evaluated_users);
+  });
+
+  it('--max-interactions reads as the ranking_fit agent reads, and only from --database', async () => {
+    const help = await runCli(['eval', '--help']);
+    // The help's figures are the agent's.
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      `the newest ${FIT_NEWEST_POSTS.toLocaleString('en')}), as the ranking_fit agent reads its ${FIT_MAX_INTERACTIONS.toLocaleString('en')}`,
+    );
+    const files = await runCli(['eval', '--posts', posts, '--interactions', interactions, '--max-interactions', '10']);
+    expect(files.code).toBe(2);
+    expect(files.stderr).toContain('--max-interactions reads the newest interactions of --database');
+    const zero = await runCli(['eval', '--database', join(dir, 'recsvc.db'), '--max-interactions', '0']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--max-interactions');
+    const missing = await runCli(['eval', '--database', join(dir, 'absent.db')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`--database ${join(dir, 'absent.db')}: cannot open it read-only`);
+    expect(existsSync(join(dir, 'absent.db'))).toBe(false);
   });
 
   it('refuses bad input with exit 2 and one line naming the file and line', async () => {

@@ -57,6 +57,11 @@ export interface OpenSqliteOptions {
   onBackgroundError?: (message: string) => void;
   /** Bytes of the file read through a memory map (default DEFAULT_SQLITE_MMAP_BYTES; 0: none). */
   mmapBytes?: number;
+  /**
+   * Open an existing file read-only (`recsvc eval --database`: beside a running service, never
+   * writing it): no WAL switch, no checkpoints, and any write fails. Ignored for `:memory:`.
+   */
+  readonly?: boolean;
 }
 
 /**
@@ -76,24 +81,16 @@ const AUTOCHECKPOINT_PAGES = 4000;
 const BACKSTOP_AUTOCHECKPOINT_PAGES = 16_000;
 
 export function openSqlite(path: string, options: OpenSqliteOptions = {}): DatabaseHandle {
-  const background = options.backgroundCheckpoints === true && path !== ':memory:' && path !== '';
+  const file = path !== ':memory:' && path !== '';
+  const readonly = options.readonly === true && file;
+  const background = options.backgroundCheckpoints === true && file && !readonly;
   let sqlite: SQLite.Database;
   try {
-    sqlite = new SQLite(path);
+    sqlite = readonly ? new SQLite(path, { readonly: true, fileMustExist: true }) : new SQLite(path);
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? DEFAULT_SQLITE_MMAP_BYTES))}`);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    // Checkpoint every 4,000 WAL pages (16 MB) instead of 1,000: each checkpoint copies pages
-    // and fsyncs inside some COMMIT, and under interaction load (about five random b-tree
-    // pages per write) that was most of the commit cost. Fewer, larger checkpoints fsync
-    // less and copy pages rewritten in between once. Commits stay as durable as before.
-    // With a background checkpointer this is only its backstop (64 MB).
-    sqlite.pragma(`wal_autocheckpoint = ${background ? BACKSTOP_AUTOCHECKPOINT_PAGES : AUTOCHECKPOINT_PAGES}`);
-    sqlite.pragma('foreign_keys = ON');
-    // Deleted rows are overwritten with zeros (b-tree cells and freed pages), so an erased user's
-    // bytes do not linger in the file until SQLite happens to reuse the space (scrubDeletedData).
-    sqlite.pragma('secure_delete = ON');
+    if (!readonly) configureWritable(sqlite, background);
+    // Reads the schema: a file that is not a database fails here, not at the first query.
     sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (error) {
     throw new DatabaseOpenError(`cannot open database ${path}: ${(error as Error).message}`);
@@ -134,6 +131,22 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
       if (sqlite.open) sqlite.close();
     },
   };
+}
+
+/** The pragmas of a file the process writes (the serving process, the CLI's writing commands). */
+function configureWritable(sqlite: SQLite.Database, background: boolean): void {
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  // Checkpoint every 4,000 WAL pages (16 MB) instead of 1,000: each checkpoint copies pages
+  // and fsyncs inside some COMMIT, and under interaction load (about five random b-tree
+  // pages per write) that was most of the commit cost. Fewer, larger checkpoints fsync
+  // less and copy pages rewritten in between once. Commits stay as durable as before.
+  // With a background checkpointer this is only its backstop (64 MB).
+  sqlite.pragma(`wal_autocheckpoint = ${background ? BACKSTOP_AUTOCHECKPOINT_PAGES : AUTOCHECKPOINT_PAGES}`);
+  sqlite.pragma('foreign_keys = ON');
+  // Deleted rows are overwritten with zeros (b-tree cells and freed pages), so an erased user's
+  // bytes do not linger in the file until SQLite happens to reuse the space (scrubDeletedData).
+  sqlite.pragma('secure_delete = ON');
 }
 
 /**
