@@ -32,7 +32,10 @@ module.exports = {
         "`eval --database` (commands/support/eval-data.ts) reads that database, read-only, through the ranking_fit agent's own read, so an evaluation sees what the agent's fit sees. " +
         'server/platform/version.ts is a leaf (it reads package.json) that --version shares.',
       severity: 'error',
-      from: { path: '^commands/', pathNot: '^commands/serve(\\.action)?\\.ts$|^commands/token/|^commands/agents/|^commands/fasp/|^commands/support/eval-data\\.ts$' },
+      from: {
+        path: '^commands/',
+        pathNot: '^commands/serve(\\.action)?\\.ts$|^commands/token/|^commands/agents/|^commands/fasp/|^commands/support/eval-data\\.ts$',
+      },
       to: { path: '^server/', pathNot: '^server/platform/version\\.ts$' },
     },
     {
