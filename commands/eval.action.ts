@@ -34,7 +34,7 @@ import { EXIT } from '../src/exit-codes.js';
 import { usageError } from './support/cli-error.js';
 import { loadEvalData, type EvalDataFlags } from './support/eval-data.js';
 import { exitCodeFor } from './support/gates-report.js';
-import { printJson, printLine, progress, progressDone, renderTable, warn } from './support/output.js';
+import { printJson, printLine, progress, progressDone, renderTable, throttledProgress, warn } from './support/output.js';
 
 export interface EvalCommandOptions extends EvalDataFlags {
   candidate: string[];
@@ -107,14 +107,27 @@ export async function runEval(options: EvalCommandOptions): Promise<void> {
     ...files,
     ...(tuned ? [{ name: 'tuned', config: tuned.variant.algorithm_config }] : []),
   ];
-  progress(`ranking for ${split.users.length} test users…`);
+  const ranked = { done: 0, total: split.users.length };
+  // A terminal's writes are synchronous: the line moves while the (synchronous) evaluation ranks.
+  const report = throttledProgress(() => `ranking for test user ${ranked.done} of ${ranked.total}…`);
+  report();
   const rankers = [
     ...candidates.map((c) => rankingCandidate(c.name, c.config, state, c.name === 'default' ? shipped.options : {})),
     ...(fitted ? [rankingCandidate('fitted', fitted.config, state, fitted.options)] : []),
     ...baselines(state, names, { easeMaxItems: options.easeMaxItems }),
   ];
   warnIfEaseTruncated(state, names, options.easeMaxItems);
-  const evaluation = evaluate(state, rankers, { k: options.k, samples: options.samples, seed: options.seed, maxUsers: options.maxUsers });
+  const evaluation = evaluate(state, rankers, {
+    k: options.k,
+    samples: options.samples,
+    seed: options.seed,
+    maxUsers: options.maxUsers,
+    onUser: (done, total) => {
+      ranked.done = done;
+      ranked.total = total;
+      report();
+    },
+  });
   progressDone();
   const gate = options.gate ? evalGate(evaluation, { margin: options.gateMargin, minUsers: options.minUsers }) : undefined;
   await writeReports(options, evaluation, gate, tuned, source);

@@ -24,6 +24,8 @@ export interface EvaluationOptions {
   readonly alpha: number;
   /** Evaluate at most this many test users (a seeded sample), or all. */
   readonly maxUsers?: number | undefined;
+  /** Called after each evaluated user (how many so far, of how many): `recsvc eval`'s progress line. */
+  readonly onUser?: ((done: number, total: number) => void) | undefined;
 }
 
 export const DEFAULT_EVALUATION_OPTIONS: EvaluationOptions = { k: 20, samples: 1000, seed: 2026, alpha: 0.05 };
@@ -95,6 +97,7 @@ export function evaluate(state: EvalState, rankers: readonly Ranker[], options: 
       l.positions.push(Int32Array.from(list.flatMap((id) => (state.position.has(id) ? [state.position.get(id) as number] : []))));
     }
     state.release(user);
+    o.onUser?.(u + 1, users.length);
   });
   const hasHistory = users.map((u) => u.history.length > 0);
   const groups = USER_GROUPS.map((group, g) => {

@@ -11,7 +11,8 @@ import { generateSynthetic, generatorOptions, SYNTHETIC_KINDS, syntheticOptions 
 import type { ExperimentCreate } from '../../src/experiments/experiment.schema.js';
 import { validateExperiment } from '../../src/experiments/validate-experiment.js';
 import { toJsonLines } from '../../src/evaluation/import-format.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
+import { hasScript, terminal } from './support/terminal.js';
 import { interactionsInTimeOrder, storeSynthetic } from '../helpers/eval-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'recsvc-eval-'));
@@ -186,6 +187,18 @@ describe('recsvc eval', () => {
     expect(boundedJson.source).toBe(`${path} (the newest ${n} interactions)`);
     expect(strip(boundedJson)).toEqual(strip(JSON.parse(boundedFiles.stdout) as EvalJson));
     expect(boundedJson.data.evaluated_users).toBeLessThan((JSON.parse(fromDb.stdout) as EvalJson).data.evaluated_users);
+  });
+
+  it('shows its progress on a terminal only: the ranking counts its test users', async () => {
+    const piped = await runCli(['eval', '--posts', posts, '--interactions', interactions, ...FAST, '--json']);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe('');
+    if (!hasScript) return;
+    const term = terminal(`${process.execPath} ${BIN} eval --posts ${posts} --interactions ${interactions} ${FAST.join(' ')}`);
+    expect(await term.exited).toBe(0);
+    const users = (JSON.parse(piped.stdout) as EvalJson).data.evaluated_users;
+    expect(term.output()).toContain(`ranking for test user 0 of ${users}…`);
+    expect(term.output()).toMatch(/nDCG/);
   });
 
   it('--max-interactions reads as the ranking_fit agent reads, and only from --database', async () => {

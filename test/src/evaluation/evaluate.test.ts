@@ -227,6 +227,16 @@ describe('the ranking candidate', () => {
     };
     const a = run(1);
     expect(a.groups.map((g) => g.group)).toEqual(['with_history', 'without_history', 'all']);
+    // Progress: one call per evaluated user, counting up to the total (recsvc eval's progress line).
+    const calls: [number, number][] = [];
+    const state = new EvalState(split);
+    const sampled = evaluate(state, [rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, state)], {
+      samples: 10,
+      maxUsers: 40,
+      onUser: (done, total) => calls.push([done, total]),
+    });
+    expect(calls).toEqual(Array.from({ length: sampled.data.evaluated_users }, (_, i) => [i + 1, sampled.data.evaluated_users]));
+    expect(sampled.data.evaluated_users).toBe(40);
     const withHistory = a.groups[0]!;
     const withoutHistory = a.groups[1]!;
     expect(withHistory.users + withoutHistory.users).toBe(a.data.evaluated_users);
