@@ -121,20 +121,37 @@ async function startServer(label, kind, dbPath, checkout = root, nodeArgs = [], 
 }
 
 /**
- * The `ranking_fit` agent's runs on a server's database (seconds since the run started, status,
- * the point chosen): a fit applied during a phase drops every cached list, so a dip in a round
- * can be told from the code's own cost. null where the table cannot be read.
+ * The background jobs that change what a server serves, read from its database after the run
+ * (seconds since the run started): every `ranking_fit` run (status, the point chosen) and the
+ * item model in effect (`item_models` holds the newest build only: when it began, its size). A
+ * fit applied or a model loaded during a phase drops every cached list, so a dip in a round can
+ * be told from the code's own cost. null where a table cannot be read.
  */
-function rankingFits(server) {
+function backgroundJobs(server) {
   let db;
   try {
     db = new Database(server.dbPath, { readonly: true, fileMustExist: true });
-    return db
-      .prepare('SELECT created_at_ms, status, choice FROM ranking_fits ORDER BY created_at_ms')
-      .all()
-      .map((row) => ({ at_s: secondsSinceStart(Number(row.created_at_ms)), status: row.status, choice: JSON.parse(row.choice) }));
+    const read = (sql, map) => {
+      try {
+        return db.prepare(sql).all().map(map);
+      } catch {
+        return null;
+      }
+    };
+    const fits = read('SELECT created_at_ms, status, choice FROM ranking_fits ORDER BY created_at_ms', (row) => ({
+      at_s: secondsSinceStart(Number(row.created_at_ms)),
+      status: row.status,
+      choice: JSON.parse(row.choice),
+    }));
+    const models = read('SELECT created_at_ms, interactions, posts, bytes FROM item_models', (row) => ({
+      built_from_s: secondsSinceStart(Number(row.created_at_ms)),
+      interactions: Number(row.interactions),
+      posts: Number(row.posts),
+      bytes: Number(row.bytes),
+    }));
+    return { fits, item_model: models === null ? null : (models[0] ?? 'none') };
   } catch {
-    return null;
+    return { fits: null, item_model: null };
   } finally {
     db?.close();
   }
@@ -386,7 +403,7 @@ try {
     await runDefault(postIds);
     console.log(JSON.stringify({ name: 'server_rss_mb', ...Object.fromEntries(servers.map((s) => [s.label, rssMb(s)])) }));
     for (const server of servers.filter((s) => s.kind === 'recsvc'))
-      console.log(JSON.stringify({ name: 'ranking_fits', server: server.label, fits: rankingFits(server) }));
+      console.log(JSON.stringify({ name: 'ranking_fits', server: server.label, ...backgroundJobs(server) }));
     printSummary();
   }
 } finally {
