@@ -17,7 +17,7 @@ import type { Kysely } from 'kysely';
 import {
   DEFAULT_ITEM_MODEL_OPTIONS,
   ITEM_MODEL_HISTORY,
-  itemModelFromJson,
+  itemModelFromBytes,
   MAX_COSINE_ITEMS,
   MAX_ITEM_MODEL_ITEMS,
   type ItemModelOptions,
@@ -141,7 +141,7 @@ export function itemModelAgent(
         interactions: pairs.length,
         posts: build.posts,
         entries: build.entries,
-        json: build.json,
+        bytes: build.bytes,
       });
       if (deps.state.erasuresSeen !== erasures) {
         await dropItemModels(deps.db);
@@ -149,10 +149,10 @@ export function itemModelAgent(
       }
       rowsAtBuild.set(id, rowsNow);
       if (followUp) followUps.add(id);
-      deps.state.setItemModel(id, itemModelFromJson(build.json));
-      const summary = `model ${id}: ${build.posts} posts, ${build.entries} neighbours from ${pairs.length} interactions in ${seconds} s (${where}), ${build.json.length} bytes`;
+      deps.state.setItemModel(id, itemModelFromBytes(build.bytes));
+      const summary = `model ${id}: ${build.posts} posts, ${build.entries} neighbours from ${pairs.length} interactions in ${seconds} s (${where}), ${build.bytes.length} bytes`;
       options.log?.(`item_model ${summary}`);
-      return { summary, details: { posts: build.posts, entries: build.entries, interactions: pairs.length, bytes: build.json.length } };
+      return { summary, details: { posts: build.posts, entries: build.entries, interactions: pairs.length, bytes: build.bytes.length } };
     },
   };
 }

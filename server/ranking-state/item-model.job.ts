@@ -4,7 +4,7 @@
  * event loop is not held for the seconds the inverse takes and its memory (32·n² bytes) leaves
  * with the process, or on this thread when the script is not there (running from sources, tests).
  */
-import { fitItemModel, itemModelToJson, type ItemModelOptions, type ItemModelPair } from '../../src/ranking/item-model.js';
+import { fitItemModel, itemModelToBytes, type ItemModelOptions, type ItemModelPair } from '../../src/ranking/item-model.js';
 import { childScriptExists, runChildJob } from './child-job.js';
 
 export interface ItemModelJob {
@@ -13,8 +13,8 @@ export interface ItemModelJob {
 }
 
 export interface ItemModelBuild {
-  /** The model as stored (`itemModelToJson`). */
-  readonly json: string;
+  /** The model as stored (`itemModelToBytes`; a child sends it by structured clone). */
+  readonly bytes: Uint8Array;
   /** Posts EASE's lists hold. */
   readonly posts: number;
   /** Neighbour entries of both kinds (EASE's and the cosine lists'). */
@@ -26,7 +26,7 @@ export interface ItemModelBuild {
 export function buildItemModel(job: ItemModelJob): ItemModelBuild {
   const fit = fitItemModel(job.pairs, job.options);
   const entries = fit.data.weights.length + (fit.data.cosine?.weights.length ?? 0);
-  return { json: itemModelToJson(fit.data), posts: fit.data.ids.length, entries, pairs: fit.pairs };
+  return { bytes: itemModelToBytes(fit.data), posts: fit.data.ids.length, entries, pairs: fit.pairs };
 }
 
 const DEFAULT_CHILD_SCRIPT = new URL('./item-model.child.js', import.meta.url);

@@ -3,7 +3,7 @@
  * newest positive interactions it is fitted on, and the one stored model every instance loads.
  */
 import type { Kysely } from 'kysely';
-import { itemModelFromJson, type ItemModel, type ItemModelPair } from '../../src/ranking/item-model.js';
+import { itemModelFromBytes, itemModelFromJson, type ItemModel, type ItemModelPair } from '../../src/ranking/item-model.js';
 import type { Database } from '../platform/db/database.js';
 import { readNewestInChunks } from './chunked-read.js';
 
@@ -30,7 +30,7 @@ export interface StoredItemModel {
 /** Replaces the stored model (one row at most). */
 export async function storeItemModel(
   db: Kysely<Database>,
-  row: { createdAtMs: number; interactions: number; posts: number; entries: number; json: string },
+  row: { createdAtMs: number; interactions: number; posts: number; entries: number; bytes: Uint8Array },
 ): Promise<string> {
   const id = `${row.createdAtMs.toString().padStart(15, '0')}-${Math.random().toString(36).slice(2, 10)}`;
   await db.transaction().execute(async (trx) => {
@@ -43,8 +43,10 @@ export async function storeItemModel(
         interactions: row.interactions,
         posts: row.posts,
         entries: row.entries,
-        bytes: row.json.length,
-        model: row.json,
+        bytes: row.bytes.length,
+        model: '',
+        // A Buffer over the same memory: what both drivers bind as a blob / bytea.
+        model_bytes: Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength),
       })
       .execute();
   });
@@ -66,8 +68,10 @@ export async function storedItemModel(db: Kysely<Database>): Promise<StoredItemM
 
 /** The stored model with that id, read (undefined: gone since). */
 export async function loadItemModel(db: Kysely<Database>, id: string): Promise<ItemModel | undefined> {
-  const row = await db.selectFrom('item_models').select(['model']).where('id', '=', id).executeTakeFirst();
-  return row === undefined ? undefined : itemModelFromJson(row.model);
+  const row = await db.selectFrom('item_models').select(['model', 'model_bytes']).where('id', '=', id).executeTakeFirst();
+  if (row === undefined) return undefined;
+  // A row stored before migration 0052 holds the model as JSON.
+  return row.model_bytes === null ? itemModelFromJson(row.model) : itemModelFromBytes(row.model_bytes);
 }
 
 /** Deletes the stored model (an erasure: what was fitted with the user is not served again). */

@@ -24,10 +24,12 @@ export interface ItemModelsTable {
   interactions: number;
   posts: number;
   entries: number;
-  /** The length of `model`. */
+  /** The stored model's length in bytes (`model_bytes`, or `model` in a row stored before migration 0052). */
   bytes: number;
-  /** JSON (`itemModelToJson`). */
+  /** JSON (`itemModelToJson`) in a row stored before migration 0052; empty since. */
   model: string;
+  /** The model (`itemModelToBytes`); null in a row stored before migration 0052. */
+  model_bytes: Uint8Array | null;
 }
 
 export interface RankingStateTables {

@@ -14,6 +14,7 @@ import { loadItemModel, storedItemModel } from '../../../server/ranking-state/it
 import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { candidatePosts } from '../../../server/posts/post.service.js';
 import { DEFAULT_CO_ENGAGEMENT_OPTIONS } from '../../../src/ranking/index.js';
+import { itemModelFromBytes, itemModelToJson } from '../../../src/ranking/item-model.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { experimentBody } from '../experiments/experiment-bodies.js';
@@ -112,6 +113,28 @@ describe('the periodic item–item model', () => {
     expect(await t.app.agentRunner.runNow('item_model')).toMatchObject({
       report: { summary: expect.stringMatching(/^not due/) as string },
     });
+  });
+
+  it('is stored in its binary form; a model stored as JSON before migration 0052 still loads', async () => {
+    expect(await t.app.agentRunner.runNow('item_model')).toMatchObject({ status: 'success' });
+    const stored = (await storedItemModel(t.database.db))!;
+    const row = await t.database.db
+      .selectFrom('item_models')
+      .select(['model', 'model_bytes'])
+      .where('id', '=', stored.id)
+      .executeTakeFirstOrThrow();
+    expect(row.model).toBe('');
+    expect(row.model_bytes?.length).toBe(stored.bytes);
+    const model = (await loadItemModel(t.database.db, stored.id))!;
+    expect(model.size).toBeGreaterThan(0);
+    expect(model.data).toEqual(itemModelFromBytes(row.model_bytes!).data);
+    // The row as a release before 0052 stored it: JSON, no bytes.
+    await t.database.db
+      .updateTable('item_models')
+      .set({ model: itemModelToJson(model.data), model_bytes: null })
+      .where('id', '=', stored.id)
+      .execute();
+    expect((await loadItemModel(t.database.db, stored.id))!.data).toEqual(model.data);
   });
 
   it('serves a post only one user engaged with through the cosine lists (EASE leaves it out)', async () => {

@@ -5,7 +5,9 @@ import { collaborativeMatches } from '../../../src/ranking/collaborative.js';
 import {
   fitItemModel,
   ItemModel,
+  itemModelFromBytes,
   itemModelFromJson,
+  itemModelToBytes,
   itemModelToJson,
   MODEL_BLEND,
   modelScale,
@@ -114,6 +116,33 @@ describe('the periodic item–item model (EASE)', () => {
     expect(neighboursOf(back, 'b')).toEqual(neighboursOf(new ItemModel(data), 'b'));
     expect(() => itemModelFromJson('{"ids":[1],"offsets":[0,0],"neighbours":[],"weights":[]}')).toThrow(/ids/);
     expect(() => itemModelFromJson('{"ids":["a"],"offsets":[0,"x"],"neighbours":[],"weights":[]}')).toThrow(/numbers/);
+  });
+
+  it('stores its binary form and reads it back bit for bit, at any byte offset, and refuses anything else', () => {
+    const data = fitItemModel(pairs({ u1: ['a', 'b', 'c'], u2: ['a', 'b'], u3: ['b', 'c', 'd'] }), { minPairs: 0, lambda: 1 }).data;
+    const { cosine, ...easeOnly } = data;
+    expect(cosine?.ids.length).toBe(4);
+    for (const model of [data, easeOnly]) {
+      const bytes = itemModelToBytes(model);
+      expect(itemModelFromBytes(bytes).data).toEqual(model);
+      // A driver's buffer may start anywhere in its memory block.
+      const shifted = new Uint8Array(bytes.length + 3);
+      shifted.set(bytes, 3);
+      expect(itemModelFromBytes(shifted.subarray(3)).data).toEqual(model);
+    }
+    const bytes = itemModelToBytes(data);
+    expect(() => itemModelFromBytes(new TextEncoder().encode(itemModelToJson(data)))).toThrow(/not a stored model/);
+    expect(() => itemModelFromBytes(bytes.subarray(0, bytes.length - 4))).toThrow(/truncated/);
+    expect(() => itemModelFromBytes(Uint8Array.of(...bytes, 0, 0, 0, 0))).toThrow(/trailing/);
+    // A neighbour beyond the posts (the last weight's slot taken as the last neighbour's): refused by the model itself.
+    const broken = Uint8Array.from(bytes);
+    const view = new DataView(broken.buffer);
+    const easeEntries = data.weights.length;
+    const cosineEntries = cosine!.weights.length;
+    const lastCosineNeighbour = broken.length - 4 * cosineEntries - 4;
+    view.setUint32(lastCosineNeighbour, 99, true);
+    expect(() => itemModelFromBytes(broken)).toThrow(/bad neighbour/);
+    expect(easeEntries).toBeGreaterThan(0);
   });
 
   it('refuses inconsistent data', () => {

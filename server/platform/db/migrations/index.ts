@@ -33,6 +33,7 @@ import * as m0038 from './0038-fasp-servers.js';
 import * as m0045 from './0045-fasp-data.js';
 import * as m0050 from './0050-ranking-fits.js';
 import * as m0051 from './0051-item-models.js';
+import * as m0052 from './0052-item-model-bytes.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001-tokens': m0001,
@@ -65,4 +66,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0045-fasp-data': m0045,
   '0050-ranking-fits': m0050,
   '0051-item-models': m0051,
+  '0052-item-model-bytes': m0052,
 };
