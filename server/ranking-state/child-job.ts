@@ -20,6 +20,8 @@ export function childScriptExists(script: URL | null): script is URL {
  * process exited (SIGKILL) without a result").
  */
 export async function runChildJob<Answer>(script: URL, job: unknown, signal: AbortSignal, what: string): Promise<Answer> {
+  // Aborted while the job was prepared (its data read): an abort listener would never fire.
+  if (signal.aborted) throw new Error(`${what} was stopped before its child process started`);
   const child = fork(fileURLToPath(script), [], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const stop = (): void => void child.kill('SIGKILL');
   signal.addEventListener('abort', stop, { once: true });

@@ -82,6 +82,8 @@ export function itemModelOptionsOf(settings: ItemModelSettings): Partial<ItemMod
 export interface ItemModelDeps {
   readonly db: Kysely<Database>;
   readonly state: Pick<RankingState, 'erasuresSeen' | 'itemModelId' | 'setItemModel' | 'dropItemModel'>;
+  /** Where the build reads the interactions itself (DatabaseHandle.sharedTarget); undefined: this process reads and sends them. */
+  readonly sharedTarget?: string | undefined;
 }
 
 /**
@@ -129,16 +131,20 @@ export function itemModelAgent(
       const erasures = deps.state.erasuresSeen;
       const startedAtMs = now();
       const rowsNow = Math.min(await countInteractions(deps.db), ITEM_MODEL_HISTORY);
-      const pairs = await loadItemModelPairs(deps.db, ITEM_MODEL_HISTORY);
-      if (pairs.length < settings.minInteractions)
-        return { summary: `insufficient: ${pairs.length} interactions (at least ${settings.minInteractions} needed)` };
-      const { build, where } = await runItemModelBuild({ pairs, options: itemModelOptionsOf(settings) }, signal, options.workerScript);
+      if (rowsNow < settings.minInteractions)
+        return { summary: `insufficient: ${rowsNow} interactions (at least ${settings.minInteractions} needed)` };
+      // Over a database another process can open, the build reads the interactions itself.
+      const source =
+        deps.sharedTarget === undefined
+          ? { pairs: await loadItemModelPairs(deps.db, ITEM_MODEL_HISTORY) }
+          : { database: { target: deps.sharedTarget, limit: ITEM_MODEL_HISTORY } };
+      const { build, where } = await runItemModelBuild({ ...source, options: itemModelOptionsOf(settings) }, signal, options.workerScript);
       const seconds = ((now() - startedAtMs) / 1000).toFixed(1);
       if (build.posts === 0) return { summary: `insufficient: ${build.pairs} distinct user–post pairs, no post engaged twice` };
       if (deps.state.erasuresSeen !== erasures) return { summary: 'discarded: an erasure came while it was built (the next run rebuilds)' };
       const id = await storeItemModel(deps.db, {
         createdAtMs: startedAtMs,
-        interactions: pairs.length,
+        interactions: build.read,
         posts: build.posts,
         entries: build.entries,
         bytes: build.bytes,
@@ -150,9 +156,9 @@ export function itemModelAgent(
       rowsAtBuild.set(id, rowsNow);
       if (followUp) followUps.add(id);
       deps.state.setItemModel(id, itemModelFromBytes(build.bytes));
-      const summary = `model ${id}: ${build.posts} posts, ${build.entries} neighbours from ${pairs.length} interactions in ${seconds} s (${where}), ${build.bytes.length} bytes`;
+      const summary = `model ${id}: ${build.posts} posts, ${build.entries} neighbours from ${build.read} interactions in ${seconds} s (${where}), ${build.bytes.length} bytes`;
       options.log?.(`item_model ${summary}`);
-      return { summary, details: { posts: build.posts, entries: build.entries, interactions: pairs.length, bytes: build.bytes.length } };
+      return { summary, details: { posts: build.posts, entries: build.entries, interactions: build.read, bytes: build.bytes.length } };
     },
   };
 }

@@ -6,9 +6,16 @@
  */
 import { fitItemModel, itemModelToBytes, type ItemModelOptions, type ItemModelPair } from '../../src/ranking/item-model.js';
 import { childScriptExists, runChildJob } from './child-job.js';
+import { loadItemModelPairs } from './item-model.repository.js';
 
 export interface ItemModelJob {
-  readonly pairs: readonly ItemModelPair[];
+  /** The pairs, read by the serving process (its database is in memory: nothing else can open it)… */
+  readonly pairs?: readonly ItemModelPair[];
+  /**
+   * …or where the build reads the newest `limit` itself, read-only (DatabaseHandle.sharedTarget):
+   * the serving thread then neither reads 200,000 interactions nor serialises them.
+   */
+  readonly database?: { readonly target: string; readonly limit: number };
   readonly options: Partial<ItemModelOptions>;
 }
 
@@ -20,13 +27,27 @@ export interface ItemModelBuild {
   /** Neighbour entries of both kinds (EASE's and the cosine lists'). */
   readonly entries: number;
   readonly pairs: number;
+  /** Interactions read (what the model was fitted on). */
+  readonly read: number;
 }
 
 /** The build itself (what the child process runs). */
-export function buildItemModel(job: ItemModelJob): ItemModelBuild {
-  const fit = fitItemModel(job.pairs, job.options);
+export async function buildItemModel(job: ItemModelJob): Promise<ItemModelBuild> {
+  const pairs = job.pairs ?? (await readPairs(job));
+  const fit = fitItemModel(pairs, job.options);
   const entries = fit.data.weights.length + (fit.data.cosine?.weights.length ?? 0);
-  return { bytes: itemModelToBytes(fit.data), posts: fit.data.ids.length, entries, pairs: fit.pairs };
+  return { bytes: itemModelToBytes(fit.data), posts: fit.data.ids.length, entries, pairs: fit.pairs, read: pairs.length };
+}
+
+async function readPairs(job: ItemModelJob): Promise<ItemModelPair[]> {
+  if (job.database === undefined) throw new Error('an item model job names its pairs or its database');
+  const { openDatabase } = await import('../platform/db/connection.js');
+  const database = await openDatabase(job.database.target, { readonly: true, poolSize: 1 });
+  try {
+    return await loadItemModelPairs(database.db, job.database.limit);
+  } finally {
+    await database.close();
+  }
 }
 
 const DEFAULT_CHILD_SCRIPT = new URL('./item-model.child.js', import.meta.url);
@@ -37,7 +58,7 @@ export async function runItemModelBuild(
   signal: AbortSignal,
   script: URL | null = DEFAULT_CHILD_SCRIPT,
 ): Promise<{ build: ItemModelBuild; where: 'child' | 'thread' }> {
-  if (!childScriptExists(script)) return { build: buildItemModel(job), where: 'thread' };
+  if (!childScriptExists(script)) return { build: await buildItemModel(job), where: 'thread' };
   const message = await runChildJob<{ build?: ItemModelBuild; error?: string }>(script, job, signal, 'the item model');
   if (message.build === undefined) throw new Error(`the item model build failed: ${message.error ?? 'no result'}`);
   return { build: message.build, where: 'child' };

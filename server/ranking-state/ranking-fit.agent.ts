@@ -29,15 +29,7 @@ import type { Agent } from '../platform/agents/agent.types.js';
 import type { Database } from '../platform/db/database.js';
 import type { RankingState } from './ranking-state.service.js';
 import { runFit } from './ranking-fit.job.js';
-import {
-  countInteractions,
-  FIT_MAX_INTERACTIONS,
-  FIT_NEWEST_POSTS,
-  insertFit,
-  latestFits,
-  listFits,
-  loadFitData,
-} from './ranking-fit.repository.js';
+import { countInteractions, FIT_MAX_INTERACTIONS, FIT_NEWEST_POSTS, insertFit, latestFits, listFits } from './ranking-fit.repository.js';
 
 /** RECSVC_RANKING_FIT, parsed. */
 export type RankingFitMode =
@@ -86,6 +78,8 @@ export interface RankingFitOptions {
 export interface RankingFitDeps {
   readonly db: Kysely<Database>;
   readonly state: RankingState;
+  /** Where the fit's child process reads the data itself (DatabaseHandle.sharedTarget); undefined: this process reads and sends it. */
+  readonly sharedTarget?: string | undefined;
 }
 
 const GROWTH = 1.2;
@@ -168,7 +162,6 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
           summary: `not due: ${count} interactions (${latest?.interactions ?? 0} at the last fit); ${describeRankingDefault(current)} (${why})`,
           details: { interactions: count },
         };
-      const data = await loadFitData(deps.db, maxInteractions, FIT_NEWEST_POSTS);
       // A fit that moved the default minutes ago, on part of what is stored now (an import went
       // on), is decided again from what was served before it, as if it had not been made: all of
       // the data must ask for the move. Once: what this decides is not decided again this way.
@@ -180,7 +173,15 @@ export function rankingFitAgent(deps: RankingFitDeps, options: RankingFitOptions
       // Else searched from `origin`; when something else is served (the pace's starting point), the search must beat that too.
       const from = partial?.previous ?? origin;
       const served = partial !== undefined || sameRankingDefault(from, current) ? null : current;
-      const fitted = (await runFit(data, from, { steps: FIT_STEPS, ...options.fit, served }, signal, options.workerScript)).result;
+      const fitted = (
+        await runFit(
+          { db: deps.db, sharedTarget: deps.sharedTarget, maxInteractions, newestPosts: FIT_NEWEST_POSTS },
+          from,
+          { steps: FIT_STEPS, ...options.fit, served },
+          signal,
+          options.workerScript,
+        )
+      ).result;
       const result: FitResult =
         partial !== undefined && fitted.status === 'kept'
           ? {

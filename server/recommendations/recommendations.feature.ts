@@ -47,7 +47,7 @@ export async function registerRecommendations(
   // The periodic item–item model served beside the co-engagement state (docs/ranking.md, "The periodic item–item model").
   const modelBuild = registerItemModel(
     context.agents,
-    { db: context.database.db, state: deps.ranking },
+    { db: context.database.db, state: deps.ranking, sharedTarget: context.database.sharedTarget },
     { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line) },
   );
   // The default ranking fitted to this community's own interactions (docs/ranking.md, "Fitted to
@@ -55,7 +55,7 @@ export async function registerRecommendations(
   // (the posts feature's candidate_pool_refresh agent), builds the model, then fits with it.
   const stopFitTrigger = registerRankingFit(
     context.agents,
-    { db: context.database.db, state: deps.ranking },
+    { db: context.database.db, state: deps.ranking, sharedTarget: context.database.sharedTarget },
     { intervalSeconds: context.agentIntervalSeconds, log: (line) => app.log.info(line), before: ['candidate_pool_refresh', ...modelBuild] },
   );
   app.addHook('onClose', async () => stopFitTrigger());

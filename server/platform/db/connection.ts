@@ -107,6 +107,7 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Datab
   return {
     db,
     dialect: 'sqlite',
+    sharedTarget: file ? path : undefined,
     // Synchronous inside (better-sqlite3), so a failure throws at the call: a caller that
     // does not await (an older health check) still sees it.
     ping: () => {

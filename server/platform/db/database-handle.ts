@@ -28,6 +28,12 @@ export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
   /**
+   * What another process opens to read the same data (the background jobs' child processes:
+   * ranking-state/child-job.ts): the SQLite file's path or the PostgreSQL URL; undefined for an
+   * in-memory database, which nothing else can open.
+   */
+  readonly sharedTarget?: string | undefined;
+  /**
    * One real round trip, resolving with its latency in milliseconds; rejects (SQLite: throws
    * synchronously) when the database does not answer. Used by health checks.
    */

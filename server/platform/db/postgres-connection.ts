@@ -61,6 +61,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
   return {
     db,
     dialect: 'postgres',
+    sharedTarget: url,
     ping: async () => {
       const started = process.hrtime.bigint();
       await sql`SELECT 1`.execute(db);

@@ -6,15 +6,19 @@
  * drops the model (memory and table) before it answers; the next build leaves the erased user out.
  * The co-engagement state's pairing window is 0 here, so any collaborative reason is the model's.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CacheLimits } from '../../../server/config.js';
 import { itemModelAgent, itemModelLoadAgent, readItemModelSettings } from '../../../server/ranking-state/item-model.agent.js';
 import { runItemModelBuild } from '../../../server/ranking-state/item-model.job.js';
-import { loadItemModel, storedItemModel } from '../../../server/ranking-state/item-model.repository.js';
+import { loadItemModel, loadItemModelPairs, storedItemModel } from '../../../server/ranking-state/item-model.repository.js';
 import { loadRankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { candidatePosts } from '../../../server/posts/post.service.js';
 import { DEFAULT_CO_ENGAGEMENT_OPTIONS } from '../../../src/ranking/index.js';
-import { itemModelFromBytes, itemModelToJson } from '../../../src/ranking/item-model.js';
+import { ITEM_MODEL_HISTORY, itemModelFromBytes, itemModelToJson } from '../../../src/ranking/item-model.js';
 import { makeStatus } from '../../helpers/mastodon-fixtures.js';
 import { createTestApp, type TestApp } from '../../helpers/test-app.js';
 import { experimentBody } from '../experiments/experiment-bodies.js';
@@ -135,6 +139,28 @@ describe('the periodic item–item model', () => {
       .where('id', '=', stored.id)
       .execute();
     expect((await loadItemModel(t.database.db, stored.id))!.data).toEqual(model.data);
+  });
+
+  it('is built by a child that reads the database itself, as from the pairs the serving process reads', async () => {
+    const script = new URL('../../../dist/server/ranking-state/item-model.child.js', import.meta.url);
+    // The schema's URL on PostgreSQL; an in-memory SQLite database copied to a file.
+    let target = t.database.sharedTarget;
+    if (target === undefined) {
+      target = join(mkdtempSync(join(tmpdir(), 'recsvc-model-')), 'model.db');
+      await sql`VACUUM INTO ${target}`.execute(t.database.db);
+    }
+    const options = { minPairs: 0, maxItems: 100 };
+    const read = await runItemModelBuild(
+      { database: { target, limit: ITEM_MODEL_HISTORY }, options },
+      new AbortController().signal,
+      script,
+    );
+    const pairs = await loadItemModelPairs(t.database.db, ITEM_MODEL_HISTORY);
+    const sent = await runItemModelBuild({ pairs, options }, new AbortController().signal, null);
+    expect(read.where).toBe('child');
+    expect(read.build).toEqual(sent.build);
+    expect(read.build.read).toBe(pairs.length);
+    expect(read.build.posts).toBeGreaterThan(0);
   });
 
   it('serves a post only one user engaged with through the cosine lists (EASE leaves it out)', async () => {

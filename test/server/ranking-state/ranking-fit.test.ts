@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sql } from 'kysely';
 import type { AgentRunContext } from '../../../server/platform/agents/agent-runner.js';
 import type { DatabaseHandle } from '../../../server/platform/db/connection.js';
 import { newestInteractions } from '../../../server/interactions/co-engagement.repository.js';
@@ -23,7 +24,7 @@ import {
 import { registerRankingFit, runFreshly, startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
 import type { AgentRunOutcome } from '../../../server/platform/agents/agent.types.js';
 import { runFit } from '../../../server/ranking-state/ranking-fit.job.js';
-import { insertFit, latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
+import { insertFit, latestFits, listFits } from '../../../server/ranking-state/ranking-fit.repository.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { buildDataset, cutoffFor } from '../../../src/evaluation/dataset.js';
 import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
@@ -365,29 +366,66 @@ describe('the agent and recsvc eval --fit', () => {
 });
 
 describe('the fit off the serving thread, and soon after an import', () => {
-  it('fits in a child process (the built service) exactly as on this thread', async () => {
+  it('fits in a child process (the built service) exactly as on this thread, reading the database itself where it can', async () => {
     // The built script (npx tsc -p tsconfig.build.json): what `recsvc serve` runs.
     const script = new URL('../../../dist/server/ranking-state/ranking-fit.child.js', import.meta.url);
     expect(existsSync(fileURLToPath(script)), 'build first: npx tsc -p tsconfig.build.json').toBe(true);
     await storeCatalogue();
-    const data = await loadFitData(database.db, 100_000, 2_000);
+    const read = { db: database.db, maxInteractions: 100_000, newestPosts: 2_000 };
     const options = { maxUsers: 120, steps: 1, samples: 200 };
-    const inChild = await runFit(data, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, script);
-    const onThread = await runFit(data, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, null);
-    expect(inChild.where).toBe('child');
-    expect(onThread.where).toBe('thread');
-    expect(inChild.result).toEqual(onThread.result);
-    expect(inChild.result.evidence.users).toBe(120);
+    // Sent the data (an in-memory database: nothing else can open it).
+    const sent = await runFit(read, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, script);
+    // Reading the database itself: the PostgreSQL schema's URL, or a file copy of the SQLite database.
+    let target = database.sharedTarget;
+    if (target === undefined) {
+      target = join(mkdtempSync(join(tmpdir(), 'recsvc-fit-')), 'fit.db');
+      await sql`VACUUM INTO ${target}`.execute(database.db);
+    }
+    const readByChild = await runFit(
+      { ...read, sharedTarget: target },
+      SHIPPED_RANKING_DEFAULT,
+      options,
+      new AbortController().signal,
+      script,
+    );
+    const onThread = await runFit(read, SHIPPED_RANKING_DEFAULT, options, new AbortController().signal, null);
+    expect([sent.where, readByChild.where, onThread.where]).toEqual(['child', 'child', 'thread']);
+    expect(sent.result).toEqual(onThread.result);
+    expect(readByChild.result).toEqual(onThread.result);
+    expect(onThread.result.evidence.users).toBe(120);
+    // A database the child cannot open fails the run with the child's message.
+    await expect(
+      runFit(
+        { ...read, sharedTarget: join(tmpdir(), 'recsvc-absent', 'none.db') },
+        SHIPPED_RANKING_DEFAULT,
+        options,
+        new AbortController().signal,
+        script,
+      ),
+    ).rejects.toThrow(/the ranking fit failed: cannot open database/);
   }, 240_000);
 
   it('kills the child process when the run is aborted (the agent timed out or the service stops)', async () => {
     const script = new URL('../../../dist/server/ranking-state/ranking-fit.child.js', import.meta.url);
     await storeCatalogue();
-    const data = await loadFitData(database.db, 100_000, 2_000);
+    // The child reads the data itself (a file copy, or the schema's URL): it starts at once.
+    let target = database.sharedTarget;
+    if (target === undefined) {
+      target = join(mkdtempSync(join(tmpdir(), 'recsvc-fit-')), 'fit.db');
+      await sql`VACUUM INTO ${target}`.execute(database.db);
+    }
+    const read = { db: database.db, sharedTarget: target, maxInteractions: 100_000, newestPosts: 2_000 };
+    const options = { maxUsers: 120, steps: 1, samples: 200 };
     const abort = new AbortController();
-    const run = runFit(data, SHIPPED_RANKING_DEFAULT, { maxUsers: 120, steps: 1, samples: 200 }, abort.signal, script);
+    const run = runFit(read, SHIPPED_RANKING_DEFAULT, options, abort.signal, script);
     setTimeout(() => abort.abort(), 50);
     await expect(run).rejects.toThrow("the ranking fit's child process exited (SIGKILL) without a result");
+    // Aborted before the child started (while the data was read here): no child at all.
+    const early = new AbortController();
+    early.abort();
+    await expect(runFit({ ...read, sharedTarget: undefined }, SHIPPED_RANKING_DEFAULT, options, early.signal, script)).rejects.toThrow(
+      'the ranking fit was stopped before its child process started',
+    );
   }, 60_000);
 
   it('asks for a fit once an import has come in and gone quiet, not while it goes on, and not again without new data', async () => {
