@@ -8,6 +8,8 @@
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Kysely } from 'kysely';
+import type { Database } from '../platform/db/database.js';
 
 /** Whether the built child script is there (running from sources, it is not: the job then runs on this thread). */
 export function childScriptExists(script: URL | null): script is URL {
@@ -37,5 +39,16 @@ export async function runChildJob<Answer>(script: URL, job: unknown, signal: Abo
   } finally {
     signal.removeEventListener('abort', stop);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** Runs `read` on the database at `target` opened read-only (a job's child reading its own data), then closes it. */
+export async function readFromDatabase<T>(target: string, read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const { openDatabase } = await import('../platform/db/connection.js');
+  const database = await openDatabase(target, { readonly: true, poolSize: 1 });
+  try {
+    return await read(database.db);
+  } finally {
+    await database.close();
   }
 }

@@ -5,7 +5,7 @@
  * with the process, or on this thread when the script is not there (running from sources, tests).
  */
 import { fitItemModel, itemModelToBytes, type ItemModelOptions, type ItemModelPair } from '../../src/ranking/item-model.js';
-import { childScriptExists, runChildJob } from './child-job.js';
+import { childScriptExists, readFromDatabase, runChildJob } from './child-job.js';
 import { loadItemModelPairs } from './item-model.repository.js';
 
 export interface ItemModelJob {
@@ -41,13 +41,8 @@ export async function buildItemModel(job: ItemModelJob): Promise<ItemModelBuild>
 
 async function readPairs(job: ItemModelJob): Promise<ItemModelPair[]> {
   if (job.database === undefined) throw new Error('an item model job names its pairs or its database');
-  const { openDatabase } = await import('../platform/db/connection.js');
-  const database = await openDatabase(job.database.target, { readonly: true, poolSize: 1 });
-  try {
-    return await loadItemModelPairs(database.db, job.database.limit);
-  } finally {
-    await database.close();
-  }
+  const { target, limit } = job.database;
+  return readFromDatabase(target, (db) => loadItemModelPairs(db, limit));
 }
 
 const DEFAULT_CHILD_SCRIPT = new URL('./item-model.child.js', import.meta.url);

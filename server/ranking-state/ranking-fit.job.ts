@@ -12,7 +12,7 @@ import { buildDataset, type EvalDataset, type EvalInteraction, type EvalPost } f
 import { fitRankingDefault, type FitOptions, type FitResult } from '../../src/evaluation/fit.js';
 import type { RankingDefault } from '../../src/ranking/ranking-default.js';
 import type { Database } from '../platform/db/database.js';
-import { childScriptExists, runChildJob } from './child-job.js';
+import { childScriptExists, readFromDatabase, runChildJob } from './child-job.js';
 import { loadFitData } from './ranking-fit.repository.js';
 
 /** What a fit reads (`loadFitData`), and where another process can read it too. */
@@ -37,13 +37,8 @@ export interface FitJob {
 export async function fitJobDataset(job: FitJob): Promise<EvalDataset> {
   if (job.data !== undefined) return buildDataset(job.data.posts, job.data.interactions);
   if (job.database === undefined) throw new Error('a fit job names its data or its database');
-  const { openDatabase } = await import('../platform/db/connection.js');
-  const database = await openDatabase(job.database.target, { readonly: true, poolSize: 1 });
-  try {
-    return await loadFitData(database.db, job.database.maxInteractions, job.database.newestPosts);
-  } finally {
-    await database.close();
-  }
+  const { target, maxInteractions, newestPosts } = job.database;
+  return readFromDatabase(target, (db) => loadFitData(db, maxInteractions, newestPosts));
 }
 
 const DEFAULT_CHILD_SCRIPT = new URL('./ranking-fit.child.js', import.meta.url);
