@@ -53,7 +53,7 @@ export function parseRankingFitMode(value: string | undefined): RankingFitMode {
   }
   if (!isRankingDefault(point))
     throw new Error(
-      `RECSVC_RANKING_FIT: expected auto, off or {"collaborative": 0..10, "recency_half_life_hours": > 0, "cold_start_recency": 0..1, "content_engagement": 0..1, "per_author_cap": 1..1000, "engagement_half_life": "pace" | "all-time" | hours > 0 (the last four optional)} (got ${JSON.stringify(text)})`,
+      `RECSVC_RANKING_FIT: expected auto, off or {"collaborative": 0..10, "recency_half_life_hours": > 0, "cold_start_recency": 0..1 | "hot", "content_engagement": 0..1, "per_author_cap": 1..1000, "engagement_half_life": "pace" | "all-time" | hours > 0 (the last four optional)} (got ${JSON.stringify(text)})`,
     );
   return { kind: 'pinned', point: completeRankingDefault(point) };
 }

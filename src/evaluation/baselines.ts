@@ -14,6 +14,7 @@
  *   memory (16·n² bytes) and time (∝ n³) stay bounded.
  * The two models are fitted once, at the cutoff. Ties go to the newer post, then the smaller id.
  */
+import { hotScore } from '../ranking/features.js';
 import { invertSpd } from '../ranking/spd-inverse.js';
 import type { TestUser } from './dataset.js';
 import type { EvalState } from './eval-context.js';
@@ -33,10 +34,6 @@ export interface BaselineOptions {
 
 export const DEFAULT_BASELINE_OPTIONS: BaselineOptions = { easeMaxItems: 1000, easeLambda: 100, knnNeighbours: 50 };
 
-const HOUR_MS = 3_600_000;
-/** Hacker News' gravity. */
-export const HOT_GRAVITY = 1.8;
-
 /** The named baselines over an evaluation state. */
 export function baselines(state: EvalState, names: readonly BaselineName[], options: Partial<BaselineOptions> = {}): Ranker[] {
   const o = { ...DEFAULT_BASELINE_OPTIONS, ...options };
@@ -50,10 +47,9 @@ function baseline(state: EvalState, name: BaselineName, o: BaselineOptions): Ran
     case 'recent_6h':
       return counted(state, name, (i) => state.recent[i] as number);
     case 'hot':
-      return counted(state, name, (i) => {
-        const ageHours = Math.max(0, state.now - (state.catalogue[i] as { createdAtMs: number }).createdAtMs) / HOUR_MS;
-        return (state.engagements[i] as number) / Math.pow(ageHours + 2, HOT_GRAVITY);
-      });
+      return counted(state, name, (i) =>
+        hotScore(state.engagements[i] as number, state.now - (state.catalogue[i] as { createdAtMs: number }).createdAtMs),
+      );
     case 'newest':
       return { name, kind: 'baseline', personal: false, rank: (user, k) => newest(state, user, k) };
     case 'item_knn':

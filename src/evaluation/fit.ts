@@ -31,12 +31,15 @@ import {
   COLD_START_RECENCY_LADDER,
   COLLABORATIVE_LADDER,
   completeRankingDefault,
+  describeColdStart,
   describeRankingDefault,
   ENGAGEMENT_LADDER,
   HALF_LIFE_LADDER_HOURS,
+  HOT_COLD_START,
   PER_AUTHOR_CAP_LADDER,
   rankingOf,
   sameRankingDefault,
+  type ColdStartShape,
   type RankingDefault,
 } from '../ranking/ranking-default.js';
 import { bootstrapPairedDifference, drawResamples, type Estimate } from './bootstrap.js';
@@ -117,9 +120,9 @@ export interface FitPointResult {
   readonly ndcg: number;
 }
 
-/** A cold-start share of recency, judged by nDCG on every sampled user ranked as a newcomer. */
+/** A cold start (a share of recency, or "hot"), judged by nDCG on every sampled user ranked as a newcomer. */
 export interface FitColdResult {
-  readonly cold_start_recency: number;
+  readonly cold_start_recency: ColdStartShape;
   readonly ndcg: number;
 }
 
@@ -231,9 +234,15 @@ export function neighbourPoints(current: RankingDefault): RankingDefault[] {
   return out;
 }
 
-/** The cold-start shares one step from `value` on its ladder (itself first). */
-export function neighbourColdShares(value: number): number[] {
-  return around(COLD_START_RECENCY_LADDER, value);
+/**
+ * The cold starts one step from `value` (itself first): a share's ladder neighbours and "hot",
+ * which sits beside the ladder; from "hot", every share. "Hot" is a shape rather than a rung:
+ * on the synthetic feeds the shares 0.5 rank newcomers above it and 0.75 below, so on a ladder's
+ * end it could never be reached where it is best (a feed whose newcomers follow it).
+ */
+export function neighbourColdShares(value: ColdStartShape): ColdStartShape[] {
+  if (value === HOT_COLD_START) return [value, ...COLD_START_RECENCY_LADDER];
+  return [...around(COLD_START_RECENCY_LADDER, value), HOT_COLD_START];
 }
 
 /**
@@ -356,7 +365,7 @@ export async function fitOnSplit(
   const halfLives = [...new Set(points.map((p) => p.recency_half_life_hours))];
   const coldShares = neighbourColdShares(completeRankingDefault(current).cold_start_recency);
   const cap = completeRankingDefault(current).per_author_cap;
-  const coldKey = (h: number, c: number): string => `${h}|${c}|${cap}`;
+  const coldKey = (h: number, c: ColdStartShape): string => `${h}|${c}|${cap}`;
   const coldValues = halfLives.map((h) => coldShares.map((c) => memo.cold.get(coldKey(h, c)) ?? new Float64Array(users.length)));
   const coldToRank = halfLives.flatMap((h, hi) =>
     coldShares.flatMap((c, ci) =>
@@ -403,8 +412,8 @@ export async function fitOnSplit(
     cold_start_recency: coldMoves ? coldShares[bestCold]! : coldShares[0]!,
   });
   const coldSummary = coldMoves
-    ? `; cold start recency ${coldShares[0]} -> ${coldShares[bestCold]} (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)} -> ${coldResults[bestCold]!.ndcg.toFixed(4)}, difference ${estimate(coldDifference)})`
-    : `; cold start recency ${coldShares[0]} kept (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)})`;
+    ? `; cold start ${describeColdStart(coldShares[0]!)} -> ${describeColdStart(coldShares[bestCold]!)} (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)} -> ${coldResults[bestCold]!.ndcg.toFixed(4)}, difference ${estimate(coldDifference)})`
+    : `; cold start ${describeColdStart(coldShares[0]!)} kept (nDCG@${o.k} as newcomers ${coldResults[0]!.ndcg.toFixed(4)})`;
   const applied = !sameRankingDefault(chosen, current);
   const summary = applied
     ? `applied ${describeRankingDefault(chosen)} (was ${describeRankingDefault(current)}): ${warm.summary}${coldSummary}`
@@ -581,7 +590,7 @@ function decideWarm(
 
 /** "collaborative 0.3, recency half-life 8 h" (then the engagement weight and the cap when not the shipped ones). */
 function warmAxes(point: RankingDefault): string {
-  return describeRankingDefault(point).replace(/, cold start recency [^,]*/, '');
+  return describeRankingDefault(point).replace(/, cold start [^,]*/, '');
 }
 
 function estimate(e: Estimate): string {

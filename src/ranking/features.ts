@@ -61,6 +61,17 @@ export function positivesCount(post: PoolCounts): number {
   return nonNegative(post.favourites) + nonNegative(post.reblogs) + nonNegative(post.replies) + nonNegative(post.bookmarks);
 }
 
+/**
+ * "Hot": how fast a post draws positives, `positives / (age_hours + 2)^HOT_GRAVITY` — the
+ * one-line baseline news aggregators use, and a shape of the cold start the fit may choose
+ * (`coldStartEngagement: 'hot'`). A post from the future counts as brand new.
+ */
+export const HOT_GRAVITY = 1.8;
+
+export function hotScore(positives: number, ageMs: number): number {
+  return positives / Math.pow(Math.max(0, ageMs) / 3_600_000 + 2, HOT_GRAVITY);
+}
+
 /** log1p(positivesCount): the positives measure is this divided by the pool's maximum. */
 export function positivesLog(post: PoolCounts): number {
   return Math.log1p(positivesCount(post));

@@ -6,7 +6,7 @@
 import { SLOT_EXTRA, SLOT_TAGGED, type CandidateIndex, type Slot } from './candidate-index.js';
 import { collaborativeMatches, type CollaborativeMatch } from './collaborative.js';
 import { ALL_TIME } from './engagement-pace.js';
-import { recencyFeature } from './features.js';
+import { hotScore, recencyFeature } from './features.js';
 import { isColdStart, type UserProfile } from './profile.js';
 import type { AlgorithmConfig, ColdStartWeights, FeatureVector, RankedItem, RankingOptions, Weights } from './ranking.types.js';
 import { DEFAULT_PER_AUTHOR_CAP, DEFAULT_RECENCY_HALF_LIFE_HOURS } from './ranking.types.js';
@@ -22,6 +22,28 @@ import { effectiveWeights } from './weights.js';
  * recency, then how strongly the post's tags trend.
  */
 export const COLD_START_WEIGHTS: ColdStartWeights = { content_engagement: 0.5, recency: 0.3, trending: 0.2 };
+
+/** The `hot` cold start: its engagement measure is the whole score (recency is in it already). */
+const HOT_COLD_START: ColdStartWeights = { content_engagement: 1, recency: 0, trending: 0 };
+
+/**
+ * The pool's "hot" scores (`hotScore` of each post's all-time positives at its age) and their
+ * maximum over the pool's own posts (not the collaborative extras, as for every engagement
+ * measure): the cold start's measure under `coldStartEngagement: 'hot'`.
+ */
+function hotColumn(index: CandidateIndex, nowMs: number): { values: Float64Array; max: number } {
+  const { flags, positives, createdAt } = index.columns;
+  const values = new Float64Array(index.columns.capacity);
+  let max = 0;
+  for (let i = 0; i < index.slots.length; i++) {
+    const f = flags[i]!;
+    if (f === 0) continue;
+    const v = hotScore(Math.expm1(positives[i]!), nowMs - createdAt[i]!);
+    values[i] = v;
+    if (v > max && (f & SLOT_EXTRA) === 0) max = v;
+  }
+  return { values, max };
+}
 
 interface Pass {
   readonly index: CandidateIndex;
@@ -92,11 +114,13 @@ export function rankCandidates(
   try {
     const weights = effectiveWeights(config);
     const cold = isColdStart(profile);
-    const positives = cold && options.coldStartEngagement === 'positives';
+    const hot = cold && options.coldStartEngagement === 'hot';
+    const positives = cold && (options.coldStartEngagement === 'positives' || hot);
     const rung = index.engagementRung(options.engagementHalfLife);
-    const decayed = rung === ALL_TIME ? undefined : index.decayedEngagement(rung, options.nowMs, positives);
-    const engagement = decayed?.values ?? (positives ? index.columns.positives : index.columns.engagement);
-    const maxEngagement = decayed?.max ?? (positives ? index.positivesMax() : index.engagementMax());
+    const decayed = hot || rung === ALL_TIME ? undefined : index.decayedEngagement(rung, options.nowMs, positives);
+    const hotRead = hot ? hotColumn(index, options.nowMs) : undefined;
+    const engagement = hotRead?.values ?? decayed?.values ?? (positives ? index.columns.positives : index.columns.engagement);
+    const maxEngagement = hotRead?.max ?? decayed?.max ?? (positives ? index.positivesMax() : index.engagementMax());
     const recent = profile.recentPosts ?? [];
     const matches =
       cold || weights.collaborative <= 0 || recent.length === 0
@@ -116,7 +140,7 @@ export function rankCandidates(
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
       semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
       collab,
-      coldStart: options.coldStartWeights ?? COLD_START_WEIGHTS,
+      coldStart: hot ? HOT_COLD_START : (options.coldStartWeights ?? COLD_START_WEIGHTS),
       personalReasonShare: options.personalReasonShare ?? 1,
     };
     const scored = scoreAll(pass, limit);

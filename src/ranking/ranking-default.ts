@@ -27,11 +27,13 @@ export interface RankingDefault {
   /** Half-life of the recency feature, in hours (the cold start's too). */
   readonly recency_half_life_hours: number;
   /**
-   * Share of recency in the cold start (users without history), engagement the rest: 0 ranks
-   * by popularity (a catalogue's best), 0.5 about as "hot" on a feed. Absent (a point stored
-   * or pinned before it existed): the shipped 0.5.
+   * The cold start (users without history): a share of recency, engagement the rest — 0 ranks
+   * by popularity (a catalogue's best), 0.5 above "hot" on the synthetic feeds — or `hot`: "hot"
+   * itself (positives / (age in hours + 2)^1.8, `coldStartEngagement: 'hot'`), for a community
+   * whose newcomers follow it better than any share. Absent (a point stored or pinned before it
+   * existed): the shipped 0.5.
    */
-  readonly cold_start_recency?: number;
+  readonly cold_start_recency?: ColdStartShape;
   /**
    * The weight of `content_engagement` among the four shipped weights (shipped 0.35): how much
    * plain popularity counts beside the personal features. Absent: the shipped 0.35.
@@ -59,6 +61,10 @@ export interface RankingDefault {
 export const COLLABORATIVE_LADDER: readonly number[] = [0, 0.3, 1, 3, 10];
 export const HALF_LIFE_LADDER_HOURS: readonly number[] = [2, 4, 8, 24, 72, 168];
 export const COLD_START_RECENCY_LADDER: readonly number[] = [0, 0.25, 0.5, 0.75];
+/** The cold start's shapes: a share of recency on COLD_START_RECENCY_LADDER, or "hot" (`RankingDefault.cold_start_recency`). */
+export type ColdStartShape = number | typeof HOT_COLD_START;
+/** The "hot" cold start: beside the ladder, one step from each of its shares (src/evaluation/fit.ts). */
+export const HOT_COLD_START = 'hot';
 /** The engagement weight's rungs (the shipped 0.35 among them). */
 export const ENGAGEMENT_LADDER: readonly number[] = [0, 0.1, 0.35, 1];
 /** The cap per author: the shipped 3, or 20 (a first page's length: no cap on it). */
@@ -189,7 +195,9 @@ export function rankingOf(point: RankingDefault): { config: AlgorithmConfig; opt
       : {
           ...SHIPPED_RANKING_OPTIONS,
           recencyHalfLifeHours: p.recency_half_life_hours,
-          coldStartWeights: { content_engagement: 1 - cold, recency: cold, trending: 0 },
+          ...(cold === HOT_COLD_START
+            ? { coldStartEngagement: 'hot' as const }
+            : { coldStartWeights: { content_engagement: 1 - cold, recency: cold, trending: 0 } }),
           perAuthorCap: p.per_author_cap,
           engagementHalfLife: p.engagement_half_life,
         };
@@ -231,6 +239,7 @@ export function isRankingDefault(value: unknown): value is RankingDefault {
     v.recency_half_life_hours > 0 &&
     v.recency_half_life_hours <= 100_000 &&
     (v.cold_start_recency === undefined ||
+      v.cold_start_recency === HOT_COLD_START ||
       (typeof v.cold_start_recency === 'number' && v.cold_start_recency >= 0 && v.cold_start_recency <= 1)) &&
     (v.content_engagement === undefined ||
       (typeof v.content_engagement === 'number' && v.content_engagement >= 0 && v.content_engagement <= 1)) &&
@@ -246,6 +255,11 @@ export function isRankingDefault(value: unknown): value is RankingDefault {
   );
 }
 
+/** "recency 0.5" or "hot": a cold start as reports and logs name it. */
+export function describeColdStart(shape: ColdStartShape): string {
+  return shape === HOT_COLD_START ? 'hot' : `recency ${shape}`;
+}
+
 /** "collaborative 0.3, recency half-life 8 h, cold start recency 0.5" (then the engagement weight and the cap when not the shipped ones). */
 export function describeRankingDefault(point: RankingDefault): string {
   const p = completeRankingDefault(point);
@@ -255,5 +269,5 @@ export function describeRankingDefault(point: RankingDefault): string {
     p.engagement_half_life === SHIPPED_RANKING_DEFAULT.engagement_half_life
       ? ''
       : `, engagement ${typeof p.engagement_half_life === 'number' ? `half-life ${p.engagement_half_life} h` : p.engagement_half_life}`;
-  return `collaborative ${p.collaborative}, recency half-life ${p.recency_half_life_hours} h, cold start recency ${p.cold_start_recency}${engagement}${cap}${pace}`;
+  return `collaborative ${p.collaborative}, recency half-life ${p.recency_half_life_hours} h, cold start ${describeColdStart(p.cold_start_recency)}${engagement}${cap}${pace}`;
 }

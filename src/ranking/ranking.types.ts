@@ -75,7 +75,7 @@ export interface ColdStartWeights {
 export type EngagementHalfLife = 'all-time' | 'pace' | number;
 
 /** The engagement measures the cold start may read (RankingOptions.coldStartEngagement). */
-export type ColdStartEngagement = 'weighted' | 'positives';
+export type ColdStartEngagement = 'weighted' | 'positives' | 'hot';
 
 /** Per-request knobs of one ranking. */
 export interface RankingOptions {
@@ -101,7 +101,10 @@ export interface RankingOptions {
    *   one positive: a post nobody engaged with yet scores 0, as it does by popularity and by
    *   "hot". On the synthetic catalogue this ranks newcomers exactly as popularity does (the
    *   brand-new unengaged posts recency lifted were the whole gap), and on the feed as the
-   *   weighted mix did, above "hot" (bench/README.md, "Ranking quality").
+   *   weighted mix did, above "hot" (bench/README.md, "Ranking quality");
+   * - `hot`: "hot" itself (`hotScore`: all-time positives / (age in hours + 2)^1.8, normalised by
+   *   the pool's maximum) is the whole score; `coldStartWeights` are not read. A shape the fit
+   *   may choose where a community's newcomers follow it (`cold_start_recency: 'hot'`).
    */
   readonly coldStartEngagement?: ColdStartEngagement;
   /** Share of the largest feature lift a personal feature needs to be the reason (default 1: see `explainRanking`). */

@@ -137,6 +137,14 @@ describe('RECSVC_RANKING_FIT', () => {
         engagement_half_life: 'pace',
       },
     });
+    // The "hot" cold start pinned; any other word is refused.
+    expect(parseRankingFitMode('{"collaborative":0,"recency_half_life_hours":8,"cold_start_recency":"hot"}')).toMatchObject({
+      kind: 'pinned',
+      point: { cold_start_recency: 'hot' },
+    });
+    expect(() => parseRankingFitMode('{"collaborative":0,"recency_half_life_hours":8,"cold_start_recency":"warm"}')).toThrow(
+      /^RECSVC_RANKING_FIT: expected auto, off or/,
+    );
     // The engagement's half-life pinned: all-time counts (a catalogue's), or a number of hours.
     expect(parseRankingFitMode('{"collaborative":1,"recency_half_life_hours":8,"engagement_half_life":"all-time"}')).toMatchObject({
       kind: 'pinned',
@@ -298,6 +306,12 @@ describe('ranking_fit', () => {
       'not fitting: collaborative 0.5, recency half-life 24 h, cold start recency 0.5 (pinned by RECSVC_RANKING_FIT)',
     );
     expect(state.defaultRanking.options.recencyHalfLifeHours).toBe(24);
+    const hot = await rankingFitAgent(
+      { db: database.db, state },
+      { mode: parseRankingFitMode('{"collaborative":0,"recency_half_life_hours":8,"cold_start_recency":"hot"}'), intervalSeconds: 60 },
+    ).run(context());
+    expect(hot!.summary).toBe('not fitting: collaborative 0, recency half-life 8 h, cold start hot (pinned by RECSVC_RANKING_FIT)');
+    expect(state.defaultRanking.options.coldStartEngagement).toBe('hot');
     const off = await rankingDefaultAgent({ db: database.db, state }, { mode: { kind: 'off' }, intervalSeconds: 60 }).run(context());
     expect(off!.summary).toBe(
       'collaborative 0, recency half-life 8 h, cold start recency 0.5 (RECSVC_RANKING_FIT=off: the starting point the community’s pace names)',

@@ -120,10 +120,11 @@ describe('fitting the default ranking', () => {
       expect(ENGAGEMENT_LADDER).toContain(p.content_engagement);
       expect(PER_AUTHOR_CAP_LADDER).toContain(p.per_author_cap);
     }
-    // The cold start's share of recency: its own ladder, one step each way.
-    expect(neighbourColdShares(0.5)).toEqual([0.5, 0.25, 0.75]);
-    expect(neighbourColdShares(0)).toEqual([0, 0.25]);
-    for (const share of neighbourColdShares(0.75)) expect(COLD_START_RECENCY_LADDER).toContain(share);
+    // The cold start's share of recency: its own ladder, one step each way, and "hot" beside it
+    // (test/src/evaluation/fit-cold-hot.test.ts).
+    expect(neighbourColdShares(0.5)).toEqual([0.5, 0.25, 0.75, 'hot']);
+    expect(neighbourColdShares(0)).toEqual([0, 0.25, 'hot']);
+    for (const share of neighbourColdShares(0.75)) if (share !== 'hot') expect(COLD_START_RECENCY_LADDER).toContain(share);
     // A point stored before the cold start was fitted ranks newcomers as shipped.
     expect(rankingOf({ collaborative: 0, recency_half_life_hours: 8 }).options).toBe(SHIPPED_RANKING_OPTIONS);
     expect(rankingOf({ collaborative: 0, recency_half_life_hours: 8, cold_start_recency: 0 }).options.coldStartWeights).toEqual({
@@ -198,6 +199,8 @@ describe('fitting the default ranking', () => {
     // counted at the feed's pace, the engagement carries much of what recency did (0.331 against 0.352).
     const cold = new Map(result.evidence.cold!.points.map((p) => [p.cold_start_recency, p.ndcg]));
     expect(cold.get(0.25)!).toBeLessThan(cold.get(0.5)! - 0.01);
+    // "Hot" was tried beside the shares, and ranks this feed's newcomers below the shipped share.
+    expect(cold.get('hot')!).toBeLessThan(cold.get(0.5)!);
   }, 120_000);
 
   it('pools the users of rolling folds: each earlier fold tests the part just before the next one', () => {

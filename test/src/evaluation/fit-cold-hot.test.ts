@@ -1,0 +1,89 @@
+/**
+ * The fit's "hot" cold start (`cold_start_recency: 'hot'`): on a community whose attention
+ * follows "hot" — every engagement picks a post with probability ∝ its positives so far / (age
+ * in hours + 2)^1.8 — the fit moves newcomers from the shipped share of recency to "hot", on an
+ * interval above 0; on the synthetic feed (attention that fades within hours, not by that law)
+ * it keeps the share.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildDataset, type EvalInteraction, type EvalPost } from '../../../src/evaluation/dataset.js';
+import { fitRankingDefault, neighbourColdShares } from '../../../src/evaluation/fit.js';
+import { mulberry32 } from '../../../src/experiments/interleaving/team-draft.js';
+import { HOT_COLD_START, rankingOf, SHIPPED_RANKING_DEFAULT } from '../../../src/ranking/ranking-default.js';
+
+const HOUR = 3_600_000;
+
+/**
+ * Six days; each hour three new posts and 200 favourites by 900 users. A favourite's post is
+ * drawn among those existing then, weighed (positives + 0.05) / (age_hours + 2)^1.8: a law
+ * "hot" reads directly, and a mix of log-engagement and recency only approximately.
+ */
+function hotWorld(seed: number) {
+  const random = mulberry32(seed);
+  const start = Date.UTC(2026, 0, 1);
+  const posts: EvalPost[] = [];
+  const positives: number[] = [];
+  const interactions: EvalInteraction[] = [];
+  for (let h = 0; h < 24 * 6; h++) {
+    for (let j = 0; j < 3; j++) {
+      const n = posts.length;
+      posts.push({
+        id: `p${n}`,
+        accountId: `a${n % 60}`,
+        accountUsername: `a${n % 60}`,
+        text: '',
+        tags: [],
+        language: 'en',
+        createdAtMs: start + (h + random()) * HOUR,
+        favourites: 0,
+        reblogs: 0,
+        replies: 0,
+        reblogOfId: null,
+        sensitive: false,
+        visibility: 'public',
+      });
+      positives.push(0);
+    }
+    for (let e = 0; e < 200; e++) {
+      const atMs = start + (h + random()) * HOUR;
+      const weights = posts.map((p, i) =>
+        p.createdAtMs < atMs ? (positives[i]! + 0.05) / Math.pow((atMs - p.createdAtMs) / HOUR + 2, 1.8) : 0,
+      );
+      let r = random() * weights.reduce((a, b) => a + b, 0);
+      let i = 0;
+      while (i < weights.length - 1 && r > weights[i]!) r -= weights[i++]!;
+      positives[i]! += 1;
+      interactions.push({ userId: `u${Math.floor(random() * 900)}`, postId: posts[i]!.id, action: 'favorite', atMs });
+    }
+  }
+  return buildDataset(posts, interactions);
+}
+
+describe('the cold start the fit chooses', () => {
+  it('offers "hot" beside every share, and every share beside "hot"', () => {
+    expect(neighbourColdShares(0.5)).toEqual([0.5, 0.25, 0.75, HOT_COLD_START]);
+    expect(neighbourColdShares(0)).toEqual([0, 0.25, HOT_COLD_START]);
+    expect(neighbourColdShares(HOT_COLD_START)).toEqual([HOT_COLD_START, 0, 0.25, 0.5, 0.75]);
+    expect(rankingOf({ ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START }).options.coldStartEngagement).toBe('hot');
+  });
+
+  it('moves a community whose attention follows "hot" to it, on an interval above 0', async () => {
+    const result = await fitRankingDefault(hotWorld(1), SHIPPED_RANKING_DEFAULT, { maxUsers: 300 });
+    expect(result.chosen.cold_start_recency).toBe(HOT_COLD_START);
+    const cold = result.evidence.cold!;
+    expect(cold.difference!.ci_low).toBeGreaterThan(0);
+    const byShape = new Map(cold.points.map((p) => [p.cold_start_recency, p.ndcg]));
+    for (const [shape, ndcg] of byShape) if (shape !== HOT_COLD_START) expect(byShape.get(HOT_COLD_START)!).toBeGreaterThan(ndcg);
+    expect(result.summary).toMatch(/cold start recency 0\.5 -> hot/);
+  }, 60_000);
+
+  it('keeps a pinned "hot" only on evidence: on the same world it stays', async () => {
+    const result = await fitRankingDefault(
+      hotWorld(1),
+      { ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START },
+      { maxUsers: 300 },
+    );
+    expect(result.chosen.cold_start_recency).toBe(HOT_COLD_START);
+    expect(result.summary).toMatch(/cold start hot kept/);
+  }, 60_000);
+});
