@@ -14,7 +14,8 @@ import { HOT_COLD_START, rankingOf, SHIPPED_RANKING_DEFAULT } from '../../../src
 const HOUR = 3_600_000;
 
 /**
- * Six days; each hour three new posts and 200 favourites by 900 users. A favourite's post is
+ * Six days; each hour three new posts and 200 favourites, by 900 users and, from the fifth day
+ * on, a quarter of them by 1,500 users arriving then (the newcomers). A favourite's post is
  * drawn among those existing then, weighed (positives + 0.05) / (age_hours + 2)^1.8: a law
  * "hot" reads directly, and a mix of log-engagement and recency only approximately.
  */
@@ -53,7 +54,8 @@ function hotWorld(seed: number) {
       let i = 0;
       while (i < weights.length - 1 && r > weights[i]!) r -= weights[i++]!;
       positives[i]! += 1;
-      interactions.push({ userId: `u${Math.floor(random() * 900)}`, postId: posts[i]!.id, action: 'favorite', atMs });
+      const userId = h >= 96 && random() < 0.25 ? `n${Math.floor(random() * 1500)}` : `u${Math.floor(random() * 900)}`;
+      interactions.push({ userId, postId: posts[i]!.id, action: 'favorite', atMs });
     }
   }
   return buildDataset(posts, interactions);
@@ -67,22 +69,27 @@ describe('the cold start the fit chooses', () => {
     expect(rankingOf({ ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START }).options.coldStartEngagement).toBe('hot');
   });
 
-  it('moves a community whose attention follows "hot" to it, on an interval above 0', async () => {
+  it('moves a community whose attention follows "hot" to it, judged on its own newcomers, on an interval above 0', async () => {
     const result = await fitRankingDefault(hotWorld(1), SHIPPED_RANKING_DEFAULT, { maxUsers: 300 });
     expect(result.chosen.cold_start_recency).toBe(HOT_COLD_START);
     const cold = result.evidence.cold!;
+    // 300 of the newcomers (maxUsers), at least minNewcomers (200): they are the judges.
+    expect(cold).toMatchObject({ judged_on: 'newcomers', users: 300 });
     expect(cold.difference!.ci_low).toBeGreaterThan(0);
     const byShape = new Map(cold.points.map((p) => [p.cold_start_recency, p.ndcg]));
     for (const [shape, ndcg] of byShape) if (shape !== HOT_COLD_START) expect(byShape.get(HOT_COLD_START)!).toBeGreaterThan(ndcg);
-    expect(result.summary).toMatch(/cold start recency 0\.5 -> hot/);
+    expect(result.summary).toMatch(/cold start recency 0\.5 -> hot \(nDCG@20 of 300 newcomers /);
   }, 60_000);
 
-  it('keeps a pinned "hot" only on evidence: on the same world it stays', async () => {
-    const result = await fitRankingDefault(
-      hotWorld(1),
-      { ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START },
-      { maxUsers: 300 },
-    );
+  it('judges on every sampled user ranked as a newcomer when the newcomers are too few', async () => {
+    const result = await fitRankingDefault(hotWorld(1), SHIPPED_RANKING_DEFAULT, { maxUsers: 300, minNewcomers: 301 });
+    expect(result.evidence.cold).toMatchObject({ judged_on: 'users as newcomers', users: result.evidence.users });
+    expect(result.summary).toMatch(/cold start recency 0\.5 (kept|-> \S+) \(nDCG@20 as newcomers /);
+  }, 60_000);
+
+  it('keeps a pinned "hot" on the same world: nothing beats it beyond doubt', async () => {
+    const pinned = { ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START };
+    const result = await fitRankingDefault(hotWorld(1), pinned, { maxUsers: 300 });
     expect(result.chosen.cold_start_recency).toBe(HOT_COLD_START);
     expect(result.summary).toMatch(/cold start hot kept/);
   }, 60_000);
