@@ -6,10 +6,10 @@
  * it keeps the share.
  */
 import { describe, expect, it } from 'vitest';
-import { buildDataset, type EvalInteraction, type EvalPost } from '../../../src/evaluation/dataset.js';
-import { fitRankingDefault, neighbourColdShares } from '../../../src/evaluation/fit.js';
+import { buildDataset, temporalSplit, type EvalInteraction, type EvalPost } from '../../../src/evaluation/dataset.js';
+import { fitRankingDefault, fitSteps, neighbourColdShares } from '../../../src/evaluation/fit.js';
 import { mulberry32 } from '../../../src/experiments/interleaving/team-draft.js';
-import { HOT_COLD_START, rankingOf, SHIPPED_RANKING_DEFAULT } from '../../../src/ranking/ranking-default.js';
+import { HOT_COLD_START, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../../src/ranking/ranking-default.js';
 
 const HOUR = 3_600_000;
 
@@ -66,6 +66,9 @@ describe('the cold start the fit chooses', () => {
     expect(neighbourColdShares(0.5)).toEqual([0.5, 0.25, 0.75, HOT_COLD_START]);
     expect(neighbourColdShares(0)).toEqual([0, 0.25, HOT_COLD_START]);
     expect(neighbourColdShares(HOT_COLD_START)).toEqual([HOT_COLD_START, 0, 0.25, 0.5, 0.75]);
+    // Judged by the proxy (too few newcomers), "hot" is neither offered nor left.
+    expect(neighbourColdShares(0.5, false)).toEqual([0.5, 0.25, 0.75]);
+    expect(neighbourColdShares(HOT_COLD_START, false)).toEqual([HOT_COLD_START]);
     expect(rankingOf({ ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START }).options.coldStartEngagement).toBe('hot');
   });
 
@@ -81,14 +84,25 @@ describe('the cold start the fit chooses', () => {
     expect(result.summary).toMatch(/cold start recency 0\.5 -> hot \(nDCG@20 of 300 newcomers /);
   }, 60_000);
 
-  it('judges on every sampled user ranked as a newcomer when the newcomers are too few', async () => {
+  it('keeps the move when it is held against what is served: the cold start on its own judges, not on the warm points’ users', async () => {
+    // Served = the search's start (recsvc eval --fit, the agent before its first fit): the warm axes
+    // did not move, and the few newcomers among the sampled users could not tell the cold starts apart.
+    const split = temporalSplit(hotWorld(1), { testFraction: 0.1 });
+    const result = await fitSteps(split, SHIPPED_RANKING_DEFAULT, 3, { maxUsers: 300, served: SHIPPED_RANKING_DEFAULT });
+    expect(result.status).toBe('applied');
+    expect(result.chosen.cold_start_recency).toBe(HOT_COLD_START);
+  }, 60_000);
+
+  it('judges on every sampled user ranked as a newcomer when the newcomers are too few, among the shares only', async () => {
     const result = await fitRankingDefault(hotWorld(1), SHIPPED_RANKING_DEFAULT, { maxUsers: 300, minNewcomers: 301 });
     expect(result.evidence.cold).toMatchObject({ judged_on: 'users as newcomers', users: result.evidence.users });
+    expect(result.evidence.cold!.points.map((p) => p.cold_start_recency)).toEqual([0.5, 0.25, 0.75]);
+    expect(result.chosen.cold_start_recency).not.toBe(HOT_COLD_START);
     expect(result.summary).toMatch(/cold start recency 0\.5 (kept|-> \S+) \(nDCG@20 as newcomers /);
   }, 60_000);
 
   it('keeps a pinned "hot" on the same world: nothing beats it beyond doubt', async () => {
-    const pinned = { ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START };
+    const pinned: RankingDefault = { ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START };
     const result = await fitRankingDefault(hotWorld(1), pinned, { maxUsers: 300 });
     expect(result.chosen.cold_start_recency).toBe(HOT_COLD_START);
     expect(result.summary).toMatch(/cold start hot kept/);
