@@ -14,27 +14,19 @@ import { buildUserProfile, collaborativeMatches, rankCandidates } from '../../..
 import { CollaborativeCandidates } from '../../../server/ranking-state/collaborative-candidates.js';
 import { DEFAULT_ALGORITHM_CONFIG, SHIPPED_RANKING_OPTIONS } from '../../../src/ranking/ranking.types.js';
 import { candidatePool } from '../../../server/ranking-state/ranking-state.service.js';
+import { evalPost } from '../../helpers/eval-post.js';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 function post(id: string, hoursAfter: number, extra: Partial<EvalPost> = {}): EvalPost {
-  return {
-    id,
+  return evalPost(id, T0 + hoursAfter * H, {
     accountId: `a${id}`,
     accountUsername: `u${id}`,
     text: `post ${id} about gardening`,
     tags: ['gardening'],
-    language: 'en',
-    createdAtMs: T0 + hoursAfter * H,
-    favourites: 0,
-    reblogs: 0,
-    replies: 0,
-    reblogOfId: null,
-    sensitive: false,
-    visibility: 'public',
     ...extra,
-  };
+  });
 }
 
 function engage(userId: string, postId: string, hoursAfter: number): EvalInteraction {

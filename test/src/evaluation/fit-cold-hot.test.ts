@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildDataset, temporalSplit, type EvalInteraction, type EvalPost } from '../../../src/evaluation/dataset.js';
 import { fitRankingDefault, fitSteps, neighbourColdShares } from '../../../src/evaluation/fit.js';
 import { mulberry32 } from '../../../src/experiments/interleaving/team-draft.js';
+import { evalPost } from '../../helpers/eval-post.js';
 import { HOT_COLD_START, rankingOf, SHIPPED_RANKING_DEFAULT, type RankingDefault } from '../../../src/ranking/ranking-default.js';
 
 const HOUR = 3_600_000;
@@ -28,21 +29,7 @@ function hotWorld(seed: number) {
   for (let h = 0; h < 24 * 6; h++) {
     for (let j = 0; j < 3; j++) {
       const n = posts.length;
-      posts.push({
-        id: `p${n}`,
-        accountId: `a${n % 60}`,
-        accountUsername: `a${n % 60}`,
-        text: '',
-        tags: [],
-        language: 'en',
-        createdAtMs: start + (h + random()) * HOUR,
-        favourites: 0,
-        reblogs: 0,
-        replies: 0,
-        reblogOfId: null,
-        sensitive: false,
-        visibility: 'public',
-      });
+      posts.push(evalPost(`p${n}`, start + (h + random()) * HOUR, { accountId: `a${n % 60}`, accountUsername: `a${n % 60}`, text: '' }));
       positives.push(0);
     }
     for (let e = 0; e < 200; e++) {
