@@ -97,7 +97,7 @@ export function registerEval(program: Command): void {
     .option('--tune-users <n>', 'validation users ranked per configuration while tuning', parsePositiveInt, 300)
     .option(
       '--fit',
-      'add candidate "fitted": the default the ranking_fit agent reaches from the history before the cutoff (collaborative weight, half-life)',
+      'add candidate "fitted": the default the ranking_fit agent reaches from the history before the cutoff (weights, half-life, cap per author, cold start)',
     )
     .option('--fit-steps <n>', 'with --fit: successive fits at most (each moves one ladder step)', parsePositiveInt, 6)
     .option('--gate', "exit 1 when a candidate's nDCG is below a baseline's, 4 when undecided (like gates check)")
