@@ -409,15 +409,25 @@ export async function fitOnSplit(
   const halfLives = [...new Set(points.map((p) => p.recency_half_life_hours))];
   const coldShares = neighbourColdShares(completeRankingDefault(current).cold_start_recency, coldJudge === 'newcomers');
   const cap = completeRankingDefault(current).per_author_cap;
-  const coldValues = halfLives.map((h) => coldShares.map((c) => memo.cold.get(coldKey(h, c, cap)) ?? new Float64Array(coldUsers.length)));
-  const coldToRank = halfLives.flatMap((h, hi) =>
-    coldShares.flatMap((c, ci) =>
-      memo.cold.has(coldKey(h, c, cap))
-        ? []
-        : [{ h: hi, c: ci, ...rankingOf({ collaborative: 0, recency_half_life_hours: h, cold_start_recency: c, per_author_cap: cap }) }],
-    ),
+  // One array per cold start ranked: "hot" reads no half-life, so its key (and values) serve every one.
+  const coldToRank = new Map<string, { values: Float64Array; config: AlgorithmConfig; knobs: RankingKnobs }>();
+  const coldValues = halfLives.map((h) =>
+    coldShares.map((c) => {
+      const key = coldKey(h, c, cap);
+      const known = memo.cold.get(key) ?? coldToRank.get(key)?.values;
+      if (known !== undefined) return known;
+      const values = new Float64Array(coldUsers.length);
+      const { config, options: knobs } = rankingOf({
+        collaborative: 0,
+        recency_half_life_hours: h,
+        cold_start_recency: c,
+        per_author_cap: cap,
+      });
+      coldToRank.set(key, { values, config, knobs });
+      return values;
+    }),
   );
-  if (toRank.length > 0 || coldToRank.length > 0)
+  if (toRank.length > 0 || coldToRank.size > 0)
     await replayFolds(folds, visits, o, hooks, memo, (state) => {
       const rankers = toRank.map((i) => {
         const { config, options: knobs } = rankingOf(points[i]!);
@@ -426,13 +436,13 @@ export async function fitOnSplit(
       return (user, u, cu) => {
         if (u >= 0)
           for (const { i, ranker } of rankers) values[i]![u] = userMetrics(ranker.rank(user, o.k), user.targets, o.k, () => 0).ndcg;
-        if (coldToRank.length === 0 || cu < 0) return;
+        if (coldToRank.size === 0 || cu < 0) return;
         const newcomer = asNewcomer(state, user);
-        for (const { h, c, config, options: knobs } of coldToRank) coldValues[h]![c]![cu] = newcomer(config, knobs, o.k);
+        for (const { values: cold, config, knobs } of coldToRank.values()) cold[cu] = newcomer(config, knobs, o.k);
       };
     });
   for (const i of toRank) memo.warm.set(warmKey(points[i]!), values[i]!);
-  for (const { h, c } of coldToRank) memo.cold.set(coldKey(halfLives[h]!, coldShares[c]!, cap), coldValues[h]![c]!);
+  for (const [key, { values: cold }] of coldToRank) memo.cold.set(key, cold);
   const results = points.map((point, i) => ({ point, ndcg: mean(values[i] as Float64Array) }));
   const resamples = drawResamples(users.length, o.samples, o.seed);
   const warm = decideWarm(results, values, current, resamples, o.k, users.length, o.alpha);
@@ -629,8 +639,9 @@ function asNewcomer(state: EvalState, user: TestUser): (config: AlgorithmConfig,
   };
 }
 
-/** The memo's key of a cold start's values: the half-life and the cap it ranks with, and its shape. */
-const coldKey = (hours: number, shape: ColdStartShape, cap: number): string => `${hours}|${shape}|${cap}`;
+/** The memo's key of a cold start's values: the half-life ("hot" reads none) and the cap it ranks with, and its shape. */
+const coldKey = (hours: number, shape: ColdStartShape, cap: number): string =>
+  shape === HOT_COLD_START ? `${shape}|${cap}` : `${hours}|${shape}|${cap}`;
 
 /** A cold start's per-user nDCG on the fit's cold judges, at a point's half-life and cap (from the memo when a step ranked with it). */
 async function coldPointValues(split: Split, point: RankingDefault, o: FitOptions, hooks: FitHooks, memo: FitMemo): Promise<Float64Array> {
