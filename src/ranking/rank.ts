@@ -24,7 +24,7 @@ import { effectiveWeights } from './weights.js';
 export const COLD_START_WEIGHTS: ColdStartWeights = { content_engagement: 0.5, recency: 0.3, trending: 0.2 };
 
 /** The `hot` cold start: its engagement measure is the whole score (recency is in it already). */
-const HOT_COLD_START: ColdStartWeights = { content_engagement: 1, recency: 0, trending: 0 };
+const HOT_WEIGHTS: ColdStartWeights = { content_engagement: 1, recency: 0, trending: 0 };
 
 /**
  * The pool's "hot" scores (`hotScore` of each post's all-time positives at its age) and their
@@ -140,7 +140,7 @@ export function rankCandidates(
       invMaxEngagement: maxEngagement > 0 ? 1 / maxEngagement : 0,
       semanticWeight: !cold && weights.semantic_similarity > 0 && ctx.interestNorm > 0 ? weights.semantic_similarity : 0,
       collab,
-      coldStart: hot ? HOT_COLD_START : (options.coldStartWeights ?? COLD_START_WEIGHTS),
+      coldStart: hot ? HOT_WEIGHTS : (options.coldStartWeights ?? COLD_START_WEIGHTS),
       personalReasonShare: options.personalReasonShare ?? 1,
     };
     const scored = scoreAll(pass, limit);

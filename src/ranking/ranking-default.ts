@@ -63,7 +63,7 @@ export const HALF_LIFE_LADDER_HOURS: readonly number[] = [2, 4, 8, 24, 72, 168];
 export const COLD_START_RECENCY_LADDER: readonly number[] = [0, 0.25, 0.5, 0.75];
 /** The cold start's shapes: a share of recency on COLD_START_RECENCY_LADDER, or "hot" (`RankingDefault.cold_start_recency`). */
 export type ColdStartShape = number | typeof HOT_COLD_START;
-/** The "hot" cold start: beside the ladder, one step from each of its shares (src/evaluation/fit.ts). */
+/** The "hot" cold start: beside the ladder, one step from each of its shares when the newcomers judge (`neighbourColdShares`, src/evaluation/fit.ts). */
 export const HOT_COLD_START = 'hot';
 /** The engagement weight's rungs (the shipped 0.35 among them). */
 export const ENGAGEMENT_LADDER: readonly number[] = [0, 0.1, 0.35, 1];
