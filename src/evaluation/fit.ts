@@ -225,6 +225,11 @@ export function collaborativePays(current: RankingDefault, point: RankingDefault
  */
 export const MIN_FIT_GAIN = 0.001;
 
+/** Whether a paired difference says "better beyond doubt": its interval above 0 and a gain of at least MIN_FIT_GAIN. */
+function beyondDoubt(difference: Estimate): boolean {
+  return difference.ci_low > 0 && difference.value >= MIN_FIT_GAIN;
+}
+
 /** The rung nearest `value` and its neighbours on `ladder`, `value` first (an operator may have pinned an off-ladder value). */
 function around(ladder: readonly number[], value: number): number[] {
   let at = 0;
@@ -309,7 +314,7 @@ export async function fitSteps(
     if (!sameRankingDefault(warmReached, now)) {
       const [a, b] = [await pointValues(split, warmReached, o, hooks, memo), await pointValues(split, now, o, hooks, memo)];
       difference = bootstrapPairedDifference(drawResamples(a.length, o.samples, o.seed), a, b, o.alpha);
-      if (difference.ci_low > 0 && difference.value >= MIN_FIT_GAIN) chosen = warmReached;
+      if (beyondDoubt(difference)) chosen = warmReached;
       else
         summaries.push(
           `kept ${describeRankingDefault(served)} (served): the search reached ${describeRankingDefault(warmReached)}, not better than it beyond doubt (nDCG@${o.k} ${mean(b).toFixed(4)} -> ${mean(a).toFixed(4)}, difference ${estimate(difference)})`,
@@ -319,7 +324,7 @@ export async function fitSteps(
       const withCold = { ...chosen, cold_start_recency: reached.cold_start_recency };
       const [a, b] = [await coldPointValues(split, withCold, o, hooks, memo), await coldPointValues(split, chosen, o, hooks, memo)];
       const coldDifference = bootstrapPairedDifference(drawResamples(a.length, o.samples, o.seed), a, b, o.alpha);
-      if (coldDifference.ci_low > 0 && coldDifference.value >= MIN_FIT_GAIN) chosen = withCold;
+      if (beyondDoubt(coldDifference)) chosen = withCold;
       else
         summaries.push(
           `kept the served cold start ${describeColdStart(now.cold_start_recency)}: ${describeColdStart(reached.cold_start_recency)} not better than it beyond doubt (nDCG@${o.k} ${mean(b).toFixed(4)} -> ${mean(a).toFixed(4)}, difference ${estimate(coldDifference)})`,
@@ -456,7 +461,7 @@ export async function fitOnSplit(
   for (let c = 1; c < coldResults.length; c++) if (coldResults[c]!.ndcg > coldResults[bestCold]!.ndcg + 1e-12) bestCold = c;
   const coldResamples = coldUsers.length === users.length ? resamples : drawResamples(coldUsers.length, o.samples, o.seed);
   const coldDifference = bestCold === 0 ? null : bootstrapPairedDifference(coldResamples, coldRow[bestCold]!, coldRow[0]!, o.alpha);
-  const coldMoves = coldDifference !== null && coldDifference.ci_low > 0 && coldDifference.value >= MIN_FIT_GAIN;
+  const coldMoves = coldDifference !== null && beyondDoubt(coldDifference);
   const chosen = completeRankingDefault({
     ...warm.chosen,
     cold_start_recency: coldMoves ? coldShares[bestCold]! : coldShares[0]!,
@@ -711,7 +716,7 @@ function decideWarm(
     .sort((a, b) => changes(results[a]!.point) - changes(results[b]!.point) || results[b]!.ndcg - results[a]!.ndcg);
   for (const i of order) {
     const overCurrent = diff(i, 0);
-    if (!(overCurrent.ci_low > 0 && overCurrent.value >= MIN_FIT_GAIN)) continue;
+    if (!beyondDoubt(overCurrent)) continue;
     if (i !== best && diff(best, i).ci_low > 0) continue;
     return {
       chosen: results[i]!.point,
