@@ -26,7 +26,11 @@ export interface FitRead {
 
 export interface FitJob {
   /** The data, read by the serving process (its database is in memory). */
-  readonly data?: { readonly posts: readonly EvalPost[]; readonly interactions: readonly EvalInteraction[] };
+  readonly data?: {
+    readonly posts: readonly EvalPost[];
+    readonly interactions: readonly EvalInteraction[];
+    readonly returning: readonly string[];
+  };
   /** Or where the child reads it itself. */
   readonly database?: { readonly target: string; readonly maxInteractions: number; readonly newestPosts: number };
   readonly current: RankingDefault;
@@ -35,7 +39,7 @@ export interface FitJob {
 
 /** The job's data set: read from the database (read-only) or given (cleaned already: a dataset again). */
 export async function fitJobDataset(job: FitJob): Promise<EvalDataset> {
-  if (job.data !== undefined) return buildDataset(job.data.posts, job.data.interactions);
+  if (job.data !== undefined) return buildDataset(job.data.posts, job.data.interactions, job.data.returning);
   if (job.database === undefined) throw new Error('a fit job names its data or its database');
   const { target, maxInteractions, newestPosts } = job.database;
   return readFromDatabase(target, (db) => loadFitData(db, maxInteractions, newestPosts));
@@ -70,7 +74,7 @@ export async function runFit(
     };
   } else {
     const data = await loadFitData(read.db, read.maxInteractions, read.newestPosts);
-    job = { data: { posts: [...data.posts.values()], interactions: data.interactions }, current, options };
+    job = { data: { posts: [...data.posts.values()], interactions: data.interactions, returning: [...data.returning] }, current, options };
   }
   const message = await runChildJob<{ result?: FitResult; error?: string }>(script, job, signal, 'the ranking fit');
   if (message.result === undefined) throw new Error(`the ranking fit failed: ${message.error ?? 'no result'}`);

@@ -26,10 +26,23 @@ export interface EvalDataset {
   readonly interactions: readonly EvalInteraction[];
   /** Interactions left out: on a post the data does not hold, or repeating a (user, post, action). */
   readonly dropped: { readonly unknownPost: number; readonly duplicate: number };
+  /**
+   * Users who interacted before the data's window (a bounded read: the `ranking_fit` agent's
+   * newest 100,000 interactions): returning users whose earlier history was left out, never
+   * newcomers however late their first interaction in the window comes. Empty for whole data.
+   */
+  readonly returning: ReadonlySet<string>;
 }
 
-/** Posts deduplicated by id (the last wins), interactions on known posts, the first of each (user, post, action), in time order. */
-export function buildDataset(posts: Iterable<EvalPost>, interactions: Iterable<EvalInteraction>): EvalDataset {
+/**
+ * Posts deduplicated by id (the last wins), interactions on known posts, the first of each
+ * (user, post, action), in time order; `returning`: users known to have interacted before them.
+ */
+export function buildDataset(
+  posts: Iterable<EvalPost>,
+  interactions: Iterable<EvalInteraction>,
+  returning: Iterable<string> = [],
+): EvalDataset {
   const byId = new Map<string, EvalPost>();
   for (const post of posts) byId.set(post.id, post);
   const sorted = [...interactions].sort((a, b) => a.atMs - b.atMs);
@@ -50,7 +63,7 @@ export function buildDataset(posts: Iterable<EvalPost>, interactions: Iterable<E
     seen.add(key);
     kept.push(i);
   }
-  return { posts: byId, interactions: kept, dropped: { unknownPost, duplicate } };
+  return { posts: byId, interactions: kept, dropped: { unknownPost, duplicate }, returning: new Set(returning) };
 }
 
 /** Public and unlisted posts may be recommended (as the server's pool). */

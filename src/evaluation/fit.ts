@@ -98,7 +98,8 @@ export interface FitOptions {
   readonly asks: 'both' | 'first-interaction';
   /**
    * The cold start is judged on the folds' own newcomers (users without history, every one up
-   * to `maxUsers`, asked as `asks` says) when they number at least this many, else on every
+   * to `maxUsers`, asked as `asks` says; not the returning users of a bounded read,
+   * `EvalDataset.returning`) when they number at least this many, else on every
    * sampled user ranked as a newcomer (`coldJudge`). Returning users ranked without their
    * history are a proxy: on the bench's data they preferred the shipped share of recency to
    * "hot" (0.239 against 0.227) while its real newcomers preferred "hot" (0.116 against 0.096;
@@ -534,7 +535,10 @@ async function foldsOf(split: Split, o: FitOptions, memo: FitMemo): Promise<Fold
   if (known !== undefined) return known;
   const folds = foldSplits(split, o.folds);
   const share = (f: number): number => Math.floor(o.maxUsers / folds.length) + (f < o.maxUsers % folds.length ? 1 : 0);
-  const newcomers = (users: readonly TestUser[]): TestUser[] => users.filter((user) => user.history.length === 0);
+  // Not a user whose history began before the data's window (a bounded read): returning, not new.
+  const { returning } = split.dataset;
+  const newcomers = (users: readonly TestUser[]): TestUser[] =>
+    users.filter((user) => user.history.length === 0 && !returning.has(user.userId));
   let atCutoff = 0;
   const foldUsers: TestUser[][] = [];
   const foldNewcomers: TestUser[][] = [];

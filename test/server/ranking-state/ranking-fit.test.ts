@@ -24,7 +24,7 @@ import {
 import { registerRankingFit, runFreshly, startFitTrigger } from '../../../server/ranking-state/ranking-fit.feature.js';
 import type { AgentRunOutcome } from '../../../server/platform/agents/agent.types.js';
 import { runFit } from '../../../server/ranking-state/ranking-fit.job.js';
-import { insertFit, latestFits, listFits } from '../../../server/ranking-state/ranking-fit.repository.js';
+import { insertFit, latestFits, listFits, loadFitData } from '../../../server/ranking-state/ranking-fit.repository.js';
 import { loadRankingState, type RankingState } from '../../../server/ranking-state/ranking-state.service.js';
 import { buildDataset, cutoffFor } from '../../../src/evaluation/dataset.js';
 import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
@@ -319,6 +319,27 @@ describe('ranking_fit', () => {
     expect(state.rankingDefault).toEqual(SHIPPED_RANKING_DEFAULT);
     expect(await listFits(database.db)).toEqual([]);
   }, 60_000);
+});
+
+describe('what a fit reads', () => {
+  it('names the users of a bounded read who interacted before it: returning, not newcomers', async () => {
+    const rows = await storeCataloguePosts();
+    await insertInteractions(rows);
+    const n = 4_000;
+    const read = await loadFitData(database.db, n, 2_000);
+    // By hand: the newest n by id; who among their users has a row before the earliest of them.
+    const byId = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const window = byId.slice(-n);
+    const earliestMs = Math.min(...window.map((row) => row.created_at_ms));
+    const inWindow = new Set(window.map((row) => row.user_id));
+    const expected = new Set(byId.filter((row) => row.created_at_ms < earliestMs && inWindow.has(row.user_id)).map((row) => row.user_id));
+    expect(read.interactions).toHaveLength(n);
+    expect(expected.size).toBeGreaterThan(0);
+    expect(expected.size).toBeLessThan(inWindow.size);
+    expect(read.returning).toEqual(expected);
+    // Every interaction read: no one returns from before the data.
+    expect((await loadFitData(database.db, rows.length, 2_000)).returning.size).toBe(0);
+  });
 });
 
 describe('the agent and recsvc eval --fit', () => {

@@ -88,6 +88,17 @@ describe('the cold start the fit chooses', () => {
     expect(result.summary).toMatch(/cold start recency 0\.5 (kept|-> \S+) \(nDCG@20 as newcomers /);
   }, 60_000);
 
+  it('does not take returning users whose history began before the data (a bounded read) for newcomers', async () => {
+    const world = hotWorld(1);
+    // The same world read as the agent reads a busy instance: the late users had interacted before its window.
+    const late = new Set(world.interactions.filter((i) => i.userId.startsWith('n')).map((i) => i.userId));
+    const bounded = buildDataset(world.posts.values(), world.interactions, late);
+    const result = await fitRankingDefault(bounded, SHIPPED_RANKING_DEFAULT, { maxUsers: 300 });
+    // No newcomer is left: every sampled user ranked as a newcomer judges, among the shares only.
+    expect(result.evidence.cold).toMatchObject({ judged_on: 'users as newcomers', users: result.evidence.users });
+    expect(result.evidence.cold!.points.map((p) => p.cold_start_recency)).not.toContain(HOT_COLD_START);
+  }, 60_000);
+
   it('keeps a pinned "hot" on the same world: nothing beats it beyond doubt', async () => {
     const pinned: RankingDefault = { ...SHIPPED_RANKING_DEFAULT, cold_start_recency: HOT_COLD_START };
     const result = await fitRankingDefault(hotWorld(1), pinned, { maxUsers: 300 });
