@@ -16,7 +16,7 @@ import { CandidateIndex, type CandidateIndexOptions } from '../ranking/candidate
 import { CoEngagement, CoEngagementReplay, type CoEngagementOptions } from '../ranking/co-engagement.js';
 import type { CoEngagementReader } from '../ranking/co-engagement.js';
 import { collaborativeFetch } from '../ranking/collaborative-fetch.js';
-import { MAX_RECENT_POSTS, type CollaborativeMatch } from '../ranking/collaborative.js';
+import { collaborativeMatches, MAX_RECENT_POSTS, type CollaborativeMatch } from '../ranking/collaborative.js';
 import { fitItemModel, ITEM_MODEL_HISTORY, ItemModel, ModelledCoEngagement, type ItemModelOptions } from '../ranking/item-model.js';
 import { buildUserProfile, type UserProfile } from '../ranking/profile.js';
 import type { ProfileInteraction } from '../ranking/ranking.types.js';
@@ -61,6 +61,8 @@ export class EvalState {
   private readonly recommendable: ReadonlyMap<string, EvalPost>;
   private readonly counts = new Map<string, { favourites: number; reblogs: number; bookmarks: number }>();
   private readonly profiles = new Map<string, UserProfile>();
+  /** Each profile's collaborative matches, and the instant they were computed at (`collaborativeOf`). */
+  private readonly matchesOf = new WeakMap<UserProfile, { atMs: number; matches: ReadonlyMap<string, CollaborativeMatch> }>();
 
   constructor(
     readonly split: Split,
@@ -166,13 +168,31 @@ export class EvalState {
   }
 
   /**
+   * A profile's collaborative matches at this instant (undefined without recent posts), with the
+   * posts they ask for held beside the pool (`holdCollaborative`): computed and held once per
+   * profile and instant, as the server fetches once per ranking, so every candidate ranked for a
+   * user's visit sees the same candidates. (Held once per candidate, a second one fetched the
+   * next 50 co-engaged posts: a candidate ranked later saw more than a served list would.)
+   */
+  collaborativeOf(profile: UserProfile): ReadonlyMap<string, CollaborativeMatch> | undefined {
+    const recent = profile.recentPosts;
+    if (recent === undefined || recent.length === 0) return undefined;
+    const known = this.matchesOf.get(profile);
+    if (known !== undefined && known.atMs === this.nowMs) return known.matches;
+    const matches = collaborativeMatches(this.collaborative, recent);
+    this.holdCollaborative(recent, matches);
+    this.matchesOf.set(profile, { atMs: this.nowMs, matches });
+    return matches;
+  }
+
+  /**
    * Holds beside the pool the posts a ranking that weighs the collaborative feature asks for,
    * as the server fetches them from its database (`collaborativeFetch`: the strongest
    * co-engaged posts outside the pool, at most COLLABORATIVE_FETCH_LIMIT per ranking, the least
    * recently asked for dropped beyond the pool's `maxCollaborative`), with their counts of now.
    * A post not created yet is no candidate.
    */
-  holdCollaborative(recentPosts: readonly string[], matches: ReadonlyMap<string, CollaborativeMatch>): void {
+  private holdCollaborative(recentPosts: readonly string[], matches: ReadonlyMap<string, CollaborativeMatch>): void {
     const availableNow = (id: string): boolean => (this.recommendable.get(id)?.createdAtMs ?? Infinity) <= this.nowMs;
     const { absent, warm } = collaborativeFetch(this.index, recentPosts, matches, (id) => !availableNow(id));
     this.index.addCollaborative(warm);

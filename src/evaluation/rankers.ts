@@ -3,7 +3,6 @@
  * (`rankCandidates` over the pool with the user's profile, nothing re-implemented), and
  * the baselines (baselines.ts). Every ranker returns canonical post ids, best first.
  */
-import { collaborativeMatches } from '../ranking/collaborative.js';
 import { rankCandidates } from '../ranking/rank.js';
 import type { AlgorithmConfig, RankingKnobs } from '../ranking/ranking.types.js';
 import { effectiveWeights } from '../ranking/weights.js';
@@ -30,12 +29,8 @@ export function rankingCandidate(name: string, config: AlgorithmConfig, state: E
     personal: false,
     rank(user, k) {
       const profile = state.profile(user);
-      // As the server prepares such a ranking: the co-engaged posts outside the pool are fetched and held first.
-      const collaborative =
-        effectiveWeights(config).collaborative > 0 && profile.recentPosts !== undefined && profile.recentPosts.length > 0
-          ? collaborativeMatches(state.collaborative, profile.recentPosts)
-          : undefined;
-      if (collaborative !== undefined) state.holdCollaborative(profile.recentPosts!, collaborative);
+      // As the server prepares such a ranking: the co-engaged posts outside the pool are fetched and held first (once per visit).
+      const collaborative = effectiveWeights(config).collaborative > 0 ? state.collaborativeOf(profile) : undefined;
       const items = rankCandidates(state.index, profile, config, {
         ...knobs,
         limit: k,

@@ -205,6 +205,35 @@ describe('the ranking candidate', () => {
     expect(plain.index.collaborativeSize).toBe(0);
   });
 
+  it('fetches once per visit: every candidate ranked for a user sees what one served ranking would', () => {
+    const pool = { maxRecent: 100, maxPopular: 0 };
+    const first = { weights: { author_preference: 0, content_engagement: 0, recency: 0, semantic_similarity: 0, collaborative: 1 } };
+    const second = {
+      weights: { author_preference: 0.2, content_engagement: 0.3, recency: 0.2, semantic_similarity: 0, collaborative: 0.3 },
+    };
+    // A user whose co-engaged posts outside the pool are more than one fetch takes (some are left after it).
+    const user = split.users.find((u) => {
+      if (u.history.length < 5) return false;
+      const probe = new EvalState(split, pool);
+      probe.advanceTo(u.atMs);
+      rankingCandidate('first', first, probe).rank(u, 20);
+      const matches = collaborativeMatches(probe.collaborative, probe.profile(u).recentPosts!);
+      return [...matches.keys()].some((id) => !probe.index.has(id));
+    })!;
+    expect(user).toBeDefined();
+    const state = new EvalState(split, pool);
+    state.advanceTo(user.atMs);
+    rankingCandidate('first', first, state).rank(user, 20);
+    const held = state.index.collaborativeSize;
+    const got = rankingCandidate('second', second, state).rank(user, 20);
+    // Ranked second, it fetched nothing more (it used to fetch the next 50 co-engaged posts)…
+    expect(state.index.collaborativeSize).toBe(held);
+    // …and ranks as it does alone.
+    const alone = new EvalState(split, pool);
+    alone.advanceTo(user.atMs);
+    expect(got).toEqual(rankingCandidate('second', second, alone).rank(user, 20));
+  });
+
   it('reports groups, paired comparisons and the same numbers for the same seed', () => {
     const run = (seed: number): Evaluation => {
       const state = new EvalState(split);
