@@ -187,9 +187,10 @@ export async function loadFitData(db: Kysely<Database>, maxInteractions: number,
 /**
  * The users of a bounded read (`interactions`, the newest by id) who also interacted before its
  * earliest instant: their history is partly outside the read, so the fit must not take them
- * for newcomers (on the bench's data, 200,000 interactions read 100,000 at a time, 947 of the
- * fit's "newcomers" were such users, and judged the cold start as returning users do). One
- * range of the (user, time) index per user.
+ * for newcomers — one coming back after a long gap would judge the cold start as a returning
+ * user does (on the bench's data 4,499 of the read's 5,000 users; none of them looked new to
+ * the fit there, being active from the read's start). One range of the (user, time) index per
+ * user.
  */
 async function returningUsers(db: Kysely<Database>, interactions: readonly EvalInteraction[]): Promise<string[]> {
   let earliestMs = Infinity;
