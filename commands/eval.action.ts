@@ -21,7 +21,14 @@ import { EvalState } from '../src/evaluation/eval-context.js';
 import type { ItemModelOptions } from '../src/ranking/item-model.js';
 import { evalGate, type EvalGate } from '../src/evaluation/eval-gate.js';
 import { renderEvalHtml } from '../src/evaluation/eval-report-html.js';
-import { evalJunitXml, evalSummaryMarkdown, formatEstimate, STEP_SUMMARY_MAX_BYTES } from '../src/evaluation/eval-text.js';
+import {
+  evalJunitXml,
+  evalSummaryMarkdown,
+  formatEstimate,
+  GROUP_TITLE,
+  returningNote,
+  STEP_SUMMARY_MAX_BYTES,
+} from '../src/evaluation/eval-text.js';
 import { evaluate, type Evaluation } from '../src/evaluation/evaluate.js';
 import { EVAL_METRICS } from '../src/evaluation/metrics.js';
 import { rankingCandidate } from '../src/evaluation/rankers.js';
@@ -296,8 +303,6 @@ async function writeReports(
   }
 }
 
-const GROUP_TITLE = { with_history: 'Users with history', without_history: 'Users without history', all: 'All users' } as const;
-
 function renderEvaluation(evaluation: Evaluation, gate: EvalGate | undefined, tuned: TunedVariant | undefined, source: string): string {
   const k = evaluation.k;
   const out = [
@@ -305,7 +310,10 @@ function renderEvaluation(evaluation: Evaluation, gate: EvalGate | undefined, tu
   ];
   for (const group of evaluation.groups) {
     if (group.group === 'all') continue;
-    out.push('', `${GROUP_TITLE[group.group]} (${group.users})${group.best_baseline ? `, best baseline ${group.best_baseline}` : ''}`);
+    out.push(
+      '',
+      `${GROUP_TITLE[group.group]} (${group.users})${returningNote(evaluation, group.group)}${group.best_baseline ? `, best baseline ${group.best_baseline}` : ''}`,
+    );
     if (group.users === 0) continue;
     out.push(
       renderTable(

@@ -97,7 +97,7 @@ export function renderEvalHtml(
   const d = evaluation.data;
   const facts = [
     `cutoff ${evaluation.cutoff}`,
-    `${d.evaluated_users} test users`,
+    `${d.evaluated_users} test users${d.returning_without_history > 0 ? ` (${d.returning_without_history} without history returning from before the data read)` : ''}`,
     `${d.posts} posts, ${d.interactions} interactions (${d.train_interactions} before the cutoff)`,
     `pool ${d.pool} of a catalogue of ${d.catalogue}`,
     `K = ${evaluation.k}`,

@@ -10,7 +10,13 @@ import { TREND_METRICS, type TrendsEvaluation } from './trends-eval.js';
 
 export { STEP_SUMMARY_MAX_BYTES };
 
-const GROUP_TITLE = { with_history: 'Users with history', without_history: 'Users without history', all: 'All users' } as const;
+export const GROUP_TITLE = { with_history: 'Users with history', without_history: 'Users without history', all: 'All users' } as const;
+
+/** After a group's title: how many of its users without history are returning users of a bounded read (none: nothing). */
+export function returningNote(evaluation: Evaluation, group: keyof typeof GROUP_TITLE): string {
+  const n = evaluation.data.returning_without_history;
+  return group === 'without_history' && n > 0 ? `, of them ${n} returning from before the data read (not newcomers)` : '';
+}
 const MARK = { pass: '✅ pass', fail: '❌ fail', inconclusive: '⚠️ inconclusive' } as const;
 
 /** A number as the tables show it: 3 decimals (novelty, in bits, 2). */
@@ -38,7 +44,7 @@ export function evalSummaryMarkdown(
   ];
   for (const group of evaluation.groups) {
     if (group.group === 'all') continue;
-    lines.push('', `### ${GROUP_TITLE[group.group]} (${group.users})`, '');
+    lines.push('', `### ${GROUP_TITLE[group.group]} (${group.users})${returningNote(evaluation, group.group)}`, '');
     if (group.users === 0) {
       lines.push('No test users in this group.');
       continue;

@@ -66,6 +66,12 @@ export interface Evaluation {
     readonly pool: number;
     readonly test_users: number;
     readonly evaluated_users: number;
+    /**
+     * Of the evaluated users without history, those who interacted before the data's window (a
+     * bounded read, `--max-interactions`: `EvalDataset.returning`): returning users ranked as
+     * newcomers, not newcomers.
+     */
+    readonly returning_without_history: number;
   };
   readonly groups: readonly GroupResult[];
 }
@@ -118,6 +124,7 @@ export function evaluate(state: EvalState, rankers: readonly Ranker[], options: 
       pool: state.index.size,
       test_users: state.split.users.length,
       evaluated_users: users.length,
+      returning_without_history: users.filter((u) => u.history.length === 0 && state.split.dataset.returning.has(u.userId)).length,
     },
     groups,
   };

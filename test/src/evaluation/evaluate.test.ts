@@ -5,6 +5,7 @@ import { fitItemModel, ModelledCoEngagement } from '../../../src/ranking/item-mo
 import { buildDataset, temporalSplit, validationSplit, type EvalInteraction, type EvalPost } from '../../../src/evaluation/dataset.js';
 import { EvalState } from '../../../src/evaluation/eval-context.js';
 import { evalGate } from '../../../src/evaluation/eval-gate.js';
+import { evalSummaryMarkdown } from '../../../src/evaluation/eval-text.js';
 import { evaluate, type Evaluation } from '../../../src/evaluation/evaluate.js';
 import { generateSynthetic, generatorOptions } from '../../../src/evaluation/generate.js';
 import { postsOfStatus, interactionOf } from '../../../src/evaluation/import-format.js';
@@ -232,6 +233,24 @@ describe('the ranking candidate', () => {
     const alone = new EvalState(split, pool);
     alone.advanceTo(user.atMs);
     expect(got).toEqual(rankingCandidate('second', second, alone).rank(user, 20));
+  });
+
+  it('counts the users without history who return from before a bounded read, and says so in its reports', () => {
+    const newcomers = split.users.filter((u) => u.history.length === 0);
+    expect(newcomers.length).toBeGreaterThan(3);
+    // As loadFitData names them for --max-interactions: three of them interacted before the data.
+    const returning = newcomers.slice(0, 3).map((u) => u.userId);
+    const bounded = temporalSplit(buildDataset(dataset.posts.values(), dataset.interactions, returning));
+    const state = new EvalState(bounded);
+    const evaluation = evaluate(state, [rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, state)], { samples: 10 });
+    expect(evaluation.data.returning_without_history).toBe(3);
+    expect(evalSummaryMarkdown(evaluation, undefined, 'bounded')).toContain(
+      `### Users without history (${newcomers.length}), of them 3 returning from before the data read (not newcomers)`,
+    );
+    const whole = new EvalState(split);
+    expect(
+      evaluate(whole, [rankingCandidate('default', DEFAULT_ALGORITHM_CONFIG, whole)], { samples: 10 }).data.returning_without_history,
+    ).toBe(0);
   });
 
   it('reports groups, paired comparisons and the same numbers for the same seed', () => {
